@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Generate a large synthetic suite and matching answers for the `goldgate score` benchmark.
+
+    python3 benches/generate_suite.py OUT_DIR [--samples 10000] [--requirements 8] [--seed 7]
+
+Writes OUT_DIR/suite/samples.jsonl (extraction samples, ~8 gold requirements each, with a
+conversation) and OUT_DIR/answers.jsonl (an outputs file: per sample, the gold requirements
+with realistic noise: reworded titles, dropped and invented requirements, confidences, the
+occasional fenced or broken answer). Deterministic for a given seed; standard library only.
+"""
+import argparse
+import json
+import os
+import random
+
+ACTORS = ["customer", "admin", "system", "clerk", "manager", "driver", "patient", "user"]
+VERBS = ["track", "export", "approve", "schedule", "notify", "archive", "search", "review", "cancel", "refund"]
+OBJECTS = ["orders", "invoices", "appointments", "shipments", "payroll runs", "reports", "accounts", "tickets", "devices", "claims"]
+TYPES = ["functional", "non-functional", "security", "data", "interface", "constraint"]
+DOMAINS = ["e-commerce", "healthcare", "banking", "logistics", "hr", "iot"]
+
+
+def requirement(rng, i, n_messages):
+    verb, obj, actor = rng.choice(VERBS), rng.choice(OBJECTS), rng.choice(ACTORS)
+    return {
+        "id": f"REQ-{i + 1:03d}",
+        "title": f"{verb.capitalize()} {obj}",
+        "type": rng.choice(TYPES),
+        "actor": actor,
+        "action": f"{verb} {obj} from the {rng.choice(['web', 'mobile', 'back office'])} portal",
+        "condition": None,
+        "acceptance_criteria": [f"The {actor} can {verb} {obj} in under {rng.randint(2, 9)} steps",
+                                f"Every {verb} of {obj} is logged with a timestamp"],
+        "priority": rng.choice(["must", "should", "could"]),
+        "source_messages": sorted(rng.sample(range(n_messages), 2)),
+        "rationale": "Stated by the stakeholder.",
+    }
+
+
+def noisy_answer(rng, gold):
+    pred = []
+    for r in gold:
+        if rng.random() < 0.12:
+            continue  # missed
+        p = dict(r)
+        if rng.random() < 0.3:
+            p["title"] = p["title"] + " quickly"
+        p["confidence"] = round(rng.uniform(0.4, 1.0), 2)
+        pred.append(p)
+    for _ in range(rng.randint(0, 2)):  # invented
+        p = requirement(rng, len(pred) + 50, 6)
+        p["confidence"] = round(rng.uniform(0.1, 0.7), 2)
+        pred.append(p)
+    text = json.dumps({"requirements": pred})
+    roll = rng.random()
+    if roll < 0.05:
+        return "Here you go:\n```json\n" + text + "\n```"
+    if roll < 0.07:
+        return text[: len(text) // 2]
+    return text
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--samples", type=int, default=10000)
+    ap.add_argument("--requirements", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    os.makedirs(os.path.join(args.out, "suite"), exist_ok=True)
+    with open(os.path.join(args.out, "suite", "samples.jsonl"), "w") as suite, \
+         open(os.path.join(args.out, "answers.jsonl"), "w") as answers:
+        for s in range(args.samples):
+            n_messages = 6
+            conversation = [{"role": "user" if m % 2 == 0 else "analyst",
+                             "content": f"The {rng.choice(ACTORS)} needs to {rng.choice(VERBS)} {rng.choice(OBJECTS)} every day."}
+                            for m in range(n_messages)]
+            gold = [requirement(rng, i, n_messages) for i in range(args.requirements)]
+            sample = {"id": f"bench-{s:05d}", "kind": "extraction", "domain": rng.choice(DOMAINS),
+                      "difficulty": rng.choice(["easy", "medium", "hard"]), "conversation": conversation,
+                      "labels": {"requirements": gold}}
+            suite.write(json.dumps(sample) + "\n")
+            answers.write(json.dumps({"id": sample["id"], "output": noisy_answer(rng, gold)}) + "\n")
+
+
+if __name__ == "__main__":
+    main()

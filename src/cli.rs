@@ -1,0 +1,101 @@
+//! Command-line arguments (clap). Nothing outside this module and `main.rs` knows about
+//! clap: arguments are converted into validated settings (`settings.rs`) with `TryFrom`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  pass (warnings included), or the command succeeded
+  1  gate failed (or the check asked for did not hold, e.g. kappa below --min-kappa)
+  2  usage, configuration or input error (bad suite, run or thresholds file)
+  3  incomplete run (samples without an answer, pipeline unreachable, too many errors)";
+
+/// goldgate: a regression gate for LLM requirements-engineering pipelines.
+#[derive(Debug, Parser)]
+#[command(name = "goldgate", version, about, after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Score a run file (or an outputs file) against a gold suite -> score.json
+    Score(ScoreArgs),
+    /// Work with a gold suite: lint, stats, agreement
+    #[command(subcommand)]
+    Suite(SuiteCommand),
+}
+
+/// Output format of a report on stdout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub struct ScoreArgs {
+    /// The gold suite directory
+    #[arg(long, env = "GOLDGATE_SUITE", value_name = "DIR")]
+    pub suite: PathBuf,
+    /// The run file: run.jsonl records, or {"id": ..., "output": ...} lines
+    #[arg(long, env = "GOLDGATE_RUN", value_name = "RUN.jsonl")]
+    pub run: PathBuf,
+    /// Where to write the score file
+    #[arg(
+        long,
+        short,
+        env = "GOLDGATE_SCORE",
+        value_name = "FILE",
+        default_value = "score.json"
+    )]
+    pub output: PathBuf,
+    /// thresholds.toml whose [matching] and [rd_score] tables shape the metrics
+    #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
+    pub thresholds: Option<PathBuf>,
+    /// Bootstrap resamples for the confidence intervals (0 disables them)
+    #[arg(long, env = "GOLDGATE_RESAMPLES", default_value_t = 1000)]
+    pub resamples: usize,
+    /// Bootstrap seed (a fixed seed makes reports reproducible)
+    #[arg(long, env = "GOLDGATE_SEED", default_value_t = 20_240_601)]
+    pub seed: u64,
+    /// Exit 0 even when some suite samples have no answer in the run (they are excluded)
+    #[arg(long)]
+    pub allow_missing: bool,
+    /// Summary format on stdout
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SuiteCommand {
+    /// Check every sample file; list every problem (exit 2 when there is any)
+    Lint(SuiteArgs),
+    /// Counts per kind, difficulty and domain against the suite-size targets
+    Stats(SuiteArgs),
+    /// Inter-annotator agreement (Cohen's and Fleiss' kappa); exit 1 below --min-kappa
+    Agreement(AgreementArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// The suite directory
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct AgreementArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// The kappa the suite must reach before it is used
+    #[arg(long, default_value_t = 0.75)]
+    pub min_kappa: f64,
+}

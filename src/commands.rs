@@ -1,0 +1,148 @@
+//! Command handlers: each wires settings to the core modules and hands the results to a
+//! renderer, then decides the exit code. No metric or file logic lives here.
+
+use std::path::Path;
+
+use crate::cli::Format;
+use crate::error::{Error, Exit, Problem, Result};
+use crate::gate::thresholds::Thresholds;
+use crate::metrics::ScoringConfig;
+use crate::report::terminal;
+use crate::score::{self, ScoreRequest};
+use crate::settings::{AgreementSettings, ScoreSettings};
+use crate::suite::agreement::AgreementBuilder;
+use crate::suite::stats::SuiteStats;
+use crate::suite::{Sample, Suite};
+use crate::Reporter;
+
+pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let suite = Suite::open(&s.suite)?;
+    let scoring = match &s.thresholds {
+        Some(path) => Thresholds::load(path)?.scoring(),
+        None => ScoringConfig::default(),
+    };
+    let scored = score::score(&ScoreRequest {
+        suite: &suite,
+        run: &s.run,
+        scoring: &scoring,
+        bootstrap: s.bootstrap,
+    })?;
+    write_json(&s.output, &scored.file)?;
+    if !scored.warnings.is_empty() {
+        reporter.note(&format!(
+            "note: the suite has {} labelling warnings; run `goldgate suite lint {}`\n",
+            scored.warnings.len(),
+            s.suite.display()
+        ));
+    }
+    match s.format {
+        Format::Text => reporter.out(&terminal::score_summary(&scored.file, &s.output)),
+        Format::Json => reporter.out(&json(&scored.file.metrics)?),
+    }
+    let missing = &scored.file.missing;
+    if missing.is_empty() || s.allow_missing {
+        return Ok(Exit::Ok);
+    }
+    reporter.note(&terminal::missing_note(
+        missing,
+        &s.run,
+        suite.root.as_path(),
+    ));
+    Ok(Exit::Incomplete)
+}
+
+pub fn lint(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let suite = Suite::open(dir)?;
+    let (mut problems, mut samples) = (Vec::new(), 0);
+    for loaded in suite.reader() {
+        samples += usize::from(loaded.sample.is_some());
+        problems.extend(loaded.problems);
+    }
+    match format {
+        Format::Text => reporter.out(&terminal::lint_report(
+            &problems,
+            suite.files().len(),
+            samples,
+        )),
+        Format::Json => reporter.out(&json(&terminal::lint_json(&problems))?),
+    }
+    Ok(if problems.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::Input
+    })
+}
+
+/// Read every sample of a valid suite, refusing it with all its errors otherwise.
+fn each_sample(suite: &Suite, mut visit: impl FnMut(&Sample)) -> Result<()> {
+    let mut errors: Vec<Problem> = Vec::new();
+    for loaded in suite.reader() {
+        errors.extend(loaded.problems.into_iter().filter(Problem::is_error));
+        if let Some(sample) = &loaded.sample {
+            visit(sample);
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Invalid {
+            what: "suite",
+            problems: errors,
+        })
+    }
+}
+
+pub fn stats(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let suite = Suite::open(dir)?;
+    let mut stats = SuiteStats::default();
+    each_sample(&suite, |s| stats.add(s))?;
+    match format {
+        Format::Text => reporter.out(&terminal::stats_table(&stats)),
+        Format::Json => reporter.out(&json(&stats)?),
+    }
+    Ok(Exit::Ok)
+}
+
+pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let suite = Suite::open(&s.dir)?;
+    let mut builder = AgreementBuilder::default();
+    each_sample(&suite, |sample| builder.add(sample))?;
+    let report = builder.finish();
+    match s.format {
+        Format::Text => reporter.out(&terminal::agreement_table(&report, s.min_kappa)),
+        Format::Json => reporter.out(&json(&report)?),
+    }
+    Ok(match report.headline {
+        Some(k) if k >= s.min_kappa => Exit::Ok,
+        _ => Exit::Failed,
+    })
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string_pretty(value)
+        .map(|s| s + "\n")
+        .map_err(|e| {
+            Error::usage(
+                format!("cannot render JSON: {e}"),
+                "this is a bug; please report it",
+            )
+        })
+}
+
+/// Write JSON atomically: to a temporary file beside the target, then rename.
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    let text = json(value)?;
+    let write_err = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(write_err)?;
+    }
+    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(write_err)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        write_err(e)
+    })
+}

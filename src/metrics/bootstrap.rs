@@ -1,0 +1,351 @@
+//! Aggregates with 95% bootstrap confidence intervals (SPEC §5): resample whole samples (with
+//! all their repeats) with replacement, recompute every metric from the resampled sums, and
+//! take percentile bounds. Seeded per scope, so reports are reproducible and do not depend on
+//! how scopes are spread over threads.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::registry::{Eval, METRICS};
+use std::collections::HashMap;
+
+use super::stats::{Interned, ScopeSums, Stats, Sums};
+
+/// One aggregate value: `null` with `n = 0` when there is no data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Aggregate {
+    pub value: Option<f64>,
+    pub n: usize,
+    pub ci: Option<[f64; 2]>,
+}
+
+/// Bootstrap settings.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BootstrapConfig {
+    pub resamples: usize,
+    pub seed: u64,
+    pub confidence: f64,
+}
+
+impl Default for BootstrapConfig {
+    fn default() -> Self {
+        BootstrapConfig {
+            resamples: 1000,
+            seed: 20_240_601,
+            confidence: 0.95,
+        }
+    }
+}
+
+/// What the bootstrap needs of one sample: its summed statistics and record latencies.
+#[derive(Clone, Debug, Default)]
+pub struct SampleSums {
+    pub stats: Stats,
+    pub latencies: Vec<f64>,
+}
+
+/// Samples prepared once for every scope: interned sums and, per sample, a bitmask of the
+/// metrics it supports (counts towards `n`).
+pub struct Prepared<'a> {
+    samples: &'a [SampleSums],
+    interned: Interned,
+    support: Vec<u64>,
+}
+
+impl<'a> Prepared<'a> {
+    pub fn new(samples: &'a [SampleSums]) -> Self {
+        const { assert!(METRICS.len() <= 64, "support masks hold 64 metrics") };
+        let support = samples
+            .iter()
+            .map(|s| {
+                METRICS
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| s.stats.get(m.support) > 0.0)
+                    .fold(0u64, |mask, (i, _)| mask | 1 << i)
+            })
+            .collect();
+        Prepared {
+            samples,
+            interned: Interned::new(samples.iter().map(|s| &s.stats)),
+            support,
+        }
+    }
+}
+
+/// SplitMix64: small, fast, and stable across versions (reports must not change with a
+/// dependency update).
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..n (multiply-shift).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+}
+
+/// FNV-1a of a scope label, to derive per-scope seeds.
+pub fn label_hash(label: &str) -> u64 {
+    label.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// One scope's samples as a dense matrix over the scope's own keys.
+struct Scope<'a> {
+    names: Vec<&'a str>,
+    lookup: HashMap<&'a str, usize>,
+    /// Row-major: one row of `names.len()` sums per member.
+    matrix: Vec<f64>,
+    latencies: Vec<&'a [f64]>,
+}
+
+impl<'a> Scope<'a> {
+    fn new(prepared: &'a Prepared<'_>, members: &[usize]) -> Self {
+        let all = &prepared.interned;
+        let mut used = vec![false; all.names.len()];
+        for &m in members {
+            for &(k, _) in &all.rows[m] {
+                used[k as usize] = true;
+            }
+        }
+        let mut local = vec![usize::MAX; all.names.len()];
+        let mut names = Vec::new();
+        for (k, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+            local[k] = names.len();
+            names.push(all.names[k].as_str());
+        }
+        let width = names.len();
+        let mut matrix = vec![0.0; members.len() * width];
+        for (r, &m) in members.iter().enumerate() {
+            for &(k, v) in &all.rows[m] {
+                matrix[r * width + local[k as usize]] = v;
+            }
+        }
+        let lookup = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let latencies = members
+            .iter()
+            .map(|&m| prepared.samples[m].latencies.as_slice())
+            .collect();
+        Scope {
+            names,
+            lookup,
+            matrix,
+            latencies,
+        }
+    }
+
+    fn width(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Sum the rows, each `counts[r]` times, into `dense` (and latencies into `lat`).
+    fn sum(&self, counts: &[u32], dense: &mut [f64], lat: &mut Vec<f64>, with_latency: bool) {
+        dense.iter_mut().for_each(|v| *v = 0.0);
+        lat.clear();
+        let width = self.width();
+        for (r, &c) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+            let row = &self.matrix[r * width..(r + 1) * width];
+            let c = f64::from(c);
+            for (d, v) in dense.iter_mut().zip(row) {
+                *d += c * v;
+            }
+            if with_latency {
+                for _ in 0..c as u32 {
+                    lat.extend_from_slice(self.latencies[r]);
+                }
+            }
+        }
+    }
+
+    fn values(&self, dense: &[f64], lat: &mut [f64], which: &[usize]) -> Vec<Option<f64>> {
+        let view = ScopeSums::new(&self.names, &self.lookup, dense);
+        let mut out = vec![None; METRICS.len()];
+        for &i in which {
+            let metric = &METRICS[i];
+            out[i] = match metric.eval {
+                Eval::Sums(_) => metric.value(&view),
+                Eval::LatencyQuantile(q) => quantile(lat, q),
+            };
+        }
+        out
+    }
+}
+
+/// Aggregates of every metric over the samples at `members`, with bootstrap CIs. `label`
+/// names the scope (`all`, `kind:extraction`, …) and seeds its resampling.
+pub fn aggregate(
+    prepared: &Prepared<'_>,
+    members: &[usize],
+    cfg: &BootstrapConfig,
+    label: &str,
+) -> BTreeMap<&'static str, Aggregate> {
+    let scope = Scope::new(prepared, members);
+    let (mut dense, mut lat) = (vec![0.0; scope.width()], Vec::new());
+    let all: Vec<usize> = (0..METRICS.len()).collect();
+    scope.sum(&vec![1; members.len()], &mut dense, &mut lat, true);
+    let point = scope.values(&dense, &mut lat, &all);
+    let live: Vec<usize> = all.into_iter().filter(|&i| point[i].is_some()).collect();
+    let draws = resample(&scope, &live, cfg, label);
+    METRICS
+        .iter()
+        .enumerate()
+        .map(|(i, metric)| {
+            let n = members
+                .iter()
+                .filter(|&&m| prepared.support[m] & (1 << i) != 0)
+                .count();
+            let ci = point[i].and_then(|_| interval(&draws[i], cfg.confidence));
+            (
+                metric.name,
+                Aggregate {
+                    value: point[i],
+                    n,
+                    ci,
+                },
+            )
+        })
+        .collect()
+}
+
+fn resample(
+    scope: &Scope<'_>,
+    live: &[usize],
+    cfg: &BootstrapConfig,
+    label: &str,
+) -> Vec<Vec<f64>> {
+    let mut draws = vec![Vec::new(); METRICS.len()];
+    let n = scope.latencies.len();
+    if n == 0 || live.is_empty() {
+        return draws;
+    }
+    let with_latency = live
+        .iter()
+        .any(|&i| matches!(METRICS[i].eval, Eval::LatencyQuantile(_)));
+    let mut rng = Rng::new(cfg.seed ^ label_hash(label));
+    let (mut dense, mut lat, mut counts) = (vec![0.0; scope.width()], Vec::new(), vec![0u32; n]);
+    for _ in 0..cfg.resamples {
+        counts.iter_mut().for_each(|c| *c = 0);
+        for _ in 0..n {
+            counts[rng.below(n)] += 1;
+        }
+        scope.sum(&counts, &mut dense, &mut lat, with_latency);
+        for (i, v) in scope.values(&dense, &mut lat, live).into_iter().enumerate() {
+            if let Some(v) = v {
+                draws[i].push(v);
+            }
+        }
+    }
+    draws
+}
+
+/// Percentile interval (linear interpolation between order statistics).
+pub fn interval(draws: &[f64], confidence: f64) -> Option<[f64; 2]> {
+    if draws.is_empty() {
+        return None;
+    }
+    let mut sorted = draws.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let tail = (1.0 - confidence) / 2.0;
+    Some([percentile(&sorted, tail), percentile(&sorted, 1.0 - tail)])
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// The q-quantile of `values` (linear interpolation, like numpy's default); reorders them.
+pub fn quantile(values: &mut [f64], q: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let pos = q * (values.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let (_, &mut a, right) = values.select_nth_unstable_by(lo, f64::total_cmp);
+    let frac = pos - lo as f64;
+    if frac == 0.0 || right.is_empty() {
+        return Some(a);
+    }
+    let b = right.iter().copied().fold(f64::INFINITY, f64::min);
+    Some(a + frac * (b - a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(tp: f64, fp: f64, fn_: f64) -> SampleSums {
+        let mut stats = Stats::default();
+        stats.add("ext.records", 1.0);
+        stats.add("ext.tp", tp);
+        stats.add("ext.fp", fp);
+        stats.add("ext.fn", fn_);
+        SampleSums {
+            stats,
+            latencies: vec![],
+        }
+    }
+
+    #[test]
+    fn reproducible_and_brackets_the_value() {
+        let samples: Vec<SampleSums> = (0..50)
+            .map(|i| sample((i % 5) as f64, (i % 3) as f64, (i % 2) as f64))
+            .collect();
+        let prepared = Prepared::new(&samples);
+        let members: Vec<usize> = (0..samples.len()).collect();
+        let cfg = BootstrapConfig {
+            resamples: 300,
+            ..BootstrapConfig::default()
+        };
+        let a = aggregate(&prepared, &members, &cfg, "all");
+        let b = aggregate(&prepared, &members, &cfg, "all");
+        assert_eq!(a, b);
+        let f1 = &a["extraction.f1"];
+        let [lo, hi] = f1.ci.unwrap();
+        let v = f1.value.unwrap();
+        assert!(lo <= v && v <= hi && lo < hi, "{lo} {v} {hi}");
+        assert_eq!(f1.n, 50);
+        assert_eq!(
+            a["validation.f1"],
+            Aggregate {
+                value: None,
+                n: 0,
+                ci: None
+            }
+        );
+    }
+
+    #[test]
+    fn quantiles_interpolate() {
+        let mut v = vec![4.0, 1.0, 3.0, 2.0];
+        assert_eq!(quantile(&mut v, 0.5), Some(2.5));
+        assert_eq!(quantile(&mut v, 0.0), Some(1.0));
+        assert_eq!(quantile(&mut v, 1.0), Some(4.0));
+        assert_eq!(quantile(&mut [], 0.5), None);
+        let mut w: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert!((quantile(&mut w, 0.95).unwrap() - 95.05).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rng_below_stays_in_range() {
+        let mut rng = Rng::new(1);
+        assert!((0..10_000).all(|_| rng.below(7) < 7));
+    }
+}

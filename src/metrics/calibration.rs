@@ -1,0 +1,101 @@
+//! Calibration of predicted confidences against correctness (SPEC §5): ten equal-width bins,
+//! ECE, MCE and Brier score. Empty bins are skipped, never divided by.
+
+/// Number of equal-width bins.
+pub const BINS: usize = 10;
+
+/// The bin of a confidence: `min(floor(c·10), 9)` in IEEE doubles.
+pub fn bin_of(confidence: f64) -> usize {
+    ((confidence * 10.0).floor() as usize).min(BINS - 1)
+}
+
+/// A confidence that takes part in calibration: a finite number in [0, 1].
+pub fn usable(confidence: Option<f64>) -> Option<f64> {
+    confidence.filter(|c| c.is_finite() && (0.0..=1.0).contains(c))
+}
+
+/// Per-bin sums: count, summed confidence, summed correctness; plus Σ (c − y)².
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bins {
+    pub count: [f64; BINS],
+    pub confidence: [f64; BINS],
+    pub correct: [f64; BINS],
+    pub squared_error: f64,
+}
+
+impl Bins {
+    pub fn add(&mut self, confidence: f64, correct: bool) {
+        let b = bin_of(confidence);
+        let y = if correct { 1.0 } else { 0.0 };
+        self.count[b] += 1.0;
+        self.confidence[b] += confidence;
+        self.correct[b] += y;
+        self.squared_error += (confidence - y) * (confidence - y);
+    }
+
+    pub fn total(&self) -> f64 {
+        self.count.iter().sum()
+    }
+
+    fn gaps(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        (0..BINS).filter(|&b| self.count[b] > 0.0).map(|b| {
+            let n = self.count[b];
+            (n, (self.correct[b] / n - self.confidence[b] / n).abs())
+        })
+    }
+
+    /// Expected calibration error: Σ (n_b/N)·|acc_b − conf_b|; `None` without confidences.
+    pub fn ece(&self) -> Option<f64> {
+        let total = self.total();
+        (total > 0.0).then(|| self.gaps().map(|(n, gap)| n / total * gap).sum())
+    }
+
+    /// Maximum calibration error over non-empty bins.
+    pub fn mce(&self) -> Option<f64> {
+        self.gaps().map(|(_, gap)| gap).reduce(f64::max)
+    }
+
+    /// Brier score: mean (c − y)².
+    pub fn brier(&self) -> Option<f64> {
+        let total = self.total();
+        (total > 0.0).then(|| self.squared_error / total)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bin_edges_follow_ieee_doubles() {
+        assert_eq!(bin_of(0.0), 0);
+        assert_eq!(bin_of(0.1), 1);
+        assert_eq!(bin_of(0.1 * 7.0), 7); // 0.7000000000000001 * 10 = 7.000000000000001
+        assert_eq!(bin_of(0.8999999999999999), 9); // rounds up to exactly 9.0
+        assert_eq!(bin_of(0.30000000000000004), 3);
+        assert_eq!(bin_of(0.9999999999999999), 9);
+        assert_eq!(bin_of(1.0), 9);
+    }
+
+    #[test]
+    fn usable_confidences() {
+        assert_eq!(usable(Some(0.0)), Some(0.0));
+        assert_eq!(usable(Some(1.0)), Some(1.0));
+        assert_eq!(usable(Some(1.01)), None);
+        assert_eq!(usable(Some(-0.1)), None);
+        assert_eq!(usable(Some(f64::NAN)), None);
+        assert_eq!(usable(None), None);
+    }
+
+    #[test]
+    fn empty_bins_are_skipped() {
+        let mut bins = Bins::default();
+        bins.add(0.95, true);
+        bins.add(0.95, false);
+        assert!((bins.ece().unwrap() - 0.45).abs() < 1e-15);
+        assert!((bins.mce().unwrap() - 0.45).abs() < 1e-15);
+        assert!((bins.brier().unwrap() - (0.05f64.powi(2) + 0.95f64.powi(2)) / 2.0).abs() < 1e-15);
+        assert_eq!(Bins::default().ece(), None);
+        assert_eq!(Bins::default().mce(), None);
+    }
+}

@@ -1,0 +1,244 @@
+//! End-to-end metrics (SPEC §5): coverage (recall) and accuracy (precision) of generated
+//! requirements, IEEE 830 structure of the generated SRS (CommonMark headings), traceability
+//! of requirement ids into the document, and their weighted mean, the RD score.
+
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
+use super::extraction::{match_requirements, pred_items, GoldRequirements};
+use super::stats::Stats;
+use super::{precision, recall, ScoringConfig};
+use crate::parse::prediction::{PredRequirement, Prediction};
+use crate::suite::Sample;
+use crate::text::norm;
+
+/// The 12 IEEE 830 section keywords looked for in headings.
+pub const SECTIONS: [&str; 12] = [
+    "introduction",
+    "purpose",
+    "scope",
+    "definitions",
+    "references",
+    "overview",
+    "overall description",
+    "product perspective",
+    "product functions",
+    "user characteristics",
+    "constraints",
+    "specific requirements",
+];
+
+/// Weights of the RD score (must sum to 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RdWeights {
+    pub coverage: f64,
+    pub accuracy: f64,
+    pub structure: f64,
+    pub traceability: f64,
+}
+
+impl Default for RdWeights {
+    fn default() -> Self {
+        RdWeights {
+            coverage: 0.4,
+            accuracy: 0.3,
+            structure: 0.2,
+            traceability: 0.1,
+        }
+    }
+}
+
+/// Score one e2e record. Returns its sums and its RD score.
+pub fn score(
+    sample: &Sample,
+    gold: &GoldRequirements,
+    pred: &Prediction,
+    cfg: &ScoringConfig,
+) -> (Stats, f64) {
+    let items = pred_items(&pred.requirements);
+    let tp = match_requirements(gold, &items, cfg).len() as f64;
+    let (fp, fn_) = (items.len() as f64 - tp, gold.items.len() as f64 - tp);
+    let coverage = recall(tp, fp, fn_);
+    let accuracy = precision(tp, fp, fn_);
+    let markdown = pred.srs_markdown.as_deref().unwrap_or("");
+    let structure = structure(markdown);
+    let messages = sample
+        .has_conversation()
+        .then_some(sample.conversation.len());
+    let traceability = traceability(&pred.requirements, markdown, messages);
+    let w = cfg.rd_weights;
+    let rd = w.coverage * coverage
+        + w.accuracy * accuracy
+        + w.structure * structure
+        + w.traceability * traceability;
+    let mut s = Stats::default();
+    s.add("e2e.records", 1.0);
+    s.add("e2e.coverage", coverage);
+    s.add("e2e.accuracy", accuracy);
+    s.add("e2e.structure", structure);
+    s.add("e2e.traceability", traceability);
+    s.add("e2e.rd_score", rd);
+    (s, rd)
+}
+
+/// Share of the 12 IEEE 830 sections present as headings of `markdown`.
+pub fn structure(markdown: &str) -> f64 {
+    let headings = headings(markdown);
+    let found = SECTIONS
+        .iter()
+        .filter(|k| headings.iter().any(|h| h.contains(&norm(k))))
+        .count();
+    found as f64 / SECTIONS.len() as f64
+}
+
+/// `norm`'d text content of every heading (text and inline code; no link targets or markup).
+pub fn headings(markdown: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    for event in Parser::new(markdown) {
+        match event {
+            Event::Start(Tag::Heading { .. }) => current = Some(String::new()),
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some(text) = current.take() {
+                    out.push(norm(&text));
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(text) = current.as_mut() {
+                    text.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some(text) = current.as_mut() {
+                    text.push(' ');
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Share of predicted requirements whose id occurs in the document as a whole token and
+/// whose `source_messages` are non-empty and in range (`messages`: the conversation length,
+/// `None` for samples without one, where the id alone counts). 0.0 without predictions.
+pub fn traceability(preds: &[PredRequirement], markdown: &str, messages: Option<usize>) -> f64 {
+    if preds.is_empty() {
+        return 0.0;
+    }
+    let traced = preds
+        .iter()
+        .filter(|r| {
+            let id_ok =
+                r.id.as_deref()
+                    .is_some_and(|id| occurs_as_token(markdown, id));
+            let sources_ok = match messages {
+                None => true,
+                Some(n) => {
+                    r.source_messages_clean
+                        && !r.source_messages.is_empty()
+                        && r.source_messages
+                            .iter()
+                            .all(|&i| i >= 0 && (i as u64) < n as u64)
+                }
+            };
+            id_ok && sources_ok
+        })
+        .count();
+    traced as f64 / preds.len() as f64
+}
+
+/// Whether `token` occurs in `text` with no alphanumeric character right before or after.
+pub fn occurs_as_token(text: &str, token: &str) -> bool {
+    if token.is_empty() {
+        return false;
+    }
+    text.match_indices(token).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + token.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// Aggregate metric functions over sums (means over records).
+pub mod agg {
+    use super::super::stats::Sums;
+
+    fn mean(s: &dyn Sums, key: &str) -> Option<f64> {
+        Some(s.get(key) / s.get("e2e.records"))
+    }
+    pub fn coverage(s: &dyn Sums) -> Option<f64> {
+        mean(s, "e2e.coverage")
+    }
+    pub fn accuracy(s: &dyn Sums) -> Option<f64> {
+        mean(s, "e2e.accuracy")
+    }
+    pub fn structure(s: &dyn Sums) -> Option<f64> {
+        mean(s, "e2e.structure")
+    }
+    pub fn traceability(s: &dyn Sums) -> Option<f64> {
+        mean(s, "e2e.traceability")
+    }
+    pub fn rd_score(s: &dyn Sums) -> Option<f64> {
+        mean(s, "e2e.rd_score")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings_as_commonmark_parses_them() {
+        let md = "# 1. Introduction\n\nText\n\nPurpose\n=======\n\n```\n# Scope\n```\n\n## [Definitions](http://x/references) and `overview`\n\n    # indented code, not a heading\n";
+        let h = headings(md);
+        assert_eq!(
+            h,
+            vec!["1 introduction", "purpose", "definitions and overview"]
+        );
+        // introduction, purpose, definitions, overview: 4 of 12 (scope is in a code block,
+        // references only in a link target).
+        assert!((structure(md) - 4.0 / 12.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn full_ieee_outline_scores_one() {
+        let md = SECTIONS
+            .iter()
+            .map(|s| format!("## {s}\n"))
+            .collect::<String>();
+        assert_eq!(structure(&md), 1.0);
+        assert_eq!(structure(""), 0.0);
+    }
+
+    #[test]
+    fn ids_as_whole_tokens() {
+        assert!(occurs_as_token("see FR-01.", "FR-01"));
+        assert!(occurs_as_token("(FR-01)", "FR-01"));
+        assert!(!occurs_as_token("FR-011", "FR-01"));
+        assert!(!occurs_as_token("XFR-01", "FR-01"));
+        assert!(occurs_as_token("FR-011 and FR-01", "FR-01"));
+        assert!(!occurs_as_token("é", ""));
+        assert!(!occurs_as_token("éFR-01", "FR-01"));
+    }
+
+    #[test]
+    fn traceability_rules() {
+        let req = |id: &str, sources: Vec<i64>| PredRequirement {
+            is_object: true,
+            id: Some(id.to_string()),
+            source_messages_clean: true,
+            source_messages: sources,
+            ..PredRequirement::default()
+        };
+        let preds = vec![
+            req("FR-01", vec![0]),
+            req("FR-02", vec![]),
+            req("FR-03", vec![9]),
+            req("FR-04", vec![1]),
+        ];
+        let md = "FR-01 FR-02 FR-03";
+        assert_eq!(traceability(&preds, md, Some(3)), 0.25);
+        assert_eq!(traceability(&preds, md, None), 0.75);
+        assert_eq!(traceability(&[], md, None), 0.0);
+    }
+}

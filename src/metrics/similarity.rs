@@ -1,0 +1,175 @@
+//! The `lexical` similarity of SPEC §5: cosine of character-trigram count vectors of
+//! `" " + norm(s) + " "`, with integer counts and f64 arithmetic.
+
+use crate::text::norm;
+
+/// A string's trigram count vector, sorted by trigram, ready for repeated cosines.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trigrams {
+    grams: Vec<(u64, u64)>,
+    norm_sq: u64,
+}
+
+impl Trigrams {
+    /// Trigrams of `" " + norm(s) + " "`. A string whose norm is empty has none.
+    pub fn new(s: &str) -> Self {
+        let mut keys = Vec::with_capacity(s.len() + 2);
+        if s.is_ascii() {
+            // NFKC is the identity on ASCII: normalise on the fly, no intermediate string.
+            push_trigrams(
+                s.bytes().map(|b| char::from(b.to_ascii_lowercase())),
+                &mut keys,
+            );
+        } else {
+            push_trigrams(norm(s).chars(), &mut keys);
+        }
+        keys.sort_unstable();
+        let mut grams: Vec<(u64, u64)> = Vec::with_capacity(keys.len());
+        for key in keys {
+            match grams.last_mut() {
+                Some((last, count)) if *last == key => *count += 1,
+                _ => grams.push((key, 1)),
+            }
+        }
+        let norm_sq = grams.iter().map(|(_, c)| c * c).sum();
+        Trigrams { grams, norm_sq }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.grams.is_empty()
+    }
+
+    /// Cosine similarity: dot / sqrt(|a|² · |b|²); 0 when either side has no trigrams.
+    pub fn cosine(&self, other: &Trigrams) -> f64 {
+        if self.is_empty() || other.is_empty() {
+            return 0.0;
+        }
+        let dot = self.dot(other);
+        dot as f64 / (self.norm_sq as f64 * other.norm_sq as f64).sqrt()
+    }
+
+    fn dot(&self, other: &Trigrams) -> u64 {
+        let (mut i, mut j, mut dot) = (0, 0, 0);
+        while i < self.grams.len() && j < other.grams.len() {
+            let (ka, ca) = self.grams[i];
+            let (kb, cb) = other.grams[j];
+            match ka.cmp(&kb) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    dot += ca * cb;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        dot
+    }
+}
+
+/// Push the trigram keys of `" " + collapse(chars) + " "`, where `collapse` maps every
+/// non-alphanumeric character to a space, folds runs of spaces and trims (the tail of `norm`;
+/// `chars` must already be NFKC and lower case). Nothing is pushed when no character is
+/// alphanumeric.
+fn push_trigrams(chars: impl Iterator<Item = char>, keys: &mut Vec<u64>) {
+    let key =
+        |a: char, b: char, c: char| (u64::from(a) << 42) | (u64::from(b) << 21) | u64::from(c);
+    let (mut prev2, mut prev1) = (' ', ' ');
+    let (mut started, mut pending_space, mut len) = (false, false, 1usize);
+    let mut push = |c: char, prev2: &mut char, prev1: &mut char, len: &mut usize| {
+        *len += 1;
+        if *len >= 3 {
+            keys.push(key(*prev2, *prev1, c));
+        }
+        *prev2 = *prev1;
+        *prev1 = c;
+    };
+    for c in chars {
+        if c.is_alphanumeric() {
+            if pending_space && started {
+                push(' ', &mut prev2, &mut prev1, &mut len);
+            }
+            pending_space = false;
+            started = true;
+            push(c, &mut prev2, &mut prev1, &mut len);
+        } else {
+            pending_space = true;
+        }
+    }
+    if started {
+        push(' ', &mut prev2, &mut prev1, &mut len);
+    }
+}
+
+/// Lexical similarity of two strings.
+pub fn lexical(a: &str, b: &str) -> f64 {
+    Trigrams::new(a).cosine(&Trigrams::new(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_strings_score_one() {
+        assert!((lexical("Track orders", "track   ORDERS!") - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn empty_norm_scores_zero_even_with_itself() {
+        assert_eq!(lexical("", ""), 0.0);
+        assert_eq!(lexical("---", "---"), 0.0);
+        assert_eq!(lexical("abc", "!!"), 0.0);
+    }
+
+    #[test]
+    fn hand_computed_cosine() {
+        // " ab " -> {" ab", "ab "}; " abc " -> {" ab", "abc", "bc "}: dot 1, |a|²=2, |b|²=3.
+        let expected = 1.0 / (2.0f64 * 3.0).sqrt();
+        assert_eq!(lexical("ab", "abc"), expected);
+        // Repeated trigrams count: " aaaa " -> " aa", "aaa" x2, "aa ".
+        let t = Trigrams::new("aaaa");
+        assert_eq!(t.norm_sq, 1 + 4 + 1);
+        // One character: " x " is a single trigram.
+        assert_eq!(lexical("x", "X"), 1.0);
+    }
+
+    #[test]
+    fn fast_path_matches_norm() {
+        for s in [
+            "  Track -- ORDERS!! ",
+            "a",
+            "ab c",
+            "x  y",
+            "E-mail the user",
+            "Größe: 5²",
+            "ＡＢＣ ﬁle",
+            "---",
+        ] {
+            let normed = norm(s);
+            let mut expected = Vec::new();
+            if !normed.is_empty() {
+                let chars: Vec<char> = std::iter::once(' ')
+                    .chain(normed.chars())
+                    .chain(std::iter::once(' '))
+                    .collect();
+                expected = chars
+                    .windows(3)
+                    .map(|w| (u64::from(w[0]) << 42) | (u64::from(w[1]) << 21) | u64::from(w[2]))
+                    .collect();
+            }
+            expected.sort_unstable();
+            let got: Vec<u64> = Trigrams::new(s)
+                .grams
+                .iter()
+                .flat_map(|(k, c)| std::iter::repeat_n(*k, *c as usize))
+                .collect();
+            assert_eq!(got, expected, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn unrelated_strings_score_low() {
+        assert!(lexical("customer tracks order", "admin exports payroll") < 0.2);
+    }
+}

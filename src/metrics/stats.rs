@@ -1,0 +1,179 @@
+//! Sufficient statistics. Every aggregate metric of SPEC §5 is a function of sums over
+//! samples (true positives, calibration bin totals, confusion cells, …), so a record is
+//! scored into named sums once, a sample's sums are the sums of its records (repeats pool),
+//! and a group, the whole suite or a bootstrap resample is just another sum. The score file
+//! keeps each sample's sums so `compare` can recompute any metric on paired resamples.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+/// Named sums of one record, sample or group. Zero entries are not stored.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Stats(BTreeMap<String, f64>);
+
+impl Stats {
+    pub fn add(&mut self, key: &str, value: f64) {
+        if value == 0.0 {
+            return;
+        }
+        match self.0.get_mut(key) {
+            Some(sum) => *sum += value,
+            None => {
+                self.0.insert(key.to_string(), value);
+            }
+        }
+    }
+
+    pub fn add_count(&mut self, key: &str, value: usize) {
+        self.add(key, value as f64);
+    }
+
+    pub fn merge(&mut self, other: &Stats) {
+        for (k, v) in &other.0 {
+            self.add(k, *v);
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Read access to sums, by key or by key prefix (for confusion tables).
+pub trait Sums {
+    fn get(&self, key: &str) -> f64;
+    /// Entries whose key starts with `prefix`, as (rest of key, value).
+    fn prefixed(&self, prefix: &str) -> Vec<(&str, f64)>;
+}
+
+impl Sums for Stats {
+    fn get(&self, key: &str) -> f64 {
+        self.0.get(key).copied().unwrap_or(0.0)
+    }
+
+    fn prefixed(&self, prefix: &str) -> Vec<(&str, f64)> {
+        self.0
+            .range(prefix.to_string()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .map(|(k, v)| (&k[prefix.len()..], *v))
+            .collect()
+    }
+}
+
+/// Every key of a set of samples, sorted, with each sample's sums as sparse rows of key
+/// indexes: built once per score, shared by every scope and resample.
+#[derive(Clone, Debug, Default)]
+pub struct Interned {
+    pub names: Vec<String>,
+    pub rows: Vec<Vec<(u32, f64)>>,
+}
+
+impl Interned {
+    pub fn new<'a>(all: impl IntoIterator<Item = &'a Stats>) -> Interned {
+        let all: Vec<&Stats> = all.into_iter().collect();
+        let mut index: HashMap<&str, u32> = HashMap::new();
+        for stats in &all {
+            for key in stats.0.keys() {
+                let next = index.len() as u32;
+                index.entry(key.as_str()).or_insert(next);
+            }
+        }
+        // Renumber in name order so that a scope's columns come out sorted by name.
+        let mut names: Vec<&str> = index.keys().copied().collect();
+        names.sort_unstable();
+        let order: HashMap<&str, u32> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (*n, i as u32))
+            .collect();
+        let rows = all
+            .iter()
+            .map(|s| s.0.iter().map(|(k, v)| (order[k.as_str()], *v)).collect())
+            .collect();
+        Interned {
+            names: names.into_iter().map(str::to_string).collect(),
+            rows,
+        }
+    }
+}
+
+/// Sums over a scope's own keys, looked up by hash; prefix queries by sorted names.
+pub struct ScopeSums<'a> {
+    names: &'a [&'a str],
+    lookup: &'a HashMap<&'a str, usize>,
+    values: &'a [f64],
+}
+
+impl<'a> ScopeSums<'a> {
+    pub fn new(
+        names: &'a [&'a str],
+        lookup: &'a HashMap<&'a str, usize>,
+        values: &'a [f64],
+    ) -> Self {
+        ScopeSums {
+            names,
+            lookup,
+            values,
+        }
+    }
+}
+
+impl Sums for ScopeSums<'_> {
+    fn get(&self, key: &str) -> f64 {
+        self.lookup.get(key).map_or(0.0, |&i| self.values[i])
+    }
+
+    fn prefixed(&self, prefix: &str) -> Vec<(&str, f64)> {
+        let start = self.names.partition_point(|n| *n < prefix);
+        self.names[start..]
+            .iter()
+            .take_while(|n| n.starts_with(prefix))
+            .zip(&self.values[start..])
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(n, v)| (&n[prefix.len()..], *v))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_and_prefixes_agree_between_sparse_and_dense() {
+        let mut a = Stats::default();
+        a.add("ext.tp", 2.0);
+        a.add("ext.pair:x|y", 1.0);
+        a.add("ext.zero", 0.0);
+        let mut b = Stats::default();
+        b.add("ext.tp", 1.0);
+        b.add("ext.pair:x|x", 3.0);
+        let mut total = a.clone();
+        total.merge(&b);
+        assert_eq!(total.get("ext.tp"), 3.0);
+        assert_eq!(total.get("ext.zero"), 0.0);
+        assert_eq!(
+            total.prefixed("ext.pair:"),
+            vec![("x|x", 3.0), ("x|y", 1.0)]
+        );
+
+        let interned = Interned::new([&a, &b]);
+        let names: Vec<&str> = interned.names.iter().map(String::as_str).collect();
+        let lookup: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let mut dense = vec![0.0; names.len()];
+        for row in &interned.rows {
+            for &(i, v) in row {
+                dense[i as usize] += v;
+            }
+        }
+        let view = ScopeSums::new(&names, &lookup, &dense);
+        assert_eq!(view.get("ext.tp"), 3.0);
+        assert_eq!(view.prefixed("ext.pair:"), total.prefixed("ext.pair:"));
+    }
+}

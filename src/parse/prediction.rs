@@ -1,0 +1,195 @@
+//! Reading a parsed answer into a prediction, field by field (SPEC §4): a field of the wrong
+//! type counts as missing and never throws the whole answer away; a top-level array is read
+//! as `{"requirements": [...]}`; an element that is not an object still counts as a
+//! prediction (one that can never match); a scalar answer yields an empty prediction.
+
+use serde_json::{Map, Value};
+
+/// A predicted requirement as far as it could be read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PredRequirement {
+    /// False for list elements that are not objects.
+    pub is_object: bool,
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub type_: Option<String>,
+    pub actor: Option<String>,
+    pub action: Option<String>,
+    /// The string elements of `acceptance_criteria`.
+    pub acceptance_criteria: Vec<String>,
+    /// The integer elements of `source_messages` (others are ignored).
+    pub source_messages: Vec<i64>,
+    /// Whether `source_messages` was present as a list of integers only.
+    pub source_messages_clean: bool,
+    /// `confidence` when it is a JSON number (range is checked by calibration).
+    pub confidence: Option<f64>,
+}
+
+/// A predicted inferred requirement.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PredInferred {
+    pub requirement: PredRequirement,
+    /// The item's outer `confidence`.
+    pub confidence: Option<f64>,
+}
+
+/// A predicted validation issue.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PredIssue {
+    pub issue_type: Option<String>,
+    pub field: Option<String>,
+    pub severity: Option<String>,
+}
+
+/// Everything a pipeline answered for one sample.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Prediction {
+    pub requirements: Vec<PredRequirement>,
+    pub inferred_requirements: Vec<PredInferred>,
+    pub issues: Vec<PredIssue>,
+    /// The string elements of `pii`.
+    pub pii: Vec<String>,
+    pub srs_markdown: Option<String>,
+}
+
+impl Prediction {
+    /// Read a prediction from a parsed answer (`None`: the answer did not parse).
+    pub fn read(value: Option<&Value>) -> Prediction {
+        match value {
+            Some(Value::Object(map)) => Prediction {
+                requirements: list(map, "requirements")
+                    .map(PredRequirement::read)
+                    .collect(),
+                inferred_requirements: list(map, "inferred_requirements")
+                    .map(PredInferred::read)
+                    .collect(),
+                issues: list(map, "issues").map(PredIssue::read).collect(),
+                pii: list(map, "pii")
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                srs_markdown: string(map, "srs_markdown"),
+            },
+            Some(Value::Array(items)) => Prediction {
+                requirements: items.iter().map(PredRequirement::read).collect(),
+                ..Prediction::default()
+            },
+            _ => Prediction::default(),
+        }
+    }
+}
+
+fn list<'a>(map: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Value> {
+    map.get(key).and_then(Value::as_array).into_iter().flatten()
+}
+
+fn string(map: &Map<String, Value>, key: &str) -> Option<String> {
+    map.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// A JSON number as f64 (booleans and strings are not numbers).
+fn number(map: &Map<String, Value>, key: &str) -> Option<f64> {
+    map.get(key).and_then(Value::as_f64)
+}
+
+/// A JSON integer; integers beyond i64 saturate (they are out of any range anyway).
+pub fn integer(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) if n.is_i64() => n.as_i64(),
+        Value::Number(n) if n.is_u64() => Some(i64::MAX),
+        _ => None,
+    }
+}
+
+impl PredRequirement {
+    pub fn read(value: &Value) -> PredRequirement {
+        let Some(map) = value.as_object() else {
+            return PredRequirement::default();
+        };
+        let sources = map.get("source_messages").and_then(Value::as_array);
+        let source_messages: Vec<i64> = sources.into_iter().flatten().filter_map(integer).collect();
+        PredRequirement {
+            is_object: true,
+            id: string(map, "id"),
+            title: string(map, "title"),
+            type_: string(map, "type"),
+            actor: string(map, "actor"),
+            action: string(map, "action"),
+            acceptance_criteria: list(map, "acceptance_criteria")
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            source_messages_clean: sources.is_some_and(|s| s.len() == source_messages.len()),
+            source_messages,
+            confidence: number(map, "confidence"),
+        }
+    }
+}
+
+impl PredInferred {
+    fn read(value: &Value) -> PredInferred {
+        let Some(map) = value.as_object() else {
+            return PredInferred::default();
+        };
+        PredInferred {
+            requirement: map
+                .get("requirement")
+                .map(PredRequirement::read)
+                .unwrap_or_default(),
+            confidence: number(map, "confidence"),
+        }
+    }
+}
+
+impl PredIssue {
+    fn read(value: &Value) -> PredIssue {
+        let Some(map) = value.as_object() else {
+            return PredIssue::default();
+        };
+        PredIssue {
+            issue_type: string(map, "issue_type"),
+            field: string(map, "field"),
+            severity: string(map, "severity"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn wrong_types_count_as_missing() {
+        let v = json!({"requirements": [{"id": 7, "title": "Track", "type": ["x"], "actor": "user",
+            "action": "track", "acceptance_criteria": ["a", 3, "b"], "source_messages": [0, "1", 2.0, 3],
+            "confidence": "0.9"}, 5]});
+        let p = Prediction::read(Some(&v));
+        assert_eq!(p.requirements.len(), 2);
+        let r = &p.requirements[0];
+        assert_eq!(r.id, None);
+        assert_eq!(r.type_, None);
+        assert_eq!(r.title.as_deref(), Some("Track"));
+        assert_eq!(r.acceptance_criteria, vec!["a", "b"]);
+        assert_eq!(r.source_messages, vec![0, 3]);
+        assert!(!r.source_messages_clean);
+        assert_eq!(r.confidence, None);
+        assert!(!p.requirements[1].is_object);
+    }
+
+    #[test]
+    fn shapes() {
+        let arr = json!([{"title": "a"}]);
+        assert_eq!(Prediction::read(Some(&arr)).requirements.len(), 1);
+        assert_eq!(Prediction::read(Some(&json!(42))), Prediction::default());
+        assert_eq!(Prediction::read(None), Prediction::default());
+        let wrong = json!({"requirements": {"title": "a"}, "pii": ["x", 1], "srs_markdown": 3});
+        let p = Prediction::read(Some(&wrong));
+        assert!(p.requirements.is_empty());
+        assert_eq!(p.pii, vec!["x"]);
+        assert_eq!(p.srs_markdown, None);
+        let big = json!({"requirements": [{"source_messages": [18446744073709551615u64]}]});
+        assert_eq!(
+            Prediction::read(Some(&big)).requirements[0].source_messages,
+            vec![i64::MAX]
+        );
+    }
+}

@@ -1,0 +1,133 @@
+//! The `run.jsonl` record of SPEC §3, and the simpler outputs-file line (`{"id", "output"}`)
+//! that recorded answers can also be given as.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Why a pipeline call failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorKind {
+    Timeout,
+    Exit,
+    Http,
+    Spawn,
+}
+
+/// A failed pipeline call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+/// Token usage and cost of one call, where the pipeline reports them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl Usage {
+    /// Total tokens: `total_tokens`, else prompt + completion when either is known.
+    pub fn tokens(&self) -> Option<u64> {
+        self.total_tokens
+            .or(match (self.prompt_tokens, self.completion_tokens) {
+                (None, None) => None,
+                (p, c) => Some(p.unwrap_or(0) + c.unwrap_or(0)),
+            })
+    }
+}
+
+/// One line of `run.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRecord {
+    pub sample_id: String,
+    #[serde(default)]
+    pub repeat: u32,
+    #[serde(default)]
+    pub raw_output: Option<String>,
+    #[serde(default)]
+    pub prediction: Option<Value>,
+    /// The parse outcome as the runner saw it; scoring parses `raw_output` again.
+    #[serde(default)]
+    pub parse: Option<Value>,
+    #[serde(default)]
+    pub error: Option<RecordError>,
+    #[serde(default)]
+    pub latency_ms: Option<f64>,
+    #[serde(default)]
+    pub cached: bool,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    #[serde(default)]
+    pub pipeline_fingerprint: Option<String>,
+}
+
+/// One line of an outputs file: a recorded answer, as a string or as JSON.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputLine {
+    pub id: String,
+    #[serde(default)]
+    pub repeat: u32,
+    pub output: Value,
+}
+
+/// A recorded answer, whichever file it came from: what scoring needs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Answer {
+    pub repeat: u32,
+    /// The answer text; empty when the call failed.
+    pub text: String,
+    pub failed: bool,
+    pub latency_ms: Option<f64>,
+    pub cached: bool,
+    pub usage: Option<Usage>,
+    pub pipeline_fingerprint: Option<String>,
+}
+
+impl From<RunRecord> for Answer {
+    fn from(r: RunRecord) -> Answer {
+        let failed = r.error.is_some();
+        let text = match (failed, r.raw_output, r.prediction) {
+            (true, _, _) => String::new(),
+            (false, Some(raw), _) => raw,
+            (false, None, Some(prediction)) => prediction.to_string(),
+            (false, None, None) => String::new(),
+        };
+        Answer {
+            repeat: r.repeat,
+            text,
+            failed,
+            latency_ms: r.latency_ms,
+            cached: r.cached,
+            usage: r.usage,
+            pipeline_fingerprint: r.pipeline_fingerprint,
+        }
+    }
+}
+
+impl From<OutputLine> for Answer {
+    fn from(o: OutputLine) -> Answer {
+        let text = match o.output {
+            Value::String(s) => s,
+            Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        Answer {
+            repeat: o.repeat,
+            text,
+            ..Answer::default()
+        }
+    }
+}

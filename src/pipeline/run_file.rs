@@ -1,0 +1,219 @@
+//! Reading run files (`run.jsonl` records or `{"id", "output"}` lines) without holding their
+//! answers in memory: a first pass indexes each line by sample id and repeat, and answers are
+//! read back one sample at a time while the suite is scored.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+use super::record::{Answer, OutputLine, RunRecord};
+use crate::error::{Error, Location, Problem, Result};
+use crate::suite::document::{escape_pointer_segment, json_positions};
+use crate::text::explain_serde;
+
+/// Where one answer stands in the run file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub repeat: u32,
+    pub line: usize,
+    offset: u64,
+    len: usize,
+}
+
+/// The first pass over a run file.
+#[derive(Debug)]
+pub struct RunIndex {
+    path: PathBuf,
+    entries: HashMap<String, Vec<Entry>>,
+}
+
+/// Just enough of a line to index it.
+#[derive(Deserialize)]
+struct Header {
+    sample_id: Option<String>,
+    id: Option<String>,
+    #[serde(default)]
+    repeat: Option<u32>,
+}
+
+const MAX_PROBLEMS: usize = 50;
+
+impl RunIndex {
+    /// Index a run file. Every malformed line and every duplicate (sample, repeat) is reported.
+    pub fn build(path: &Path) -> Result<RunIndex> {
+        let file = File::open(path).map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut reader = BufReader::new(file);
+        let mut index = RunIndex {
+            path: path.to_path_buf(),
+            entries: HashMap::new(),
+        };
+        let mut problems = Vec::new();
+        let (mut offset, mut line, mut buf) = (0u64, 0usize, Vec::new());
+        loop {
+            buf.clear();
+            let len = reader
+                .read_until(b'\n', &mut buf)
+                .map_err(|source| Error::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            if len == 0 {
+                break;
+            }
+            line += 1;
+            if !buf.iter().all(u8::is_ascii_whitespace) {
+                if let Err(p) = index.add(
+                    &buf,
+                    Entry {
+                        repeat: 0,
+                        line,
+                        offset,
+                        len,
+                    },
+                ) {
+                    problems.push(p);
+                }
+            }
+            offset += len as u64;
+        }
+        if !problems.is_empty() {
+            problems.truncate(MAX_PROBLEMS);
+            return Err(Error::Invalid {
+                what: "run file",
+                problems,
+            });
+        }
+        Ok(index)
+    }
+
+    fn add(&mut self, bytes: &[u8], mut entry: Entry) -> std::result::Result<(), Problem> {
+        let at = |column| Location::new(&self.path, entry.line, column);
+        let header: Header = serde_json::from_slice(bytes).map_err(|e| {
+            let column = if e.line() == 1 { e.column() } else { 0 };
+            Problem::new(at(column), None, format!("not a JSON record: {}", explain_serde(&e.to_string()).0))
+                .with_hint("each line of a run file is one JSON record (goldgate run) or {\"id\": ..., \"output\": ...}")
+        })?;
+        let id = header.sample_id.or(header.id).ok_or_else(|| {
+            Problem::new(at(0), None, "line has neither `sample_id` nor `id`").with_hint(
+                "records of goldgate run have `sample_id`; outputs files have `id` and `output`",
+            )
+        })?;
+        entry.repeat = header.repeat.unwrap_or(0);
+        let entries = self.entries.entry(id.clone()).or_default();
+        if let Some(first) = entries.iter().find(|e| e.repeat == entry.repeat) {
+            return Err(Problem::new(at(0), Some("sample_id".into()), format!("duplicate answer for sample `{id}` repeat {} (first on line {})", entry.repeat, first.line))
+                .with_hint("merge shard files with `goldgate merge`, which refuses duplicates, or remove one line"));
+        }
+        entries.push(entry);
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Take the entries of one sample (sorted by repeat); `None` when it has no answer.
+    pub fn take(&mut self, id: &str) -> Option<Vec<Entry>> {
+        let mut entries = self.entries.remove(id)?;
+        entries.sort_by_key(|e| e.repeat);
+        Some(entries)
+    }
+
+    /// Ids left after every suite sample took its entries: answers for unknown samples.
+    pub fn leftover(&self) -> Vec<(&str, usize)> {
+        let mut left: Vec<(&str, usize)> = self
+            .entries
+            .iter()
+            .map(|(id, e)| (id.as_str(), e.iter().map(|e| e.line).min().unwrap_or(0)))
+            .collect();
+        left.sort_by_key(|(_, line)| *line);
+        left
+    }
+
+    /// Open the file for reading answers back.
+    pub fn reader(&self) -> Result<AnswerReader> {
+        let file = File::open(&self.path).map_err(|source| Error::Read {
+            path: self.path.clone(),
+            source,
+        })?;
+        Ok(AnswerReader {
+            path: self.path.clone(),
+            file,
+        })
+    }
+}
+
+/// Reads indexed answers back.
+pub struct AnswerReader {
+    path: PathBuf,
+    file: File,
+}
+
+impl AnswerReader {
+    /// Read and check one answer.
+    pub fn read(&mut self, entry: &Entry) -> std::result::Result<Answer, Problem> {
+        let mut buf = vec![0u8; entry.len];
+        let io = self
+            .file
+            .seek(SeekFrom::Start(entry.offset))
+            .and_then(|_| self.file.read_exact(&mut buf));
+        let location = Location::new(&self.path, entry.line, 0);
+        io.map_err(|e| Problem::new(location.clone(), None, format!("cannot read line: {e}")))?;
+        let text = String::from_utf8_lossy(&buf);
+        // Fast path: a valid line deserializes straight into its record type.
+        let is_record = text.contains("\"sample_id\"");
+        let fast = if is_record {
+            serde_json::from_str::<RunRecord>(&text).map(Answer::from)
+        } else {
+            serde_json::from_str::<OutputLine>(&text).map(Answer::from)
+        };
+        if let Ok(answer) = fast {
+            return Ok(answer);
+        }
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            Problem::new(
+                Location::new(&self.path, entry.line, e.column()),
+                None,
+                explain_serde(&e.to_string()).0,
+            )
+        })?;
+        if value.get("sample_id").is_some() {
+            decode::<RunRecord>(value, &text, entry.line, &self.path).map(Answer::from)
+        } else {
+            decode::<OutputLine>(value, &text, entry.line, &self.path).map(Answer::from)
+        }
+    }
+}
+
+fn decode<T: DeserializeOwned>(
+    value: serde_json::Value,
+    text: &str,
+    line: usize,
+    path: &Path,
+) -> std::result::Result<T, Problem> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let pointer: String = e
+            .path()
+            .iter()
+            .filter_map(|s| match s {
+                serde_path_to_error::Segment::Map { key } => {
+                    Some(format!("/{}", escape_pointer_segment(key)))
+                }
+                serde_path_to_error::Segment::Seq { index } => Some(format!("/{index}")),
+                _ => None,
+            })
+            .collect();
+        let at = json_positions(text).nearest(&pointer);
+        let field = crate::suite::field_of(&pointer);
+        let (message, hint) = explain_serde(&e.into_inner().to_string());
+        let hint = hint.unwrap_or_else(|| "see SPEC §3 for the run record format".to_string());
+        Problem::new(Location::new(path, line, at.column), field, message).with_hint(hint)
+    })
+}

@@ -1,0 +1,4 @@
+//! Renderers: turning results into text for people. Later issues add the Markdown comment,
+//! HTML and JUnit; this module holds the terminal tables.
+
+pub mod terminal;

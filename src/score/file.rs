@@ -1,0 +1,90 @@
+//! The score file of SPEC §6 (`schema: "goldgate.score/1"`): provenance, aggregate metrics
+//! with `n` and CI, per-group aggregates, and per-sample values with the sums they came from.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::bootstrap::{Aggregate, BootstrapConfig};
+use crate::metrics::stats::Stats;
+use crate::parse::ParseOutcome;
+use crate::suite::{Difficulty, Kind};
+
+pub const SCHEMA: &str = "goldgate.score/1";
+pub const METRICS_VERSION: &str = "1";
+
+/// Where a score came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub suite_name: Option<String>,
+    pub suite_path: String,
+    pub suite_fingerprint: String,
+    pub run_path: String,
+    pub pipeline_fingerprint: Option<String>,
+    pub model: Option<String>,
+    pub git_sha: Option<String>,
+    pub git_ref: Option<String>,
+    pub created_at: String,
+    pub goldgate_version: String,
+    /// Largest number of records any sample has (`--repeat N`).
+    pub repeats: u32,
+    pub records: usize,
+    pub bootstrap: BootstrapConfig,
+    pub scoring: ScoringSummary,
+}
+
+/// The scoring settings that shaped the numbers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoringSummary {
+    pub similarity: String,
+    pub requirement_threshold: f64,
+    pub ac_threshold: f64,
+    pub type_rule: bool,
+    pub actor_rule: bool,
+    pub schema: crate::metrics::extraction::SchemaMode,
+    pub id_pattern: String,
+    pub rd_weights: [f64; 4],
+}
+
+/// Metric name → aggregate.
+pub type Metrics = BTreeMap<String, Aggregate>;
+
+/// One sample's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleScore {
+    pub id: String,
+    pub kind: Kind,
+    pub domain: String,
+    pub difficulty: Difficulty,
+    /// Number of records (repeats) scored.
+    pub repeats: usize,
+    /// Mean primary score over repeats (0 for a failed call or unparseable answer).
+    pub primary: f64,
+    /// Population standard deviation of the primary score over repeats.
+    pub primary_std: f64,
+    /// Primary score of each repeat, in repeat order.
+    pub primary_runs: Vec<f64>,
+    /// Records whose pipeline call failed.
+    pub failed: usize,
+    /// Parse outcome of each repeat.
+    pub parse: Vec<ParseOutcome>,
+    /// Metric values over this sample's records alone.
+    pub metrics: BTreeMap<String, f64>,
+    /// The sufficient statistics the metrics are computed from (pooled over repeats).
+    pub stats: Stats,
+}
+
+/// A whole score file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreFile {
+    pub schema: String,
+    pub metrics_version: String,
+    pub protocol_version: String,
+    pub provenance: Provenance,
+    pub metrics: Metrics,
+    /// Dimension (`kind`, `difficulty`, `domain`) → group value → metrics with data.
+    pub groups: BTreeMap<String, BTreeMap<String, Metrics>>,
+    pub samples: Vec<SampleScore>,
+    /// Suite samples that had no answer in the run (excluded from every metric).
+    pub missing: Vec<String>,
+}

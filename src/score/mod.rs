@@ -1,0 +1,396 @@
+//! `goldgate score`: join a suite with a run file, score every record, and aggregate per
+//! sample, per group and overall with bootstrap confidence intervals. The suite and the run
+//! file are read one sample at a time.
+
+pub mod file;
+mod provenance;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use crate::error::{Error, Location, Problem, Result};
+use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared, SampleSums};
+use crate::metrics::e2e;
+use crate::metrics::extraction::{self, GoldRequirements};
+use crate::metrics::inference::{self, GoldInferred};
+use crate::metrics::registry::{Eval, METRICS};
+use crate::metrics::stats::Stats;
+use crate::metrics::validation;
+use crate::metrics::ScoringConfig;
+use crate::parse::{parse_answer, prediction::Prediction, ParseOutcome};
+use crate::pipeline::record::Answer;
+use crate::pipeline::run_file::{AnswerReader, RunIndex};
+use crate::suite::{Kind, Sample, Suite};
+use crate::text::did_you_mean;
+
+pub use file::{SampleScore, ScoreFile};
+
+/// What to score and how.
+pub struct ScoreRequest<'a> {
+    pub suite: &'a Suite,
+    pub run: &'a Path,
+    pub scoring: &'a ScoringConfig,
+    pub bootstrap: BootstrapConfig,
+}
+
+/// A finished score: the file, plus what the caller should tell the user.
+pub struct Scored {
+    pub file: ScoreFile,
+    /// Labelling warnings met while reading the suite.
+    pub warnings: Vec<Problem>,
+}
+
+/// What one record contributes.
+struct RecordScore {
+    stats: Stats,
+    primary: f64,
+    outcome: ParseOutcome,
+}
+
+/// What reading the suite and the run file turned up besides the samples to score.
+#[derive(Default)]
+struct Reading {
+    errors: Vec<Problem>,
+    warnings: Vec<Problem>,
+    run_problems: Vec<Problem>,
+    missing: Vec<String>,
+    ids: HashSet<String>,
+    fingerprints: HashSet<Option<String>>,
+}
+
+/// One sample with its answers, ready to score; `index` keeps the suite order.
+struct Job {
+    index: usize,
+    sample: Sample,
+    answers: Vec<Answer>,
+}
+
+const BATCH: usize = 64;
+
+/// Score a suite against a run file. One thread reads and checks the suite and the answers
+/// while the others score; a bounded queue keeps memory flat however large the suite.
+pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
+    let mut index = RunIndex::build(req.run)?;
+    let mut answers = index.reader()?;
+    let mut reading = Reading::default();
+    let mut reader = req.suite.reader();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .max(1);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Job>>(workers * 2);
+    let rx = std::sync::Mutex::new(rx);
+    let mut results = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| scope.spawn(|| score_jobs(&rx, req.scoring)))
+            .collect();
+        let mut batch = Vec::with_capacity(BATCH);
+        for loaded in reader.by_ref() {
+            if let Some(job) = next_job(loaded, &mut index, &mut answers, &mut reading) {
+                batch.push(Job {
+                    index: reading.ids.len(),
+                    ..job
+                });
+                if batch.len() == BATCH && tx.send(std::mem::take(&mut batch)).is_err() {
+                    break;
+                }
+            }
+        }
+        let _ = tx.send(batch);
+        drop(tx);
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect::<Vec<_>>()
+    });
+    if !reading.errors.is_empty() {
+        return Err(Error::Invalid {
+            what: "suite",
+            problems: reading.errors,
+        });
+    }
+    reading
+        .run_problems
+        .extend(unknown_samples(&index, &reading.ids));
+    if !reading.run_problems.is_empty() {
+        return Err(Error::Invalid {
+            what: "run file",
+            problems: reading.run_problems,
+        });
+    }
+    results.sort_by_key(|(i, _)| *i);
+    let (samples, sums): (Vec<SampleScore>, Vec<SampleSums>) =
+        results.into_iter().map(|(_, r)| r).unzip();
+    let (metrics, groups) = aggregates(&samples, &sums, &req.bootstrap);
+    let provenance =
+        provenance::collect(req, &reader.fingerprint(), &samples, reading.fingerprints);
+    let file = ScoreFile {
+        schema: file::SCHEMA.to_string(),
+        metrics_version: file::METRICS_VERSION.to_string(),
+        protocol_version: req.suite.config.protocol_version.clone(),
+        provenance,
+        metrics,
+        groups,
+        samples,
+        missing: reading.missing,
+    };
+    Ok(Scored {
+        file,
+        warnings: reading.warnings,
+    })
+}
+
+/// Take one loaded document: record its problems, and pair a valid sample with its answers.
+fn next_job(
+    loaded: crate::suite::Loaded,
+    index: &mut RunIndex,
+    answers: &mut AnswerReader,
+    reading: &mut Reading,
+) -> Option<Job> {
+    for p in loaded.problems {
+        if p.is_error() {
+            reading.errors.push(p);
+        } else {
+            reading.warnings.push(p);
+        }
+    }
+    let sample = loaded.sample?;
+    reading.ids.insert(sample.id.clone());
+    if !reading.errors.is_empty() {
+        return None; // the suite will be refused: keep reading only to report every problem
+    }
+    let Some(entries) = index.take(&sample.id) else {
+        reading.missing.push(sample.id.clone());
+        return None;
+    };
+    let mut records = Vec::with_capacity(entries.len());
+    for entry in &entries {
+        match answers.read(entry) {
+            Ok(answer) => records.push(answer),
+            Err(p) => reading.run_problems.push(p),
+        }
+    }
+    reading
+        .fingerprints
+        .extend(records.iter().map(|a| a.pipeline_fingerprint.clone()));
+    Some(Job {
+        index: 0,
+        sample,
+        answers: records,
+    })
+}
+
+fn score_jobs(
+    rx: &std::sync::Mutex<std::sync::mpsc::Receiver<Vec<Job>>>,
+    cfg: &ScoringConfig,
+) -> Vec<(usize, (SampleScore, SampleSums))> {
+    let mut out = Vec::new();
+    loop {
+        let batch = match rx.lock() {
+            Ok(guard) => guard.recv(),
+            Err(_) => break,
+        };
+        let Ok(batch) = batch else { break };
+        out.extend(
+            batch
+                .into_iter()
+                .map(|job| (job.index, score_sample(&job.sample, &job.answers, cfg))),
+        );
+    }
+    out
+}
+
+fn unknown_samples(index: &RunIndex, ids: &HashSet<String>) -> Vec<Problem> {
+    index
+        .leftover()
+        .into_iter()
+        .map(|(id, line)| {
+            let problem = Problem::new(Location::new(index.path(), line, 0), Some("sample_id".into()), format!("answer for unknown sample `{id}`"));
+            match did_you_mean(id, ids.iter().map(String::as_str)) {
+                Some(s) => problem.with_hint(format!("did you mean `{s}`? the run must come from this suite")),
+                None => problem.with_hint("the run file does not belong to this suite (or the sample was renamed or removed)"),
+            }
+        })
+        .collect()
+}
+
+/// Gold data prepared once per sample, reused for every repeat.
+enum Gold {
+    Requirements(GoldRequirements),
+    Inferred(GoldInferred),
+    Issues,
+}
+
+fn score_sample(
+    sample: &Sample,
+    answers: &[Answer],
+    cfg: &ScoringConfig,
+) -> (SampleScore, SampleSums) {
+    let gold = match sample.kind {
+        Kind::Extraction | Kind::E2e => {
+            Gold::Requirements(GoldRequirements::new(&sample.labels.requirements))
+        }
+        Kind::Inference => Gold::Inferred(GoldInferred::new(&sample.labels.inferred_requirements)),
+        Kind::Validation => Gold::Issues,
+    };
+    let mut stats = Stats::default();
+    let mut latencies = Vec::new();
+    let (mut runs, mut parse) = (Vec::new(), Vec::new());
+    for answer in answers {
+        let record = score_record(sample, &gold, answer, cfg);
+        stats.merge(&record.stats);
+        runs.push(record.primary);
+        parse.push(record.outcome);
+        latencies.extend(answer.latency_ms.filter(|l| l.is_finite()));
+    }
+    let n = runs.len().max(1) as f64;
+    let primary = runs.iter().sum::<f64>() / n;
+    let std = (runs.iter().map(|r| (r - primary).powi(2)).sum::<f64>() / n).sqrt();
+    let metrics = METRICS
+        .iter()
+        .filter(|m| matches!(m.eval, Eval::Sums(_)))
+        .filter_map(|m| m.value(&stats).map(|v| (m.name.to_string(), v)))
+        .collect();
+    let score = SampleScore {
+        id: sample.id.clone(),
+        kind: sample.kind,
+        domain: sample.domain.clone(),
+        difficulty: sample.difficulty,
+        repeats: answers.len(),
+        primary,
+        primary_std: std,
+        primary_runs: runs,
+        failed: answers.iter().filter(|a| a.failed).count(),
+        parse,
+        metrics,
+        stats: stats.clone(),
+    };
+    (score, SampleSums { stats, latencies })
+}
+
+fn score_record(sample: &Sample, gold: &Gold, answer: &Answer, cfg: &ScoringConfig) -> RecordScore {
+    let parsed = parse_answer(&answer.text);
+    let pred = Prediction::read(parsed.value.as_ref());
+    let (mut stats, mut primary) = match gold {
+        Gold::Requirements(g) if sample.kind == Kind::E2e => e2e::score(sample, g, &pred, cfg),
+        Gold::Requirements(g) => extraction::score(sample, g, &pred, parsed.value.as_ref(), cfg),
+        Gold::Inferred(g) => inference::score(g, &pred, cfg),
+        Gold::Issues => validation::score(&sample.labels.issues, &sample.labels.pii, &pred),
+    };
+    if answer.failed || !parsed.outcome.is_success() {
+        primary = 0.0;
+    }
+    stats.add("parse.records", 1.0);
+    let outcome_key = match parsed.outcome {
+        ParseOutcome::Raw => "parse.raw",
+        ParseOutcome::Repaired => "parse.repaired",
+        ParseOutcome::NoJsonFound => "parse.no_json",
+        ParseOutcome::Error => "parse.error",
+    };
+    stats.add(outcome_key, 1.0);
+    run_health(answer, &mut stats);
+    RecordScore {
+        stats,
+        primary,
+        outcome: parsed.outcome,
+    }
+}
+
+fn run_health(answer: &Answer, stats: &mut Stats) {
+    stats.add("run.records", 1.0);
+    stats.add("run.errors", f64::from(u8::from(answer.failed)));
+    stats.add("run.cached", f64::from(u8::from(answer.cached)));
+    if answer.latency_ms.is_some_and(f64::is_finite) {
+        stats.add("run.latency_known", 1.0);
+    }
+    if let Some(usage) = &answer.usage {
+        if let Some(tokens) = usage.tokens() {
+            stats.add("run.tokens", tokens as f64);
+            stats.add("run.tokens_known", 1.0);
+        }
+        if let Some(cost) = usage.cost_usd.filter(|c| c.is_finite()) {
+            stats.add("run.cost", cost);
+            stats.add("run.cost_known", 1.0);
+        }
+    }
+}
+
+type Groups = BTreeMap<String, BTreeMap<String, file::Metrics>>;
+
+/// Overall and per-group aggregates; scopes are spread over the available cores.
+fn aggregates(
+    samples: &[SampleScore],
+    sums: &[SampleSums],
+    cfg: &BootstrapConfig,
+) -> (file::Metrics, Groups) {
+    let prepared = Prepared::new(sums);
+    let mut scopes: Vec<(String, String, Vec<usize>)> =
+        vec![("all".into(), String::new(), (0..samples.len()).collect())];
+    let mut by_group: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for (i, score) in samples.iter().enumerate() {
+        for (dim, value) in [
+            ("kind", score.kind.as_str()),
+            ("difficulty", score.difficulty.as_str()),
+            ("domain", score.domain.as_str()),
+        ] {
+            by_group
+                .entry((dim.to_string(), value.to_string()))
+                .or_default()
+                .push(i);
+        }
+    }
+    scopes.extend(by_group.into_iter().map(|((d, v), s)| (d, v, s)));
+    let results = parallel_map(&scopes, |(dim, value, members)| {
+        aggregate(&prepared, members, cfg, &format!("{dim}:{value}"))
+    });
+    let mut metrics = file::Metrics::new();
+    let mut groups = Groups::new();
+    for ((dim, value, _), result) in scopes.iter().zip(results) {
+        let named = result.into_iter().map(|(k, v)| (k.to_string(), v));
+        if dim == "all" {
+            metrics = named.collect();
+        } else {
+            let with_data = named.filter(|(_, a)| a.n > 0).collect();
+            groups
+                .entry(dim.clone())
+                .or_default()
+                .insert(value.clone(), with_data);
+        }
+    }
+    (metrics, groups)
+}
+
+/// Map over items on scoped threads (one per available core), keeping the order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len())
+        .max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        out.push((i, f(item)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}

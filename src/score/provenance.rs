@@ -1,0 +1,106 @@
+//! Provenance of a score: suite and pipeline fingerprints, git sha and ref, time, version.
+
+use std::collections::HashSet;
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::file::{Provenance, SampleScore, ScoringSummary};
+use super::ScoreRequest;
+
+pub(super) fn collect(
+    req: &ScoreRequest<'_>,
+    suite_fingerprint: &str,
+    samples: &[SampleScore],
+    pipelines: HashSet<Option<String>>,
+) -> Provenance {
+    let cfg = req.scoring;
+    let w = cfg.rd_weights;
+    Provenance {
+        suite_name: req.suite.config.name.clone(),
+        suite_path: req.suite.root.display().to_string(),
+        suite_fingerprint: format!("sha256:{suite_fingerprint}"),
+        run_path: req.run.display().to_string(),
+        pipeline_fingerprint: pipeline_fingerprint(pipelines),
+        model: None,
+        git_sha: env_or_git("GITHUB_SHA", &["rev-parse", "HEAD"]),
+        git_ref: env_or_git("GITHUB_REF", &["rev-parse", "--abbrev-ref", "HEAD"]),
+        created_at: created_at(),
+        goldgate_version: env!("CARGO_PKG_VERSION").to_string(),
+        repeats: samples.iter().map(|s| s.repeats as u32).max().unwrap_or(0),
+        records: samples.iter().map(|s| s.repeats).sum(),
+        bootstrap: req.bootstrap,
+        scoring: ScoringSummary {
+            similarity: "lexical".to_string(),
+            requirement_threshold: cfg.requirement_threshold,
+            ac_threshold: cfg.ac_threshold,
+            type_rule: cfg.type_rule,
+            actor_rule: cfg.actor_rule,
+            schema: cfg.schema,
+            id_pattern: cfg.id_pattern.as_str().to_string(),
+            rd_weights: [w.coverage, w.accuracy, w.structure, w.traceability],
+        },
+    }
+}
+
+/// The run's pipeline fingerprint: the one all records share, `mixed` otherwise.
+fn pipeline_fingerprint(seen: HashSet<Option<String>>) -> Option<String> {
+    let known: Vec<String> = seen.into_iter().flatten().collect();
+    match known.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        _ => Some("mixed".to_string()),
+    }
+}
+
+fn env_or_git(var: &str, args: &[&str]) -> Option<String> {
+    if let Some(v) = std::env::var(var).ok().filter(|v| !v.is_empty()) {
+        return Some(v);
+    }
+    let out = Command::new("git").args(args).output().ok()?;
+    let text = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !text.is_empty()).then_some(text)
+}
+
+/// RFC 3339 UTC time; `SOURCE_DATE_EPOCH` makes it reproducible.
+fn created_at() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        });
+    rfc3339(secs)
+}
+
+/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, proleptic Gregorian).
+pub fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rfc3339_dates() {
+        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(super::rfc3339(1_795_305_600), "2026-11-22T00:00:00Z");
+    }
+}

@@ -1,0 +1,305 @@
+//! The gold-sample data model of SPEC §2: samples, requirements, inferred requirements,
+//! issues and annotations, as they are written in suite files. Every struct denies unknown
+//! fields; enum-valued fields are kept as written and checked (after `norm`) by the loader.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::Location;
+
+/// Allowed values of the enum fields, in their canonical spelling (compared after `norm`).
+pub mod enums {
+    pub const KIND: &[&str] = &["extraction", "inference", "validation", "e2e"];
+    pub const DIFFICULTY: &[&str] = &["easy", "medium", "hard"];
+    pub const REQUIREMENT_TYPE: &[&str] = &[
+        "functional",
+        "non-functional",
+        "security",
+        "data",
+        "interface",
+        "constraint",
+    ];
+    pub const PRIORITY: &[&str] = &["must", "should", "could"];
+    pub const INFERENCE_TYPE: &[&str] = &[
+        "security",
+        "performance",
+        "scalability",
+        "compliance",
+        "usability",
+    ];
+    pub const NECESSITY: &[&str] = &["necessary", "recommended", "optional"];
+    pub const ISSUE_TYPE: &[&str] = &[
+        "ambiguous_verb",
+        "missing_actor",
+        "too_broad",
+        "contradictory",
+        "pii",
+        "untestable",
+    ];
+    pub const SEVERITY: &[&str] = &["error", "warning", "info"];
+}
+
+/// What a sample tests (SPEC §2 `kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Extraction,
+    Inference,
+    Validation,
+    E2e,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [
+        Kind::Extraction,
+        Kind::Inference,
+        Kind::Validation,
+        Kind::E2e,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Extraction => "extraction",
+            Kind::Inference => "inference",
+            Kind::Validation => "validation",
+            Kind::E2e => "e2e",
+        }
+    }
+
+    /// Parse a kind after `norm` ("E2E" and "Extraction" are accepted).
+    pub fn from_norm(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// How hard a sample is (SPEC §2 `difficulty`, default medium).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Difficulty {
+    Easy,
+    Medium,
+    Hard,
+}
+
+impl Difficulty {
+    pub const ALL: [Difficulty; 3] = [Difficulty::Easy, Difficulty::Medium, Difficulty::Hard];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Difficulty::Easy => "easy",
+            Difficulty::Medium => "medium",
+            Difficulty::Hard => "hard",
+        }
+    }
+
+    pub fn from_norm(s: &str) -> Option<Difficulty> {
+        Difficulty::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+}
+
+/// One conversation turn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Message {
+    pub role: String,
+    pub content: String,
+}
+
+/// A requirement as a labeller writes it (SPEC §2 table). `type` and `priority` are kept as
+/// written; the loader checks them against [`enums`] after `norm`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requirement {
+    pub id: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub actor: String,
+    pub action: String,
+    #[serde(default)]
+    pub condition: Option<String>,
+    #[serde(default)]
+    pub acceptance_criteria: Vec<String>,
+    #[serde(default)]
+    pub priority: Option<String>,
+    #[serde(default)]
+    pub source_messages: Vec<i64>,
+    #[serde(default)]
+    pub rationale: Option<String>,
+    #[serde(default)]
+    pub confidence: Option<f64>,
+}
+
+/// An implied requirement (SPEC §2 InferredRequirement).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InferredRequirement {
+    pub requirement: Requirement,
+    pub inference_type: String,
+    #[serde(default)]
+    pub triggered_by: Vec<String>,
+    pub necessity: String,
+    #[serde(default)]
+    pub rationale: Option<String>,
+    #[serde(default)]
+    pub confidence: Option<f64>,
+}
+
+/// A quality issue in a requirement (SPEC §2 Issue).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Issue {
+    pub issue_type: String,
+    pub severity: String,
+    #[serde(default)]
+    pub field: Option<String>,
+    #[serde(default)]
+    pub location: Option<Value>,
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub suggested_fix: Option<String>,
+    #[serde(default)]
+    pub confidence: Option<f64>,
+}
+
+/// The gold answer of a sample. Never sent to the pipeline.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Labels {
+    #[serde(default)]
+    pub requirements: Vec<Requirement>,
+    #[serde(default)]
+    pub inferred_requirements: Vec<InferredRequirement>,
+    #[serde(default)]
+    pub issues: Vec<Issue>,
+    #[serde(default)]
+    pub pii: Vec<String>,
+}
+
+/// One annotator's independent labels, for inter-annotator agreement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Annotation {
+    pub annotator: String,
+    #[serde(default)]
+    pub requirements: Vec<Requirement>,
+    #[serde(default)]
+    pub inferred_requirements: Vec<InferredRequirement>,
+    #[serde(default)]
+    pub issues: Vec<Issue>,
+    #[serde(default)]
+    pub pii: Vec<String>,
+}
+
+/// A sample as written in a suite file, before the loader's checks.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSample {
+    pub id: String,
+    pub kind: String,
+    #[serde(default)]
+    pub domain: Option<String>,
+    #[serde(default)]
+    pub difficulty: Option<String>,
+    #[serde(default)]
+    pub conversation: Option<Vec<Message>>,
+    #[serde(default)]
+    pub user_input: Option<String>,
+    /// Base requirements given to inference/validation pipelines. Kept as written: validation
+    /// inputs are deliberately flawed, so they are not held to the labelling schema.
+    #[serde(default)]
+    pub requirements: Option<Vec<Value>>,
+    #[serde(default)]
+    pub reference_srs: Option<String>,
+    pub labels: Labels,
+    #[serde(default)]
+    pub annotations: Vec<Annotation>,
+}
+
+/// A checked gold sample.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub id: String,
+    pub kind: Kind,
+    pub domain: String,
+    pub difficulty: Difficulty,
+    /// Empty when the sample has no conversation (e2e from `user_input`).
+    pub conversation: Vec<Message>,
+    pub user_input: Option<String>,
+    pub reference_srs: Option<String>,
+    pub labels: Labels,
+    pub annotations: Vec<Annotation>,
+    /// Input fields kept as written, for the pipeline request.
+    pub written: Written,
+    /// Where the sample was read from.
+    pub origin: Location,
+}
+
+/// Input fields of a sample kept as written (the typed fields above are normalised).
+#[derive(Clone, Debug, Default)]
+pub struct Written {
+    pub kind: String,
+    pub domain: Option<String>,
+    pub difficulty: Option<String>,
+    pub conversation: bool,
+    /// Base requirements given to inference/validation pipelines, as written.
+    pub requirements: Option<Vec<Value>>,
+}
+
+impl Sample {
+    /// The pipeline's input (SPEC §3): the sample as written, without `labels` and
+    /// `annotations`.
+    pub fn request(&self) -> Value {
+        let mut map = serde_json::Map::new();
+        let w = &self.written;
+        map.insert("id".into(), Value::from(self.id.as_str()));
+        map.insert("kind".into(), Value::from(w.kind.as_str()));
+        let optional = [
+            ("domain", w.domain.clone()),
+            ("difficulty", w.difficulty.clone()),
+        ];
+        for (key, value) in optional {
+            if let Some(v) = value {
+                map.insert(key.into(), Value::from(v));
+            }
+        }
+        if w.conversation {
+            map.insert(
+                "conversation".into(),
+                serde_json::to_value(&self.conversation).unwrap_or_default(),
+            );
+        }
+        let text = [
+            ("user_input", &self.user_input),
+            ("reference_srs", &self.reference_srs),
+        ];
+        for (key, value) in text {
+            if let Some(v) = value {
+                map.insert(key.into(), Value::from(v.as_str()));
+            }
+        }
+        if let Some(r) = &w.requirements {
+            map.insert("requirements".into(), Value::Array(r.clone()));
+        }
+        Value::Object(map)
+    }
+
+    /// Whether message-based rules apply (SPEC §5: a conversation wins over `user_input`).
+    pub fn has_conversation(&self) -> bool {
+        !self.conversation.is_empty()
+    }
+
+    /// `norm` of all message text, joined by spaces (used by the hallucination check).
+    pub fn conversation_text(&self) -> String {
+        let joined: Vec<&str> = self
+            .conversation
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect();
+        crate::text::norm(&joined.join(" "))
+    }
+}
+
+/// Domain used when a sample names none.
+pub const UNSPECIFIED_DOMAIN: &str = "unspecified";

@@ -1,0 +1,62 @@
+//! `goldgate suite stats`: counts per kind, difficulty and domain against the seed's targets
+//! (80 extraction, 50 inference, 50 validation, 20 e2e; 150–200 samples in all).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Difficulty, Kind, Sample};
+
+/// The seed's target number of samples per kind.
+pub const TARGETS: [(Kind, usize); 4] = [
+    (Kind::Extraction, 80),
+    (Kind::Inference, 50),
+    (Kind::Validation, 50),
+    (Kind::E2e, 20),
+];
+
+/// The seed's target suite size.
+pub const TOTAL_TARGET: (usize, usize) = (150, 200);
+
+/// Counts of a suite.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SuiteStats {
+    pub total: usize,
+    pub by_kind: BTreeMap<Kind, usize>,
+    pub by_difficulty: BTreeMap<Difficulty, usize>,
+    pub by_domain: BTreeMap<String, usize>,
+    pub by_kind_and_difficulty: BTreeMap<Kind, BTreeMap<Difficulty, usize>>,
+    /// Samples with at least two annotations (usable for agreement).
+    pub annotated: usize,
+    /// Gold items: requirements, inferred requirements, issues, PII strings.
+    pub gold_items: usize,
+}
+
+impl SuiteStats {
+    pub fn add(&mut self, s: &Sample) {
+        self.total += 1;
+        *self.by_kind.entry(s.kind).or_default() += 1;
+        *self.by_difficulty.entry(s.difficulty).or_default() += 1;
+        *self.by_domain.entry(s.domain.clone()).or_default() += 1;
+        *self
+            .by_kind_and_difficulty
+            .entry(s.kind)
+            .or_default()
+            .entry(s.difficulty)
+            .or_default() += 1;
+        self.annotated += usize::from(s.annotations.len() >= 2);
+        let l = &s.labels;
+        self.gold_items +=
+            l.requirements.len() + l.inferred_requirements.len() + l.issues.len() + l.pii.len();
+    }
+
+    pub fn count(&self, kind: Kind) -> usize {
+        self.by_kind.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// Whether every kind meets its target and the total is in range.
+    pub fn meets_targets(&self) -> bool {
+        TARGETS.iter().all(|(k, t)| self.count(*k) >= *t)
+            && (TOTAL_TARGET.0..=TOTAL_TARGET.1).contains(&self.total)
+    }
+}

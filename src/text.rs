@@ -1,0 +1,162 @@
+//! Text helpers shared by the metrics and the loaders: the SPEC §5 normalisation `norm`,
+//! and "did you mean" suggestions for misspelt keys and enum values.
+
+use unicode_normalization::UnicodeNormalization;
+
+/// SPEC §5 `norm(s)`: Unicode NFKC, lowercase, every character that is not alphanumeric
+/// (`char::is_alphanumeric`) becomes a space, runs of spaces collapse to one, trim.
+pub fn norm(s: &str) -> String {
+    if s.is_ascii() {
+        // NFKC is the identity on ASCII; skip the allocation-heavy path.
+        return collapse(s.chars().map(|c| c.to_ascii_lowercase()));
+    }
+    let nfkc: String = s.nfkc().collect();
+    collapse(nfkc.to_lowercase().chars())
+}
+
+fn collapse(chars: impl Iterator<Item = char>) -> String {
+    let mut out = String::new();
+    let mut pending_space = false;
+    for c in chars {
+        if c.is_alphanumeric() {
+            if pending_space && !out.is_empty() {
+                out.push(' ');
+            }
+            pending_space = false;
+            out.push(c);
+        } else {
+            pending_space = true;
+        }
+    }
+    out
+}
+
+/// The candidate closest to `word` by edit distance, when it is close enough to be a
+/// plausible misspelling (at most a third of the word's length, at least one edit), or one
+/// that extends it (`latency` → `latency_ms`).
+pub fn did_you_mean<'a, I>(word: &str, candidates: I) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a str>,
+{
+    let word = word.to_lowercase();
+    let limit = (word.chars().count() / 3).max(1);
+    let candidates: Vec<&'a str> = candidates.into_iter().collect();
+    let close = candidates
+        .iter()
+        .map(|c| (levenshtein(&word, &c.to_lowercase()), *c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c);
+    close.or_else(|| {
+        let extends = |c: &&str| word.chars().count() >= 4 && c.to_lowercase().starts_with(&word);
+        candidates.into_iter().find(extends)
+    })
+}
+
+/// Edit distance over Unicode scalar values where swapping two neighbours counts as one
+/// edit (optimal string alignment), so `titel` is one edit from `title`.
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// Make a serde/toml error message readable: drop serde_json's " at line N column M" suffix
+/// (goldgate reports its own location), and turn "unknown field `x`, expected one of …" or
+/// "unknown variant …" into a short message plus a did-you-mean hint.
+pub fn explain_serde(message: &str) -> (String, Option<String>) {
+    let message = match message.rfind(" at line ") {
+        Some(at) if message[at..].contains(" column ") => &message[..at],
+        _ => message,
+    };
+    for what in ["field", "variant"] {
+        let prefix = format!("unknown {what} `");
+        let Some(rest) = message.strip_prefix(prefix.as_str()) else {
+            continue;
+        };
+        let Some((word, tail)) = rest.split_once('`') else {
+            continue;
+        };
+        let expected: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+        let label = if what == "field" { "field" } else { "value" };
+        let short = format!("unknown {label} `{word}`");
+        let hint = match did_you_mean(word, expected.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None if expected.is_empty() => return (short, None),
+            None => format!("expected one of: {}", expected.join(", ")),
+        };
+        return (short, Some(hint));
+    }
+    (message.to_string(), None)
+}
+
+/// A hint sentence for a value that is not one of `allowed`.
+pub fn hint_for(word: &str, allowed: &[&'static str]) -> String {
+    match did_you_mean(word, allowed.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!("expected one of: {}", allowed.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn norm_follows_the_spec() {
+        assert_eq!(norm("  Non-Functional "), "non functional");
+        assert_eq!(norm("non_functional"), "non functional");
+        assert_eq!(norm("E-mail   the USER!!"), "e mail the user");
+        assert_eq!(norm("---"), "");
+        assert_eq!(norm(""), "");
+        // NFKC folds compatibility characters: full-width letters and the "ﬁ" ligature.
+        assert_eq!(norm("ＡＢＣ ﬁle"), "abc file");
+        // Unicode letters and digits are kept, punctuation is not.
+        assert_eq!(norm("Größe: 5²"), "größe 52");
+        assert_eq!(norm("Café—Bar"), "café bar");
+    }
+
+    #[test]
+    fn suggestions_only_for_near_misses() {
+        let keys = ["title", "type", "actor", "action"];
+        assert_eq!(did_you_mean("titel", keys), Some("title"));
+        assert_eq!(did_you_mean("aktion", keys), Some("action"));
+        assert_eq!(did_you_mean("zzzzzz", keys), None);
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+        assert_eq!(levenshtein("", "abc"), 3);
+        assert_eq!(levenshtein("titel", "title"), 1);
+    }
+
+    #[test]
+    fn serde_messages_are_explained() {
+        let (m, h) = explain_serde(
+            "unknown field `latency`, expected one of `sample_id`, `latency_ms`, `cached`",
+        );
+        assert_eq!(m, "unknown field `latency`");
+        assert_eq!(h.as_deref(), Some("did you mean `latency_ms`?"));
+        let (m, h) = explain_serde("unknown variant `crash`, expected one of `timeout`, `exit`");
+        assert_eq!(m, "unknown value `crash`");
+        assert_eq!(h.as_deref(), Some("expected one of: timeout, exit"));
+        let (m, h) = explain_serde("EOF while parsing a value at line 2 column 0");
+        assert_eq!((m.as_str(), h), ("EOF while parsing a value", None));
+    }
+}

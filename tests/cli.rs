@@ -1,0 +1,126 @@
+//! Data-driven CLI tests. Each folder under `tests/cases/` holds a `case.toml`
+//! (`args`, `status`, optional `stdout_contains` / `stderr_contains` / `files`), optional
+//! exact `stdout.txt` / `stderr.txt`, and its fixture files. The folder is copied to a
+//! temporary directory and the command runs there. `GOLDGATE_BLESS=1` rewrites the `.txt`
+//! expectations from the actual output.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Deserialize;
+
+use crate::scoring::TempDir;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    args: Vec<String>,
+    status: i32,
+    #[serde(default)]
+    stdout_contains: Vec<String>,
+    #[serde(default)]
+    stderr_contains: Vec<String>,
+    /// Files the command must have written (relative to the case directory).
+    #[serde(default)]
+    files: Vec<String>,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn check_exact(expected_file: &Path, actual: &str, failures: &mut Vec<String>) {
+    if std::env::var_os("GOLDGATE_BLESS").is_some() {
+        std::fs::write(expected_file, actual).unwrap();
+        return;
+    }
+    if let Ok(expected) = std::fs::read_to_string(expected_file) {
+        if expected != actual {
+            failures.push(format!(
+                "{} differs:\n--- expected\n{expected}\n--- actual\n{actual}",
+                expected_file.display()
+            ));
+        }
+    }
+}
+
+fn run_case(dir: &Path) -> Vec<String> {
+    let case: Case =
+        toml::from_str(&std::fs::read_to_string(dir.join("case.toml")).unwrap()).unwrap();
+    let name = dir.file_name().unwrap().to_string_lossy().to_string();
+    let work = TempDir::new(&format!("case-{name}"));
+    copy_dir(dir, &work.0);
+    let output = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(&case.args)
+        .current_dir(&work.0)
+        .env_remove("GITHUB_SHA")
+        .env("SOURCE_DATE_EPOCH", "0")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    let mut failures = Vec::new();
+    if output.status.code() != Some(case.status) {
+        failures.push(format!(
+            "exit code {:?}, expected {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            output.status.code(),
+            case.status
+        ));
+    }
+    for needle in &case.stdout_contains {
+        if !stdout.contains(needle.as_str()) {
+            failures.push(format!("stdout lacks {needle:?}:\n{stdout}"));
+        }
+    }
+    for needle in &case.stderr_contains {
+        if !stderr.contains(needle.as_str()) {
+            failures.push(format!("stderr lacks {needle:?}:\n{stderr}"));
+        }
+    }
+    for file in &case.files {
+        if !work.0.join(file).is_file() {
+            failures.push(format!("{file} was not written"));
+        }
+    }
+    if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
+        failures.push(format!("the command panicked:\n{stderr}"));
+    }
+    check_exact(&dir.join("stdout.txt"), &stdout, &mut failures);
+    check_exact(&dir.join("stderr.txt"), &stderr, &mut failures);
+    failures
+        .into_iter()
+        .map(|f| format!("[{name}] {f}"))
+        .collect()
+}
+
+#[test]
+fn cli_cases() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("case.toml").is_file())
+        .collect();
+    dirs.sort();
+    assert!(
+        dirs.len() >= 10,
+        "expected the CLI cases under {}",
+        root.display()
+    );
+    let failures: Vec<String> = dirs.iter().flat_map(|d| run_case(d)).collect();
+    assert!(
+        failures.is_empty(),
+        "{} failing CLI expectations:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}

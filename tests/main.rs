@@ -1,0 +1,5 @@
+//! The one integration-test binary (modules below), so the suite compiles once.
+
+mod cli;
+mod reference;
+mod scoring;

@@ -1,0 +1,483 @@
+//! Scoring scenarios through the library: small suites written to a temporary directory,
+//! answers as outputs files, and the numbers a user relies on checked by hand.
+
+use std::path::{Path, PathBuf};
+
+use goldgate::metrics::bootstrap::BootstrapConfig;
+use goldgate::metrics::ScoringConfig;
+use goldgate::score::{score, ScoreFile, ScoreRequest};
+use goldgate::suite::Suite;
+use serde_json::{json, Value};
+
+/// A directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("goldgate-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn write_jsonl(path: &Path, lines: &[Value]) {
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    std::fs::write(path, text).unwrap();
+}
+
+fn req(id: &str, title: &str, type_: &str, actor: &str, action: &str, sources: &[i64]) -> Value {
+    json!({"id": id, "title": title, "type": type_, "actor": actor, "action": action, "condition": null,
+           "acceptance_criteria": ["criterion one is met", "criterion two is met"], "priority": "must",
+           "source_messages": sources, "rationale": "r"})
+}
+
+fn conversation(n: usize) -> Value {
+    Value::Array((0..n).map(|i| json!({"role": "user", "content": format!("message {i}: the customer tracks orders and the admin exports reports")})).collect())
+}
+
+fn extraction(id: &str, gold: Vec<Value>) -> Value {
+    json!({"id": id, "kind": "extraction", "domain": "shop", "conversation": conversation(3), "labels": {"requirements": gold}})
+}
+
+fn run(name: &str, samples: &[Value], outputs: &[(&str, Value)]) -> ScoreFile {
+    run_with(name, samples, outputs, &ScoringConfig::default())
+}
+
+fn run_with(
+    name: &str,
+    samples: &[Value],
+    outputs: &[(&str, Value)],
+    cfg: &ScoringConfig,
+) -> ScoreFile {
+    let dir = TempDir::new(name);
+    std::fs::create_dir_all(dir.0.join("suite")).unwrap();
+    write_jsonl(&dir.0.join("suite/samples.jsonl"), samples);
+    let lines: Vec<Value> = outputs
+        .iter()
+        .map(|(id, out)| json!({"id": id, "output": out}))
+        .collect();
+    write_jsonl(&dir.0.join("answers.jsonl"), &lines);
+    let suite = Suite::open(&dir.0.join("suite")).unwrap();
+    let run = dir.0.join("answers.jsonl");
+    let bootstrap = BootstrapConfig {
+        resamples: 200,
+        ..BootstrapConfig::default()
+    };
+    score(&ScoreRequest {
+        suite: &suite,
+        run: &run,
+        scoring: cfg,
+        bootstrap,
+    })
+    .unwrap()
+    .file
+}
+
+fn value(file: &ScoreFile, metric: &str) -> Option<f64> {
+    file.metrics[metric].value
+}
+
+#[test]
+fn empty_gold_and_empty_prediction_score_one() {
+    let file = run(
+        "empty",
+        &[extraction("e1", vec![])],
+        &[("e1", json!({"requirements": []}))],
+    );
+    assert_eq!(value(&file, "extraction.precision"), Some(1.0));
+    assert_eq!(value(&file, "extraction.recall"), Some(1.0));
+    assert_eq!(value(&file, "extraction.f1_macro"), Some(1.0));
+    assert_eq!(file.samples[0].primary, 1.0);
+    // No calibration data and no other kinds: null with n = 0, never 0 or 1.
+    assert_eq!(file.metrics["extraction.ece"].value, None);
+    assert_eq!(file.metrics["extraction.ece"].n, 0);
+    assert_eq!(file.metrics["inference.relevance"].value, None);
+    assert_eq!(file.metrics["inference.relevance"].ci, None);
+}
+
+#[test]
+fn empty_prediction_against_gold_and_vice_versa() {
+    let gold = vec![req(
+        "REQ-001",
+        "Track orders",
+        "functional",
+        "customer",
+        "track orders",
+        &[0],
+    )];
+    let samples = [extraction("a", gold), extraction("b", vec![])];
+    let extra = req(
+        "REQ-001",
+        "Export reports",
+        "functional",
+        "admin",
+        "export reports",
+        &[1],
+    );
+    let file = run(
+        "one-sided",
+        &samples,
+        &[("a", json!({"requirements": []})), ("b", json!([extra]))],
+    );
+    // a: TP 0, FN 1; b: TP 0, FP 1.
+    assert_eq!(value(&file, "extraction.precision"), Some(0.0));
+    assert_eq!(value(&file, "extraction.recall"), Some(0.0));
+    assert_eq!(value(&file, "extraction.f1"), Some(0.0));
+    assert_eq!(
+        file.samples.iter().map(|s| s.primary).collect::<Vec<_>>(),
+        vec![0.0, 0.0]
+    );
+}
+
+#[test]
+fn matching_is_one_to_one() {
+    // Two near-identical gold items and one prediction: one match, not two.
+    let gold = vec![
+        req(
+            "REQ-001",
+            "Track orders",
+            "functional",
+            "customer",
+            "track orders online",
+            &[0],
+        ),
+        req(
+            "REQ-002",
+            "Track orders",
+            "functional",
+            "customer",
+            "track the orders online",
+            &[0],
+        ),
+    ];
+    let pred = req(
+        "REQ-001",
+        "Track orders",
+        "functional",
+        "user",
+        "track orders online",
+        &[0],
+    );
+    let file = run(
+        "one-to-one",
+        &[extraction("s", gold)],
+        &[("s", json!([pred]))],
+    );
+    let stats = &file.samples[0].stats;
+    assert_eq!(serde_json::to_value(stats).unwrap()["ext.tp"], json!(1.0));
+    assert_eq!(value(&file, "extraction.precision"), Some(1.0));
+    assert_eq!(value(&file, "extraction.recall"), Some(0.5));
+}
+
+#[test]
+fn type_and_actor_rules_gate_eligibility() {
+    let gold = vec![req(
+        "REQ-001",
+        "Export reports",
+        "functional",
+        "admin",
+        "export monthly reports",
+        &[0],
+    )];
+    let wrong_type = req(
+        "REQ-001",
+        "Export reports",
+        "data",
+        "admin",
+        "export monthly reports",
+        &[0],
+    );
+    let synonym = req(
+        "REQ-001",
+        "Export reports",
+        "Functional",
+        "Administrator",
+        "export monthly reports",
+        &[0],
+    );
+    let file = run(
+        "rules",
+        &[extraction("t", gold.clone()), extraction("u", gold)],
+        &[("t", json!([wrong_type])), ("u", json!([synonym]))],
+    );
+    let f1: Vec<f64> = file.samples.iter().map(|s| s.primary).collect();
+    assert_eq!(f1, vec![0.0, 1.0]);
+    // With the type rule off the type-blind pair still feeds type kappa.
+    assert!(file.metrics["extraction.type_kappa"].n >= 1);
+}
+
+#[test]
+fn failed_parse_is_an_empty_prediction_with_primary_zero() {
+    let gold = vec![req(
+        "REQ-001",
+        "Track orders",
+        "functional",
+        "customer",
+        "track orders",
+        &[0],
+    )];
+    let file = run(
+        "garbage",
+        &[extraction("g", gold)],
+        &[("g", json!("I could not do it {"))],
+    );
+    let s = &file.samples[0];
+    assert_eq!(s.primary, 0.0);
+    assert_eq!(serde_json::to_value(&s.parse).unwrap(), json!(["error"]));
+    assert_eq!(value(&file, "extraction.recall"), Some(0.0));
+    assert_eq!(value(&file, "extraction.schema_compliance"), Some(0.0));
+    assert_eq!(value(&file, "parse.error_rate"), Some(1.0));
+}
+
+#[test]
+fn confidences_at_bin_edges_and_out_of_range() {
+    let gold = vec![
+        req(
+            "REQ-001",
+            "Track orders",
+            "functional",
+            "customer",
+            "track orders",
+            &[0],
+        ),
+        req(
+            "REQ-002",
+            "Export reports",
+            "functional",
+            "admin",
+            "export reports",
+            &[1],
+        ),
+    ];
+    let mut a = req(
+        "REQ-001",
+        "Track orders",
+        "functional",
+        "customer",
+        "track orders",
+        &[0],
+    );
+    a["confidence"] = json!(1.0);
+    let mut b = req(
+        "REQ-002",
+        "Export reports",
+        "functional",
+        "admin",
+        "export reports",
+        &[1],
+    );
+    b["confidence"] = json!(0.1);
+    let mut c = req(
+        "REQ-003",
+        "Delete everything",
+        "functional",
+        "admin",
+        "delete all data",
+        &[2],
+    );
+    c["confidence"] = json!(0.0);
+    let mut d = req(
+        "REQ-004",
+        "Something else",
+        "functional",
+        "admin",
+        "do other things",
+        &[2],
+    );
+    d["confidence"] = json!(1.5); // left out of calibration, fails the schema
+    let file = run(
+        "conf",
+        &[extraction("c", gold)],
+        &[("c", json!([a, b, c, d]))],
+    );
+    // Bins: 9 -> (1.0, correct), 1 -> (0.1, correct), 0 -> (0.0, wrong).
+    let ece = (1.0 / 3.0) * 0.0 + (1.0 / 3.0) * 0.9 + (1.0 / 3.0) * 0.0;
+    assert!((value(&file, "extraction.ece").unwrap() - ece).abs() < 1e-12);
+    assert!((value(&file, "extraction.mce").unwrap() - 0.9).abs() < 1e-12);
+    assert!((value(&file, "extraction.brier").unwrap() - 0.81 / 3.0).abs() < 1e-12);
+    assert_eq!(value(&file, "extraction.schema_compliance"), Some(0.0));
+}
+
+#[test]
+fn hallucinated_actor_and_out_of_range_source() {
+    let gold = vec![req(
+        "REQ-001",
+        "Track orders",
+        "functional",
+        "customer",
+        "track orders",
+        &[0],
+    )];
+    let ok = req(
+        "REQ-001",
+        "Track orders",
+        "functional",
+        "client",
+        "track orders",
+        &[0],
+    ); // synonym of customer
+    let generic = req(
+        "REQ-002",
+        "Log events",
+        "functional",
+        "system",
+        "log events",
+        &[1],
+    );
+    let invented = req(
+        "REQ-003",
+        "Approve refunds",
+        "functional",
+        "warehouse robot",
+        "approve refunds",
+        &[1],
+    );
+    let out_of_range = req(
+        "REQ-004",
+        "Track orders",
+        "functional",
+        "customer",
+        "track orders again",
+        &[7],
+    );
+    let file = run(
+        "halluc",
+        &[extraction("h", gold)],
+        &[("h", json!([ok, generic, invented, out_of_range]))],
+    );
+    assert_eq!(value(&file, "extraction.hallucination_rate"), Some(1.0));
+    assert_eq!(
+        value(&file, "extraction.hallucination_entity_rate"),
+        Some(0.5)
+    );
+}
+
+#[test]
+fn repeats_pool_records_and_keep_per_sample_spread() {
+    let gold = vec![req(
+        "REQ-001",
+        "Track orders",
+        "functional",
+        "customer",
+        "track orders",
+        &[0],
+    )];
+    let good = json!([req(
+        "REQ-001",
+        "Track orders",
+        "functional",
+        "customer",
+        "track orders",
+        &[0]
+    )]);
+    let dir = TempDir::new("repeats");
+    std::fs::create_dir_all(dir.0.join("suite")).unwrap();
+    write_jsonl(&dir.0.join("suite/s.jsonl"), &[extraction("r", gold)]);
+    let lines = vec![
+        json!({"sample_id": "r", "repeat": 0, "raw_output": good.to_string(), "latency_ms": 100.0, "cached": true}),
+        json!({"sample_id": "r", "repeat": 1, "raw_output": "", "error": {"kind": "timeout", "message": "timed out after 60s"}, "latency_ms": 60000.0}),
+    ];
+    write_jsonl(&dir.0.join("run.jsonl"), &lines);
+    let suite = Suite::open(&dir.0.join("suite")).unwrap();
+    let req = ScoreRequest {
+        suite: &suite,
+        run: &dir.0.join("run.jsonl"),
+        scoring: &ScoringConfig::default(),
+        bootstrap: BootstrapConfig::default(),
+    };
+    let file = score(&req).unwrap().file;
+    let s = &file.samples[0];
+    assert_eq!((s.repeats, s.failed), (2, 1));
+    assert_eq!(s.primary_runs, vec![1.0, 0.0]);
+    assert_eq!((s.primary, s.primary_std), (0.5, 0.5));
+    assert_eq!(value(&file, "extraction.recall"), Some(0.5));
+    assert_eq!(value(&file, "run.error_rate"), Some(0.5));
+    assert_eq!(value(&file, "run.cache_hit_rate"), Some(0.5));
+    assert_eq!(value(&file, "run.latency_p50_ms"), Some(30050.0));
+    // One sample: n counts samples, not records, and the interval cannot narrow below it.
+    assert_eq!(file.metrics["extraction.recall"].n, 1);
+    assert_eq!(file.metrics["extraction.recall"].ci, Some([0.5, 0.5]));
+}
+
+#[test]
+fn groups_and_reproducible_intervals() {
+    let gold = |n: usize| {
+        (0..n)
+            .map(|i| {
+                req(
+                    &format!("REQ-00{i}"),
+                    &format!("Feature {i} for orders"),
+                    "functional",
+                    "customer",
+                    &format!("use feature {i}"),
+                    &[0],
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut samples = Vec::new();
+    let mut outputs = Vec::new();
+    for i in 0..12 {
+        let mut s = extraction(&format!("s{i}"), gold(3));
+        s["difficulty"] = json!(if i % 2 == 0 { "easy" } else { "hard" });
+        samples.push(s);
+        outputs.push((format!("s{i}"), json!({"requirements": gold(i % 4)})));
+    }
+    let outputs: Vec<(&str, Value)> = outputs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    let a = run("groups-a", &samples, &outputs);
+    let b = run("groups-b", &samples, &outputs);
+    assert_eq!(a.metrics, b.metrics);
+    assert_eq!(a.groups, b.groups);
+    let easy = &a.groups["difficulty"]["easy"]["extraction.f1"];
+    assert_eq!(easy.n, 6);
+    let all = &a.metrics["extraction.f1"];
+    let [lo, hi] = all.ci.unwrap();
+    assert!(lo < all.value.unwrap() && all.value.unwrap() < hi);
+    assert!(a.groups["kind"].contains_key("extraction"));
+    assert!(!a.groups["kind"]["extraction"].contains_key("validation.f1"));
+}
+
+#[test]
+fn validation_counts_keys_and_severity() {
+    let sample = json!({"id": "v", "kind": "validation", "domain": "hr", "conversation": conversation(1),
+        "labels": {"issues": [
+            {"issue_type": "ambiguous_verb", "severity": "warning", "field": "action"},
+            {"issue_type": "ambiguous_verb", "severity": "error", "field": "action"},
+            {"issue_type": "pii", "severity": "error", "field": "description"}],
+          "pii": ["Jane Doe", "jane@example.com"]}});
+    let answer = json!({"issues": [
+        {"issue_type": "Ambiguous Verb", "severity": "warning", "field": "Action"},
+        {"issue_type": "too_broad", "severity": "info", "field": "title"}],
+      "pii": ["jane doe", "555-0100"]});
+    let file = run("validation", &[sample], &[("v", answer)]);
+    assert_eq!(value(&file, "validation.precision"), Some(0.5));
+    assert!((value(&file, "validation.recall").unwrap() - 1.0 / 3.0).abs() < 1e-12);
+    assert_eq!(value(&file, "validation.pii_precision"), Some(0.5));
+    assert_eq!(value(&file, "validation.pii_recall"), Some(0.5));
+    assert_eq!(value(&file, "validation.severity_kappa"), Some(1.0));
+}
+
+#[test]
+fn inference_relevance_by_necessity() {
+    let inferred = |id: &str, title: &str, necessity: &str| json!({"requirement": req(id, title, "security", "system", &format!("{title} for every login"), &[0]), "inference_type": "security", "necessity": necessity});
+    let sample = json!({"id": "i", "kind": "inference", "domain": "bank", "conversation": conversation(1),
+        "labels": {"inferred_requirements": [inferred("REQ-101", "Two factor authentication", "necessary"), inferred("REQ-102", "Audit log", "optional")]}});
+    let pred = |id: &str, title: &str, c: f64| json!({"requirement": req(id, title, "security", "system", &format!("{title} for every login"), &[0]), "confidence": c});
+    let answer = json!({"inferred_requirements": [pred("X-1", "Two factor authentication", 0.9), pred("X-2", "Audit log", 0.8), pred("X-3", "Quantum encryption everywhere", 0.3)]});
+    let file = run("inference", &[sample], &[("i", answer)]);
+    // Scores 2 + 0 + 0 over 2·3.
+    assert!((value(&file, "inference.relevance").unwrap() - 2.0 / 6.0).abs() < 1e-12);
+    assert!((value(&file, "inference.false_inference_rate").unwrap() - 2.0 / 3.0).abs() < 1e-12);
+    assert_eq!(value(&file, "inference.recall"), Some(1.0));
+    assert!(value(&file, "inference.ece").is_some());
+}
