@@ -27,7 +27,7 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         scoring: &scoring,
         bootstrap: s.bootstrap,
     })?;
-    write_json(&s.output, &scored.file)?;
+    write_atomic(&s.output, |out| scored.file.write_to(out))?;
     if !scored.warnings.is_empty() {
         reporter.note(&format!(
             "note: the suite has {} labelling warnings; run `goldgate suite lint {}`\n",
@@ -40,15 +40,19 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Format::Json => reporter.out(&json(&scored.file.metrics)?),
     }
     let missing = &scored.file.missing;
-    if missing.is_empty() || s.allow_missing {
-        return Ok(Exit::Ok);
-    }
-    reporter.note(&terminal::missing_note(
-        missing,
-        &s.run,
-        suite.root.as_path(),
-    ));
-    Ok(Exit::Incomplete)
+    let exit = if missing.is_empty() || s.allow_missing {
+        Exit::Ok
+    } else {
+        reporter.note(&terminal::missing_note(
+            missing,
+            &s.run,
+            suite.root.as_path(),
+        ));
+        Exit::Incomplete
+    };
+    // The process exits next: freeing every sample's maps one by one would only cost time.
+    std::mem::forget(scored);
+    Ok(exit)
 }
 
 pub fn lint(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<Exit> {
@@ -129,9 +133,11 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String> {
         })
 }
 
-/// Write JSON atomically: to a temporary file beside the target, then rename.
-pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
-    let text = json(value)?;
+/// Write a file atomically: streamed to a temporary file beside the target, then renamed.
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
     let write_err = |source| Error::Write {
         path: path.to_path_buf(),
         source,
@@ -140,7 +146,15 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
         std::fs::create_dir_all(parent).map_err(write_err)?;
     }
     let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(write_err)?;
+    let written = std::fs::File::create(&tmp).and_then(|file| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        write(&mut out)?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(write_err(e));
+    }
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         write_err(e)

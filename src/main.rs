@@ -2,6 +2,9 @@
 
 use clap::Parser;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let cli = goldgate::cli::Cli::parse();
     let stdout = std::io::stdout();

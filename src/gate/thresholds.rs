@@ -308,12 +308,16 @@ fn check_matching(m: &Spanned<Matching>, at: &dyn Fn(usize) -> Location) -> Vec<
         ("requirement_threshold", m.requirement_threshold),
         ("ac_threshold", m.ac_threshold),
     ] {
-        if let Some(v) = value.filter(|v| !(0.0..=1.0).contains(v)) {
-            problems.push(Problem::new(
+        if let Some(v) = value.filter(|v| !(*v > 0.0 && *v <= 1.0)) {
+            let problem = Problem::new(
                 location.clone(),
                 Some(format!("matching.{key}")),
-                format!("{v} is outside [0, 1]"),
-            ));
+                format!("{v} is outside (0, 1]"),
+            );
+            problems.push(
+                problem
+                    .with_hint("a threshold of 0 would match unrelated, even empty, requirements"),
+            );
         }
     }
     if let Some(p) = &m.id_pattern {

@@ -38,37 +38,31 @@ impl Default for BootstrapConfig {
     }
 }
 
-/// What the bootstrap needs of one sample: its summed statistics and record latencies.
-#[derive(Clone, Debug, Default)]
-pub struct SampleSums {
-    pub stats: Stats,
-    pub latencies: Vec<f64>,
-}
-
-/// Samples prepared once for every scope: interned sums and, per sample, a bitmask of the
-/// metrics it supports (counts towards `n`).
+/// Samples prepared once for every scope: interned sums, record latencies and, per
+/// sample, a bitmask of the metrics it supports (counts towards `n`).
 pub struct Prepared<'a> {
-    samples: &'a [SampleSums],
+    latencies: Vec<&'a [f64]>,
     interned: Interned,
     support: Vec<u64>,
 }
 
 impl<'a> Prepared<'a> {
-    pub fn new(samples: &'a [SampleSums]) -> Self {
+    /// `stats[i]` and `latencies[i]` belong to sample `i`.
+    pub fn new(stats: &[&Stats], latencies: Vec<&'a [f64]>) -> Self {
         const { assert!(METRICS.len() <= 64, "support masks hold 64 metrics") };
-        let support = samples
+        let support = stats
             .iter()
             .map(|s| {
                 METRICS
                     .iter()
                     .enumerate()
-                    .filter(|(_, m)| s.stats.get(m.support) > 0.0)
+                    .filter(|(_, m)| s.get(m.support) > 0.0)
                     .fold(0u64, |mask, (i, _)| mask | 1 << i)
             })
             .collect();
         Prepared {
-            samples,
-            interned: Interned::new(samples.iter().map(|s| &s.stats)),
+            latencies,
+            interned: Interned::new(stats.iter().copied()),
             support,
         }
     }
@@ -105,12 +99,14 @@ pub fn label_hash(label: &str) -> u64 {
     })
 }
 
-/// One scope's samples as a dense matrix over the scope's own keys.
+/// One scope's samples as sparse rows (CSR) over the scope's own keys.
 struct Scope<'a> {
     names: Vec<&'a str>,
     lookup: HashMap<&'a str, usize>,
-    /// Row-major: one row of `names.len()` sums per member.
-    matrix: Vec<f64>,
+    /// Row r holds entries `starts[r]..starts[r + 1]` of `columns` and `values`.
+    starts: Vec<usize>,
+    columns: Vec<u32>,
+    values: Vec<f64>,
     latencies: Vec<&'a [f64]>,
 }
 
@@ -129,22 +125,22 @@ impl<'a> Scope<'a> {
             local[k] = names.len();
             names.push(all.names[k].as_str());
         }
-        let width = names.len();
-        let mut matrix = vec![0.0; members.len() * width];
-        for (r, &m) in members.iter().enumerate() {
+        let (mut starts, mut columns, mut values) = (vec![0], Vec::new(), Vec::new());
+        for &m in members {
             for &(k, v) in &all.rows[m] {
-                matrix[r * width + local[k as usize]] = v;
+                columns.push(local[k as usize] as u32);
+                values.push(v);
             }
+            starts.push(columns.len());
         }
         let lookup = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-        let latencies = members
-            .iter()
-            .map(|&m| prepared.samples[m].latencies.as_slice())
-            .collect();
+        let latencies = members.iter().map(|&m| prepared.latencies[m]).collect();
         Scope {
             names,
             lookup,
-            matrix,
+            starts,
+            columns,
+            values,
             latencies,
         }
     }
@@ -157,17 +153,47 @@ impl<'a> Scope<'a> {
     fn sum(&self, counts: &[u32], dense: &mut [f64], lat: &mut Vec<f64>, with_latency: bool) {
         dense.iter_mut().for_each(|v| *v = 0.0);
         lat.clear();
-        let width = self.width();
         for (r, &c) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
-            let row = &self.matrix[r * width..(r + 1) * width];
             let c = f64::from(c);
-            for (d, v) in dense.iter_mut().zip(row) {
-                *d += c * v;
+            for (k, v) in self.row(r) {
+                dense[k] += c * v;
             }
             if with_latency {
                 for _ in 0..c as u32 {
                     lat.extend_from_slice(self.latencies[r]);
                 }
+            }
+        }
+    }
+
+    /// `sums[k][b]` = Σ_r counts[r][b] · row_r[k], for a block of resamples at once.
+    fn sum_block(&self, counts: &[[f64; BLOCK]], sums: &mut [[f64; BLOCK]]) {
+        sums.iter_mut().for_each(|s| *s = [0.0; BLOCK]);
+        for (r, c) in counts.iter().enumerate() {
+            for (k, x) in self.row(r) {
+                let acc = &mut sums[k];
+                for b in 0..BLOCK {
+                    acc[b] += x * c[b];
+                }
+            }
+        }
+    }
+
+    /// The non-zero (column, value) entries of row `r`.
+    fn row(&self, r: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let span = self.starts[r]..self.starts[r + 1];
+        self.columns[span.clone()]
+            .iter()
+            .map(|&k| k as usize)
+            .zip(self.values[span].iter().copied())
+    }
+
+    /// The latencies of the rows, each repeated `counts[r]` times.
+    fn gather_latencies(&self, counts: &[u32], lat: &mut Vec<f64>) {
+        lat.clear();
+        for (r, &c) in counts.iter().enumerate() {
+            for _ in 0..c {
+                lat.extend_from_slice(self.latencies[r]);
             }
         }
     }
@@ -222,6 +248,10 @@ pub fn aggregate(
         .collect()
 }
 
+/// Resamples are summed this many at a time: each sample row is read once per block and
+/// added into every resample of the block (a small matrix product that vectorises).
+const BLOCK: usize = 8;
+
 fn resample(
     scope: &Scope<'_>,
     live: &[usize],
@@ -237,18 +267,41 @@ fn resample(
         .iter()
         .any(|&i| matches!(METRICS[i].eval, Eval::LatencyQuantile(_)));
     let mut rng = Rng::new(cfg.seed ^ label_hash(label));
-    let (mut dense, mut lat, mut counts) = (vec![0.0; scope.width()], Vec::new(), vec![0u32; n]);
-    for _ in 0..cfg.resamples {
-        counts.iter_mut().for_each(|c| *c = 0);
-        for _ in 0..n {
-            counts[rng.below(n)] += 1;
-        }
-        scope.sum(&counts, &mut dense, &mut lat, with_latency);
-        for (i, v) in scope.values(&dense, &mut lat, live).into_iter().enumerate() {
-            if let Some(v) = v {
-                draws[i].push(v);
+    let width = scope.width();
+    let mut counts = vec![[0.0f64; BLOCK]; n];
+    let mut sums = vec![[0.0f64; BLOCK]; width];
+    let (mut dense, mut lat, mut single) = (vec![0.0; width], Vec::new(), vec![0u32; n]);
+    let mut done = 0;
+    while done < cfg.resamples {
+        let block = BLOCK.min(cfg.resamples - done);
+        counts.iter_mut().for_each(|c| *c = [0.0; BLOCK]);
+        // Draw each resample of the block in turn, so the stream of draws is one resample
+        // after another whatever the block size.
+        #[allow(clippy::needless_range_loop)]
+        for b in 0..block {
+            for _ in 0..n {
+                counts[rng.below(n)][b] += 1.0;
             }
         }
+        scope.sum_block(&counts, &mut sums);
+        for b in 0..block {
+            for (d, s) in dense.iter_mut().zip(&sums) {
+                *d = s[b];
+            }
+            if with_latency {
+                single
+                    .iter_mut()
+                    .zip(&counts)
+                    .for_each(|(s, c)| *s = c[b] as u32);
+                scope.gather_latencies(&single, &mut lat);
+            }
+            for (i, v) in scope.values(&dense, &mut lat, live).into_iter().enumerate() {
+                if let Some(v) = v {
+                    draws[i].push(v);
+                }
+            }
+        }
+        done += block;
     }
     draws
 }
@@ -291,24 +344,22 @@ pub fn quantile(values: &mut [f64], q: f64) -> Option<f64> {
 mod tests {
     use super::*;
 
-    fn sample(tp: f64, fp: f64, fn_: f64) -> SampleSums {
+    fn sample(tp: f64, fp: f64, fn_: f64) -> Stats {
         let mut stats = Stats::default();
         stats.add("ext.records", 1.0);
         stats.add("ext.tp", tp);
         stats.add("ext.fp", fp);
         stats.add("ext.fn", fn_);
-        SampleSums {
-            stats,
-            latencies: vec![],
-        }
+        stats
     }
 
     #[test]
     fn reproducible_and_brackets_the_value() {
-        let samples: Vec<SampleSums> = (0..50)
+        let samples: Vec<Stats> = (0..50)
             .map(|i| sample((i % 5) as f64, (i % 3) as f64, (i % 2) as f64))
             .collect();
-        let prepared = Prepared::new(&samples);
+        let refs: Vec<&Stats> = samples.iter().collect();
+        let prepared = Prepared::new(&refs, vec![&[][..]; samples.len()]);
         let members: Vec<usize> = (0..samples.len()).collect();
         let cfg = BootstrapConfig {
             resamples: 300,

@@ -183,7 +183,7 @@ fn type_agreement(
             "ext.type_pair:{}|{}",
             gold.items[pair.gold].type_norm, pred[pair.pred].type_norm
         );
-        s.add(&key, 1.0);
+        s.add_dynamic(key, 1.0);
         s.add("ext.type_pairs", 1.0);
     }
 }
@@ -215,12 +215,12 @@ pub fn bin_keys(prefix: &'static str) -> &'static BinKeys {
 pub fn add_bins(prefix: &'static str, bins: &Bins, s: &mut Stats) {
     let keys = bin_keys(prefix);
     for b in 0..calibration::BINS {
-        s.add(&keys.count[b], bins.count[b]);
-        s.add(&keys.confidence[b], bins.confidence[b]);
-        s.add(&keys.correct[b], bins.correct[b]);
+        s.add(keys.count[b].as_str(), bins.count[b]);
+        s.add(keys.confidence[b].as_str(), bins.confidence[b]);
+        s.add(keys.correct[b].as_str(), bins.correct[b]);
     }
-    s.add(&keys.squared_error, bins.squared_error);
-    s.add(&keys.total, bins.total());
+    s.add(keys.squared_error.as_str(), bins.squared_error);
+    s.add(keys.total.as_str(), bins.total());
 }
 
 /// Calibration bins read back from sums under `prefix`.

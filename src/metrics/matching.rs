@@ -62,7 +62,7 @@ impl MatchItem {
         MatchItem {
             type_norm: norm(type_),
             actor_norm: norm(actor),
-            text: Trigrams::new(&format!("{title} {action}")),
+            text: Trigrams::of_parts(&[title, action]),
         }
     }
 }

@@ -3,40 +3,42 @@
 
 use crate::text::norm;
 
-/// A string's trigram count vector, sorted by trigram, ready for repeated cosines.
+/// A string's trigram multiset as sorted keys (a repeated trigram appears once per
+/// occurrence), ready for repeated cosines.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trigrams {
-    grams: Vec<(u64, u64)>,
+    keys: Vec<u64>,
     norm_sq: u64,
 }
 
 impl Trigrams {
     /// Trigrams of `" " + norm(s) + " "`. A string whose norm is empty has none.
     pub fn new(s: &str) -> Self {
-        let mut keys = Vec::with_capacity(s.len() + 2);
-        if s.is_ascii() {
+        Trigrams::of_parts(&[s])
+    }
+
+    /// Trigrams of the parts joined by single spaces (`title + " " + action`), without
+    /// building the joined string.
+    pub fn of_parts(parts: &[&str]) -> Self {
+        let len: usize = parts.iter().map(|p| p.len() + 1).sum();
+        let mut keys = Vec::with_capacity(len + 2);
+        if parts.iter().all(|p| p.is_ascii()) {
             // NFKC is the identity on ASCII: normalise on the fly, no intermediate string.
-            push_trigrams(
-                s.bytes().map(|b| char::from(b.to_ascii_lowercase())),
-                &mut keys,
-            );
+            let bytes = parts
+                .iter()
+                .enumerate()
+                .flat_map(|(i, p)| (i > 0).then_some(b' ').into_iter().chain(p.bytes()));
+            push_trigrams(bytes.map(|b| char::from(b.to_ascii_lowercase())), &mut keys);
         } else {
-            push_trigrams(norm(s).chars(), &mut keys);
+            push_trigrams(norm(&parts.join(" ")).chars(), &mut keys);
         }
         keys.sort_unstable();
-        let mut grams: Vec<(u64, u64)> = Vec::with_capacity(keys.len());
-        for key in keys {
-            match grams.last_mut() {
-                Some((last, count)) if *last == key => *count += 1,
-                _ => grams.push((key, 1)),
-            }
-        }
-        let norm_sq = grams.iter().map(|(_, c)| c * c).sum();
-        Trigrams { grams, norm_sq }
+        let norm_sq = runs(&keys).map(|(_, c)| c * c).sum();
+        Trigrams { keys, norm_sq }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.grams.is_empty()
+        self.keys.is_empty()
     }
 
     /// Cosine similarity: dot / sqrt(|a|² · |b|²); 0 when either side has no trigrams.
@@ -48,23 +50,36 @@ impl Trigrams {
         dot as f64 / (self.norm_sq as f64 * other.norm_sq as f64).sqrt()
     }
 
+    /// Σ count_a(k)·count_b(k) over the two sorted multisets.
     fn dot(&self, other: &Trigrams) -> u64 {
+        let (a, b) = (&self.keys, &other.keys);
         let (mut i, mut j, mut dot) = (0, 0, 0);
-        while i < self.grams.len() && j < other.grams.len() {
-            let (ka, ca) = self.grams[i];
-            let (kb, cb) = other.grams[j];
-            match ka.cmp(&kb) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    dot += ca * cb;
+        while i < a.len() && j < b.len() {
+            let (ka, kb) = (a[i], b[j]);
+            if ka < kb {
+                i += 1;
+            } else if ka > kb {
+                j += 1;
+            } else {
+                let start_a = i;
+                while i < a.len() && a[i] == ka {
                     i += 1;
+                }
+                let start_b = j;
+                while j < b.len() && b[j] == kb {
                     j += 1;
                 }
+                dot += ((i - start_a) * (j - start_b)) as u64;
             }
         }
         dot
     }
+}
+
+/// (key, count) runs of sorted keys.
+fn runs(keys: &[u64]) -> impl Iterator<Item = (u64, u64)> + '_ {
+    keys.chunk_by(|a, b| a == b)
+        .map(|run| (run[0], run.len() as u64))
 }
 
 /// Push the trigram keys of `" " + collapse(chars) + " "`, where `collapse` maps every
@@ -132,6 +147,15 @@ mod tests {
         assert_eq!(t.norm_sq, 1 + 4 + 1);
         // One character: " x " is a single trigram.
         assert_eq!(lexical("x", "X"), 1.0);
+        // Parts join with one space, as `title + " " + action` would.
+        assert_eq!(
+            Trigrams::of_parts(&["Track", "orders"]),
+            Trigrams::new("Track orders")
+        );
+        assert_eq!(
+            Trigrams::of_parts(&["Größe", "ok"]),
+            Trigrams::new("Größe ok")
+        );
     }
 
     #[test]
@@ -159,11 +183,7 @@ mod tests {
                     .collect();
             }
             expected.sort_unstable();
-            let got: Vec<u64> = Trigrams::new(s)
-                .grams
-                .iter()
-                .flat_map(|(k, c)| std::iter::repeat_n(*k, *c as usize))
-                .collect();
+            let got: Vec<u64> = Trigrams::new(s).keys;
             assert_eq!(got, expected, "{s:?}");
         }
     }

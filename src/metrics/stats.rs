@@ -4,40 +4,56 @@
 //! and a group, the whole suite or a bootstrap resample is just another sum. The score file
 //! keeps each sample's sums so `compare` can recompute any metric on paired resamples.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-/// Named sums of one record, sample or group. Zero entries are not stored.
+/// Named sums of one record, sample or group. Zero entries are not stored. Keys are
+/// static strings except for confusion-table cells, so scoring allocates little.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Stats(BTreeMap<String, f64>);
+pub struct Stats(BTreeMap<Cow<'static, str>, f64>);
 
 impl Stats {
-    pub fn add(&mut self, key: &str, value: f64) {
+    pub fn add(&mut self, key: &'static str, value: f64) {
+        self.add_key(Cow::Borrowed(key), value);
+    }
+
+    /// Add under a key built at run time (confusion-table cells).
+    pub fn add_dynamic(&mut self, key: String, value: f64) {
+        self.add_key(Cow::Owned(key), value);
+    }
+
+    fn add_key(&mut self, key: Cow<'static, str>, value: f64) {
         if value == 0.0 {
             return;
         }
-        match self.0.get_mut(key) {
+        match self.0.get_mut(key.as_ref()) {
             Some(sum) => *sum += value,
             None => {
-                self.0.insert(key.to_string(), value);
+                self.0.insert(key, value);
             }
         }
     }
 
-    pub fn add_count(&mut self, key: &str, value: usize) {
+    pub fn add_count(&mut self, key: &'static str, value: usize) {
         self.add(key, value as f64);
     }
 
-    pub fn merge(&mut self, other: &Stats) {
-        for (k, v) in &other.0 {
-            self.add(k, *v);
+    /// Add every sum of `other` (taking them as they are when this is empty).
+    pub fn merge(&mut self, other: Stats) {
+        if self.0.is_empty() {
+            *self = other;
+            return;
+        }
+        for (k, v) in other.0 {
+            self.add_key(k, v);
         }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), *v))
+        self.0.iter().map(|(k, v)| (k.as_ref(), *v))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -59,7 +75,10 @@ impl Sums for Stats {
 
     fn prefixed(&self, prefix: &str) -> Vec<(&str, f64)> {
         self.0
-            .range(prefix.to_string()..)
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix),
+                std::ops::Bound::Unbounded,
+            ))
             .take_while(|(k, _)| k.starts_with(prefix))
             .map(|(k, v)| (&k[prefix.len()..], *v))
             .collect()
@@ -81,7 +100,7 @@ impl Interned {
         for stats in &all {
             for key in stats.0.keys() {
                 let next = index.len() as u32;
-                index.entry(key.as_str()).or_insert(next);
+                index.entry(key.as_ref()).or_insert(next);
             }
         }
         // Renumber in name order so that a scope's columns come out sorted by name.
@@ -94,7 +113,7 @@ impl Interned {
             .collect();
         let rows = all
             .iter()
-            .map(|s| s.0.iter().map(|(k, v)| (order[k.as_str()], *v)).collect())
+            .map(|s| s.0.iter().map(|(k, v)| (order[k.as_ref()], *v)).collect())
             .collect();
         Interned {
             names: names.into_iter().map(str::to_string).collect(),
@@ -149,13 +168,13 @@ mod tests {
     fn sums_and_prefixes_agree_between_sparse_and_dense() {
         let mut a = Stats::default();
         a.add("ext.tp", 2.0);
-        a.add("ext.pair:x|y", 1.0);
+        a.add_dynamic("ext.pair:x|y".to_string(), 1.0);
         a.add("ext.zero", 0.0);
         let mut b = Stats::default();
         b.add("ext.tp", 1.0);
-        b.add("ext.pair:x|x", 3.0);
+        b.add_dynamic("ext.pair:x|x".to_string(), 3.0);
         let mut total = a.clone();
-        total.merge(&b);
+        total.merge(b.clone());
         assert_eq!(total.get("ext.tp"), 3.0);
         assert_eq!(total.get("ext.zero"), 0.0);
         assert_eq!(

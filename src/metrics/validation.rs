@@ -33,7 +33,7 @@ pub fn score(gold: &[Issue], pii: &[String], pred: &Prediction) -> (Stats, f64) 
     let mut tp = 0usize;
     for (gold_sev, pred_sev) in by_key.values() {
         for (g, p) in gold_sev.iter().zip(pred_sev) {
-            s.add(&format!("val.severity:{g}|{p}"), 1.0);
+            s.add_dynamic(format!("val.severity:{g}|{p}"), 1.0);
             s.add("val.severity_pairs", 1.0);
             tp += 1;
         }

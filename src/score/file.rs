@@ -68,10 +68,60 @@ pub struct SampleScore {
     pub failed: usize,
     /// Parse outcome of each repeat.
     pub parse: Vec<ParseOutcome>,
+    /// Latency of each record that reported one, in repeat order (for run-health
+    /// quantiles when scores are recomputed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_ms: Vec<f64>,
     /// Metric values over this sample's records alone.
     pub metrics: BTreeMap<String, f64>,
     /// The sufficient statistics the metrics are computed from (pooled over repeats).
     pub stats: Stats,
+}
+
+impl ScoreFile {
+    /// Write the file: indented JSON, except that each sample is one compact line, so the
+    /// file stays small and a changed sample is one changed line in a diff.
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let pretty = |v: &dyn erased::Json| v.pretty();
+        writeln!(out, "{{")?;
+        let head: [(&str, &dyn erased::Json); 7] = [
+            ("schema", &self.schema),
+            ("metrics_version", &self.metrics_version),
+            ("protocol_version", &self.protocol_version),
+            ("provenance", &self.provenance),
+            ("metrics", &self.metrics),
+            ("groups", &self.groups),
+            ("missing", &self.missing),
+        ];
+        for (key, value) in head {
+            writeln!(
+                out,
+                "  \"{key}\": {},",
+                pretty(value)?.replace('\n', "\n  ")
+            )?;
+        }
+        write!(out, "  \"samples\": [")?;
+        for (i, sample) in self.samples.iter().enumerate() {
+            let sep = if i == 0 { "" } else { "," };
+            write!(out, "{sep}\n    ")?;
+            serde_json::to_writer(&mut *out, sample)?;
+        }
+        let close = if self.samples.is_empty() { "" } else { "\n  " };
+        writeln!(out, "{close}]\n}}")
+    }
+}
+
+/// Pretty JSON of differently typed fields through one object-safe trait.
+mod erased {
+    pub trait Json {
+        fn pretty(&self) -> std::io::Result<String>;
+    }
+
+    impl<T: serde::Serialize> Json for T {
+        fn pretty(&self) -> std::io::Result<String> {
+            serde_json::to_string_pretty(self).map_err(std::io::Error::other)
+        }
+    }
 }
 
 /// A whole score file.

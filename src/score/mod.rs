@@ -5,11 +5,11 @@
 pub mod file;
 mod provenance;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use crate::error::{Error, Location, Problem, Result};
-use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared, SampleSums};
+use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared};
 use crate::metrics::e2e;
 use crate::metrics::extraction::{self, GoldRequirements};
 use crate::metrics::inference::{self, GoldInferred};
@@ -121,9 +121,8 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
         });
     }
     results.sort_by_key(|(i, _)| *i);
-    let (samples, sums): (Vec<SampleScore>, Vec<SampleSums>) =
-        results.into_iter().map(|(_, r)| r).unzip();
-    let (metrics, groups) = aggregates(&samples, &sums, &req.bootstrap);
+    let samples: Vec<SampleScore> = results.into_iter().map(|(_, r)| r).collect();
+    let (metrics, groups) = aggregates(&samples, &req.bootstrap);
     let provenance =
         provenance::collect(req, &reader.fingerprint(), &samples, reading.fingerprints);
     let file = ScoreFile {
@@ -185,7 +184,7 @@ fn next_job(
 fn score_jobs(
     rx: &std::sync::Mutex<std::sync::mpsc::Receiver<Vec<Job>>>,
     cfg: &ScoringConfig,
-) -> Vec<(usize, (SampleScore, SampleSums))> {
+) -> Vec<(usize, SampleScore)> {
     let mut out = Vec::new();
     loop {
         let batch = match rx.lock() {
@@ -223,11 +222,7 @@ enum Gold {
     Issues,
 }
 
-fn score_sample(
-    sample: &Sample,
-    answers: &[Answer],
-    cfg: &ScoringConfig,
-) -> (SampleScore, SampleSums) {
+fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> SampleScore {
     let gold = match sample.kind {
         Kind::Extraction | Kind::E2e => {
             Gold::Requirements(GoldRequirements::new(&sample.labels.requirements))
@@ -240,7 +235,7 @@ fn score_sample(
     let (mut runs, mut parse) = (Vec::new(), Vec::new());
     for answer in answers {
         let record = score_record(sample, &gold, answer, cfg);
-        stats.merge(&record.stats);
+        stats.merge(record.stats);
         runs.push(record.primary);
         parse.push(record.outcome);
         latencies.extend(answer.latency_ms.filter(|l| l.is_finite()));
@@ -264,10 +259,11 @@ fn score_sample(
         primary_runs: runs,
         failed: answers.iter().filter(|a| a.failed).count(),
         parse,
+        latency_ms: latencies,
         metrics,
-        stats: stats.clone(),
+        stats,
     };
-    (score, SampleSums { stats, latencies })
+    score
 }
 
 fn score_record(sample: &Sample, gold: &Gold, answer: &Answer, cfg: &ScoringConfig) -> RecordScore {
@@ -320,12 +316,12 @@ fn run_health(answer: &Answer, stats: &mut Stats) {
 type Groups = BTreeMap<String, BTreeMap<String, file::Metrics>>;
 
 /// Overall and per-group aggregates; scopes are spread over the available cores.
-fn aggregates(
-    samples: &[SampleScore],
-    sums: &[SampleSums],
-    cfg: &BootstrapConfig,
-) -> (file::Metrics, Groups) {
-    let prepared = Prepared::new(sums);
+fn aggregates(samples: &[SampleScore], cfg: &BootstrapConfig) -> (file::Metrics, Groups) {
+    let stats: Vec<&crate::metrics::stats::Stats> = samples.iter().map(|s| &s.stats).collect();
+    let prepared = Prepared::new(
+        &stats,
+        samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
+    );
     let mut scopes: Vec<(String, String, Vec<usize>)> =
         vec![("all".into(), String::new(), (0..samples.len()).collect())];
     let mut by_group: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
@@ -342,9 +338,21 @@ fn aggregates(
         }
     }
     scopes.extend(by_group.into_iter().map(|((d, v), s)| (d, v, s)));
-    let results = parallel_map(&scopes, |(dim, value, members)| {
+    // A group holding every sample (one kind, one domain) is the overall scope again:
+    // compute each distinct member list once.
+    let mut first: HashMap<&[usize], usize> = HashMap::new();
+    let source: Vec<usize> = scopes
+        .iter()
+        .enumerate()
+        .map(|(i, (_, _, m))| *first.entry(m.as_slice()).or_insert(i))
+        .collect();
+    let distinct: Vec<usize> = (0..scopes.len()).filter(|&i| source[i] == i).collect();
+    let computed = parallel_map(&distinct, |&i| {
+        let (dim, value, members) = &scopes[i];
         aggregate(&prepared, members, cfg, &format!("{dim}:{value}"))
     });
+    let by_index: HashMap<usize, _> = distinct.into_iter().zip(computed).collect();
+    let results: Vec<_> = source.iter().map(|i| by_index[i].clone()).collect();
     let mut metrics = file::Metrics::new();
     let mut groups = Groups::new();
     for ((dim, value, _), result) in scopes.iter().zip(results) {
@@ -352,11 +360,11 @@ fn aggregates(
         if dim == "all" {
             metrics = named.collect();
         } else {
-            let with_data = named.filter(|(_, a)| a.n > 0).collect();
+            let all_metrics = named.collect();
             groups
                 .entry(dim.clone())
                 .or_default()
-                .insert(value.clone(), with_data);
+                .insert(value.clone(), all_metrics);
         }
     }
     (metrics, groups)

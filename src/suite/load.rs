@@ -237,21 +237,21 @@ impl SuiteReader<'_> {
             let loaded = validate::check_typed(path, Location::new(path, line, 1), raw, positions);
             return self.check_unique(loaded);
         }
-        match serde_json::from_str(text) {
-            Ok(value) => self.check(path, Location::new(path, line, 1), value, || {
-                let mut positions = document::json_positions(text);
+        // Slow path: locate every problem (duplicate keys are errors here, as in .json files).
+        match document::parse_json(text) {
+            Ok(Document {
+                value,
+                mut positions,
+            }) => {
                 positions.offset_lines(line - 1);
-                positions
-            }),
-            Err(e) => {
-                let column = if e.line() == 1 { e.column() } else { 0 };
-                syntax_problem(
-                    path,
-                    line,
-                    column,
-                    &crate::text::explain_serde(&e.to_string()).0,
-                )
+                self.check(path, Location::new(path, line, 1), value, move || positions)
             }
+            Err(e) => syntax_problem(
+                path,
+                line + e.position.line - 1,
+                e.position.column,
+                &e.message,
+            ),
         }
     }
 
