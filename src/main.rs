@@ -2,6 +2,8 @@
 
 use clap::Parser;
 
+/// Scoring makes many small allocations; mimalloc runs the 10k-sample benchmark in about
+/// three quarters of the time the system allocator takes.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -1,8 +1,9 @@
 //! Data-driven CLI tests. Each folder under `tests/cases/` holds a `case.toml`
 //! (`args`, `status`, optional `stdout_contains` / `stderr_contains` / `files`), optional
 //! exact `stdout.txt` / `stderr.txt`, and its fixture files. The folder is copied to a
-//! temporary directory and the command runs there. `GOLDGATE_BLESS=1` rewrites the `.txt`
-//! expectations from the actual output.
+//! temporary directory and the command runs there; `{root}` in an argument is the
+//! repository root (for cases that run on the shipped `examples/`). `GOLDGATE_BLESS=1`
+//! rewrites the `.txt` expectations from the actual output.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -59,15 +60,21 @@ fn run_case(dir: &Path) -> Vec<String> {
     let name = dir.file_name().unwrap().to_string_lossy().to_string();
     let work = TempDir::new(&format!("case-{name}"));
     copy_dir(dir, &work.0);
+    let root = env!("CARGO_MANIFEST_DIR");
+    let args: Vec<String> = case
+        .args
+        .iter()
+        .map(|a| a.replace("{root}", root))
+        .collect();
     let output = Command::new(env!("CARGO_BIN_EXE_goldgate"))
-        .args(&case.args)
+        .args(&args)
         .current_dir(&work.0)
         .env_remove("GITHUB_SHA")
         .env("SOURCE_DATE_EPOCH", "0")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    let stdout = String::from_utf8_lossy(&output.stdout).replace(root, "{root}");
+    let stderr = String::from_utf8_lossy(&output.stderr).replace(root, "{root}");
     let mut failures = Vec::new();
     if output.status.code() != Some(case.status) {
         failures.push(format!(

@@ -1,6 +1,7 @@
 //! The score file of SPEC §6 (`schema: "goldgate.score/1"`): provenance, aggregate metrics
 //! with `n` and CI, per-group aggregates, and per-sample values with the sums they came from.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -73,7 +74,7 @@ pub struct SampleScore {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_ms: Vec<f64>,
     /// Metric values over this sample's records alone.
-    pub metrics: BTreeMap<String, f64>,
+    pub metrics: BTreeMap<Cow<'static, str>, f64>,
     /// The sufficient statistics the metrics are computed from (pooled over repeats).
     pub stats: Stats,
 }

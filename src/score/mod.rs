@@ -246,7 +246,10 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
     let metrics = METRICS
         .iter()
         .filter(|m| matches!(m.eval, Eval::Sums(_)))
-        .filter_map(|m| m.value(&stats).map(|v| (m.name.to_string(), v)))
+        .filter_map(|m| {
+            m.value(&stats)
+                .map(|v| (std::borrow::Cow::Borrowed(m.name), v))
+        })
         .collect();
     let score = SampleScore {
         id: sample.id.clone(),
@@ -401,4 +404,123 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     });
     results.sort_by_key(|(i, _)| *i);
     results.into_iter().map(|(_, r)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::error::Location;
+    use crate::metrics::registry::METRICS;
+    use crate::suite::model::{Labels, Message, Written};
+    use crate::suite::{Difficulty, Kind};
+
+    fn sample(kind: Kind) -> Sample {
+        let labels: Labels = serde_json::from_value(json!({
+            "requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer",
+                              "action": "track orders", "acceptance_criteria": ["a", "b"], "source_messages": [0]}],
+            "inferred_requirements": [{"requirement": {"id": "REQ-101", "title": "Audit", "type": "security", "actor": "system",
+                              "action": "log access"}, "inference_type": "security", "necessity": "necessary"}],
+            "issues": [{"issue_type": "pii", "severity": "error", "field": "description"}],
+            "pii": ["Jane Doe"]
+        }))
+        .unwrap();
+        Sample {
+            id: "s".into(),
+            kind,
+            domain: "d".into(),
+            difficulty: Difficulty::Medium,
+            conversation: vec![Message {
+                role: "user".into(),
+                content: "the customer tracks orders".into(),
+            }],
+            user_input: None,
+            reference_srs: None,
+            labels,
+            annotations: vec![],
+            written: Written::default(),
+            origin: Location::file(std::path::Path::new("s.yaml")),
+        }
+    }
+
+    const KEYS: &[&str] = &[
+        "requirements",
+        "inferred_requirements",
+        "issues",
+        "pii",
+        "srs_markdown",
+        "id",
+        "title",
+        "type",
+        "actor",
+        "action",
+        "condition",
+        "acceptance_criteria",
+        "source_messages",
+        "confidence",
+        "requirement",
+        "issue_type",
+        "field",
+        "severity",
+        "priority",
+        "rationale",
+        "necessity",
+    ];
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            (-2.0f64..2.0).prop_map(Value::from),
+            prop_oneof![
+                Just("functional"),
+                Just("REQ-001"),
+                Just("customer"),
+                Just("pii"),
+                Just("# Scope"),
+                Just("")
+            ]
+            .prop_map(Value::from),
+            "[a-zA-Z0-9 #_-]{0,12}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(5, 96, 8, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..8).prop_map(|kv| {
+                    Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1500))]
+
+        /// Any answer, of any shape, scores without panicking into finite, in-range values.
+        #[test]
+        fn any_answer_scores_in_range(value in json_value(), wrap in 0..3usize, kind in 0..4usize, failed in any::<bool>()) {
+            let kind = Kind::ALL[kind];
+            let body = value.to_string();
+            let text = match wrap {
+                0 => body,
+                1 => format!("Here you go:\n```json\n{body}\n```"),
+                _ => format!("{{{body},}}"),
+            };
+            let answer = Answer { text, failed, latency_ms: Some(5.0), ..Answer::default() };
+            let score = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
+            prop_assert!((0.0..=1.0).contains(&score.primary), "primary {}", score.primary);
+            if failed {
+                prop_assert_eq!(score.primary, 0.0);
+            }
+            for (name, v) in &score.metrics {
+                prop_assert!(v.is_finite(), "{} = {}", name, v);
+                let range = if name.ends_with("kappa") { -1.0..=1.0 } else { 0.0..=1.0 };
+                let counted = METRICS.iter().any(|m| m.name == name && !name.starts_with("run.tokens") && !name.starts_with("run.cost"));
+                prop_assert!(!counted || range.contains(v), "{} = {}", name, v);
+            }
+        }
+    }
 }
