@@ -50,7 +50,8 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
         Exit::Incomplete
     };
-    // The process exits next: freeing every sample's maps one by one would only cost time.
+    // `goldgate::run` is the process's entry point and it exits right after this: freeing
+    // every sample's maps one by one would only cost time (~5% of a 10k-sample score).
     std::mem::forget(scored);
     Ok(exit)
 }
