@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::record::{Answer, OutputLine, RunRecord};
 use crate::error::{Error, Location, Problem, Result};
-use crate::suite::document::{escape_pointer_segment, json_positions};
+use crate::suite::document::json_positions;
 use crate::text::explain_serde;
 
 /// Where one answer stands in the run file.
@@ -199,17 +199,7 @@ fn decode<T: DeserializeOwned>(
     path: &Path,
 ) -> std::result::Result<T, Problem> {
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let pointer: String = e
-            .path()
-            .iter()
-            .filter_map(|s| match s {
-                serde_path_to_error::Segment::Map { key } => {
-                    Some(format!("/{}", escape_pointer_segment(key)))
-                }
-                serde_path_to_error::Segment::Seq { index } => Some(format!("/{index}")),
-                _ => None,
-            })
-            .collect();
+        let pointer = crate::suite::pointer_of(e.path());
         let at = json_positions(text).nearest(&pointer);
         let field = crate::suite::field_of(&pointer);
         let (message, hint) = explain_serde(&e.into_inner().to_string());

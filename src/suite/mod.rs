@@ -8,7 +8,7 @@ pub mod model;
 pub mod stats;
 mod validate;
 
-pub use validate::{field_of, in_enum};
+pub use validate::{field_of, in_enum, pointer_of};
 
 pub use load::{Loaded, Suite, SuiteConfig, SuiteReader};
 pub use model::{Difficulty, Kind, Sample};

@@ -119,6 +119,19 @@ pub fn field_of(pointer: &str) -> Option<String> {
     Some(out)
 }
 
+/// The JSON pointer of the place a typed deserialization failed.
+pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    path.iter()
+        .filter_map(|segment| match segment {
+            serde_path_to_error::Segment::Seq { index } => Some(format!("/{index}")),
+            serde_path_to_error::Segment::Map { key } => {
+                Some(format!("/{}", escape_pointer_segment(key)))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 fn child(pointer: &str, key: &str) -> String {
     format!("{pointer}/{}", escape_pointer_segment(key))
 }
@@ -212,17 +225,7 @@ fn deserialize(value: &Value, findings: &mut Findings) -> Option<RawSample> {
     match serde_path_to_error::deserialize::<_, RawSample>(value) {
         Ok(raw) => Some(raw),
         Err(e) => {
-            let pointer: String = e
-                .path()
-                .iter()
-                .filter_map(|segment| match segment {
-                    serde_path_to_error::Segment::Seq { index } => Some(format!("/{index}")),
-                    serde_path_to_error::Segment::Map { key } => {
-                        Some(format!("/{}", escape_pointer_segment(key)))
-                    }
-                    _ => None,
-                })
-                .collect();
+            let pointer = pointer_of(e.path());
             let message = e.into_inner().to_string();
             // Missing fields were all reported by the key walk already.
             if !message.starts_with("missing field") || findings.0.is_empty() {
