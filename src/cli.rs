@@ -22,6 +22,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Send every suite sample through the pipeline under test -> run.jsonl
+    Run(RunArgs),
     /// Score a run file (or an outputs file) against a gold suite -> score.json
     Score(ScoreArgs),
     /// Work with a gold suite: lint, stats, agreement
@@ -70,6 +72,57 @@ pub struct ScoreArgs {
     /// Summary format on stdout
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+}
+
+/// How a `--command` pipeline is driven.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// One process per sample: the sample JSON on stdin, the answer on stdout
+    #[default]
+    Oneshot,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub struct RunArgs {
+    /// The gold suite directory (labels and annotations are never sent to the pipeline)
+    #[arg(long, env = "GOLDGATE_SUITE", value_name = "DIR")]
+    pub suite: PathBuf,
+    /// Where to write the records
+    #[arg(
+        long,
+        short,
+        env = "GOLDGATE_RUN",
+        value_name = "FILE",
+        default_value = "run.jsonl"
+    )]
+    pub output: PathBuf,
+    /// Run this shell command as the pipeline (`sh -c CMD`)
+    #[arg(long, value_name = "CMD", conflicts_with = "replay")]
+    pub command: Option<String>,
+    /// How the command is driven
+    #[arg(long, value_enum, default_value_t, requires = "command")]
+    pub mode: ModeArg,
+    /// Replay answers from a run.jsonl or an outputs file instead of calling a pipeline
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    /// Calls in flight at once
+    #[arg(long, short, env = "GOLDGATE_JOBS", default_value_t = 16)]
+    pub jobs: usize,
+    /// Seconds a call may take before it is stopped and recorded as a timeout
+    #[arg(
+        long,
+        env = "GOLDGATE_TIMEOUT",
+        default_value_t = 120.0,
+        value_name = "SECS"
+    )]
+    pub timeout: f64,
+    /// Largest answer kept, in bytes; a pipeline printing more is stopped
+    #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
+    pub max_output_bytes: usize,
+    /// Keep the records an interrupted run finished and run only the rest
+    #[arg(long)]
+    pub resume: bool,
 }
 
 #[derive(Debug, Subcommand)]

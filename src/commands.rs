@@ -7,13 +7,75 @@ use crate::cli::Format;
 use crate::error::{Error, Exit, Problem, Result};
 use crate::gate::thresholds::Thresholds;
 use crate::metrics::ScoringConfig;
+use crate::pipeline::adapter::Pipeline;
+use crate::pipeline::runner::{self, Job, RunOptions};
+use crate::pipeline::writer::RecordWriter;
 use crate::report::terminal;
 use crate::score::{self, ScoreRequest};
-use crate::settings::{AgreementSettings, ScoreSettings};
+use crate::settings::{AgreementSettings, RunSettings, ScoreSettings};
 use crate::suite::agreement::AgreementBuilder;
 use crate::suite::stats::SuiteStats;
 use crate::suite::{Sample, Suite};
 use crate::Reporter;
+
+pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let suite = Suite::open(&s.suite)?;
+    let mut samples = Vec::new();
+    each_sample(&suite, |sample| {
+        samples.push((sample.id.clone(), std::sync::Arc::new(sample.request())))
+    })?;
+    let pipeline = std::sync::Arc::new(Pipeline::open(&s.pipeline)?);
+    let (mut writer, resumed) = RecordWriter::open(&s.output, s.resume)?;
+    let jobs: Vec<Job> = samples
+        .into_iter()
+        .map(|(sample_id, request)| Job {
+            sample_id,
+            repeat: 0,
+            request,
+        })
+        .filter(|j| !resumed.done.contains(&(j.sample_id.clone(), j.repeat)))
+        .collect();
+    if !resumed.done.is_empty() {
+        reporter.note(&format!(
+            "resuming: {} records already done, {} to run\n",
+            resumed.done.len(),
+            jobs.len()
+        ));
+    }
+    let options = RunOptions {
+        jobs: s.jobs,
+        pipeline_fingerprint: crate::pipeline::config::fingerprint(&s.pipeline),
+    };
+    // The one tokio runtime: concurrency lives in the runner.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            Error::usage(
+                format!("cannot start the async runtime: {e}"),
+                "check the process limits (ulimit -u)",
+            )
+        })?;
+    let summary = runtime.block_on(runner::run(pipeline, jobs, &options, &mut writer))?;
+    let total = summary.written + resumed.done.len();
+    if summary.interrupted {
+        let partial = writer.abandon()?;
+        reporter.note(&format!(
+            "interrupted: {total} records are in {}; run again with --resume to finish the rest\n",
+            partial.display()
+        ));
+        return Ok(Exit::Incomplete);
+    }
+    let path = writer.finish()?;
+    reporter.out(&format!(
+        "wrote {total} records to {} ({} calls in {:.1}s, {} failed)\n",
+        path.display(),
+        summary.written,
+        summary.elapsed.as_secs_f64(),
+        summary.errors
+    ));
+    Ok(Exit::Ok)
+}
 
 pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let suite = Suite::open(&s.suite)?;

@@ -57,6 +57,7 @@ impl<'a> Reporter<'a> {
 /// process exit code.
 pub fn run(cli: cli::Cli, reporter: &mut Reporter<'_>) -> Result<Exit, Error> {
     match cli.command {
+        cli::Command::Run(args) => commands::run(args.try_into()?, reporter),
         cli::Command::Score(args) => commands::score(args.try_into()?, reporter),
         cli::Command::Suite(cli::SuiteCommand::Lint(args)) => {
             commands::lint(&args.dir, args.format, reporter)

@@ -2,9 +2,12 @@
 
 use std::path::PathBuf;
 
+use std::time::Duration;
+
 use crate::cli::{self, Format};
 use crate::error::Error;
 use crate::metrics::bootstrap::BootstrapConfig;
+use crate::pipeline::config::{Adapter, Mode, PipelineConfig};
 
 /// `goldgate score`.
 #[derive(Clone, Debug)]
@@ -69,6 +72,58 @@ impl TryFrom<cli::AgreementArgs> for AgreementSettings {
             dir: a.suite.dir,
             min_kappa: a.min_kappa,
             format: a.suite.format,
+        })
+    }
+}
+
+/// `goldgate run`.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    pub suite: PathBuf,
+    pub output: PathBuf,
+    pub pipeline: PipelineConfig,
+    pub jobs: usize,
+    pub resume: bool,
+}
+
+impl TryFrom<cli::RunArgs> for RunSettings {
+    type Error = Error;
+
+    fn try_from(a: cli::RunArgs) -> Result<Self, Error> {
+        let adapter = match (a.command, a.replay) {
+            (Some(command), None) => Adapter::Command { command, mode: match a.mode { cli::ModeArg::Oneshot => Mode::Oneshot } },
+            (None, Some(file)) => Adapter::Replay { file },
+            _ => {
+                return Err(Error::usage(
+                    "no pipeline to run",
+                    "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout) or --replay FILE",
+                ))
+            }
+        };
+        if a.jobs == 0 || a.jobs > 4096 {
+            return Err(Error::usage(
+                format!("--jobs {} is out of range", a.jobs),
+                "use 1 to 4096 calls in flight",
+            ));
+        }
+        if !(a.timeout > 0.0 && a.timeout.is_finite()) {
+            return Err(Error::usage(
+                format!(
+                    "--timeout {} is not a positive number of seconds",
+                    a.timeout
+                ),
+                "for example --timeout 60",
+            ));
+        }
+        let mut pipeline = PipelineConfig::new(adapter);
+        pipeline.timeout = Duration::from_secs_f64(a.timeout);
+        pipeline.max_output_bytes = a.max_output_bytes.max(1);
+        Ok(RunSettings {
+            suite: a.suite,
+            output: a.output,
+            pipeline,
+            jobs: a.jobs,
+            resume: a.resume,
         })
     }
 }

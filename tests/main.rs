@@ -2,4 +2,5 @@
 
 mod cli;
 mod reference;
+mod run;
 mod scoring;

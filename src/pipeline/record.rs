@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Why a pipeline call failed.
+/// Why a pipeline call failed (SPEC §3's four kinds, plus `output` for an answer over the
+/// size limit and `missing` for a replay file without an answer for the sample).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorKind {
@@ -12,6 +13,8 @@ pub enum ErrorKind {
     Exit,
     Http,
     Spawn,
+    Output,
+    Missing,
 }
 
 /// A failed pipeline call.
@@ -71,6 +74,9 @@ pub struct RunRecord {
     pub usage: Option<Usage>,
     #[serde(default)]
     pub pipeline_fingerprint: Option<String>,
+    /// The pipeline's standard error (truncated), for command pipelines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
 }
 
 /// One line of an outputs file: a recorded answer, as a string or as JSON.
@@ -89,17 +95,24 @@ pub struct Answer {
     pub repeat: u32,
     /// The answer text; empty when the call failed.
     pub text: String,
-    pub failed: bool,
+    /// Why the call failed, if it did.
+    pub error: Option<RecordError>,
     pub latency_ms: Option<f64>,
     pub cached: bool,
     pub usage: Option<Usage>,
     pub pipeline_fingerprint: Option<String>,
 }
 
+impl Answer {
+    /// Whether the pipeline call failed.
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+}
+
 impl From<RunRecord> for Answer {
     fn from(r: RunRecord) -> Answer {
-        let failed = r.error.is_some();
-        let text = match (failed, r.raw_output, r.prediction) {
+        let text = match (r.error.is_some(), r.raw_output, r.prediction) {
             (true, _, _) => String::new(),
             (false, Some(raw), _) => raw,
             (false, None, Some(prediction)) => prediction.to_string(),
@@ -108,7 +121,7 @@ impl From<RunRecord> for Answer {
         Answer {
             repeat: r.repeat,
             text,
-            failed,
+            error: r.error,
             latency_ms: r.latency_ms,
             cached: r.cached,
             usage: r.usage,

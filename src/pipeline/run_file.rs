@@ -126,6 +126,16 @@ impl RunIndex {
         Some(entries)
     }
 
+    /// Every sample's entries (sorted by repeat), emptying the index.
+    pub fn drain(&mut self) -> Vec<(String, Vec<Entry>)> {
+        let mut all: Vec<(String, Vec<Entry>)> = self.entries.drain().collect();
+        for (_, entries) in &mut all {
+            entries.sort_by_key(|e| e.repeat);
+        }
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
     /// Ids left after every suite sample took its entries: answers for unknown samples.
     pub fn leftover(&self) -> Vec<(&str, usize)> {
         let mut left: Vec<(&str, usize)> = self

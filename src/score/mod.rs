@@ -260,7 +260,7 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
         primary,
         primary_std: std,
         primary_runs: runs,
-        failed: answers.iter().filter(|a| a.failed).count(),
+        failed: answers.iter().filter(|a| a.failed()).count(),
         parse,
         latency_ms: latencies,
         metrics,
@@ -278,7 +278,7 @@ fn score_record(sample: &Sample, gold: &Gold, answer: &Answer, cfg: &ScoringConf
         Gold::Inferred(g) => inference::score(g, &pred, cfg),
         Gold::Issues => validation::score(&sample.labels.issues, &sample.labels.pii, &pred),
     };
-    if answer.failed || !parsed.outcome.is_success() {
+    if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;
     }
     stats.add("parse.records", 1.0);
@@ -299,7 +299,7 @@ fn score_record(sample: &Sample, gold: &Gold, answer: &Answer, cfg: &ScoringConf
 
 fn run_health(answer: &Answer, stats: &mut Stats) {
     stats.add("run.records", 1.0);
-    stats.add("run.errors", f64::from(u8::from(answer.failed)));
+    stats.add("run.errors", f64::from(u8::from(answer.failed())));
     stats.add("run.cached", f64::from(u8::from(answer.cached)));
     if answer.latency_ms.is_some_and(f64::is_finite) {
         stats.add("run.latency_known", 1.0);
@@ -509,7 +509,8 @@ mod tests {
                 1 => format!("Here you go:\n```json\n{body}\n```"),
                 _ => format!("{{{body},}}"),
             };
-            let answer = Answer { text, failed, latency_ms: Some(5.0), ..Answer::default() };
+            let error = failed.then(|| crate::pipeline::record::RecordError { kind: crate::pipeline::record::ErrorKind::Exit, message: "x".into() });
+            let answer = Answer { text, error, latency_ms: Some(5.0), ..Answer::default() };
             let score = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
             prop_assert!((0.0..=1.0).contains(&score.primary), "primary {}", score.primary);
             if failed {

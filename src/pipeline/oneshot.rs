@@ -1,0 +1,180 @@
+//! The `command` adapter in `oneshot` mode: one process per sample, the request JSON on
+//! stdin, the answer on stdout, stderr kept (truncated). The process runs in its own process
+//! group, and the whole group is killed on timeout, on an oversized answer, or when the call
+//! is abandoned (Ctrl-C), so no grandchild outlives its sample.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+
+use super::adapter::{truncate_text, CallError, Reply};
+use super::config::PipelineConfig;
+use super::record::ErrorKind;
+
+/// How much of a pipeline's stderr a record keeps.
+pub const STDERR_KEPT: usize = 4096;
+
+pub struct Oneshot {
+    command: String,
+    timeout: Duration,
+    max_output: usize,
+}
+
+/// Kills a process group when dropped, unless disarmed (the call finished normally).
+struct GroupGuard(Option<i32>);
+
+impl GroupGuard {
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            // SAFETY: killpg only sends a signal; an already-gone group is harmless (ESRCH).
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Read a stream fully, keeping at most `keep` bytes; returns (kept, total seen, overflowed).
+async fn read_capped(
+    mut stream: impl AsyncRead + Unpin,
+    keep: usize,
+    stop_on_overflow: bool,
+) -> (Vec<u8>, usize, bool) {
+    let (mut kept, mut total, mut buf) = (Vec::new(), 0usize, vec![0u8; 64 * 1024]);
+    loop {
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => return (kept, total, false),
+            Ok(n) => {
+                total += n;
+                let room = keep.saturating_sub(kept.len());
+                kept.extend_from_slice(&buf[..n.min(room)]);
+                if total > keep && stop_on_overflow {
+                    return (kept, total, true);
+                }
+            }
+        }
+    }
+}
+
+impl Oneshot {
+    pub fn new(command: &str, config: &PipelineConfig) -> Self {
+        Oneshot {
+            command: command.to_string(),
+            timeout: config.timeout,
+            max_output: config.max_output_bytes,
+        }
+    }
+
+    pub async fn call(&self, request: &Value) -> Result<Reply, CallError> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&self.command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| {
+                CallError::new(
+                    ErrorKind::Spawn,
+                    format!("cannot start `{}`: {e}", self.command),
+                )
+            })?;
+        let mut guard = GroupGuard(child.id().map(|pid| pid as i32));
+        let (stdin, stdout, stderr) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let mut body = serde_json::to_vec(request).unwrap_or_default();
+        body.push(b'\n');
+        let io = async {
+            let write = async {
+                if let Some(mut stdin) = stdin {
+                    // A pipeline that does not read its input is not an error here.
+                    let _ = stdin.write_all(&body).await;
+                }
+            };
+            let out = async {
+                match stdout {
+                    Some(s) => read_capped(s, self.max_output, true).await,
+                    None => (Vec::new(), 0, false),
+                }
+            };
+            let err = async {
+                match stderr {
+                    Some(s) => read_capped(s, STDERR_KEPT, false).await,
+                    None => (Vec::new(), 0, false),
+                }
+            };
+            let ((), out, err) = tokio::join!(write, out, err);
+            (out, err)
+        };
+        let ((out, out_total, overflow), (err, err_total, _)) =
+            match tokio::time::timeout(self.timeout, io).await {
+                Ok(captured) => captured,
+                Err(_) => {
+                    guard.kill();
+                    let message = format!(
+                        "no answer within {:?}; the process group was killed",
+                        self.timeout
+                    );
+                    return Err(CallError::new(ErrorKind::Timeout, message));
+                }
+            };
+        let stderr_text = (err_total > 0).then(|| truncate_text(&err, STDERR_KEPT, err_total));
+        if overflow {
+            guard.kill();
+            let message = format!(
+                "answer larger than the {} byte limit (max_output_bytes); the process was stopped",
+                self.max_output
+            );
+            return Err(CallError {
+                kind: ErrorKind::Output,
+                message,
+                stderr: stderr_text,
+            });
+        }
+        let status = match tokio::time::timeout(self.timeout, child.wait()).await {
+            Ok(Ok(status)) => status,
+            Ok(Err(e)) => {
+                return Err(CallError::new(
+                    ErrorKind::Exit,
+                    format!("cannot wait for the process: {e}"),
+                ))
+            }
+            Err(_) => {
+                guard.kill();
+                return Err(CallError::new(
+                    ErrorKind::Timeout,
+                    "the process closed its output but did not exit; killed",
+                ));
+            }
+        };
+        guard.0 = None; // exited normally: nothing left to kill in the group we know of
+        if !status.success() {
+            let how = match status.code() {
+                Some(code) => format!("exited with code {code}"),
+                None => "was killed by a signal".to_string(),
+            };
+            return Err(CallError {
+                kind: ErrorKind::Exit,
+                message: format!("the pipeline {how}"),
+                stderr: stderr_text,
+            });
+        }
+        let _ = out_total;
+        Ok(Reply {
+            text: String::from_utf8_lossy(&out).into_owned(),
+            stderr: stderr_text,
+            ..Reply::default()
+        })
+    }
+}

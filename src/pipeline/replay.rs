@@ -1,0 +1,82 @@
+//! The `replay` adapter: answers recorded earlier (a run.jsonl or an outputs file of
+//! `{"id", "output"}` lines) played back. A sample without an answer is an error on that
+//! sample, never a crash; a recorded failure is replayed as that failure.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::adapter::{CallError, Reply};
+use super::record::{Answer, ErrorKind};
+use super::run_file::RunIndex;
+use crate::error::{Error, Result};
+
+pub struct Replay {
+    answers: HashMap<(String, u32), Answer>,
+    errors: HashMap<(String, u32), CallError>,
+    source: String,
+}
+
+impl Replay {
+    /// Read every recorded answer (the file is checked as `score` checks run files).
+    pub fn open(path: &Path) -> Result<Replay> {
+        let mut index = RunIndex::build(path)?;
+        let mut reader = index.reader()?;
+        let (mut answers, mut errors, mut problems) = (HashMap::new(), HashMap::new(), Vec::new());
+        for (id, entries) in index.drain() {
+            for entry in entries {
+                match reader.read(&entry) {
+                    Ok(answer) => {
+                        let key = (id.clone(), answer.repeat);
+                        if let Some(e) = &answer.error {
+                            errors.insert(
+                                key,
+                                CallError::new(e.kind, format!("replayed failure: {}", e.message)),
+                            );
+                        } else {
+                            answers.insert(key, answer);
+                        }
+                    }
+                    Err(p) => problems.push(p),
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Error::Invalid {
+                what: "replay file",
+                problems,
+            });
+        }
+        Ok(Replay {
+            answers,
+            errors,
+            source: path.display().to_string(),
+        })
+    }
+
+    pub fn call(&self, sample_id: &str, repeat: u32) -> Result<Reply, CallError> {
+        let key = (sample_id.to_string(), repeat);
+        if let Some(error) = self.errors.get(&key) {
+            return Err(error.clone());
+        }
+        // An outputs file records one answer per sample: it serves every repeat.
+        let answer = self
+            .answers
+            .get(&key)
+            .or_else(|| self.answers.get(&(sample_id.to_string(), 0)));
+        match answer {
+            Some(a) => Ok(Reply {
+                text: a.text.clone(),
+                usage: a.usage.clone(),
+                latency_ms: a.latency_ms,
+                stderr: None,
+            }),
+            None => Err(CallError::new(
+                ErrorKind::Missing,
+                format!(
+                    "{} has no answer for sample `{sample_id}` repeat {repeat}",
+                    self.source
+                ),
+            )),
+        }
+    }
+}

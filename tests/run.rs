@@ -1,0 +1,332 @@
+//! `goldgate run` against real misbehaving pipelines (scripts in `tests/pipelines/`): every
+//! sample gets a record saying what happened, nothing panics, and interrupted runs resume.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::scoring::TempDir;
+
+fn script(name: &str) -> String {
+    format!("sh {}/tests/pipelines/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A suite of `n` extraction samples `s-0` … with labels and annotations that must never
+/// reach the pipeline.
+fn suite(dir: &Path, n: usize) -> PathBuf {
+    let root = dir.join("suite");
+    std::fs::create_dir_all(&root).unwrap();
+    let lines: String = (0..n)
+        .map(|i| {
+            json!({"id": format!("s-{i}"), "kind": "extraction", "domain": "shop",
+                "conversation": [{"role": "user", "content": "Customers track orders."}],
+                "labels": {"requirements": [{"id": "REQ-001", "title": "SECRET-GOLD-TITLE", "type": "functional",
+                    "actor": "customer", "action": "track orders", "source_messages": [0]}]},
+                "annotations": [{"annotator": "SECRET-ANNOTATOR"}]})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(root.join("samples.jsonl"), lines).unwrap();
+    root
+}
+
+fn goldgate(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn records(path: &Path) -> BTreeMap<String, Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (v["sample_id"].as_str().unwrap().to_string(), v)
+        })
+        .collect()
+}
+
+fn run_with(dir: &Path, pipeline: &str, extra: &[&str]) -> (Output, BTreeMap<String, Value>) {
+    let mut args = vec![
+        "run",
+        "--suite",
+        "suite",
+        "--output",
+        "run.jsonl",
+        "--command",
+        pipeline,
+    ];
+    args.extend_from_slice(extra);
+    let out = goldgate(dir, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let recs = if dir.join("run.jsonl").exists() {
+        records(&dir.join("run.jsonl"))
+    } else {
+        BTreeMap::new()
+    };
+    (out, recs)
+}
+
+#[test]
+fn the_request_never_contains_labels_or_annotations() {
+    let dir = TempDir::new("run-echo");
+    suite(&dir.0, 3);
+    let (out, recs) = run_with(&dir.0, &script("echo.sh"), &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(recs.len(), 3);
+    for r in recs.values() {
+        let raw = r["raw_output"].as_str().unwrap();
+        assert!(
+            !raw.contains("SECRET") && !raw.contains("labels") && !raw.contains("annotations"),
+            "{raw}"
+        );
+        let request: Value = serde_json::from_str(raw).unwrap();
+        assert_eq!(
+            request["conversation"][0]["content"],
+            "Customers track orders."
+        );
+        assert_eq!(r["parse"]["outcome"], "raw");
+    }
+}
+
+#[test]
+fn replay_sends_nothing_and_reports_missing_answers() {
+    let dir = TempDir::new("run-replay");
+    suite(&dir.0, 3);
+    let answers = "{\"id\": \"s-0\", \"output\": {\"requirements\": []}}\n{\"id\": \"s-1\", \"output\": \"not json\"}\n";
+    std::fs::write(dir.0.join("answers.jsonl"), answers).unwrap();
+    let out = goldgate(
+        &dir.0,
+        &[
+            "run",
+            "--suite",
+            "suite",
+            "--output",
+            "run.jsonl",
+            "--replay",
+            "answers.jsonl",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recs = records(&dir.0.join("run.jsonl"));
+    assert_eq!(recs["s-0"]["parse"]["outcome"], "raw");
+    assert_eq!(recs["s-1"]["parse"]["outcome"], "no_json_found");
+    assert_eq!(recs["s-2"]["error"]["kind"], "missing");
+}
+
+#[test]
+fn crashes_are_recorded_per_sample_with_stderr() {
+    let dir = TempDir::new("run-crash");
+    suite(&dir.0, 6);
+    let (out, recs) = run_with(&dir.0, &script("crash_some.sh"), &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(recs.len(), 6);
+    for (id, r) in &recs {
+        let even = id.ends_with(['0', '2', '4']);
+        if even {
+            assert_eq!(r["error"]["kind"], "exit", "{id}");
+            assert!(r["error"]["message"].as_str().unwrap().contains("code 3"));
+            assert!(r["stderr"].as_str().unwrap().contains("boom"));
+        } else {
+            assert!(r["error"].is_null(), "{id}");
+        }
+    }
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3 failed"));
+}
+
+#[test]
+fn a_hanging_pipeline_times_out_and_its_process_group_is_killed() {
+    let dir = TempDir::new("run-hang");
+    suite(&dir.0, 2);
+    let pidfile = dir.0.join("grandchild.pid");
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args([
+            "run",
+            "--suite",
+            "suite",
+            "--output",
+            "run.jsonl",
+            "--timeout",
+            "1",
+            "--jobs",
+            "2",
+            "--command",
+            &script("hang.sh"),
+        ])
+        .env("HANG_PIDFILE", &pidfile)
+        .current_dir(&dir.0)
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the run waited for the hang"
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let recs = records(&dir.0.join("run.jsonl"));
+    assert!(recs.values().all(|r| r["error"]["kind"] == "timeout"));
+    // The grandchild (`sleep 300 &`) died with its group.
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .unwrap()
+                .contains(") Z "),
+        "grandchild {pid} still running"
+    );
+}
+
+#[test]
+fn garbage_huge_and_empty_answers_are_recorded() {
+    for (name, check) in [
+        ("not_json.sh", "no_json_found"),
+        ("silent.sh", "no_json_found"),
+        ("huge.sh", "output"),
+    ] {
+        let dir = TempDir::new(&format!("run-{name}"));
+        suite(&dir.0, 2);
+        let (out, recs) = run_with(&dir.0, &script(name), &[]);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        assert_eq!(recs.len(), 2, "{name}");
+        for r in recs.values() {
+            if check == "output" {
+                assert_eq!(r["error"]["kind"], "output", "{name}");
+                assert!(r["raw_output"].as_str().unwrap().is_empty());
+            } else {
+                assert_eq!(r["parse"]["outcome"], check, "{name}");
+                assert!(r["error"].is_null(), "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_interrupted_run_resumes_to_the_same_records() {
+    let dir = TempDir::new("run-resume");
+    suite(&dir.0, 24);
+    let args = [
+        "run",
+        "--suite",
+        "suite",
+        "--output",
+        "run.jsonl",
+        "--jobs",
+        "2",
+        "--command",
+        &script("slow.sh"),
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(args)
+        .current_dir(&dir.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let partial = dir.0.join("run.jsonl.partial");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_to_string(&partial).map_or(0, |t| t.lines().count()) < 4
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    let before = std::fs::read_to_string(&partial).unwrap().lines().count();
+    assert!(
+        (4..24).contains(&before),
+        "{before} records before the kill"
+    );
+    assert!(!dir.0.join("run.jsonl").exists());
+
+    let mut resume = args.to_vec();
+    resume.push("--resume");
+    let out = goldgate(&dir.0, &resume);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("resuming"));
+    let resumed = records(&dir.0.join("run.jsonl"));
+
+    let fresh = TempDir::new("run-resume-fresh");
+    suite(&fresh.0, 24);
+    let out = goldgate(&fresh.0, &args);
+    assert_eq!(out.status.code(), Some(0));
+    let uninterrupted = records(&fresh.0.join("run.jsonl"));
+    assert_eq!(
+        resumed.keys().collect::<Vec<_>>(),
+        uninterrupted.keys().collect::<Vec<_>>()
+    );
+    for (id, r) in &resumed {
+        assert_eq!(r["raw_output"], uninterrupted[id]["raw_output"], "{id}");
+    }
+    let lines = std::fs::read_to_string(dir.0.join("run.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(lines, 24, "no duplicate records after resuming");
+}
+
+#[test]
+fn sigint_stops_cleanly_with_exit_3_and_keeps_finished_records() {
+    let dir = TempDir::new("run-sigint");
+    suite(&dir.0, 30);
+    let child = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args([
+            "run",
+            "--suite",
+            "suite",
+            "--output",
+            "run.jsonl",
+            "--jobs",
+            "2",
+            "--command",
+            &script("slow.sh"),
+        ])
+        .current_dir(&dir.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let partial = dir.0.join("run.jsonl.partial");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_to_string(&partial).map_or(0, |t| t.lines().count()) < 2
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: sending SIGINT to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--resume") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    let kept = std::fs::read_to_string(&partial).unwrap();
+    assert!(kept
+        .lines()
+        .all(|l| serde_json::from_str::<Value>(l).is_ok()));
+}
