@@ -98,8 +98,17 @@ pub struct RunArgs {
     )]
     pub output: PathBuf,
     /// Run this shell command as the pipeline (`sh -c CMD`)
-    #[arg(long, value_name = "CMD", conflicts_with = "replay")]
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["replay", "http"])]
     pub command: Option<String>,
+    /// POST each sample to this URL; any 2xx body is the answer (`${ENV}` is expanded)
+    #[arg(long, value_name = "URL", conflicts_with = "replay")]
+    pub http: Option<String>,
+    /// An HTTP header, 'Name: value'; repeatable; `${ENV}` keeps tokens out of files
+    #[arg(long = "header", value_name = "HEADER", requires = "http")]
+    pub headers: Vec<String>,
+    /// Extra attempts after a retryable failure (HTTP 429/5xx, connection errors)
+    #[arg(long, env = "GOLDGATE_RETRIES", default_value_t = 3)]
+    pub retries: u32,
     /// How the command is driven
     #[arg(long, value_enum, default_value_t, requires = "command")]
     pub mode: ModeArg,

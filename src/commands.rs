@@ -42,10 +42,8 @@ pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
             jobs.len()
         ));
     }
-    let options = RunOptions {
-        jobs: s.jobs,
-        pipeline_fingerprint: crate::pipeline::config::fingerprint(&s.pipeline),
-    };
+    let fingerprint = crate::pipeline::config::fingerprint(&s.pipeline);
+    let options = RunOptions::new(s.jobs, fingerprint, s.pipeline.retries);
     // The one tokio runtime: concurrency lives in the runner.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

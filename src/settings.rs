@@ -90,13 +90,14 @@ impl TryFrom<cli::RunArgs> for RunSettings {
     type Error = Error;
 
     fn try_from(a: cli::RunArgs) -> Result<Self, Error> {
-        let adapter = match (a.command, a.replay) {
-            (Some(command), None) => Adapter::Command { command, mode: match a.mode { cli::ModeArg::Oneshot => Mode::Oneshot } },
-            (None, Some(file)) => Adapter::Replay { file },
+        let adapter = match (a.command, a.http, a.replay) {
+            (Some(command), None, None) => Adapter::Command { command, mode: match a.mode { cli::ModeArg::Oneshot => Mode::Oneshot } },
+            (None, Some(url), None) => Adapter::Http { url, headers: parse_headers(&a.headers)? },
+            (None, None, Some(file)) => Adapter::Replay { file },
             _ => {
                 return Err(Error::usage(
                     "no pipeline to run",
-                    "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout) or --replay FILE",
+                    "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout), --http URL or --replay FILE",
                 ))
             }
         };
@@ -118,6 +119,7 @@ impl TryFrom<cli::RunArgs> for RunSettings {
         let mut pipeline = PipelineConfig::new(adapter);
         pipeline.timeout = Duration::from_secs_f64(a.timeout);
         pipeline.max_output_bytes = a.max_output_bytes.max(1);
+        pipeline.retries = a.retries;
         Ok(RunSettings {
             suite: a.suite,
             output: a.output,
@@ -126,4 +128,19 @@ impl TryFrom<cli::RunArgs> for RunSettings {
             resume: a.resume,
         })
     }
+}
+
+/// `Name: value` headers.
+fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>, Error> {
+    raw.iter()
+        .map(|h| match h.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                Ok((name.trim().to_string(), value.trim().to_string()))
+            }
+            _ => Err(Error::usage(
+                format!("--header `{h}` is not of the form 'Name: value'"),
+                "for example --header 'Authorization: Bearer ${API_TOKEN}'",
+            )),
+        })
+        .collect()
 }

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::config::{Adapter, PipelineConfig};
+use super::http::Http;
 use super::oneshot::Oneshot;
 use super::record::{ErrorKind, RecordError, Usage};
 use super::replay::Replay;
@@ -27,6 +28,10 @@ pub struct CallError {
     pub kind: ErrorKind,
     pub message: String,
     pub stderr: Option<String>,
+    /// Worth trying again (rate limited, server error, connection failure).
+    pub retryable: bool,
+    /// How long the server asked us to wait.
+    pub retry_after: Option<std::time::Duration>,
 }
 
 impl CallError {
@@ -35,6 +40,8 @@ impl CallError {
             kind,
             message: message.into(),
             stderr: None,
+            retryable: false,
+            retry_after: None,
         }
     }
 
@@ -49,6 +56,7 @@ impl CallError {
 /// A ready adapter.
 pub enum Pipeline {
     Oneshot(Oneshot),
+    Http(Http),
     Replay(Replay),
 }
 
@@ -57,6 +65,7 @@ impl Pipeline {
     pub fn open(config: &PipelineConfig) -> Result<Pipeline> {
         Ok(match &config.adapter {
             Adapter::Command { command, .. } => Pipeline::Oneshot(Oneshot::new(command, config)),
+            Adapter::Http { url, headers } => Pipeline::Http(Http::new(url, headers, config)?),
             Adapter::Replay { file } => Pipeline::Replay(Replay::open(file)?),
         })
     }
@@ -70,6 +79,7 @@ impl Pipeline {
     ) -> Result<Reply, CallError> {
         match self {
             Pipeline::Oneshot(p) => p.call(request).await,
+            Pipeline::Http(p) => p.call(request).await,
             Pipeline::Replay(p) => p.call(sample_id, repeat),
         }
     }

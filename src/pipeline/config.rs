@@ -22,6 +22,11 @@ pub enum Mode {
 pub enum Adapter {
     /// Run a shell command (`sh -c`).
     Command { command: String, mode: Mode },
+    /// POST the request to a URL; headers may use `${ENV}`.
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
     /// Answers recorded earlier: a run.jsonl or an outputs file.
     Replay { file: PathBuf },
 }
@@ -30,6 +35,7 @@ impl Adapter {
     pub fn kind(&self) -> &'static str {
         match self {
             Adapter::Command { .. } => "command",
+            Adapter::Http { .. } => "http",
             Adapter::Replay { .. } => "replay",
         }
     }
@@ -43,6 +49,8 @@ pub struct PipelineConfig {
     pub timeout: Duration,
     /// Largest answer kept; a pipeline printing more is stopped and the record says so.
     pub max_output_bytes: usize,
+    /// Extra attempts for a retryable failure.
+    pub retries: u32,
 }
 
 /// Default per-call time limit.
@@ -56,6 +64,7 @@ impl PipelineConfig {
             adapter,
             timeout: DEFAULT_TIMEOUT,
             max_output_bytes: DEFAULT_MAX_OUTPUT,
+            retries: 3,
         }
     }
 }
@@ -69,6 +78,14 @@ pub fn fingerprint(config: &PipelineConfig) -> String {
             h.update(b"command\0");
             h.update(command.as_bytes());
             h.update(format!("\0{mode:?}").as_bytes());
+        }
+        Adapter::Http { url, headers } => {
+            // The templates, never the expanded secrets.
+            h.update(b"http\0");
+            h.update(url.as_bytes());
+            for (name, value) in headers {
+                h.update(format!("\0{name}: {value}").as_bytes());
+            }
         }
         Adapter::Replay { file } => {
             h.update(b"replay\0");

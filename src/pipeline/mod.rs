@@ -4,6 +4,7 @@
 
 pub mod adapter;
 pub mod config;
+pub mod http;
 pub mod oneshot;
 pub mod record;
 pub mod replay;

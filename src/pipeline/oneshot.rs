@@ -137,9 +137,8 @@ impl Oneshot {
                 self.max_output
             );
             return Err(CallError {
-                kind: ErrorKind::Output,
-                message,
                 stderr: stderr_text,
+                ..CallError::new(ErrorKind::Output, message)
             });
         }
         let status = match tokio::time::timeout(self.timeout, child.wait()).await {
@@ -165,9 +164,8 @@ impl Oneshot {
                 None => "was killed by a signal".to_string(),
             };
             return Err(CallError {
-                kind: ErrorKind::Exit,
-                message: format!("the pipeline {how}"),
                 stderr: stderr_text,
+                ..CallError::new(ErrorKind::Exit, format!("the pipeline {how}"))
             });
         }
         let _ = out_total;

@@ -1,7 +1,8 @@
 //! The runner: sends every (sample, repeat) through the pipeline with bounded concurrency
 //! and hands each record to the writer the moment it is finished. A failed call is a
-//! record, never an abort; Ctrl-C (or SIGTERM) stops the run with every finished record
-//! on disk.
+//! record, never an abort; retryable failures are retried with exponential backoff and full
+//! jitter (at least the server's `Retry-After`); Ctrl-C (or SIGTERM) stops the run with
+//! every finished record on disk.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,10 +11,11 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use super::adapter::Pipeline;
+use super::adapter::{CallError, Pipeline, Reply};
 use super::record::RunRecord;
 use super::writer::RecordWriter;
 use crate::error::Result;
+use crate::metrics::bootstrap::{label_hash, Rng};
 use crate::parse::{parse_answer, ParseOutcome};
 
 /// One call to make.
@@ -30,6 +32,23 @@ pub struct Job {
 pub struct RunOptions {
     pub jobs: usize,
     pub pipeline_fingerprint: String,
+    /// Extra attempts for a retryable failure.
+    pub retries: u32,
+    /// Retry k waits a random time in [0, min(cap, base·2^k)], and at least `Retry-After`.
+    pub backoff_base: Duration,
+    pub backoff_cap: Duration,
+}
+
+impl RunOptions {
+    pub fn new(jobs: usize, pipeline_fingerprint: String, retries: u32) -> Self {
+        RunOptions {
+            jobs,
+            pipeline_fingerprint,
+            retries,
+            backoff_base: Duration::from_millis(500),
+            backoff_cap: Duration::from_secs(30),
+        }
+    }
 }
 
 /// What happened.
@@ -55,14 +74,10 @@ pub async fn run(
     let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
     let mut tasks = JoinSet::new();
     for job in jobs {
-        let (pipeline, permits, fingerprint) = (
-            pipeline.clone(),
-            permits.clone(),
-            options.pipeline_fingerprint.clone(),
-        );
+        let (pipeline, permits, options) = (pipeline.clone(), permits.clone(), options.clone());
         tasks.spawn(async move {
             let _permit = permits.acquire_owned().await;
-            call(&pipeline, &job, fingerprint).await
+            call(&pipeline, &job, &options).await
         });
     }
     let mut summary = RunSummary::default();
@@ -110,12 +125,50 @@ async fn stop_signal() {
     }
 }
 
+/// The wait before retry `attempt` (1-based): full jitter over an exponential step, and at
+/// least what the server asked for.
+pub fn backoff(
+    attempt: u32,
+    options: &RunOptions,
+    retry_after: Option<Duration>,
+    rng: &mut Rng,
+) -> Duration {
+    let step = options
+        .backoff_base
+        .saturating_mul(1u32 << attempt.min(16))
+        .min(options.backoff_cap);
+    let jitter = step.mul_f64((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64);
+    jitter.max(retry_after.unwrap_or_default())
+}
+
+/// Call the pipeline, retrying retryable failures. Returns the outcome and the attempts made.
+async fn call_with_retries(
+    pipeline: &Pipeline,
+    job: &Job,
+    options: &RunOptions,
+) -> (Result<Reply, CallError>, u32) {
+    let mut rng = Rng::new(
+        label_hash(&format!("{}#{}", job.sample_id, job.repeat)) ^ std::process::id() as u64,
+    );
+    let mut attempts = 1;
+    loop {
+        match pipeline
+            .call(&job.sample_id, job.repeat, &job.request)
+            .await
+        {
+            Err(e) if e.retryable && attempts <= options.retries => {
+                tokio::time::sleep(backoff(attempts, options, e.retry_after, &mut rng)).await;
+                attempts += 1;
+            }
+            outcome => return (outcome, attempts),
+        }
+    }
+}
+
 /// Make one call and turn its outcome into a record.
-async fn call(pipeline: &Pipeline, job: &Job, fingerprint: String) -> RunRecord {
+async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord {
     let started = Instant::now();
-    let result = pipeline
-        .call(&job.sample_id, job.repeat, &job.request)
-        .await;
+    let (outcome, attempts) = call_with_retries(pipeline, job, options).await;
     let measured = started.elapsed().as_secs_f64() * 1000.0;
     let mut record = RunRecord {
         sample_id: job.sample_id.clone(),
@@ -127,10 +180,10 @@ async fn call(pipeline: &Pipeline, job: &Job, fingerprint: String) -> RunRecord 
         latency_ms: Some(measured),
         cached: false,
         usage: None,
-        pipeline_fingerprint: Some(fingerprint),
+        pipeline_fingerprint: Some(options.pipeline_fingerprint.clone()),
         stderr: None,
     };
-    match result {
+    match outcome {
         Ok(reply) => {
             let parsed = parse_answer(&reply.text);
             record.parse = Some(json!({"outcome": parsed.outcome, "detail": parsed.detail}));
@@ -141,13 +194,49 @@ async fn call(pipeline: &Pipeline, job: &Job, fingerprint: String) -> RunRecord 
             record.latency_ms = Some(reply.latency_ms.unwrap_or(measured));
         }
         Err(e) => {
+            let mut error = e.record();
+            if attempts > 1 {
+                error.message = format!("{} (after {attempts} attempts)", error.message);
+            }
             record.parse = Some(
                 json!({"outcome": ParseOutcome::NoJsonFound, "detail": "the pipeline call failed"}),
             );
             record.raw_output = Some(String::new());
-            record.error = Some(e.record());
+            record.error = Some(error);
             record.stderr = e.stderr;
         }
     }
     record
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_is_jittered_capped_and_honours_retry_after() {
+        let options = RunOptions::new(1, String::new(), 3);
+        let mut rng = Rng::new(7);
+        for attempt in 1..20 {
+            let wait = backoff(attempt, &options, None, &mut rng);
+            let step = options
+                .backoff_base
+                .saturating_mul(1 << attempt.min(16))
+                .min(options.backoff_cap);
+            assert!(
+                wait <= step && wait <= options.backoff_cap,
+                "{attempt}: {wait:?}"
+            );
+        }
+        assert!(
+            backoff(1, &options, Some(Duration::from_secs(5)), &mut rng) >= Duration::from_secs(5)
+        );
+        let waits: Vec<Duration> = (0..20)
+            .map(|_| backoff(3, &options, None, &mut rng))
+            .collect();
+        assert!(
+            waits.windows(2).any(|w| w[0] != w[1]),
+            "full jitter varies the wait"
+        );
+    }
 }

@@ -1,0 +1,284 @@
+//! `goldgate run --http` against a fake pipeline server started here on 127.0.0.1:
+//! retries honour `Retry-After`, a server that fails forever gives error records, and a
+//! token passed through `${ENV}` never appears in run files, logs or messages.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::scoring::TempDir;
+
+const SECRET: &str = "tok-9f8e7d-SECRET";
+
+/// What the server received: (path, authorization header, body) per request.
+type Seen = Arc<Mutex<Vec<(String, Option<String>, String)>>>;
+
+/// A fake pipeline server; stops when dropped.
+struct FakeServer {
+    port: u16,
+    seen: Seen,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port)); // wake the accept loop
+    }
+}
+
+fn start() -> FakeServer {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen: Seen = Arc::default();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let counts: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    let (seen2, stop2) = (seen.clone(), stop.clone());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            if stop2.load(std::sync::atomic::Ordering::SeqCst) {
+                break;
+            }
+            let Ok(stream) = stream else { continue };
+            let (seen, counts) = (seen2.clone(), counts.clone());
+            std::thread::spawn(move || serve(stream, &seen, &counts));
+        }
+    });
+    FakeServer { port, seen, stop }
+}
+
+fn serve(mut stream: TcpStream, seen: &Seen, counts: &Mutex<HashMap<String, usize>>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() || request_line.is_empty() {
+        return;
+    }
+    let path = request_line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("/")
+        .to_string();
+    let (mut length, mut auth) = (0usize, None);
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':').unwrap();
+        match name.to_ascii_lowercase().as_str() {
+            "content-length" => length = value.trim().parse().unwrap(),
+            "authorization" => auth = Some(value.trim().to_string()),
+            _ => {}
+        }
+    }
+    let mut body = vec![0u8; length];
+    reader.read_exact(&mut body).unwrap();
+    let body = String::from_utf8(body).unwrap();
+    let id = serde_json::from_str::<Value>(&body)
+        .ok()
+        .and_then(|v| v["id"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    seen.lock()
+        .unwrap()
+        .push((path.clone(), auth.clone(), body));
+    let attempt = {
+        let mut c = counts.lock().unwrap();
+        let n = c.entry(format!("{path}#{id}")).or_default();
+        *n += 1;
+        *n
+    };
+    let ok = "{\"requirements\": []}";
+    let (status, extra, reply) = if path.starts_with("/down") {
+        ("500 Internal Server Error", "", "upstream exploded")
+    } else if path.starts_with("/flaky") && attempt == 1 {
+        ("429 Too Many Requests", "Retry-After: 1\r\n", "slow down")
+    } else if path.starts_with("/check") && auth.as_deref() != Some(&format!("Bearer {SECRET}")) {
+        ("401 Unauthorized", "", "bad token")
+    } else {
+        ("200 OK", "", ok)
+    };
+    let response = format!("HTTP/1.1 {status}\r\n{extra}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}", reply.len());
+    let _ = stream.write_all(response.as_bytes());
+}
+
+fn suite(dir: &Path, n: usize) {
+    std::fs::create_dir_all(dir.join("suite")).unwrap();
+    let lines: String = (0..n)
+        .map(|i| format!("{{\"id\": \"s-{i}\", \"kind\": \"extraction\", \"conversation\": [{{\"role\": \"user\", \"content\": \"hi\"}}], \"labels\": {{\"requirements\": [{{\"id\": \"REQ-001\", \"title\": \"GOLD-ONLY\", \"type\": \"functional\", \"actor\": \"user\", \"action\": \"a\"}}]}}}}\n"))
+        .collect();
+    std::fs::write(dir.join("suite/s.jsonl"), lines).unwrap();
+}
+
+fn run(dir: &Path, url: &str, extra: &[&str]) -> (std::process::Output, Vec<Value>) {
+    let mut args = vec![
+        "run",
+        "--suite",
+        "suite",
+        "--output",
+        "run.jsonl",
+        "--http",
+        url,
+    ];
+    args.extend_from_slice(extra);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(&args)
+        .current_dir(dir)
+        .env("PIPELINE_TOKEN", SECRET)
+        .output()
+        .unwrap();
+    let records = std::fs::read_to_string(dir.join("run.jsonl"))
+        .map(|t| {
+            t.lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
+        })
+        .unwrap_or_default();
+    (out, records)
+}
+
+fn assert_no_secret(dir: &Path, out: &std::process::Output) {
+    let run = std::fs::read_to_string(dir.join("run.jsonl")).unwrap_or_default();
+    for (what, text) in [
+        ("run.jsonl", run),
+        ("stdout", String::from_utf8_lossy(&out.stdout).into()),
+        ("stderr", String::from_utf8_lossy(&out.stderr).into()),
+    ] {
+        assert!(
+            !text.contains(SECRET),
+            "the token leaked into {what}: {text}"
+        );
+    }
+}
+
+#[test]
+fn headers_carry_the_token_which_never_leaks_and_labels_are_never_sent() {
+    let server = start();
+    let dir = TempDir::new("http-check");
+    suite(&dir.0, 4);
+    let url = format!("http://127.0.0.1:{}/check", server.port);
+    let (out, records) = run(
+        &dir.0,
+        &url,
+        &["--header", "Authorization: Bearer ${PIPELINE_TOKEN}"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(records.len(), 4);
+    assert!(records
+        .iter()
+        .all(|r| r["error"].is_null() && r["parse"]["outcome"] == "raw"));
+    for (_, auth, body) in server.seen.lock().unwrap().iter() {
+        assert_eq!(auth.as_deref(), Some(format!("Bearer {SECRET}").as_str()));
+        assert!(
+            !body.contains("labels") && !body.contains("GOLD-ONLY"),
+            "{body}"
+        );
+    }
+    assert_no_secret(&dir.0, &out);
+}
+
+#[test]
+fn a_secret_in_the_url_stays_out_of_error_messages() {
+    let server = start();
+    let dir = TempDir::new("http-url-secret");
+    suite(&dir.0, 2);
+    let url = format!(
+        "http://127.0.0.1:{}/down?key=${{PIPELINE_TOKEN}}",
+        server.port
+    );
+    let (out, records) = run(&dir.0, &url, &["--retries", "0"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(records.iter().all(|r| r["error"]["kind"] == "http"));
+    assert!(records[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("${PIPELINE_TOKEN}"));
+    assert_no_secret(&dir.0, &out);
+    // The server did get the real key.
+    assert!(server
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .all(|(path, _, _)| path.contains(SECRET)));
+}
+
+#[test]
+fn rate_limited_then_ok_honours_retry_after() {
+    let server = start();
+    let dir = TempDir::new("http-flaky");
+    suite(&dir.0, 3);
+    let started = Instant::now();
+    let (out, records) = run(
+        &dir.0,
+        &format!("http://127.0.0.1:{}/flaky", server.port),
+        &["--jobs", "3"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "Retry-After: 1 was not honoured"
+    );
+    assert_eq!(records.len(), 3);
+    assert!(records.iter().all(|r| r["error"].is_null()), "{records:?}");
+    assert_eq!(
+        server.seen.lock().unwrap().len(),
+        6,
+        "one 429 and one 200 per sample"
+    );
+}
+
+#[test]
+fn a_server_failing_forever_gives_error_records_after_the_retries() {
+    let server = start();
+    let dir = TempDir::new("http-down");
+    suite(&dir.0, 2);
+    let (out, records) = run(
+        &dir.0,
+        &format!("http://127.0.0.1:{}/down", server.port),
+        &["--retries", "2", "--jobs", "2"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(records.len(), 2);
+    for r in &records {
+        assert_eq!(r["error"]["kind"], "http");
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("500") && message.contains("after 3 attempts"),
+            "{message}"
+        );
+    }
+    assert_eq!(server.seen.lock().unwrap().len(), 6);
+}
+
+#[test]
+fn an_unset_variable_is_a_usage_error_naming_it() {
+    let dir = TempDir::new("http-unset");
+    suite(&dir.0, 1);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args([
+            "run",
+            "--suite",
+            "suite",
+            "--http",
+            "http://127.0.0.1:9/x",
+            "--header",
+            "X-Key: ${GOLDGATE_SURELY_UNSET}",
+        ])
+        .current_dir(&dir.0)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("GOLDGATE_SURELY_UNSET"));
+}
