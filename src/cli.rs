@@ -24,6 +24,8 @@ pub struct Cli {
 pub enum Command {
     /// Send every suite sample through the pipeline under test -> run.jsonl
     Run(RunArgs),
+    /// Join shard run files into one; refuses duplicates and mixed pipelines
+    Merge(MergeArgs),
     /// Score a run file (or an outputs file) against a gold suite -> score.json
     Score(ScoreArgs),
     /// Work with a gold suite: lint, stats, agreement
@@ -132,6 +134,45 @@ pub struct RunArgs {
     /// Keep the records an interrupted run finished and run only the rest
     #[arg(long)]
     pub resume: bool,
+    /// Run every sample N times (repeats are evidence of flakiness; the repeat index is in
+    /// the record and the cache key)
+    #[arg(long, env = "GOLDGATE_REPEAT", default_value_t = 1, value_name = "N")]
+    pub repeat: u32,
+    /// Run only shard i of N (1-based; split by a hash of the sample id; shards are disjoint
+    /// and cover the suite); `goldgate merge` joins the outputs
+    #[arg(long, value_name = "i/N")]
+    pub shard: Option<String>,
+    /// The answer cache directory
+    #[arg(
+        long,
+        env = "GOLDGATE_CACHE_DIR",
+        default_value = ".goldgate/cache",
+        value_name = "DIR"
+    )]
+    pub cache_dir: PathBuf,
+    /// Neither read nor write the cache
+    #[arg(long, conflicts_with = "refresh_cache")]
+    pub no_cache: bool,
+    /// Ignore cached answers but store the fresh ones
+    #[arg(long)]
+    pub refresh_cache: bool,
+    /// The model the pipeline uses (part of the pipeline fingerprint, so of the cache key)
+    #[arg(long, env = "GOLDGATE_MODEL", value_name = "NAME")]
+    pub model: Option<String>,
+    /// A file or directory the answers depend on (prompts, code); repeatable; its content
+    /// is part of the pipeline fingerprint, so editing it invalidates the cache
+    #[arg(long = "fingerprint-file", value_name = "PATH")]
+    pub fingerprint_files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Run files to join (for example the outputs of `run --shard i/N`)
+    #[arg(required = true, value_name = "RUN.jsonl")]
+    pub inputs: Vec<PathBuf>,
+    /// Where to write the merged run
+    #[arg(long, short, default_value = "run.jsonl", value_name = "FILE")]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Subcommand)]

@@ -22,16 +22,21 @@ pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let suite = Suite::open(&s.suite)?;
     let mut samples = Vec::new();
     each_sample(&suite, |sample| {
-        samples.push((sample.id.clone(), std::sync::Arc::new(sample.request())))
+        if s.shard.is_none_or(|shard| shard.contains(&sample.id)) {
+            samples.push((sample.id.clone(), std::sync::Arc::new(sample.request())));
+        }
     })?;
+    let fingerprint = crate::pipeline::config::fingerprint(&s.pipeline)?;
     let pipeline = std::sync::Arc::new(Pipeline::open(&s.pipeline)?);
     let (mut writer, resumed) = RecordWriter::open(&s.output, s.resume)?;
     let jobs: Vec<Job> = samples
-        .into_iter()
-        .map(|(sample_id, request)| Job {
-            sample_id,
-            repeat: 0,
-            request,
+        .iter()
+        .flat_map(|(id, request)| {
+            (0..s.repeat).map(move |repeat| Job {
+                sample_id: id.clone(),
+                repeat,
+                request: request.clone(),
+            })
         })
         .filter(|j| !resumed.done.contains(&(j.sample_id.clone(), j.repeat)))
         .collect();
@@ -42,8 +47,13 @@ pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
             jobs.len()
         ));
     }
-    let fingerprint = crate::pipeline::config::fingerprint(&s.pipeline);
-    let options = RunOptions::new(s.jobs, fingerprint, s.pipeline.retries);
+    let mut options = RunOptions::new(s.jobs, fingerprint, s.pipeline.retries);
+    if !matches!(
+        s.pipeline.adapter,
+        crate::pipeline::config::Adapter::Replay { .. }
+    ) {
+        options.cache = Some(crate::pipeline::cache::Cache::new(&s.cache_dir, s.cache));
+    }
     // The one tokio runtime: concurrency lives in the runner.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -65,12 +75,40 @@ pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         return Ok(Exit::Incomplete);
     }
     let path = writer.finish()?;
+    let hit_rate = if summary.written == 0 {
+        0.0
+    } else {
+        100.0 * summary.cached as f64 / summary.written as f64
+    };
     reporter.out(&format!(
-        "wrote {total} records to {} ({} calls in {:.1}s, {} failed)\n",
+        "wrote {total} records to {} ({} calls in {:.1}s, {} failed, {} from the cache: {hit_rate:.0}% hit rate)\n",
         path.display(),
         summary.written,
         summary.elapsed.as_secs_f64(),
-        summary.errors
+        summary.errors,
+        summary.cached,
+    ));
+    Ok(Exit::Ok)
+}
+
+pub fn merge(
+    inputs: &[std::path::PathBuf],
+    output: &Path,
+    reporter: &mut Reporter<'_>,
+) -> Result<Exit> {
+    let merged = crate::pipeline::merge::merge(inputs)?;
+    write_atomic(output, |out| {
+        for line in &merged.lines {
+            out.write_all(line.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    })?;
+    reporter.out(&format!(
+        "merged {} records from {} files into {}\n",
+        merged.lines.len(),
+        inputs.len(),
+        output.display()
     ));
     Ok(Exit::Ok)
 }

@@ -58,6 +58,7 @@ impl<'a> Reporter<'a> {
 pub fn run(cli: cli::Cli, reporter: &mut Reporter<'_>) -> Result<Exit, Error> {
     match cli.command {
         cli::Command::Run(args) => commands::run(args.try_into()?, reporter),
+        cli::Command::Merge(args) => commands::merge(&args.inputs, &args.output, reporter),
         cli::Command::Score(args) => commands::score(args.try_into()?, reporter),
         cli::Command::Suite(cli::SuiteCommand::Lint(args)) => {
             commands::lint(&args.dir, args.format, reporter)

@@ -7,7 +7,8 @@ use std::time::Duration;
 use crate::cli::{self, Format};
 use crate::error::Error;
 use crate::metrics::bootstrap::BootstrapConfig;
-use crate::pipeline::config::{Adapter, Mode, PipelineConfig};
+use crate::pipeline::cache::CacheMode;
+use crate::pipeline::config::{Adapter, Mode, PipelineConfig, Shard};
 
 /// `goldgate score`.
 #[derive(Clone, Debug)]
@@ -84,6 +85,10 @@ pub struct RunSettings {
     pub pipeline: PipelineConfig,
     pub jobs: usize,
     pub resume: bool,
+    pub repeat: u32,
+    pub shard: Option<Shard>,
+    pub cache_dir: PathBuf,
+    pub cache: CacheMode,
 }
 
 impl TryFrom<cli::RunArgs> for RunSettings {
@@ -120,12 +125,38 @@ impl TryFrom<cli::RunArgs> for RunSettings {
         pipeline.timeout = Duration::from_secs_f64(a.timeout);
         pipeline.max_output_bytes = a.max_output_bytes.max(1);
         pipeline.retries = a.retries;
+        pipeline.model = a.model;
+        pipeline.fingerprint_files = a.fingerprint_files;
+        if a.repeat == 0 || a.repeat > 1000 {
+            return Err(Error::usage(
+                format!("--repeat {} is out of range", a.repeat),
+                "use 1 to 1000 (3 is usual for a flakiness check)",
+            ));
+        }
+        let shard = match a.shard.as_deref() {
+            None => None,
+            Some(text) => Some(Shard::parse(text).ok_or_else(|| {
+                Error::usage(
+                    format!("--shard `{text}` is not of the form i/N"),
+                    "for example --shard 1/4 (shards count from 1)",
+                )
+            })?),
+        };
+        let cache = match (a.no_cache, a.refresh_cache) {
+            (true, _) => CacheMode::Off,
+            (false, true) => CacheMode::Refresh,
+            (false, false) => CacheMode::Use,
+        };
         Ok(RunSettings {
             suite: a.suite,
             output: a.output,
             pipeline,
             jobs: a.jobs,
             resume: a.resume,
+            repeat: a.repeat,
+            shard,
+            cache_dir: a.cache_dir,
+            cache,
         })
     }
 }

@@ -330,3 +330,196 @@ fn sigint_stops_cleanly_with_exit_3_and_keeps_finished_records() {
         .lines()
         .all(|l| serde_json::from_str::<Value>(l).is_ok()));
 }
+
+fn calls(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("calls.txt")).map_or(0, |t| t.lines().count())
+}
+
+fn counted(dir: &Path, extra: &[&str]) -> (Output, BTreeMap<String, Value>) {
+    let mut args = vec![
+        "run",
+        "--suite",
+        "suite",
+        "--output",
+        "run.jsonl",
+        "--command",
+    ];
+    let command = script("count.sh");
+    args.push(&command);
+    args.extend_from_slice(extra);
+    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(&args)
+        .env("COUNT_FILE", dir.join("calls.txt"))
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recs = records(&dir.join("run.jsonl"));
+    (out, recs)
+}
+
+#[test]
+fn an_unchanged_pipeline_costs_nothing_the_second_time() {
+    let dir = TempDir::new("run-cache");
+    suite(&dir.0, 5);
+    std::fs::write(dir.0.join("prompt.txt"), "v1").unwrap();
+    let fp = ["--fingerprint-file", "prompt.txt"];
+    let (_, first) = counted(&dir.0, &fp);
+    assert_eq!(calls(&dir.0), 5);
+    assert!(first.values().all(|r| r["cached"] == false));
+    let (out, second) = counted(&dir.0, &fp);
+    assert_eq!(calls(&dir.0), 5, "a warm cache makes no calls");
+    assert!(second.values().all(|r| r["cached"] == true));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("100% hit rate"));
+    for (id, r) in &second {
+        assert_eq!(r["raw_output"], first[id]["raw_output"]);
+    }
+    counted(&dir.0, &[&fp[..], &["--refresh-cache"]].concat());
+    assert_eq!(calls(&dir.0), 10, "--refresh-cache calls again");
+    counted(
+        &dir.0,
+        &[&fp[..], &["--no-cache", "--cache-dir", "other-cache"]].concat(),
+    );
+    assert_eq!(calls(&dir.0), 15, "--no-cache calls again");
+    assert!(
+        !dir.0.join("other-cache").exists(),
+        "--no-cache writes nothing"
+    );
+    std::fs::write(dir.0.join("prompt.txt"), "v2").unwrap();
+    counted(&dir.0, &fp);
+    assert_eq!(
+        calls(&dir.0),
+        20,
+        "editing a fingerprint file invalidates the cache"
+    );
+}
+
+#[test]
+fn repeats_are_separate_records_and_cache_entries() {
+    let dir = TempDir::new("run-repeat");
+    suite(&dir.0, 3);
+    let (_, _) = counted(&dir.0, &["--repeat", "3"]);
+    assert_eq!(calls(&dir.0), 9);
+    let text = std::fs::read_to_string(dir.0.join("run.jsonl")).unwrap();
+    let mut keys: Vec<(String, u64)> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|v| {
+            (
+                v["sample_id"].as_str().unwrap().to_string(),
+                v["repeat"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    keys.sort();
+    assert_eq!(keys.len(), 9);
+    assert_eq!(
+        keys[..3],
+        [("s-0".into(), 0), ("s-0".into(), 1), ("s-0".into(), 2)]
+    );
+    counted(&dir.0, &["--repeat", "3"]);
+    assert_eq!(calls(&dir.0), 9, "every repeat is cached under its own key");
+}
+
+#[test]
+fn shards_are_disjoint_cover_the_suite_and_merge_back() {
+    let dir = TempDir::new("run-shards");
+    suite(&dir.0, 20);
+    let mut all = Vec::new();
+    for i in 1..=3 {
+        let output = format!("shard-{i}.jsonl");
+        let shard = format!("{i}/3");
+        let out = goldgate(
+            &dir.0,
+            &[
+                "run",
+                "--suite",
+                "suite",
+                "--output",
+                &output,
+                "--shard",
+                &shard,
+                "--command",
+                &script("count.sh"),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0));
+        all.extend(records(&dir.0.join(&output)).into_keys());
+    }
+    all.sort();
+    let mut expected: Vec<String> = (0..20).map(|i| format!("s-{i}")).collect();
+    expected.sort();
+    assert_eq!(all, expected, "every sample in exactly one shard");
+
+    let out = goldgate(
+        &dir.0,
+        &[
+            "merge",
+            "shard-1.jsonl",
+            "shard-2.jsonl",
+            "shard-3.jsonl",
+            "--output",
+            "run.jsonl",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(records(&dir.0.join("run.jsonl")).len(), 20);
+
+    let out = goldgate(
+        &dir.0,
+        &[
+            "merge",
+            "shard-1.jsonl",
+            "shard-1.jsonl",
+            "--output",
+            "twice.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("is also at shard-1.jsonl:") && stderr.contains("hint:"),
+        "{stderr}"
+    );
+    assert!(!dir.0.join("twice.jsonl").exists());
+
+    let out = goldgate(
+        &dir.0,
+        &[
+            "run",
+            "--suite",
+            "suite",
+            "--output",
+            "other.jsonl",
+            "--shard",
+            "1/3",
+            "--model",
+            "another",
+            "--command",
+            &script("count.sh"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let out = goldgate(
+        &dir.0,
+        &[
+            "merge",
+            "other.jsonl",
+            "shard-2.jsonl",
+            "--output",
+            "mixed.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("comes from another pipeline"));
+}

@@ -3,8 +3,10 @@
 //! how run files are written and read back.
 
 pub mod adapter;
+pub mod cache;
 pub mod config;
 pub mod http;
+pub mod merge;
 pub mod oneshot;
 pub mod record;
 pub mod replay;

@@ -12,6 +12,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::adapter::{CallError, Pipeline, Reply};
+use super::cache::Cache;
 use super::record::RunRecord;
 use super::writer::RecordWriter;
 use crate::error::Result;
@@ -32,6 +33,8 @@ pub struct Job {
 pub struct RunOptions {
     pub jobs: usize,
     pub pipeline_fingerprint: String,
+    /// The answer cache (`None` for replay, which has nothing to save).
+    pub cache: Option<Cache>,
     /// Extra attempts for a retryable failure.
     pub retries: u32,
     /// Retry k waits a random time in [0, min(cap, base·2^k)], and at least `Retry-After`.
@@ -44,6 +47,7 @@ impl RunOptions {
         RunOptions {
             jobs,
             pipeline_fingerprint,
+            cache: None,
             retries,
             backoff_base: Duration::from_millis(500),
             backoff_cap: Duration::from_secs(30),
@@ -58,6 +62,8 @@ pub struct RunSummary {
     pub written: usize,
     /// Records with a failed call.
     pub errors: usize,
+    /// Records answered from the cache.
+    pub cached: usize,
     /// Whether the run was stopped before every job finished.
     pub interrupted: bool,
     pub elapsed: Duration,
@@ -95,6 +101,7 @@ pub async fn run(
                 None => break,
                 Some(Ok(record)) => {
                     summary.errors += usize::from(record.error.is_some());
+                    summary.cached += usize::from(record.cached);
                     writer.write(&record)?;
                     summary.written += 1;
                 }
@@ -168,8 +175,17 @@ async fn call_with_retries(
 /// Make one call and turn its outcome into a record.
 async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord {
     let started = Instant::now();
-    let (outcome, attempts) = call_with_retries(pipeline, job, options).await;
+    let key = Cache::key(&job.request, &options.pipeline_fingerprint, job.repeat);
+    let hit = options.cache.as_ref().and_then(|c| c.get(&key));
+    let cached = hit.is_some();
+    let (outcome, attempts) = match hit {
+        Some(reply) => (Ok(reply), 0),
+        None => call_with_retries(pipeline, job, options).await,
+    };
     let measured = started.elapsed().as_secs_f64() * 1000.0;
+    if let (Some(cache), Ok(reply), false) = (&options.cache, &outcome, cached) {
+        cache.put(&key, reply, measured);
+    }
     let mut record = RunRecord {
         sample_id: job.sample_id.clone(),
         repeat: job.repeat,
@@ -178,7 +194,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         parse: None,
         error: None,
         latency_ms: Some(measured),
-        cached: false,
+        cached,
         usage: None,
         pipeline_fingerprint: Some(options.pipeline_fingerprint.clone()),
         stderr: None,

@@ -1,0 +1,140 @@
+//! The answer cache: content-addressed by hash(request, pipeline fingerprint, repeat), so an
+//! unchanged pipeline on unchanged samples costs nothing to run again. One file per answer
+//! under `<dir>/<2 hex>/<hash>.json`, written to a temporary file and renamed into place,
+//! which is atomic and safe with several writers. Only successful answers are cached.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::adapter::Reply;
+use super::record::Usage;
+
+/// Default cache directory.
+pub const DEFAULT_DIR: &str = ".goldgate/cache";
+
+/// Whether the cache is read and written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CacheMode {
+    /// Read hits, write misses.
+    #[default]
+    Use,
+    /// Ignore existing entries, write fresh answers (`--refresh-cache`).
+    Refresh,
+    /// Neither read nor write (`--no-cache`).
+    Off,
+}
+
+/// An answer as stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Entry {
+    text: String,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    latency_ms: Option<f64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Cache {
+    dir: PathBuf,
+    mode: CacheMode,
+}
+
+impl Cache {
+    pub fn new(dir: &Path, mode: CacheMode) -> Self {
+        Cache {
+            dir: dir.to_path_buf(),
+            mode,
+        }
+    }
+
+    /// The key of one call.
+    pub fn key(request: &Value, pipeline_fingerprint: &str, repeat: u32) -> String {
+        let mut h = Sha256::new();
+        h.update(serde_json::to_vec(request).unwrap_or_default());
+        h.update(b"\0");
+        h.update(pipeline_fingerprint.as_bytes());
+        h.update(format!("\0{repeat}").as_bytes());
+        crate::suite::load::hex(&h.finalize())
+    }
+
+    fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(&key[..2]).join(format!("{key}.json"))
+    }
+
+    /// A cached answer, if there is one (an unreadable entry is a miss).
+    pub fn get(&self, key: &str) -> Option<Reply> {
+        if self.mode != CacheMode::Use {
+            return None;
+        }
+        let entry: Entry = serde_json::from_slice(&std::fs::read(self.path(key)).ok()?).ok()?;
+        Some(Reply {
+            text: entry.text,
+            usage: entry.usage,
+            latency_ms: entry.latency_ms,
+            stderr: None,
+        })
+    }
+
+    /// Store an answer. Failing to write the cache never fails the run.
+    pub fn put(&self, key: &str, reply: &Reply, latency_ms: f64) {
+        if self.mode == CacheMode::Off {
+            return;
+        }
+        let entry = Entry {
+            text: reply.text.clone(),
+            usage: reply.usage.clone(),
+            latency_ms: Some(reply.latency_ms.unwrap_or(latency_ms)),
+        };
+        let path = self.path(key);
+        let Some(dir) = path.parent() else { return };
+        let tmp = dir.join(format!(
+            ".{key}.{}.{:?}.tmp",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let written = std::fs::create_dir_all(dir)
+            .and_then(|_| std::fs::write(&tmp, serde_json::to_vec(&entry).unwrap_or_default()))
+            .and_then(|_| std::fs::rename(&tmp, &path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn keys_depend_on_request_fingerprint_and_repeat() {
+        let r = json!({"id": "a"});
+        let k = Cache::key(&r, "fp", 0);
+        assert_eq!(k, Cache::key(&r, "fp", 0));
+        assert_ne!(k, Cache::key(&r, "fp", 1));
+        assert_ne!(k, Cache::key(&r, "fp2", 0));
+        assert_ne!(k, Cache::key(&json!({"id": "b"}), "fp", 0));
+    }
+
+    #[test]
+    fn round_trip_and_modes() {
+        let dir = std::env::temp_dir().join(format!("goldgate-cache-test-{}", std::process::id()));
+        let reply = Reply {
+            text: "{\"requirements\": []}".into(),
+            ..Reply::default()
+        };
+        let cache = Cache::new(&dir, CacheMode::Use);
+        cache.put("abcdef", &reply, 12.0);
+        assert_eq!(cache.get("abcdef").unwrap().text, reply.text);
+        assert_eq!(cache.get("abcdef").unwrap().latency_ms, Some(12.0));
+        assert!(Cache::new(&dir, CacheMode::Refresh).get("abcdef").is_none());
+        assert!(cache.get("ab0000").is_none());
+        Cache::new(&dir, CacheMode::Off).put("ab1111", &reply, 1.0);
+        assert!(cache.get("ab1111").is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
