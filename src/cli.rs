@@ -134,6 +134,10 @@ pub struct RunArgs {
     /// Keep the records an interrupted run finished and run only the rest
     #[arg(long)]
     pub resume: bool,
+    /// Stop the run (exit 3) once more than N calls have failed: a broken pipeline should
+    /// not burn through the whole suite
+    #[arg(long, env = "GOLDGATE_MAX_ERRORS", value_name = "N")]
+    pub max_errors: Option<usize>,
     /// Run every sample N times (repeats are evidence of flakiness; the repeat index is in
     /// the record and the cache key)
     #[arg(long, env = "GOLDGATE_REPEAT", default_value_t = 1, value_name = "N")]

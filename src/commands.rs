@@ -8,8 +8,9 @@ use crate::error::{Error, Exit, Problem, Result};
 use crate::gate::thresholds::Thresholds;
 use crate::metrics::ScoringConfig;
 use crate::pipeline::adapter::Pipeline;
-use crate::pipeline::runner::{self, Job, RunOptions};
+use crate::pipeline::runner::{self, Job, RunOptions, RunSummary};
 use crate::pipeline::writer::RecordWriter;
+use crate::report::progress::Progress;
 use crate::report::terminal;
 use crate::score::{self, ScoreRequest};
 use crate::settings::{AgreementSettings, RunSettings, ScoreSettings};
@@ -48,6 +49,7 @@ pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     let mut options = RunOptions::new(s.jobs, fingerprint, s.pipeline.retries);
+    options.max_errors = s.max_errors;
     if !matches!(
         s.pipeline.adapter,
         crate::pipeline::config::Adapter::Replay { .. }
@@ -64,14 +66,33 @@ pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
                 "check the process limits (ulimit -u)",
             )
         })?;
-    let summary = runtime.block_on(runner::run(pipeline, jobs, &options, &mut writer))?;
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut progress = Progress::new(jobs.len(), tty);
+    let mut on_record = |sum: &RunSummary| {
+        if let Some(line) = progress.update(sum.written, sum.errors, sum.cached) {
+            reporter.note(&line);
+        }
+    };
+    let summary = runtime.block_on(runner::run(
+        pipeline,
+        jobs,
+        &options,
+        &mut writer,
+        &mut on_record,
+    ))?;
+    progress.finish();
     let total = summary.written + resumed.done.len();
-    if summary.interrupted {
+    if summary.interrupted || summary.tripped {
         let partial = writer.abandon()?;
-        reporter.note(&format!(
-            "interrupted: {total} records are in {}; run again with --resume to finish the rest\n",
-            partial.display()
-        ));
+        if summary.tripped {
+            reporter.note(&format!(
+                "error: stopped after {} failed calls (--max-errors {}): the pipeline looks broken\n  first failure: {}\n",
+                summary.errors,
+                s.max_errors.unwrap_or(0),
+                summary.first_error.as_deref().unwrap_or("?")
+            ));
+        }
+        reporter.note(&format!("incomplete run: {total} records are in {}; fix the cause and run again with --resume\n", partial.display()));
         return Ok(Exit::Incomplete);
     }
     let path = writer.finish()?;

@@ -89,6 +89,7 @@ pub struct RunSettings {
     pub shard: Option<Shard>,
     pub cache_dir: PathBuf,
     pub cache: CacheMode,
+    pub max_errors: Option<usize>,
 }
 
 impl TryFrom<cli::RunArgs> for RunSettings {
@@ -157,6 +158,7 @@ impl TryFrom<cli::RunArgs> for RunSettings {
             shard,
             cache_dir: a.cache_dir,
             cache,
+            max_errors: a.max_errors,
         })
     }
 }

@@ -523,3 +523,24 @@ fn shards_are_disjoint_cover_the_suite_and_merge_back() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("comes from another pipeline"));
 }
+
+#[test]
+fn the_circuit_breaker_stops_a_broken_pipeline_with_exit_3() {
+    let dir = TempDir::new("run-breaker");
+    suite(&dir.0, 40);
+    let (out, recs) = run_with(&dir.0, "exit 7", &["--max-errors", "3", "--jobs", "1"]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("stopped after 4 failed calls (--max-errors 3)")
+            && stderr.contains("exited with code 7"),
+        "{stderr}"
+    );
+    assert!(recs.is_empty(), "an incomplete run is not made final");
+    let kept = std::fs::read_to_string(dir.0.join("run.jsonl.partial")).unwrap();
+    assert_eq!(
+        kept.lines().count(),
+        4,
+        "the finished records are kept for --resume"
+    );
+}

@@ -35,6 +35,8 @@ pub struct RunOptions {
     pub pipeline_fingerprint: String,
     /// The answer cache (`None` for replay, which has nothing to save).
     pub cache: Option<Cache>,
+    /// Stop the run once more calls than this have failed (the circuit breaker).
+    pub max_errors: Option<usize>,
     /// Extra attempts for a retryable failure.
     pub retries: u32,
     /// Retry k waits a random time in [0, min(cap, base·2^k)], and at least `Retry-After`.
@@ -48,6 +50,7 @@ impl RunOptions {
             jobs,
             pipeline_fingerprint,
             cache: None,
+            max_errors: None,
             retries,
             backoff_base: Duration::from_millis(500),
             backoff_cap: Duration::from_secs(30),
@@ -64,17 +67,34 @@ pub struct RunSummary {
     pub errors: usize,
     /// Records answered from the cache.
     pub cached: usize,
-    /// Whether the run was stopped before every job finished.
+    /// The first failure, to show when the run is stopped for failing too often.
+    pub first_error: Option<String>,
+    /// Stopped by Ctrl-C or SIGTERM.
     pub interrupted: bool,
+    /// Stopped because more than `max_errors` calls failed.
+    pub tripped: bool,
     pub elapsed: Duration,
 }
 
-/// Run every job; records go to `writer` as they finish.
+impl RunSummary {
+    fn count(&mut self, record: &RunRecord) {
+        self.written += 1;
+        self.cached += usize::from(record.cached);
+        if let Some(e) = &record.error {
+            self.errors += 1;
+            self.first_error
+                .get_or_insert_with(|| format!("{}: {}", record.sample_id, e.message));
+        }
+    }
+}
+
+/// Run every job; records go to `writer` as they finish and `progress` hears of each.
 pub async fn run(
     pipeline: Arc<Pipeline>,
     jobs: Vec<Job>,
     options: &RunOptions,
     writer: &mut RecordWriter,
+    progress: &mut dyn FnMut(&RunSummary),
 ) -> Result<RunSummary> {
     let started = Instant::now();
     let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
@@ -100,10 +120,14 @@ pub async fn run(
             next = tasks.join_next() => match next {
                 None => break,
                 Some(Ok(record)) => {
-                    summary.errors += usize::from(record.error.is_some());
-                    summary.cached += usize::from(record.cached);
                     writer.write(&record)?;
-                    summary.written += 1;
+                    summary.count(&record);
+                    progress(&summary);
+                    if options.max_errors.is_some_and(|max| summary.errors > max) {
+                        summary.tripped = true;
+                        tasks.abort_all();
+                        break;
+                    }
                 }
                 Some(Err(e)) if e.is_cancelled() => {}
                 Some(Err(e)) => std::panic::resume_unwind(e.into_panic()),

@@ -1,4 +1,5 @@
 //! Renderers: turning results into text for people. Later issues add the Markdown comment,
 //! HTML and JUnit; this module holds the terminal tables.
 
+pub mod progress;
 pub mod terminal;
