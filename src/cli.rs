@@ -82,6 +82,8 @@ pub enum ModeArg {
     /// One process per sample: the sample JSON on stdin, the answer on stdout
     #[default]
     Oneshot,
+    /// One long-lived process: a request line in, an {"id": ..., "output": ...} line out
+    Jsonl,
 }
 
 #[derive(Debug, Args)]

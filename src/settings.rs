@@ -97,7 +97,10 @@ impl TryFrom<cli::RunArgs> for RunSettings {
 
     fn try_from(a: cli::RunArgs) -> Result<Self, Error> {
         let adapter = match (a.command, a.http, a.replay) {
-            (Some(command), None, None) => Adapter::Command { command, mode: match a.mode { cli::ModeArg::Oneshot => Mode::Oneshot } },
+            (Some(command), None, None) => Adapter::Command { command, mode: match a.mode {
+                    cli::ModeArg::Oneshot => Mode::Oneshot,
+                    cli::ModeArg::Jsonl => Mode::Jsonl,
+                } },
             (None, Some(url), None) => Adapter::Http { url, headers: parse_headers(&a.headers)? },
             (None, None, Some(file)) => Adapter::Replay { file },
             _ => {

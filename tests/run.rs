@@ -544,3 +544,46 @@ fn the_circuit_breaker_stops_a_broken_pipeline_with_exit_3() {
         "the finished records are kept for --resume"
     );
 }
+
+fn jsonl(extra: &str) -> String {
+    format!(
+        "python3 {}/tests/pipelines/jsonl_echo.py {extra}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn jsonl_mode_routes_answers_by_id_and_never_sends_labels() {
+    let dir = TempDir::new("run-jsonl");
+    suite(&dir.0, 30);
+    let (out, recs) = run_with(&dir.0, &jsonl(""), &["--mode", "jsonl", "--jobs", "8"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(recs.len(), 30);
+    for r in recs.values() {
+        assert!(r["error"].is_null(), "{r}");
+        let keys = &r["prediction"]["keys"];
+        assert_eq!(keys, &json!(["conversation", "domain", "id", "kind"]));
+    }
+}
+
+#[test]
+fn a_jsonl_process_that_dies_is_restarted_and_the_sample_recorded() {
+    let dir = TempDir::new("run-jsonl-dies");
+    suite(&dir.0, 6);
+    let (out, recs) = run_with(&dir.0, &jsonl("s-3"), &["--mode", "jsonl", "--jobs", "1"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(recs.len(), 6);
+    assert_eq!(recs["s-3"]["error"]["kind"], "exit");
+    assert!(recs["s-3"]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("in flight"));
+    for id in ["s-0", "s-1", "s-2", "s-4", "s-5"] {
+        assert!(recs[id]["error"].is_null(), "{id}: {}", recs[id]);
+    }
+}

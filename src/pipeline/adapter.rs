@@ -4,8 +4,9 @@
 
 use serde_json::Value;
 
-use super::config::{Adapter, PipelineConfig};
+use super::config::{Adapter, Mode, PipelineConfig};
 use super::http::Http;
+use super::jsonl::Jsonl;
 use super::oneshot::Oneshot;
 use super::record::{ErrorKind, RecordError, Usage};
 use super::replay::Replay;
@@ -56,6 +57,7 @@ impl CallError {
 /// A ready adapter.
 pub enum Pipeline {
     Oneshot(Oneshot),
+    Jsonl(Jsonl),
     Http(Http),
     Replay(Replay),
 }
@@ -64,7 +66,14 @@ impl Pipeline {
     /// Prepare the configured adapter (a replay file is read here).
     pub fn open(config: &PipelineConfig) -> Result<Pipeline> {
         Ok(match &config.adapter {
-            Adapter::Command { command, .. } => Pipeline::Oneshot(Oneshot::new(command, config)),
+            Adapter::Command {
+                command,
+                mode: Mode::Oneshot,
+            } => Pipeline::Oneshot(Oneshot::new(command, config)),
+            Adapter::Command {
+                command,
+                mode: Mode::Jsonl,
+            } => Pipeline::Jsonl(Jsonl::new(command, config)),
             Adapter::Http { url, headers } => Pipeline::Http(Http::new(url, headers, config)?),
             Adapter::Replay { file } => Pipeline::Replay(Replay::open(file)?),
         })
@@ -79,6 +88,7 @@ impl Pipeline {
     ) -> Result<Reply, CallError> {
         match self {
             Pipeline::Oneshot(p) => p.call(request).await,
+            Pipeline::Jsonl(p) => p.call(sample_id, request).await,
             Pipeline::Http(p) => p.call(request).await,
             Pipeline::Replay(p) => p.call(sample_id, repeat),
         }

@@ -16,6 +16,8 @@ pub enum Mode {
     /// One process per sample: sample JSON on stdin, answer on stdout.
     #[default]
     Oneshot,
+    /// One long-lived process speaking request/response lines.
+    Jsonl,
 }
 
 /// The adapter and its settings.

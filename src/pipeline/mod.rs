@@ -6,6 +6,7 @@ pub mod adapter;
 pub mod cache;
 pub mod config;
 pub mod http;
+pub mod jsonl;
 pub mod merge;
 pub mod oneshot;
 pub mod record;
