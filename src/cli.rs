@@ -110,6 +110,12 @@ pub struct RunArgs {
     /// An HTTP header, 'Name: value'; repeatable; `${ENV}` keeps tokens out of files
     #[arg(long = "header", value_name = "HEADER", requires = "http")]
     pub headers: Vec<String>,
+    /// At most N calls a minute, evenly spaced (every attempt counts)
+    #[arg(long, env = "GOLDGATE_RPM", value_name = "N")]
+    pub rpm: Option<u32>,
+    /// At most N tokens a minute, as answers report them in a top-level `usage` object
+    #[arg(long, env = "GOLDGATE_TPM", value_name = "N")]
+    pub tpm: Option<u64>,
     /// Extra attempts after a retryable failure (HTTP 429/5xx, connection errors)
     #[arg(long, env = "GOLDGATE_RETRIES", default_value_t = 3)]
     pub retries: u32,

@@ -50,6 +50,7 @@ pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     }
     let mut options = RunOptions::new(s.jobs, fingerprint, s.pipeline.retries);
     options.max_errors = s.max_errors;
+    options.limits = std::sync::Arc::new(crate::pipeline::limits::Limits::new(s.rpm, s.tpm));
     if !matches!(
         s.pipeline.adapter,
         crate::pipeline::config::Adapter::Replay { .. }

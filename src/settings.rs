@@ -90,6 +90,8 @@ pub struct RunSettings {
     pub cache_dir: PathBuf,
     pub cache: CacheMode,
     pub max_errors: Option<usize>,
+    pub rpm: Option<u32>,
+    pub tpm: Option<u64>,
 }
 
 impl TryFrom<cli::RunArgs> for RunSettings {
@@ -162,6 +164,8 @@ impl TryFrom<cli::RunArgs> for RunSettings {
             cache_dir: a.cache_dir,
             cache,
             max_errors: a.max_errors,
+            rpm: a.rpm,
+            tpm: a.tpm,
         })
     }
 }

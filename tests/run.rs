@@ -587,3 +587,23 @@ fn a_jsonl_process_that_dies_is_restarted_and_the_sample_recorded() {
         assert!(recs[id]["error"].is_null(), "{id}: {}", recs[id]);
     }
 }
+
+#[test]
+fn requests_per_minute_space_the_calls() {
+    let dir = TempDir::new("run-rpm");
+    suite(&dir.0, 6);
+    let started = Instant::now();
+    let (out, recs) = run_with(
+        &dir.0,
+        &script("count.sh"),
+        &["--rpm", "120", "--jobs", "6"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(recs.len(), 6);
+    // 120 a minute is one every 0.5 s: six calls take at least 2.5 s however many run at once.
+    assert!(
+        started.elapsed() >= Duration::from_millis(2500),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -7,6 +7,7 @@ pub mod cache;
 pub mod config;
 pub mod http;
 pub mod jsonl;
+pub mod limits;
 pub mod merge;
 pub mod oneshot;
 pub mod record;

@@ -13,7 +13,9 @@ use tokio::task::JoinSet;
 
 use super::adapter::{CallError, Pipeline, Reply};
 use super::cache::Cache;
+use super::limits::Limits;
 use super::record::RunRecord;
+use super::record::Usage;
 use super::writer::RecordWriter;
 use crate::error::Result;
 use crate::metrics::bootstrap::{label_hash, Rng};
@@ -37,6 +39,8 @@ pub struct RunOptions {
     pub cache: Option<Cache>,
     /// Stop the run once more calls than this have failed (the circuit breaker).
     pub max_errors: Option<usize>,
+    /// Requests and tokens per minute, shared by every call.
+    pub limits: Arc<Limits>,
     /// Extra attempts for a retryable failure.
     pub retries: u32,
     /// Retry k waits a random time in [0, min(cap, base·2^k)], and at least `Retry-After`.
@@ -51,6 +55,7 @@ impl RunOptions {
             pipeline_fingerprint,
             cache: None,
             max_errors: None,
+            limits: Arc::default(),
             retries,
             backoff_base: Duration::from_millis(500),
             backoff_cap: Duration::from_secs(30),
@@ -183,6 +188,7 @@ async fn call_with_retries(
     );
     let mut attempts = 1;
     loop {
+        options.limits.acquire().await;
         match pipeline
             .call(&job.sample_id, job.repeat, &job.request)
             .await
@@ -227,9 +233,14 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         Ok(reply) => {
             let parsed = parse_answer(&reply.text);
             record.parse = Some(json!({"outcome": parsed.outcome, "detail": parsed.detail}));
+            record.usage = reply
+                .usage
+                .or_else(|| parsed.value.as_ref().and_then(usage_of));
+            if let (Some(tokens), false) = (record.usage.as_ref().and_then(Usage::tokens), cached) {
+                options.limits.used(tokens);
+            }
             record.prediction = parsed.value;
             record.raw_output = Some(reply.text);
-            record.usage = reply.usage;
             record.stderr = reply.stderr;
             record.latency_ms = Some(reply.latency_ms.unwrap_or(measured));
         }
@@ -249,9 +260,31 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
     record
 }
 
+/// Token usage an answer reports about itself (an OpenAI-style top-level `usage` object).
+fn usage_of(answer: &Value) -> Option<Usage> {
+    let u = answer.get("usage")?.as_object()?;
+    let count = |k: &str| u.get(k).and_then(Value::as_u64);
+    let usage = Usage {
+        prompt_tokens: count("prompt_tokens"),
+        completion_tokens: count("completion_tokens"),
+        total_tokens: count("total_tokens"),
+        cost_usd: u.get("cost_usd").and_then(Value::as_f64),
+    };
+    (usage != Usage::default()).then_some(usage)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn usage_is_read_from_the_answer() {
+        let answer = json!({"requirements": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "prompt_tokens_details": {}}});
+        let usage = usage_of(&answer).unwrap();
+        assert_eq!(usage.tokens(), Some(15));
+        assert_eq!(usage_of(&json!({"usage": {}})), None);
+        assert_eq!(usage_of(&json!([1])), None);
+    }
 
     #[test]
     fn backoff_is_jittered_capped_and_honours_retry_after() {
