@@ -23,7 +23,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Send every suite sample through the pipeline under test -> run.jsonl
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Join shard run files into one; refuses duplicates and mixed pipelines
     Merge(MergeArgs),
     /// Score a run file (or an outputs file) against a gold suite -> score.json
@@ -101,44 +101,42 @@ pub struct RunArgs {
         default_value = "run.jsonl"
     )]
     pub output: PathBuf,
+    /// Settings file ([pipeline], [run]); default: ./goldgate.toml when it exists. Flags win.
+    #[arg(long, env = "GOLDGATE_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Run this shell command as the pipeline (`sh -c CMD`)
     #[arg(long, value_name = "CMD", conflicts_with_all = ["replay", "http"])]
     pub command: Option<String>,
+    /// How the command is driven [default: oneshot]
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
     /// POST each sample to this URL; any 2xx body is the answer (`${ENV}` is expanded)
     #[arg(long, value_name = "URL", conflicts_with = "replay")]
     pub http: Option<String>,
     /// An HTTP header, 'Name: value'; repeatable; `${ENV}` keeps tokens out of files
-    #[arg(long = "header", value_name = "HEADER", requires = "http")]
+    #[arg(long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
+    /// Replay answers from a run.jsonl or an outputs file instead of calling a pipeline
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    /// Calls in flight at once [default: 16]
+    #[arg(long, short, env = "GOLDGATE_JOBS")]
+    pub jobs: Option<usize>,
+    /// Seconds a call may take before it is stopped and recorded as a timeout [default: 120]
+    #[arg(long, env = "GOLDGATE_TIMEOUT", value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Largest answer kept, in bytes; a pipeline printing more is stopped [default: 16 MiB]
+    #[arg(long, value_name = "BYTES")]
+    pub max_output_bytes: Option<usize>,
     /// At most N calls a minute, evenly spaced (every attempt counts)
     #[arg(long, env = "GOLDGATE_RPM", value_name = "N")]
     pub rpm: Option<u32>,
     /// At most N tokens a minute, as answers report them in a top-level `usage` object
     #[arg(long, env = "GOLDGATE_TPM", value_name = "N")]
     pub tpm: Option<u64>,
-    /// Extra attempts after a retryable failure (HTTP 429/5xx, connection errors)
-    #[arg(long, env = "GOLDGATE_RETRIES", default_value_t = 3)]
-    pub retries: u32,
-    /// How the command is driven
-    #[arg(long, value_enum, default_value_t, requires = "command")]
-    pub mode: ModeArg,
-    /// Replay answers from a run.jsonl or an outputs file instead of calling a pipeline
-    #[arg(long, value_name = "FILE")]
-    pub replay: Option<PathBuf>,
-    /// Calls in flight at once
-    #[arg(long, short, env = "GOLDGATE_JOBS", default_value_t = 16)]
-    pub jobs: usize,
-    /// Seconds a call may take before it is stopped and recorded as a timeout
-    #[arg(
-        long,
-        env = "GOLDGATE_TIMEOUT",
-        default_value_t = 120.0,
-        value_name = "SECS"
-    )]
-    pub timeout: f64,
-    /// Largest answer kept, in bytes; a pipeline printing more is stopped
-    #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
-    pub max_output_bytes: usize,
+    /// Extra attempts after a retryable failure (HTTP 429/5xx, connection errors) [default: 3]
+    #[arg(long, env = "GOLDGATE_RETRIES")]
+    pub retries: Option<u32>,
     /// Keep the records an interrupted run finished and run only the rest
     #[arg(long)]
     pub resume: bool,
@@ -147,21 +145,16 @@ pub struct RunArgs {
     #[arg(long, env = "GOLDGATE_MAX_ERRORS", value_name = "N")]
     pub max_errors: Option<usize>,
     /// Run every sample N times (repeats are evidence of flakiness; the repeat index is in
-    /// the record and the cache key)
-    #[arg(long, env = "GOLDGATE_REPEAT", default_value_t = 1, value_name = "N")]
-    pub repeat: u32,
+    /// the record and the cache key) [default: 1]
+    #[arg(long, env = "GOLDGATE_REPEAT", value_name = "N")]
+    pub repeat: Option<u32>,
     /// Run only shard i of N (1-based; split by a hash of the sample id; shards are disjoint
     /// and cover the suite); `goldgate merge` joins the outputs
     #[arg(long, value_name = "i/N")]
     pub shard: Option<String>,
-    /// The answer cache directory
-    #[arg(
-        long,
-        env = "GOLDGATE_CACHE_DIR",
-        default_value = ".goldgate/cache",
-        value_name = "DIR"
-    )]
-    pub cache_dir: PathBuf,
+    /// The answer cache directory [default: .goldgate/cache]
+    #[arg(long, env = "GOLDGATE_CACHE_DIR", value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
     /// Neither read nor write the cache
     #[arg(long, conflicts_with = "refresh_cache")]
     pub no_cache: bool,

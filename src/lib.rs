@@ -5,6 +5,7 @@
 
 pub mod cli;
 mod commands;
+pub mod config;
 pub mod error;
 pub mod gate;
 pub mod metrics;
@@ -57,7 +58,7 @@ impl<'a> Reporter<'a> {
 /// process exit code.
 pub fn run(cli: cli::Cli, reporter: &mut Reporter<'_>) -> Result<Exit, Error> {
     match cli.command {
-        cli::Command::Run(args) => commands::run(args.try_into()?, reporter),
+        cli::Command::Run(args) => commands::run((*args).try_into()?, reporter),
         cli::Command::Merge(args) => commands::merge(&args.inputs, &args.output, reporter),
         cli::Command::Score(args) => commands::score(args.try_into()?, reporter),
         cli::Command::Suite(cli::SuiteCommand::Lint(args)) => {

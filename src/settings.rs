@@ -5,10 +5,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::{self, Format};
+use crate::config::{ConfigFile, PipelineTable};
 use crate::error::Error;
 use crate::metrics::bootstrap::BootstrapConfig;
 use crate::pipeline::cache::CacheMode;
-use crate::pipeline::config::{Adapter, Mode, PipelineConfig, Shard};
+use crate::pipeline::config::{
+    Adapter, Mode, PipelineConfig, Shard, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT,
+};
 
 /// `goldgate score`.
 #[derive(Clone, Debug)]
@@ -97,45 +100,33 @@ pub struct RunSettings {
 impl TryFrom<cli::RunArgs> for RunSettings {
     type Error = Error;
 
+    /// Flags, then `goldgate.toml` (`--config`, or the one in the working directory), then
+    /// defaults.
     fn try_from(a: cli::RunArgs) -> Result<Self, Error> {
-        let adapter = match (a.command, a.http, a.replay) {
-            (Some(command), None, None) => Adapter::Command { command, mode: match a.mode {
-                    cli::ModeArg::Oneshot => Mode::Oneshot,
-                    cli::ModeArg::Jsonl => Mode::Jsonl,
-                } },
-            (None, Some(url), None) => Adapter::Http { url, headers: parse_headers(&a.headers)? },
-            (None, None, Some(file)) => Adapter::Replay { file },
-            _ => {
-                return Err(Error::usage(
-                    "no pipeline to run",
-                    "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout), --http URL or --replay FILE",
-                ))
-            }
-        };
-        if a.jobs == 0 || a.jobs > 4096 {
+        let file = ConfigFile::discover(a.config.as_deref())?;
+        let (p, r) = (file.pipeline, file.run);
+        let adapter = adapter(&a, &p)?;
+        let jobs = a.jobs.or(r.jobs).unwrap_or(16);
+        if jobs == 0 || jobs > 4096 {
             return Err(Error::usage(
-                format!("--jobs {} is out of range", a.jobs),
+                format!("jobs = {jobs} is out of range"),
                 "use 1 to 4096 calls in flight",
             ));
         }
-        if !(a.timeout > 0.0 && a.timeout.is_finite()) {
+        let timeout = a
+            .timeout
+            .or(p.timeout_secs)
+            .unwrap_or(DEFAULT_TIMEOUT.as_secs_f64());
+        if !(timeout > 0.0 && timeout.is_finite()) {
             return Err(Error::usage(
-                format!(
-                    "--timeout {} is not a positive number of seconds",
-                    a.timeout
-                ),
+                format!("timeout {timeout} is not a positive number of seconds"),
                 "for example --timeout 60",
             ));
         }
-        let mut pipeline = PipelineConfig::new(adapter);
-        pipeline.timeout = Duration::from_secs_f64(a.timeout);
-        pipeline.max_output_bytes = a.max_output_bytes.max(1);
-        pipeline.retries = a.retries;
-        pipeline.model = a.model;
-        pipeline.fingerprint_files = a.fingerprint_files;
-        if a.repeat == 0 || a.repeat > 1000 {
+        let repeat = a.repeat.or(r.repeat).unwrap_or(1);
+        if repeat == 0 || repeat > 1000 {
             return Err(Error::usage(
-                format!("--repeat {} is out of range", a.repeat),
+                format!("repeat {repeat} is out of range"),
                 "use 1 to 1000 (3 is usual for a flakiness check)",
             ));
         }
@@ -148,6 +139,20 @@ impl TryFrom<cli::RunArgs> for RunSettings {
                 )
             })?),
         };
+        let mut pipeline = PipelineConfig::new(adapter);
+        pipeline.timeout = Duration::from_secs_f64(timeout);
+        pipeline.max_output_bytes = a
+            .max_output_bytes
+            .or(p.max_output_bytes)
+            .unwrap_or(DEFAULT_MAX_OUTPUT)
+            .max(1);
+        pipeline.retries = a.retries.or(p.retries).unwrap_or(3);
+        pipeline.model = a.model.or(p.model);
+        pipeline.fingerprint_files = if a.fingerprint_files.is_empty() {
+            p.fingerprint_files
+        } else {
+            a.fingerprint_files
+        };
         let cache = match (a.no_cache, a.refresh_cache) {
             (true, _) => CacheMode::Off,
             (false, true) => CacheMode::Refresh,
@@ -157,16 +162,74 @@ impl TryFrom<cli::RunArgs> for RunSettings {
             suite: a.suite,
             output: a.output,
             pipeline,
-            jobs: a.jobs,
+            jobs,
             resume: a.resume,
-            repeat: a.repeat,
+            repeat,
             shard,
-            cache_dir: a.cache_dir,
+            cache_dir: a
+                .cache_dir
+                .or(r.cache_dir)
+                .unwrap_or_else(|| PathBuf::from(crate::pipeline::cache::DEFAULT_DIR)),
             cache,
-            max_errors: a.max_errors,
-            rpm: a.rpm,
-            tpm: a.tpm,
+            max_errors: a.max_errors.or(r.max_errors),
+            rpm: a.rpm.or(p.rpm),
+            tpm: a.tpm.or(p.tpm),
         })
+    }
+}
+
+/// The adapter: a flag wins; otherwise `[pipeline]`.
+fn adapter(a: &cli::RunArgs, p: &PipelineTable) -> Result<Adapter, Error> {
+    let mode = match (a.mode, p.mode.as_deref()) {
+        (Some(cli::ModeArg::Jsonl), _) | (None, Some("jsonl")) => Mode::Jsonl,
+        (Some(cli::ModeArg::Oneshot), _) | (None, Some("oneshot") | None) => Mode::Oneshot,
+        (None, Some(other)) => {
+            return Err(Error::usage(
+                format!("[pipeline] mode = \"{other}\" is not a mode"),
+                crate::text::hint_for(other, &["oneshot", "jsonl"]),
+            ))
+        }
+    };
+    let file_headers: Vec<(String, String)> = p
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let headers = if a.headers.is_empty() {
+        file_headers
+    } else {
+        parse_headers(&a.headers)?
+    };
+    if let Some(command) = &a.command {
+        return Ok(Adapter::Command {
+            command: command.clone(),
+            mode,
+        });
+    }
+    if let Some(url) = &a.http {
+        return Ok(Adapter::Http {
+            url: url.clone(),
+            headers,
+        });
+    }
+    if let Some(file) = &a.replay {
+        return Ok(Adapter::Replay { file: file.clone() });
+    }
+    let missing = |key: &str, kind: &str| {
+        Error::usage(
+            format!("[pipeline] kind = \"{kind}\" needs `{key}`"),
+            format!("add {key} = ... to [pipeline] in goldgate.toml"),
+        )
+    };
+    match p.kind.as_deref() {
+        Some("command") => Ok(Adapter::Command { command: p.command.clone().ok_or_else(|| missing("command", "command"))?, mode }),
+        Some("http") => Ok(Adapter::Http { url: p.url.clone().ok_or_else(|| missing("url", "http"))?, headers }),
+        Some("replay") => Ok(Adapter::Replay { file: p.file.clone().ok_or_else(|| missing("file", "replay"))? }),
+        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), crate::text::hint_for(other, &["command", "http", "replay"]))),
+        None => Err(Error::usage(
+            "no pipeline to run",
+            "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout), --http URL or --replay FILE, or set [pipeline] in goldgate.toml",
+        )),
     }
 }
 

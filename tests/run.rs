@@ -607,3 +607,67 @@ fn requests_per_minute_space_the_calls() {
         started.elapsed()
     );
 }
+
+#[test]
+fn goldgate_toml_chooses_the_pipeline_and_flags_override_it() {
+    let dir = TempDir::new("run-config");
+    suite(&dir.0, 3);
+    std::fs::create_dir_all(dir.0.join("prompts")).unwrap();
+    std::fs::write(dir.0.join("prompts/system.txt"), "be precise").unwrap();
+    let toml = format!(
+        "[pipeline]\nkind = \"command\"\ncommand = \"{}\"\nmode = \"jsonl\"\nfingerprint_files = [\"prompts\"]\n\n[run]\njobs = 2\n",
+        jsonl("")
+    );
+    std::fs::write(dir.0.join("goldgate.toml"), toml).unwrap();
+    let out = goldgate(
+        &dir.0,
+        &["run", "--suite", "suite", "--output", "run.jsonl"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recs = records(&dir.0.join("run.jsonl"));
+    assert!(
+        recs.values().all(|r| r["prediction"]["keys"].is_array()),
+        "the jsonl pipeline from the file answered"
+    );
+
+    let echo = script("echo.sh");
+    let out = goldgate(
+        &dir.0,
+        &[
+            "run",
+            "--suite",
+            "suite",
+            "--output",
+            "flag.jsonl",
+            "--command",
+            &echo,
+            "--mode",
+            "oneshot",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let recs = records(&dir.0.join("flag.jsonl"));
+    assert!(
+        recs.values()
+            .all(|r| r["prediction"]["conversation"].is_array()),
+        "the flag's pipeline answered"
+    );
+
+    std::fs::write(
+        dir.0.join("goldgate.toml"),
+        "[pipeline]\nkind = \"command\"\ncomand = \"x\"\n",
+    )
+    .unwrap();
+    let out = goldgate(&dir.0, &["run", "--suite", "suite"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("goldgate.toml:3") && stderr.contains("did you mean `command`?"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,122 @@
+//! `goldgate.toml`: the project's settings, so a command line can stay short. This issue
+//! reads `[pipeline]` (which pipeline `run` calls, and how) and `[run]`; flags override the
+//! file. Every table denies unknown keys; errors name the file, line and key, with a hint.
+//! Relative paths are relative to the file's directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{Error, Location, Problem, Result};
+use crate::text::explain_serde;
+
+/// The file looked for in the working directory when `--config` is not given.
+pub const DEFAULT_FILE: &str = "goldgate.toml";
+
+/// `[pipeline]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineTable {
+    /// `command`, `http` or `replay`.
+    pub kind: Option<String>,
+    pub command: Option<String>,
+    /// `oneshot` or `jsonl`.
+    pub mode: Option<String>,
+    pub url: Option<String>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Replay file.
+    pub file: Option<PathBuf>,
+    pub model: Option<String>,
+    #[serde(default)]
+    pub fingerprint_files: Vec<PathBuf>,
+    pub timeout_secs: Option<f64>,
+    pub retries: Option<u32>,
+    pub max_output_bytes: Option<usize>,
+    pub rpm: Option<u32>,
+    pub tpm: Option<u64>,
+}
+
+/// `[run]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunTable {
+    pub jobs: Option<usize>,
+    pub repeat: Option<u32>,
+    pub cache_dir: Option<PathBuf>,
+    pub max_errors: Option<usize>,
+}
+
+/// A whole `goldgate.toml`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    #[serde(default)]
+    pub pipeline: PipelineTable,
+    #[serde(default)]
+    pub run: RunTable,
+}
+
+impl ConfigFile {
+    /// Load `explicit`, else `goldgate.toml` in the working directory if there is one.
+    pub fn discover(explicit: Option<&Path>) -> Result<ConfigFile> {
+        match explicit {
+            Some(path) => ConfigFile::load(path),
+            None if Path::new(DEFAULT_FILE).is_file() => ConfigFile::load(Path::new(DEFAULT_FILE)),
+            None => Ok(ConfigFile::default()),
+        }
+    }
+
+    pub fn load(path: &Path) -> Result<ConfigFile> {
+        let text = crate::suite::load::read(path)?;
+        let mut config: ConfigFile = toml::from_str(&text).map_err(|e| {
+            let line = e.span().map_or(0, |s| {
+                text[..s.start.min(text.len())].matches('\n').count() + 1
+            });
+            let (message, hint) = explain_serde(e.message().trim());
+            let mut problem = Problem::new(Location::new(path, line, 0), None, message);
+            problem.hint =
+                hint.or_else(|| Some("see README.md for the goldgate.toml keys".to_string()));
+            Error::invalid("config file", problem)
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let resolve = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        config.pipeline.file.as_mut().map(resolve);
+        config
+            .pipeline
+            .fingerprint_files
+            .iter_mut()
+            .for_each(resolve);
+        config.run.cache_dir.as_mut().map(resolve);
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_tables_resolves_paths_and_rejects_typos() {
+        let dir = std::env::temp_dir().join(format!("goldgate-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("goldgate.toml");
+        std::fs::write(&path, "[pipeline]\nkind = \"command\"\ncommand = \"python3 p.py\"\nmode = \"jsonl\"\nfingerprint_files = [\"prompts\"]\n\n[run]\njobs = 8\n").unwrap();
+        let config = ConfigFile::load(&path).unwrap();
+        assert_eq!(config.pipeline.command.as_deref(), Some("python3 p.py"));
+        assert_eq!(config.pipeline.fingerprint_files, vec![dir.join("prompts")]);
+        assert_eq!(config.run.jobs, Some(8));
+        std::fs::write(&path, "[pipeline]\nkind = \"command\"\ncomand = \"x\"\n").unwrap();
+        let e = ConfigFile::load(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("goldgate.toml:3") && e.contains("did you mean `command`?"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
