@@ -53,6 +53,16 @@ fn records(path: &Path) -> BTreeMap<String, Value> {
         .collect()
 }
 
+/// Wait (at most 20 s) until a run has appended `n` records to `partial`.
+fn wait_for_records(partial: &Path, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_to_string(partial).map_or(0, |t| t.lines().count()) < n
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn run_with(dir: &Path, pipeline: &str, extra: &[&str]) -> (Output, BTreeMap<String, Value>) {
     let mut args = vec![
         "run",
@@ -240,12 +250,7 @@ fn an_interrupted_run_resumes_to_the_same_records() {
         .spawn()
         .unwrap();
     let partial = dir.0.join("run.jsonl.partial");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::fs::read_to_string(&partial).map_or(0, |t| t.lines().count()) < 4
-        && Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_records(&partial, 4);
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
     let before = std::fs::read_to_string(&partial).unwrap().lines().count();
@@ -308,12 +313,7 @@ fn sigint_stops_cleanly_with_exit_3_and_keeps_finished_records() {
         .spawn()
         .unwrap();
     let partial = dir.0.join("run.jsonl.partial");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::fs::read_to_string(&partial).map_or(0, |t| t.lines().count()) < 2
-        && Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_records(&partial, 2);
     // SAFETY: sending SIGINT to our own child.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);

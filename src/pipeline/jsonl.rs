@@ -12,11 +12,12 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::process::{Child, ChildStdin};
 use tokio::sync::oneshot;
 
 use super::adapter::{CallError, Reply};
 use super::config::PipelineConfig;
+use super::oneshot::{spawn_shell, GroupGuard};
 use super::record::ErrorKind;
 
 type Waiters =
@@ -29,19 +30,9 @@ struct Process {
     alive: Arc<AtomicBool>,
     /// The last stdout line that was not an answer, for diagnostics.
     stray: Arc<Mutex<Option<String>>>,
-    pgid: Option<i32>,
+    /// Kills the process group when the process is dropped (a restart or the end of the run).
+    _group: GroupGuard,
     _child: Child,
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        if let Some(pgid) = self.pgid {
-            // SAFETY: killpg only sends a signal to the group this adapter started.
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
-        }
-    }
 }
 
 pub struct Jsonl {
@@ -73,21 +64,7 @@ impl Jsonl {
     }
 
     fn start(&self) -> Result<Process, CallError> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&self.command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| {
-                CallError::new(
-                    ErrorKind::Spawn,
-                    format!("cannot start `{}`: {e}", self.command),
-                )
-            })?;
+        let (mut child, group) = spawn_shell(&self.command, Stdio::inherit())?;
         let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
             (Some(i), Some(o)) => (i, o),
             _ => {
@@ -111,7 +88,7 @@ impl Jsonl {
             waiters,
             alive,
             stray,
-            pgid: child.id().map(|p| p as i32),
+            _group: group,
             _child: child,
         })
     }

@@ -24,10 +24,10 @@ pub struct Oneshot {
 }
 
 /// Kills a process group when dropped, unless disarmed (the call finished normally).
-struct GroupGuard(Option<i32>);
+pub(super) struct GroupGuard(pub(super) Option<i32>);
 
 impl GroupGuard {
-    fn kill(&mut self) {
+    pub(super) fn kill(&mut self) {
         if let Some(pgid) = self.0.take() {
             // SAFETY: killpg only sends a signal; an already-gone group is harmless (ESRCH).
             unsafe {
@@ -41,6 +41,26 @@ impl Drop for GroupGuard {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Start `sh -c command` with piped stdin and stdout in a process group of its own, and the
+/// guard that kills that group.
+pub(super) fn spawn_shell(
+    command: &str,
+    stderr: Stdio,
+) -> Result<(tokio::process::Child, GroupGuard), CallError> {
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| CallError::new(ErrorKind::Spawn, format!("cannot start `{command}`: {e}")))?;
+    let guard = GroupGuard(child.id().map(|pid| pid as i32));
+    Ok((child, guard))
 }
 
 /// Read a stream fully, keeping at most `keep` bytes; returns (kept, total seen, overflowed).
@@ -75,22 +95,7 @@ impl Oneshot {
     }
 
     pub async fn call(&self, request: &Value) -> Result<Reply, CallError> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&self.command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| {
-                CallError::new(
-                    ErrorKind::Spawn,
-                    format!("cannot start `{}`: {e}", self.command),
-                )
-            })?;
-        let mut guard = GroupGuard(child.id().map(|pid| pid as i32));
+        let (mut child, mut guard) = spawn_shell(&self.command, Stdio::piped())?;
         let (stdin, stdout, stderr) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let mut body = serde_json::to_vec(request).unwrap_or_default();
