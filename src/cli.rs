@@ -26,6 +26,16 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Join shard run files into one; refuses duplicates and mixed pipelines
     Merge(MergeArgs),
+    /// Compare a score with its baseline under thresholds.toml -> verdict
+    Compare(CompareArgs),
+    /// Run, score and compare in one go: the gate (the GitHub Action's entry point)
+    Check(Box<CheckArgs>),
+    /// Refresh or show the stored baseline
+    #[command(subcommand)]
+    Baseline(BaselineCommand),
+    /// Validate a thresholds file
+    #[command(subcommand)]
+    Thresholds(ThresholdsCommand),
     /// Score a run file (or an outputs file) against a gold suite -> score.json
     Score(ScoreArgs),
     /// Work with a gold suite: lint, stats, agreement
@@ -101,6 +111,13 @@ pub struct RunArgs {
         default_value = "run.jsonl"
     )]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// Which pipeline to call and how (shared by `run`, `check` and `baseline refresh`).
+#[derive(Debug, Args)]
+pub struct PipelineArgs {
     /// Settings file ([pipeline], [run]); default: ./goldgate.toml when it exists. Flags win.
     #[arg(long, env = "GOLDGATE_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -206,4 +223,105 @@ pub struct AgreementArgs {
     /// The kappa the suite must reach before it is used
     #[arg(long, default_value_t = 0.75)]
     pub min_kappa: f64,
+}
+
+/// Where the rules come from, and the base branch's rules for the ratchet.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// The rules [default: thresholds.toml when it exists]
+    #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
+    pub thresholds: Option<PathBuf>,
+    /// The base branch's thresholds file: a rule loosened since then is reported
+    #[arg(long, value_name = "FILE", conflicts_with = "base_ref")]
+    pub base_thresholds: Option<PathBuf>,
+    /// Read the base branch's thresholds file with git (e.g. origin/main)
+    #[arg(long, env = "GOLDGATE_BASE_REF", value_name = "REF")]
+    pub base_ref: Option<String>,
+    /// Compare even when the baseline was scored with another metrics_version
+    #[arg(long)]
+    pub allow_version_change: bool,
+    /// Bootstrap resamples for the paired intervals of the deltas
+    #[arg(long, env = "GOLDGATE_RESAMPLES", default_value_t = 1000)]
+    pub resamples: usize,
+    /// Bootstrap seed
+    #[arg(long, env = "GOLDGATE_SEED", default_value_t = 20_240_601)]
+    pub seed: u64,
+    /// Report format on stdout
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub struct CompareArgs {
+    /// The candidate's score file
+    #[arg(long, env = "GOLDGATE_SCORE", value_name = "FILE")]
+    pub score: PathBuf,
+    /// The baseline score file; without one only absolute rules apply
+    #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Also write the verdict as JSON here
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub struct CheckArgs {
+    /// The gold suite directory [default: [check] suite in goldgate.toml]
+    #[arg(long, env = "GOLDGATE_SUITE", value_name = "DIR")]
+    pub suite: Option<PathBuf>,
+    /// The baseline score file [default: baselines/main.json]
+    #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Where run.jsonl, score.json and verdict.json are written [default: .goldgate/out]
+    #[arg(long, env = "GOLDGATE_OUT_DIR", value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub gate: GateArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BaselineCommand {
+    /// Run the suite and store the result as the new baseline (atomically)
+    Refresh(Box<RefreshArgs>),
+    /// Show a stored baseline: its metrics and provenance
+    Show {
+        /// The baseline file
+        #[arg(
+            long,
+            env = "GOLDGATE_BASELINE",
+            default_value = "baselines/main.json",
+            value_name = "FILE"
+        )]
+        baseline: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct RefreshArgs {
+    /// The gold suite directory [default: [check] suite in goldgate.toml]
+    #[arg(long, env = "GOLDGATE_SUITE", value_name = "DIR")]
+    pub suite: Option<PathBuf>,
+    /// Where to store the baseline [default: baselines/main.json]
+    #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// thresholds.toml ([matching] and [rd_score] shape the scores)
+    #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
+    pub thresholds: Option<PathBuf>,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ThresholdsCommand {
+    /// Check a thresholds file: keys, metric names, weights
+    Check {
+        #[arg(default_value = "thresholds.toml", value_name = "FILE")]
+        file: PathBuf,
+    },
 }

@@ -3,23 +3,36 @@
 
 use std::path::Path;
 
+use crate::cli;
 use crate::cli::Format;
+use crate::config::ConfigFile;
 use crate::error::{Error, Exit, Problem, Result};
 use crate::gate::thresholds::Thresholds;
+use crate::gate::{
+    self,
+    compare::{CompareOptions, Outcome, Verdict},
+};
 use crate::metrics::ScoringConfig;
 use crate::pipeline::adapter::Pipeline;
 use crate::pipeline::runner::{self, Job, RunOptions, RunSummary};
 use crate::pipeline::writer::RecordWriter;
 use crate::report::progress::Progress;
 use crate::report::terminal;
+use crate::score::file::ScoreFile;
 use crate::score::{self, ScoreRequest};
-use crate::settings::{AgreementSettings, RunSettings, ScoreSettings};
+use crate::settings::{AgreementSettings, GateSettings, RunSettings, ScoreSettings};
 use crate::suite::agreement::AgreementBuilder;
 use crate::suite::stats::SuiteStats;
 use crate::suite::{Sample, Suite};
 use crate::Reporter;
 
 pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    run_to(s, reporter, true)
+}
+
+/// Run the pipeline; the summary line goes to stdout, or to stderr when the command's stdout
+/// is for something else (`check --format json`).
+fn run_to(s: RunSettings, reporter: &mut Reporter<'_>, summary_to_stdout: bool) -> Result<Exit> {
     let suite = Suite::open(&s.suite)?;
     let mut samples = Vec::new();
     each_sample(&suite, |sample| {
@@ -102,14 +115,19 @@ pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     } else {
         100.0 * summary.cached as f64 / summary.written as f64
     };
-    reporter.out(&format!(
+    let summary_line = format!(
         "wrote {total} records to {} ({} calls in {:.1}s, {} failed, {} from the cache: {hit_rate:.0}% hit rate)\n",
         path.display(),
         summary.written,
         summary.elapsed.as_secs_f64(),
         summary.errors,
         summary.cached,
-    ));
+    );
+    if summary_to_stdout {
+        reporter.out(&summary_line);
+    } else {
+        reporter.note(&summary_line);
+    }
     Ok(Exit::Ok)
 }
 
@@ -280,4 +298,208 @@ pub fn write_atomic(
         let _ = std::fs::remove_file(&tmp);
         write_err(e)
     })
+}
+
+/// Read a score (or baseline) file, with the location of any problem.
+pub fn read_score(path: &Path) -> Result<ScoreFile> {
+    let text = crate::suite::load::read(path)?;
+    let file: ScoreFile = serde_json::from_str(&text).map_err(|e| {
+        let (message, hint) = crate::text::explain_serde(&e.to_string());
+        let mut problem = Problem::new(
+            crate::error::Location::new(path, e.line(), e.column()),
+            None,
+            message,
+        );
+        problem.hint = hint.or_else(|| {
+            Some("score files are written by goldgate score, check or baseline refresh".into())
+        });
+        Error::invalid("score file", problem)
+    })?;
+    if file.schema != crate::score::file::SCHEMA {
+        let problem = Problem::new(
+            crate::error::Location::file(path),
+            Some("schema".into()),
+            format!("unknown schema `{}`", file.schema),
+        )
+        .with_hint(format!(
+            "this goldgate reads `{}`",
+            crate::score::file::SCHEMA
+        ));
+        return Err(Error::invalid("score file", problem));
+    }
+    Ok(file)
+}
+
+fn exit_of(verdict: &Verdict) -> Exit {
+    match verdict.verdict {
+        Outcome::Pass | Outcome::Warn => Exit::Ok,
+        Outcome::Fail => Exit::Failed,
+        Outcome::Incomplete => Exit::Incomplete,
+    }
+}
+
+fn report_verdict(verdict: &Verdict, format: Format, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    match format {
+        Format::Text => reporter.out(&terminal::verdict(verdict)),
+        Format::Json => reporter.out(&json(verdict)?),
+    }
+    Ok(exit_of(verdict))
+}
+
+pub fn compare(a: cli::CompareArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let gate = GateSettings::resolve(&a.gate, None)?;
+    let candidate = read_score(&a.score)?;
+    let baseline = a.baseline.as_deref().map(read_score).transpose()?;
+    let options = CompareOptions {
+        bootstrap: gate.bootstrap,
+        allow_version_change: gate.allow_version_change,
+        ratchet: gate.ratchet,
+    };
+    let verdict =
+        gate::compare::compare(&candidate, baseline.as_ref(), &gate.thresholds, &options)?;
+    if let Some(out) = &a.output {
+        write_atomic(out, |w| {
+            serde_json::to_writer_pretty(w, &verdict).map_err(std::io::Error::other)
+        })?;
+    }
+    report_verdict(&verdict, gate.format, reporter)
+}
+
+pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let file = ConfigFile::discover(a.pipeline.config.as_deref())?;
+    let suite_dir = a
+        .suite
+        .clone()
+        .or(file.check.suite.clone())
+        .ok_or_else(|| {
+            Error::usage(
+                "no suite to check",
+                "pass --suite DIR, or set suite = \"...\" under [check] in goldgate.toml",
+            )
+        })?;
+    let out_dir = a
+        .out_dir
+        .clone()
+        .or(file.check.out_dir.clone())
+        .unwrap_or_else(|| ".goldgate/out".into());
+    let baseline_path = a
+        .baseline
+        .clone()
+        .or(file.check.baseline.clone())
+        .unwrap_or_else(|| "baselines/main.json".into());
+    let gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
+    let run_settings = RunSettings::resolve(
+        suite_dir.clone(),
+        out_dir.join("run.jsonl"),
+        a.pipeline,
+        &file,
+    )?;
+    let exit = run_to(run_settings, reporter, false)?;
+    if exit != Exit::Ok {
+        return Ok(exit);
+    }
+    let suite = Suite::open(&suite_dir)?;
+    let scoring = gate.thresholds.scoring();
+    let request = ScoreRequest {
+        suite: &suite,
+        run: &out_dir.join("run.jsonl"),
+        scoring: &scoring,
+        bootstrap: gate.bootstrap,
+    };
+    let scored = score::score(&request)?;
+    write_atomic(&out_dir.join("score.json"), |w| scored.file.write_to(w))?;
+    let baseline = if baseline_path.is_file() {
+        Some(read_score(&baseline_path)?)
+    } else {
+        reporter.note(&format!(
+            "note: no baseline at {}: only absolute rules apply. Create one from a trusted run with `goldgate baseline refresh --suite {}` and commit it.\n",
+            baseline_path.display(),
+            suite_dir.display()
+        ));
+        None
+    };
+    let options = CompareOptions {
+        bootstrap: gate.bootstrap,
+        allow_version_change: gate.allow_version_change,
+        ratchet: gate.ratchet,
+    };
+    let verdict =
+        gate::compare::compare(&scored.file, baseline.as_ref(), &gate.thresholds, &options)?;
+    write_atomic(&out_dir.join("verdict.json"), |w| {
+        serde_json::to_writer_pretty(w, &verdict).map_err(std::io::Error::other)
+    })?;
+    report_verdict(&verdict, gate.format, reporter)
+}
+
+pub fn baseline_refresh(a: cli::RefreshArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let file = ConfigFile::discover(a.pipeline.config.as_deref())?;
+    let suite_dir = a
+        .suite
+        .clone()
+        .or(file.check.suite.clone())
+        .ok_or_else(|| {
+            Error::usage(
+                "no suite to run",
+                "pass --suite DIR, or set suite = \"...\" under [check] in goldgate.toml",
+            )
+        })?;
+    let target = a
+        .baseline
+        .clone()
+        .or(file.check.baseline.clone())
+        .unwrap_or_else(|| "baselines/main.json".into());
+    let thresholds = match a.thresholds.as_deref().or(file.check.thresholds.as_deref()) {
+        Some(p) => Some(Thresholds::load(p)?),
+        None if Path::new("thresholds.toml").is_file() => {
+            Some(Thresholds::load(Path::new("thresholds.toml"))?)
+        }
+        None => None,
+    };
+    let work = std::env::temp_dir().join(format!("goldgate-refresh-{}", std::process::id()));
+    let run_path = work.join("run.jsonl");
+    let run_settings =
+        RunSettings::resolve(suite_dir.clone(), run_path.clone(), a.pipeline, &file)?;
+    let exit = run_to(run_settings, reporter, false)?;
+    if exit != Exit::Ok {
+        reporter.note("the baseline was not changed: the run did not complete\n");
+        return Ok(exit);
+    }
+    let suite = Suite::open(&suite_dir)?;
+    let scoring = thresholds.map(|t| t.scoring()).unwrap_or_default();
+    let request = ScoreRequest {
+        suite: &suite,
+        run: &run_path,
+        scoring: &scoring,
+        bootstrap: crate::metrics::bootstrap::BootstrapConfig::default(),
+    };
+    let scored = score::score(&request)?;
+    let _ = std::fs::remove_dir_all(&work);
+    if !scored.file.missing.is_empty() {
+        reporter.note(&terminal::missing_note(
+            &scored.file.missing,
+            &run_path,
+            &suite_dir,
+        ));
+        return Ok(Exit::Incomplete);
+    }
+    write_atomic(&target, |w| scored.file.write_to(w))?;
+    reporter.out(&format!(
+        "baseline written to {} ({} samples, {} records)\n",
+        target.display(),
+        scored.file.samples.len(),
+        scored.file.provenance.records
+    ));
+    Ok(Exit::Ok)
+}
+
+pub fn baseline_show(path: &Path, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let file = read_score(path)?;
+    reporter.out(&terminal::baseline(&file, path));
+    Ok(Exit::Ok)
+}
+
+pub fn thresholds_check(path: &Path, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let thresholds = Thresholds::load(path)?;
+    reporter.out(&terminal::thresholds(&thresholds, path));
+    Ok(Exit::Ok)
 }

@@ -48,6 +48,16 @@ pub struct RunTable {
     pub max_errors: Option<usize>,
 }
 
+/// `[check]`: where `goldgate check` finds its inputs and puts its outputs.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckTable {
+    pub suite: Option<PathBuf>,
+    pub baseline: Option<PathBuf>,
+    pub thresholds: Option<PathBuf>,
+    pub out_dir: Option<PathBuf>,
+}
+
 /// A whole `goldgate.toml`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,6 +66,8 @@ pub struct ConfigFile {
     pub pipeline: PipelineTable,
     #[serde(default)]
     pub run: RunTable,
+    #[serde(default)]
+    pub check: CheckTable,
 }
 
 impl ConfigFile {
@@ -93,6 +105,18 @@ impl ConfigFile {
             .iter_mut()
             .for_each(resolve);
         config.run.cache_dir.as_mut().map(resolve);
+        let check = &mut config.check;
+        for p in [
+            &mut check.suite,
+            &mut check.baseline,
+            &mut check.thresholds,
+            &mut check.out_dir,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            resolve(p);
+        }
         Ok(config)
     }
 }

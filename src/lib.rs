@@ -60,6 +60,17 @@ pub fn run(cli: cli::Cli, reporter: &mut Reporter<'_>) -> Result<Exit, Error> {
     match cli.command {
         cli::Command::Run(args) => commands::run((*args).try_into()?, reporter),
         cli::Command::Merge(args) => commands::merge(&args.inputs, &args.output, reporter),
+        cli::Command::Compare(args) => commands::compare(args, reporter),
+        cli::Command::Check(args) => commands::check(*args, reporter),
+        cli::Command::Baseline(cli::BaselineCommand::Refresh(args)) => {
+            commands::baseline_refresh(*args, reporter)
+        }
+        cli::Command::Baseline(cli::BaselineCommand::Show { baseline }) => {
+            commands::baseline_show(&baseline, reporter)
+        }
+        cli::Command::Thresholds(cli::ThresholdsCommand::Check { file }) => {
+            commands::thresholds_check(&file, reporter)
+        }
         cli::Command::Score(args) => commands::score(args.try_into()?, reporter),
         cli::Command::Suite(cli::SuiteCommand::Lint(args)) => {
             commands::lint(&args.dir, args.format, reporter)

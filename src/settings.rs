@@ -103,8 +103,20 @@ impl TryFrom<cli::RunArgs> for RunSettings {
     /// Flags, then `goldgate.toml` (`--config`, or the one in the working directory), then
     /// defaults.
     fn try_from(a: cli::RunArgs) -> Result<Self, Error> {
-        let file = ConfigFile::discover(a.config.as_deref())?;
-        let (p, r) = (file.pipeline, file.run);
+        let file = ConfigFile::discover(a.pipeline.config.as_deref())?;
+        RunSettings::resolve(a.suite, a.output, a.pipeline, &file)
+    }
+}
+
+impl RunSettings {
+    /// Settings for running `suite` into `output` with these pipeline flags over `file`.
+    pub fn resolve(
+        suite: PathBuf,
+        output: PathBuf,
+        a: cli::PipelineArgs,
+        file: &ConfigFile,
+    ) -> Result<Self, Error> {
+        let (p, r) = (file.pipeline.clone(), file.run.clone());
         let adapter = adapter(&a, &p)?;
         let jobs = a.jobs.or(r.jobs).unwrap_or(16);
         if jobs == 0 || jobs > 4096 {
@@ -159,8 +171,8 @@ impl TryFrom<cli::RunArgs> for RunSettings {
             (false, false) => CacheMode::Use,
         };
         Ok(RunSettings {
-            suite: a.suite,
-            output: a.output,
+            suite,
+            output,
             pipeline,
             jobs,
             resume: a.resume,
@@ -179,7 +191,7 @@ impl TryFrom<cli::RunArgs> for RunSettings {
 }
 
 /// The adapter: a flag wins; otherwise `[pipeline]`.
-fn adapter(a: &cli::RunArgs, p: &PipelineTable) -> Result<Adapter, Error> {
+fn adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Adapter, Error> {
     let mode = match (a.mode, p.mode.as_deref()) {
         (Some(cli::ModeArg::Jsonl), _) | (None, Some("jsonl")) => Mode::Jsonl,
         (Some(cli::ModeArg::Oneshot), _) | (None, Some("oneshot") | None) => Mode::Oneshot,
@@ -246,4 +258,64 @@ fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>, Error> {
             )),
         })
         .collect()
+}
+
+/// The rules and how to apply them (`compare`, `check`).
+pub struct GateSettings {
+    pub thresholds: crate::gate::thresholds::Thresholds,
+    pub ratchet: Vec<String>,
+    pub bootstrap: BootstrapConfig,
+    pub allow_version_change: bool,
+    pub format: Format,
+}
+
+impl GateSettings {
+    /// `--thresholds`, else `configured`, else ./thresholds.toml when it exists, else none;
+    /// and the ratchet against `--base-thresholds` or the file at `--base-ref`.
+    pub fn resolve(a: &cli::GateArgs, configured: Option<&std::path::Path>) -> Result<Self, Error> {
+        use crate::gate::thresholds::Thresholds;
+        let path = a
+            .thresholds
+            .as_deref()
+            .or(configured)
+            .map(PathBuf::from)
+            .or_else(|| {
+                let default = PathBuf::from("thresholds.toml");
+                default.is_file().then_some(default)
+            });
+        let thresholds = match &path {
+            Some(p) => Thresholds::load(p)?,
+            None => Thresholds::parse("version = 1", std::path::Path::new("(no thresholds file)"))?,
+        };
+        let base = match (&a.base_thresholds, &a.base_ref) {
+            (Some(file), _) => Some(Thresholds::load(file)?),
+            (None, Some(rev)) => {
+                let p = path
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from("thresholds.toml"));
+                Some(crate::gate::ratchet::at_revision(rev, &p)?)
+            }
+            (None, None) => None,
+        };
+        let ratchet = base
+            .map(|b| crate::gate::ratchet::loosened(&b, &thresholds))
+            .unwrap_or_default();
+        if a.resamples > MAX_RESAMPLES {
+            return Err(Error::usage(
+                format!("--resamples {} is too many", a.resamples),
+                format!("use at most {MAX_RESAMPLES}"),
+            ));
+        }
+        Ok(GateSettings {
+            thresholds,
+            ratchet,
+            bootstrap: BootstrapConfig {
+                resamples: a.resamples,
+                seed: a.seed,
+                ..BootstrapConfig::default()
+            },
+            allow_version_change: a.allow_version_change,
+            format: a.format,
+        })
+    }
 }

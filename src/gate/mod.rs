@@ -1,4 +1,7 @@
-//! The gate: `thresholds.toml` (this module's [`thresholds`]), and later baselines and the
-//! comparison that decides pass, warn or fail.
+//! The gate (SPEC §6): `thresholds.toml`, the comparison of a score with its baseline, the
+//! per-sample analysis, and the threshold ratchet.
 
+pub mod compare;
+pub mod ratchet;
+pub mod samples;
 pub mod thresholds;

@@ -306,6 +306,67 @@ fn resample(
     draws
 }
 
+/// Paired bootstrap of every metric's delta (candidate − baseline) over the samples both
+/// runs share: `base[i]` and `cand[i]` are the same sample, and every resample draws the same
+/// samples on both sides, so the interval reflects the change, not the noise between two
+/// independent draws. Returns, per metric (registry order), the delta of each resample
+/// where both sides have a value.
+pub fn paired_deltas(
+    base: &Prepared<'_>,
+    cand: &Prepared<'_>,
+    cfg: &BootstrapConfig,
+    label: &str,
+) -> Vec<Vec<f64>> {
+    let n = base.latencies.len().min(cand.latencies.len());
+    let members: Vec<usize> = (0..n).collect();
+    let (bs, cs) = (Scope::new(base, &members), Scope::new(cand, &members));
+    let mut draws = vec![Vec::new(); METRICS.len()];
+    if n == 0 {
+        return draws;
+    }
+    let all: Vec<usize> = (0..METRICS.len()).collect();
+    let mut rng = Rng::new(cfg.seed ^ label_hash(label));
+    let mut counts = vec![[0.0f64; BLOCK]; n];
+    let (mut b_sums, mut c_sums) = (
+        vec![[0.0f64; BLOCK]; bs.width()],
+        vec![[0.0f64; BLOCK]; cs.width()],
+    );
+    let (mut b_dense, mut c_dense) = (vec![0.0; bs.width()], vec![0.0; cs.width()]);
+    let (mut lat, mut single) = (Vec::new(), vec![0u32; n]);
+    let mut done = 0;
+    while done < cfg.resamples {
+        let block = BLOCK.min(cfg.resamples - done);
+        counts.iter_mut().for_each(|c| *c = [0.0; BLOCK]);
+        #[allow(clippy::needless_range_loop)]
+        for b in 0..block {
+            for _ in 0..n {
+                counts[rng.below(n)][b] += 1.0;
+            }
+        }
+        bs.sum_block(&counts, &mut b_sums);
+        cs.sum_block(&counts, &mut c_sums);
+        for b in 0..block {
+            b_dense.iter_mut().zip(&b_sums).for_each(|(d, s)| *d = s[b]);
+            c_dense.iter_mut().zip(&c_sums).for_each(|(d, s)| *d = s[b]);
+            single
+                .iter_mut()
+                .zip(&counts)
+                .for_each(|(s, c)| *s = c[b] as u32);
+            bs.gather_latencies(&single, &mut lat);
+            let before = bs.values(&b_dense, &mut lat, &all);
+            cs.gather_latencies(&single, &mut lat);
+            let after = cs.values(&c_dense, &mut lat, &all);
+            for (i, (x, y)) in before.into_iter().zip(after).enumerate() {
+                if let (Some(x), Some(y)) = (x, y) {
+                    draws[i].push(y - x);
+                }
+            }
+        }
+        done += block;
+    }
+    draws
+}
+
 /// Percentile interval (linear interpolation between order statistics).
 pub fn interval(draws: &[f64], confidence: f64) -> Option<[f64; 2]> {
     if draws.is_empty() {

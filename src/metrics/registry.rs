@@ -6,7 +6,7 @@ use super::stats::Sums;
 use super::{e2e, extraction, inference, validation};
 
 /// Which way is better.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Higher,

@@ -246,3 +246,201 @@ pub fn missing_note(missing: &[String], run: &Path, suite: &Path) -> String {
         shown.join(", ")
     )
 }
+
+/// `compare` / `check`: the verdict line, the gated metrics (problems first), other metrics
+/// that moved, the per-sample analysis, membership, provenance and ratchet findings.
+pub fn verdict(v: &crate::gate::compare::Verdict) -> String {
+    use crate::gate::compare::{Outcome, Status};
+    let mut out = String::new();
+    let word = match v.verdict {
+        Outcome::Pass => "PASS",
+        Outcome::Warn => "WARN",
+        Outcome::Fail => "FAIL",
+        Outcome::Incomplete => "INCOMPLETE",
+    };
+    let _ = writeln!(out, "{word}: {}\n", v.summary);
+    let _ = writeln!(
+        out,
+        "{:<36} {:>21} {:>28}  {:<24} status",
+        "metric", "baseline → candidate", "delta [CI]", "rule"
+    );
+    for m in v
+        .metrics
+        .iter()
+        .filter(|m| m.rule.is_some() || (m.delta.is_some_and(|d| d.abs() > 1e-12)))
+    {
+        let value = |x: Option<f64>| x.map_or_else(|| "-".to_string(), num);
+        let delta = match (m.delta, m.delta_ci) {
+            (Some(d), Some([lo, hi])) => format!("{:+.4} [{:+.3}, {:+.3}]", d, lo, hi),
+            (Some(d), None) => format!("{d:+.4}"),
+            _ => "-".into(),
+        };
+        let rule = m.rule.as_ref().map_or_else(
+            || "-".to_string(),
+            |r| {
+                let mut parts = Vec::new();
+                if let Some(x) = r.min {
+                    parts.push(format!("≥ {x}"));
+                }
+                if let Some(x) = r.max {
+                    parts.push(format!("≤ {x}"));
+                }
+                if let Some(x) = &r.max_regression {
+                    parts.push(format!(
+                        "Δ ≤ {x}{}",
+                        if r.require_significance {
+                            " (sig.)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+                parts.join(", ")
+            },
+        );
+        let status = match m.status {
+            Status::Pass => "ok",
+            Status::Warn => "WARN",
+            Status::Fail => "FAIL",
+            Status::Incomplete => "INCOMPLETE",
+            Status::Info => "",
+        };
+        let _ = writeln!(
+            out,
+            "{:<36} {:>21} {:>28}  {:<24} {status}",
+            m.name,
+            format!("{} → {}", value(m.baseline), value(m.candidate)),
+            delta,
+            rule
+        );
+        for reason in &m.reasons {
+            let _ = writeln!(out, "    {reason}");
+        }
+    }
+    if let Some(s) = &v.samples {
+        let rate = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |r| format!("{r:.3}"));
+        let _ = writeln!(
+            out,
+            "\nsamples (pass = primary ≥ {}): {} shared; {} fixed, {} broken, {} kept, {} still failing; fix rate {}, break rate {}, net gain {}; McNemar p = {:.4}",
+            s.sample_pass, s.shared, s.fix, s.break_, s.keep, s.still, rate(s.fix_rate), rate(s.break_rate), rate(s.net_gain), s.mcnemar_p
+        );
+        for (what, list) in [("broken", &s.broken), ("fixed", &s.fixed)] {
+            if !list.is_empty() {
+                let shown: Vec<String> = list
+                    .iter()
+                    .take(10)
+                    .map(|c| format!("{} ({:.2} → {:.2})", c.id, c.baseline, c.candidate))
+                    .collect();
+                let more = list.len().saturating_sub(10);
+                let _ = writeln!(
+                    out,
+                    "  {what}: {}{}",
+                    shown.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+        }
+    }
+    for (what, list) in [
+        ("added since the baseline", &v.added),
+        ("removed since the baseline", &v.removed),
+        ("missing from the run", &v.missing),
+    ] {
+        if !list.is_empty() {
+            let _ = writeln!(out, "{what}: {}", list.join(", "));
+        }
+    }
+    if !v.provenance.differences.is_empty() {
+        let _ = writeln!(out, "\nprovenance changed since the baseline:");
+        for d in &v.provenance.differences {
+            let _ = writeln!(out, "  {d}");
+        }
+    }
+    if !v.ratchet.is_empty() {
+        let _ = writeln!(out, "\nthresholds loosened against the base branch:");
+        for f in &v.ratchet {
+            let _ = writeln!(out, "  {f}");
+        }
+    }
+    if !v.baseline_present {
+        let _ = writeln!(
+            out,
+            "\nno baseline: regressions were not checked (goldgate baseline refresh creates one)"
+        );
+    }
+    out
+}
+
+/// `baseline show`.
+pub fn baseline(file: &ScoreFile, path: &Path) -> String {
+    let p = &file.provenance;
+    let mut out = format!("baseline {}\n", path.display());
+    let rows = [
+        ("created", p.created_at.clone()),
+        (
+            "suite",
+            format!(
+                "{} ({})",
+                p.suite_name.clone().unwrap_or_default(),
+                p.suite_fingerprint
+            ),
+        ),
+        (
+            "pipeline",
+            p.pipeline_fingerprint.clone().unwrap_or_else(|| "-".into()),
+        ),
+        ("model", p.model.clone().unwrap_or_else(|| "-".into())),
+        (
+            "git",
+            format!(
+                "{} {}",
+                p.git_ref.clone().unwrap_or_default(),
+                p.git_sha.clone().unwrap_or_default()
+            ),
+        ),
+        ("goldgate", p.goldgate_version.clone()),
+        ("metrics_version", file.metrics_version.clone()),
+        ("protocol_version", file.protocol_version.clone()),
+        ("repeats", p.repeats.to_string()),
+        (
+            "samples",
+            format!("{} ({} records)", file.samples.len(), p.records),
+        ),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(out, "  {k:<17} {v}");
+    }
+    out.push('\n');
+    out.push_str(
+        &score_summary(file, path)
+            .lines()
+            .take_while(|l| !l.is_empty())
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
+    );
+    out
+}
+
+/// `thresholds check`.
+pub fn thresholds(t: &crate::gate::thresholds::Thresholds, path: &Path) -> String {
+    let mut out = format!("ok: {} is valid\n", path.display());
+    for m in METRICS {
+        if let Some((rule, _, _)) = crate::gate::compare::rule_for(m, t) {
+            let _ = writeln!(
+                out,
+                "  {:<36} min {:?}, max {:?}, max_regression {:?}, significance {}, severity {}",
+                m.name,
+                rule.min,
+                rule.max,
+                rule.max_regression,
+                rule.require_significance,
+                rule.severity
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,796 @@
+//! The decision (SPEC §6): a score file against a baseline under `thresholds.toml`. Every
+//! configured rule is applied to the candidate's aggregate — floors and ceilings always,
+//! regressions when there is a baseline, optionally only when the paired-bootstrap interval
+//! of the delta excludes zero. Run health (errors, missing samples) makes a run incomplete,
+//! never a pass. Plain data in, a [`Verdict`] out.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::samples::{analyse, SampleAnalysis};
+use super::thresholds::{Regression, Severity, Thresholds};
+use crate::error::{Error, Result};
+use crate::metrics::bootstrap::{interval, paired_deltas, BootstrapConfig, Prepared};
+use crate::metrics::registry::{Direction, Metric, METRICS};
+use crate::metrics::stats::Stats;
+use crate::score::file::{Provenance, ScoreFile};
+
+pub const VERDICT_SCHEMA: &str = "goldgate.verdict/1";
+
+/// The overall outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Pass,
+    Warn,
+    Fail,
+    /// The run itself is broken (errors, missing samples): not a quality verdict.
+    Incomplete,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Outcome::Pass | Outcome::Warn => 0,
+            Outcome::Fail => 1,
+            Outcome::Incomplete => 3,
+        }
+    }
+}
+
+/// One metric's status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Warn,
+    Fail,
+    /// A run-health rule broke: the run is incomplete.
+    Incomplete,
+    /// No rule applies: reported for information.
+    Info,
+}
+
+/// The rule applied to a metric, as configured (defaults filled in).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// As written: `0.02` or `"5%"`.
+    pub max_regression: Option<String>,
+    pub require_significance: bool,
+    pub confidence: f64,
+    pub severity: String,
+}
+
+/// One metric compared.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricResult {
+    pub name: String,
+    pub direction: Direction,
+    pub baseline: Option<f64>,
+    pub candidate: Option<f64>,
+    pub delta: Option<f64>,
+    /// Paired-bootstrap interval of the delta over shared samples, at the rule's confidence.
+    pub delta_ci: Option<[f64; 2]>,
+    pub n: usize,
+    pub rule: Option<Rule>,
+    pub status: Status,
+    /// Why the status is what it is (empty for a plain pass).
+    pub reasons: Vec<String>,
+}
+
+/// A whole verdict: everything a report needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub schema: String,
+    pub verdict: Outcome,
+    pub exit_code: i32,
+    /// One line saying why.
+    pub summary: String,
+    pub baseline_present: bool,
+    pub metrics: Vec<MetricResult>,
+    pub samples: Option<SampleAnalysis>,
+    /// Samples in the candidate but not the baseline, and the other way round.
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    /// Suite samples the candidate run had no answer for.
+    pub missing: Vec<String>,
+    pub provenance: ProvenanceReport,
+    /// Rules loosened relative to the base branch.
+    pub ratchet: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProvenanceReport {
+    pub candidate: Provenance,
+    pub baseline: Option<Provenance>,
+    pub differences: Vec<String>,
+}
+
+/// How to compare.
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    pub bootstrap: BootstrapConfig,
+    pub allow_version_change: bool,
+    /// Findings of the threshold ratchet (rules loosened against the base branch).
+    pub ratchet: Vec<String>,
+}
+
+/// Run-health error rate above which a run is incomplete when thresholds say nothing.
+pub const DEFAULT_MAX_ERROR_RATE: f64 = 0.10;
+
+/// The rule for a metric: its `[metrics."name"]` table with `[defaults]` filled in, or the
+/// built-in run-health rule. `None`: the metric is reported, not gated.
+pub fn rule_for(
+    metric: &Metric,
+    thresholds: &Thresholds,
+) -> Option<(Rule, Option<Regression>, Severity)> {
+    let defaults = thresholds.defaults.clone().unwrap_or_default();
+    let configured = thresholds
+        .metrics
+        .iter()
+        .find(|(k, _)| k.get_ref() == metric.name)
+        .map(|(_, r)| r.clone());
+    let configured = match configured {
+        Some(r) => r,
+        None if metric.name == "run.error_rate" => {
+            let rule = Rule {
+                min: None,
+                max: Some(DEFAULT_MAX_ERROR_RATE),
+                max_regression: None,
+                require_significance: false,
+                confidence: defaults.confidence,
+                severity: "fail".into(),
+            };
+            return Some((rule, None, Severity::Fail));
+        }
+        None => return None,
+    };
+    let regression = configured.max_regression.or(defaults.max_regression);
+    let severity = configured.severity.unwrap_or(defaults.severity);
+    let rule = Rule {
+        min: configured.min,
+        max: configured.max,
+        max_regression: regression.map(|r| match r {
+            Regression::Absolute(x) => format!("{x}"),
+            Regression::Relative(p) => format!("{}%", p * 100.0),
+        }),
+        require_significance: configured
+            .require_significance
+            .unwrap_or(defaults.require_significance),
+        confidence: configured.confidence.unwrap_or(defaults.confidence),
+        severity: match severity {
+            Severity::Fail => "fail".into(),
+            Severity::Warn => "warn".into(),
+        },
+    };
+    Some((rule, regression, severity))
+}
+
+/// Compare a candidate score with an optional baseline.
+pub fn compare(
+    candidate: &ScoreFile,
+    baseline: Option<&ScoreFile>,
+    thresholds: &Thresholds,
+    options: &CompareOptions,
+) -> Result<Verdict> {
+    if let Some(b) = baseline {
+        if b.metrics_version != candidate.metrics_version && !options.allow_version_change {
+            return Err(Error::usage(
+                format!("the baseline was scored with metrics_version {} and the candidate with {}: their numbers are not comparable", b.metrics_version, candidate.metrics_version),
+                "refresh the baseline (goldgate baseline refresh), or pass --allow-version-change to compare anyway",
+            ));
+        }
+    }
+    let shared = shared_samples(candidate, baseline);
+    let draws = paired_draws(candidate, baseline, &shared, &options.bootstrap);
+    let mut metrics: Vec<MetricResult> = METRICS
+        .iter()
+        .enumerate()
+        .map(|(i, m)| judge(m, candidate, baseline, thresholds, draws.get(i)))
+        .collect();
+    metrics.sort_by_key(|m| status_rank(m.status));
+    let sample_pass = thresholds.defaults.as_ref().map_or(0.8, |d| d.sample_pass);
+    let samples = baseline.map(|b| analyse(b, candidate, sample_pass));
+    let (added, removed) = match baseline {
+        Some(b) => membership(candidate, b),
+        None => (Vec::new(), Vec::new()),
+    };
+    let provenance = ProvenanceReport {
+        candidate: candidate.provenance.clone(),
+        baseline: baseline.map(|b| b.provenance.clone()),
+        differences: baseline
+            .map(|b| differences(b, candidate))
+            .unwrap_or_default(),
+    };
+    let (verdict, summary) = decide(&metrics, candidate, baseline.is_some(), &options.ratchet);
+    Ok(Verdict {
+        schema: VERDICT_SCHEMA.into(),
+        verdict,
+        exit_code: verdict.exit_code(),
+        summary,
+        baseline_present: baseline.is_some(),
+        metrics,
+        samples,
+        added,
+        removed,
+        missing: candidate.missing.clone(),
+        provenance,
+        ratchet: options.ratchet.clone(),
+    })
+}
+
+fn status_rank(s: Status) -> u8 {
+    match s {
+        Status::Incomplete => 0,
+        Status::Fail => 1,
+        Status::Warn => 2,
+        Status::Pass => 3,
+        Status::Info => 4,
+    }
+}
+
+/// Indexes (candidate, baseline) of the samples both runs scored.
+fn shared_samples(candidate: &ScoreFile, baseline: Option<&ScoreFile>) -> Vec<(usize, usize)> {
+    let Some(b) = baseline else { return Vec::new() };
+    let index: HashMap<&str, usize> = b
+        .samples
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.as_str(), i))
+        .collect();
+    candidate
+        .samples
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| index.get(s.id.as_str()).map(|&j| (i, j)))
+        .collect()
+}
+
+fn paired_draws(
+    candidate: &ScoreFile,
+    baseline: Option<&ScoreFile>,
+    shared: &[(usize, usize)],
+    cfg: &BootstrapConfig,
+) -> Vec<Vec<f64>> {
+    let Some(b) = baseline else { return Vec::new() };
+    let side = |file: &ScoreFile,
+                pick: &dyn Fn(&(usize, usize)) -> usize|
+     -> (Vec<Stats>, Vec<Vec<f64>>) {
+        shared
+            .iter()
+            .map(|p| &file.samples[pick(p)])
+            .map(|s| (s.stats.clone(), s.latency_ms.clone()))
+            .unzip()
+    };
+    let (c_stats, c_lat) = side(candidate, &|p| p.0);
+    let (b_stats, b_lat) = side(b, &|p| p.1);
+    let c_refs: Vec<&Stats> = c_stats.iter().collect();
+    let b_refs: Vec<&Stats> = b_stats.iter().collect();
+    let cand = Prepared::new(&c_refs, c_lat.iter().map(Vec::as_slice).collect());
+    let base = Prepared::new(&b_refs, b_lat.iter().map(Vec::as_slice).collect());
+    paired_deltas(&base, &cand, cfg, "paired")
+}
+
+fn judge(
+    metric: &Metric,
+    candidate: &ScoreFile,
+    baseline: Option<&ScoreFile>,
+    thresholds: &Thresholds,
+    draws: Option<&Vec<f64>>,
+) -> MetricResult {
+    let value = |f: &ScoreFile| f.metrics.get(metric.name).and_then(|a| a.value);
+    let (cand, base) = (value(candidate), baseline.and_then(value));
+    let delta = cand.zip(base).map(|(c, b)| c - b);
+    let rule = rule_for(metric, thresholds);
+    let confidence = rule.as_ref().map_or(0.95, |(r, _, _)| r.confidence);
+    let delta_ci = delta.and(draws).and_then(|d| interval(d, confidence));
+    let mut result = MetricResult {
+        name: metric.name.into(),
+        direction: metric.direction,
+        baseline: base,
+        candidate: cand,
+        delta,
+        delta_ci,
+        n: candidate.metrics.get(metric.name).map_or(0, |a| a.n),
+        rule: None,
+        status: Status::Info,
+        reasons: Vec::new(),
+    };
+    let Some((rule, regression, severity)) = rule else {
+        return result;
+    };
+    result.status = Status::Pass;
+    let broken = if metric.name.starts_with("run.") {
+        Status::Incomplete
+    } else {
+        match severity {
+            Severity::Fail => Status::Fail,
+            Severity::Warn => Status::Warn,
+        }
+    };
+    let breaks = |result: &mut MetricResult, reason: String| {
+        result.reasons.push(reason);
+        if status_rank(broken) < status_rank(result.status) {
+            result.status = broken;
+        }
+    };
+    match cand {
+        None => result.reasons.push("no data in this run".into()),
+        Some(v) => {
+            if let Some(min) = rule.min.filter(|min| v < *min) {
+                breaks(
+                    &mut result,
+                    format!("{} is below the floor {}", fmt(v), fmt(min)),
+                );
+            }
+            if let Some(max) = rule.max.filter(|max| v > *max) {
+                breaks(
+                    &mut result,
+                    format!("{} is above the ceiling {}", fmt(v), fmt(max)),
+                );
+            }
+        }
+    }
+    if let (Some(regression), Some(c), Some(b)) = (regression, cand, base) {
+        let worse = match metric.direction {
+            Direction::Higher => b - c,
+            Direction::Lower => c - b,
+        };
+        let allowed = match regression {
+            Regression::Absolute(x) => x,
+            Regression::Relative(p) => p * b.abs(),
+        };
+        if worse > allowed + 1e-12 {
+            let significant = match (metric.direction, delta_ci) {
+                (Direction::Higher, Some([_, hi])) => hi < 0.0,
+                (Direction::Lower, Some([lo, _])) => lo > 0.0,
+                (_, None) => false,
+            };
+            let what = format!(
+                "{} → {} is worse by {}, more than the {} allowed",
+                fmt(b),
+                fmt(c),
+                fmt(worse),
+                fmt(allowed)
+            );
+            if significant || !rule.require_significance {
+                breaks(&mut result, what);
+            } else {
+                result.reasons.push(format!(
+                    "{what}, but not significant at {:.0}% (the delta's interval includes 0)",
+                    rule.confidence * 100.0
+                ));
+            }
+        }
+    }
+    result.rule = Some(rule);
+    result
+}
+
+fn fmt(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+fn membership(candidate: &ScoreFile, baseline: &ScoreFile) -> (Vec<String>, Vec<String>) {
+    let ids = |f: &ScoreFile| {
+        f.samples
+            .iter()
+            .map(|s| s.id.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    let (c, b) = (ids(candidate), ids(baseline));
+    (
+        c.difference(&b).cloned().collect(),
+        b.difference(&c).cloned().collect(),
+    )
+}
+
+/// What changed between the baseline's and the candidate's provenance.
+fn differences(baseline: &ScoreFile, candidate: &ScoreFile) -> Vec<String> {
+    let (b, c) = (&baseline.provenance, &candidate.provenance);
+    let mut out = Vec::new();
+    let mut diff = |what: &str, x: String, y: String| {
+        if x != y {
+            out.push(format!("{what}: {x} → {y}"));
+        }
+    };
+    diff(
+        "metrics_version",
+        baseline.metrics_version.clone(),
+        candidate.metrics_version.clone(),
+    );
+    diff(
+        "protocol_version",
+        baseline.protocol_version.clone(),
+        candidate.protocol_version.clone(),
+    );
+    diff(
+        "suite",
+        b.suite_fingerprint.clone(),
+        c.suite_fingerprint.clone(),
+    );
+    diff(
+        "pipeline",
+        format!("{:?}", b.pipeline_fingerprint),
+        format!("{:?}", c.pipeline_fingerprint),
+    );
+    diff("model", format!("{:?}", b.model), format!("{:?}", c.model));
+    diff("repeats", b.repeats.to_string(), c.repeats.to_string());
+    diff(
+        "goldgate",
+        b.goldgate_version.clone(),
+        c.goldgate_version.clone(),
+    );
+    diff(
+        "scoring settings",
+        serde_json::to_string(&b.scoring).unwrap_or_default(),
+        serde_json::to_string(&c.scoring).unwrap_or_default(),
+    );
+    out
+}
+
+fn decide(
+    metrics: &[MetricResult],
+    candidate: &ScoreFile,
+    has_baseline: bool,
+    ratchet: &[String],
+) -> (Outcome, String) {
+    let names = |s: Status| {
+        metrics
+            .iter()
+            .filter(|m| m.status == s)
+            .map(|m| m.name.as_str())
+            .collect::<Vec<_>>()
+    };
+    if !candidate.missing.is_empty() {
+        return (
+            Outcome::Incomplete,
+            format!(
+                "incomplete run: {} samples have no answer",
+                candidate.missing.len()
+            ),
+        );
+    }
+    let incomplete = names(Status::Incomplete);
+    if !incomplete.is_empty() {
+        return (
+            Outcome::Incomplete,
+            format!("incomplete run: {} broke its rule", incomplete.join(", ")),
+        );
+    }
+    let failed = names(Status::Fail);
+    if !failed.is_empty() {
+        return (Outcome::Fail, format!("failed: {}", failed.join(", ")));
+    }
+    let mut warned: Vec<String> = names(Status::Warn).into_iter().map(String::from).collect();
+    if !ratchet.is_empty() {
+        warned.push(format!("{} loosened threshold(s)", ratchet.len()));
+    }
+    let gated = metrics.iter().filter(|m| m.rule.is_some()).count();
+    let base = if has_baseline {
+        ""
+    } else {
+        " (no baseline yet: absolute rules only)"
+    };
+    if warned.is_empty() {
+        (Outcome::Pass, format!("passed: {gated} rules hold{base}"))
+    } else {
+        (
+            Outcome::Warn,
+            format!("passed with warnings: {}{base}", warned.join(", ")),
+        )
+    }
+}
+
+/// Metric name → result, for tests and reports.
+pub fn by_name(verdict: &Verdict) -> BTreeMap<&str, &MetricResult> {
+    verdict
+        .metrics
+        .iter()
+        .map(|m| (m.name.as_str(), m))
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::metrics::bootstrap::aggregate;
+    use crate::score::file::{SampleScore, ScoringSummary};
+    use std::path::Path;
+
+    /// A score file of extraction samples given as (tp, fp, fn, hallucinated?).
+    pub(crate) fn file(samples: &[(f64, f64, f64, bool)], version: &str) -> ScoreFile {
+        let scores: Vec<SampleScore> = samples
+            .iter()
+            .enumerate()
+            .map(|(i, &(tp, fp, fn_, halluc))| {
+                let mut stats = Stats::default();
+                for (k, v) in [
+                    ("ext.records", 1.0),
+                    ("ext.tp", tp),
+                    ("ext.fp", fp),
+                    ("ext.fn", fn_),
+                    ("run.records", 1.0),
+                    ("ext.halluc_records", f64::from(u8::from(halluc))),
+                ] {
+                    stats.add(k, v);
+                }
+                let p = crate::metrics::precision(tp, fp, fn_);
+                let r = crate::metrics::recall(tp, fp, fn_);
+                SampleScore {
+                    id: format!("s-{i}"),
+                    kind: crate::suite::Kind::Extraction,
+                    domain: "d".into(),
+                    difficulty: crate::suite::Difficulty::Medium,
+                    repeats: 1,
+                    primary: crate::metrics::f1(p, r),
+                    primary_std: 0.0,
+                    primary_runs: vec![],
+                    failed: 0,
+                    parse: vec![],
+                    latency_ms: vec![],
+                    metrics: Default::default(),
+                    stats,
+                }
+            })
+            .collect();
+        let refs: Vec<&Stats> = scores.iter().map(|s| &s.stats).collect();
+        let prepared = Prepared::new(&refs, vec![&[][..]; scores.len()]);
+        let members: Vec<usize> = (0..scores.len()).collect();
+        let cfg = BootstrapConfig {
+            resamples: 0,
+            ..BootstrapConfig::default()
+        };
+        let metrics = aggregate(&prepared, &members, &cfg, "all")
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        ScoreFile {
+            schema: crate::score::file::SCHEMA.into(),
+            metrics_version: version.into(),
+            protocol_version: "1".into(),
+            provenance: Provenance {
+                suite_name: None,
+                suite_path: "s".into(),
+                suite_fingerprint: "sha256:x".into(),
+                run_path: "r".into(),
+                pipeline_fingerprint: None,
+                model: None,
+                git_sha: None,
+                git_ref: None,
+                created_at: "1970-01-01T00:00:00Z".into(),
+                goldgate_version: "0".into(),
+                repeats: 1,
+                records: samples.len(),
+                bootstrap: cfg,
+                scoring: ScoringSummary {
+                    similarity: "lexical".into(),
+                    requirement_threshold: 0.6,
+                    ac_threshold: 0.5,
+                    type_rule: true,
+                    actor_rule: true,
+                    schema: Default::default(),
+                    id_pattern: String::new(),
+                    rd_weights: [0.4, 0.3, 0.2, 0.1],
+                },
+            },
+            metrics,
+            groups: Default::default(),
+            samples: scores,
+            missing: vec![],
+        }
+    }
+
+    fn rules(text: &str) -> Thresholds {
+        Thresholds::parse(&format!("version = 1\n{text}"), Path::new("t.toml")).unwrap()
+    }
+
+    fn options() -> CompareOptions {
+        CompareOptions {
+            bootstrap: BootstrapConfig {
+                resamples: 400,
+                ..BootstrapConfig::default()
+            },
+            allow_version_change: false,
+            ratchet: vec![],
+        }
+    }
+
+    fn status(v: &Verdict, metric: &str) -> Status {
+        by_name(v)[metric].status
+    }
+
+    /// 40 samples of 5 gold items; `found` of them found, no false positives.
+    fn run(found: &[usize]) -> ScoreFile {
+        let samples: Vec<(f64, f64, f64, bool)> = found
+            .iter()
+            .map(|&f| (f as f64, 0.0, (5 - f) as f64, false))
+            .collect();
+        file(&samples, "1")
+    }
+
+    #[test]
+    fn floors_and_ceilings_in_both_directions() {
+        let good = run(&[5; 40]);
+        let v = compare(
+            &good,
+            None,
+            &rules("[metrics.\"extraction.recall\"]\nmin = 0.9\n"),
+            &options(),
+        )
+        .unwrap();
+        assert_eq!(
+            (v.verdict, status(&v, "extraction.recall")),
+            (Outcome::Pass, Status::Pass)
+        );
+        let weak = run(&[4; 40]); // recall 0.8
+        let v = compare(
+            &weak,
+            None,
+            &rules("[metrics.\"extraction.recall\"]\nmin = 0.9\n"),
+            &options(),
+        )
+        .unwrap();
+        assert_eq!(
+            (v.verdict, status(&v, "extraction.recall")),
+            (Outcome::Fail, Status::Fail)
+        );
+        assert!(by_name(&v)["extraction.recall"].reasons[0].contains("below the floor"));
+        // Lower is better: a ceiling.
+        let halluc = file(&vec![(5.0, 0.0, 0.0, true); 10], "1");
+        let v = compare(
+            &halluc,
+            None,
+            &rules("[metrics.\"extraction.hallucination_rate\"]\nmax = 0.5\n"),
+            &options(),
+        )
+        .unwrap();
+        assert_eq!(status(&v, "extraction.hallucination_rate"), Status::Fail);
+        assert!(!v.baseline_present && v.summary.contains("failed"));
+    }
+
+    #[test]
+    fn absolute_and_relative_regressions_with_significance() {
+        let base = run(&[5; 40]);
+        let dropped = run(&[4; 40]); // recall 1.0 -> 0.8 on every sample: significant
+        let abs = rules("[metrics.\"extraction.recall\"]\nmax_regression = 0.05\n");
+        let v = compare(&dropped, Some(&base), &abs, &options()).unwrap();
+        assert_eq!(status(&v, "extraction.recall"), Status::Fail);
+        let rel = rules("[metrics.\"extraction.recall\"]\nmax_regression = \"25%\"\n"); // 25% of 1.0 allows 0.2
+        assert_eq!(
+            status(
+                &compare(&dropped, Some(&base), &rel, &options()).unwrap(),
+                "extraction.recall"
+            ),
+            Status::Pass
+        );
+        let rel_tight = rules("[metrics.\"extraction.recall\"]\nmax_regression = \"10%\"\n");
+        assert_eq!(
+            status(
+                &compare(&dropped, Some(&base), &rel_tight, &options()).unwrap(),
+                "extraction.recall"
+            ),
+            Status::Fail
+        );
+        // One sample worse out of 40: beyond 0.02 but the paired interval includes 0.
+        let mut one = vec![5; 40];
+        one[0] = 0;
+        let noisy = run(&one);
+        let sig = rules(
+            "[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\n",
+        );
+        let v = compare(&noisy, Some(&base), &sig, &options()).unwrap();
+        assert_eq!(status(&v, "extraction.recall"), Status::Pass);
+        assert!(by_name(&v)["extraction.recall"].reasons[0].contains("not significant"));
+        let nosig = rules("[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = false\n");
+        assert_eq!(
+            status(
+                &compare(&noisy, Some(&base), &nosig, &options()).unwrap(),
+                "extraction.recall"
+            ),
+            Status::Fail
+        );
+        // Lower is better: a rise is the regression.
+        let clean = file(&vec![(5.0, 0.0, 0.0, false); 40], "1");
+        let dirty = file(&vec![(5.0, 0.0, 0.0, true); 40], "1");
+        let lower = rules("[metrics.\"extraction.hallucination_rate\"]\nmax_regression = 0.1\n");
+        assert_eq!(
+            status(
+                &compare(&dirty, Some(&clean), &lower, &options()).unwrap(),
+                "extraction.hallucination_rate"
+            ),
+            Status::Fail
+        );
+        assert_eq!(
+            status(
+                &compare(&clean, Some(&dirty), &lower, &options()).unwrap(),
+                "extraction.hallucination_rate"
+            ),
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn warn_severity_passes_with_warnings() {
+        let weak = run(&[4; 40]);
+        let v = compare(
+            &weak,
+            None,
+            &rules("[metrics.\"extraction.recall\"]\nmin = 0.9\nseverity = \"warn\"\n"),
+            &options(),
+        )
+        .unwrap();
+        assert_eq!(
+            (v.verdict, v.exit_code, status(&v, "extraction.recall")),
+            (Outcome::Warn, 0, Status::Warn)
+        );
+    }
+
+    #[test]
+    fn run_health_and_missing_samples_make_a_run_incomplete() {
+        let mut broken = run(&[5; 40]);
+        broken.metrics.get_mut("run.error_rate").unwrap().value = Some(0.5);
+        let v = compare(&broken, None, &rules(""), &options()).unwrap();
+        assert_eq!(
+            (v.verdict, v.exit_code),
+            (Outcome::Incomplete, 3),
+            "the built-in 10% error-rate rule"
+        );
+        let mut missing = run(&[5; 40]);
+        missing.missing = vec!["s-99".into()];
+        let v = compare(&missing, None, &rules(""), &options()).unwrap();
+        assert_eq!(v.verdict, Outcome::Incomplete);
+        // Incomplete wins over a quality failure: a broken run is never reported as a regression.
+        let v = compare(
+            &missing,
+            None,
+            &rules("[metrics.\"extraction.recall\"]\nmin = 1.1\n"),
+            &options(),
+        );
+        assert!(v.is_err() || v.unwrap().verdict == Outcome::Incomplete);
+    }
+
+    #[test]
+    fn a_metrics_version_change_is_refused_unless_allowed() {
+        let base = file(&[(5.0, 0.0, 0.0, false)], "0");
+        let cand = file(&[(5.0, 0.0, 0.0, false)], "1");
+        let e = compare(&cand, Some(&base), &rules(""), &options())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("metrics_version") && e.contains("--allow-version-change"),
+            "{e}"
+        );
+        let allowed = CompareOptions {
+            allow_version_change: true,
+            ..options()
+        };
+        let v = compare(&cand, Some(&base), &rules(""), &allowed).unwrap();
+        assert!(v
+            .provenance
+            .differences
+            .iter()
+            .any(|d| d.starts_with("metrics_version")));
+    }
+
+    #[test]
+    fn fix_and_break_counts() {
+        let base = run(&[5, 5, 0, 0]);
+        let cand = run(&[5, 0, 5, 0]);
+        let v = compare(&cand, Some(&base), &rules(""), &options()).unwrap();
+        let s = v.samples.unwrap();
+        assert_eq!((s.fix, s.break_, s.keep, s.still), (1, 1, 1, 1));
+        assert_eq!(
+            (s.fix_rate, s.break_rate, s.net_gain),
+            (Some(0.5), Some(0.5), Some(0.0))
+        );
+        assert_eq!(s.mcnemar_p, 1.0);
+    }
+}

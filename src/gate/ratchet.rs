@@ -1,0 +1,143 @@
+//! The threshold ratchet: compare a pull request's `thresholds.toml` with the base branch's
+//! and report every rule that got looser — a lower floor, a higher ceiling, a larger allowed
+//! regression, significance or severity relaxed, a rule removed — so a PR cannot quietly
+//! lower its own bar.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::compare::rule_for;
+use super::thresholds::{Regression, Severity, Thresholds};
+use crate::error::{Error, Result};
+use crate::metrics::registry::METRICS;
+
+/// The thresholds file as it is at a git revision.
+pub fn at_revision(revision: &str, path: &Path) -> Result<Thresholds> {
+    let spec = format!("{revision}:{}", path.display());
+    let out = Command::new("git")
+        .args(["show", &spec])
+        .output()
+        .map_err(|e| {
+            Error::usage(
+                format!("cannot run git: {e}"),
+                "install git, or pass --base-thresholds FILE",
+            )
+        })?;
+    if !out.status.success() {
+        return Err(Error::usage(
+            format!("cannot read {spec}: {}", String::from_utf8_lossy(&out.stderr).trim()),
+            "fetch the base branch first (actions/checkout with fetch-depth: 0), or pass --base-thresholds FILE",
+        ));
+    }
+    Thresholds::parse(&String::from_utf8_lossy(&out.stdout), Path::new(&spec))
+}
+
+/// Every way `current` is looser than `base`.
+pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
+    let mut findings = Vec::new();
+    let (bd, cd) = (
+        base.defaults.clone().unwrap_or_default(),
+        current.defaults.clone().unwrap_or_default(),
+    );
+    if cd.sample_pass < bd.sample_pass {
+        findings.push(format!(
+            "defaults.sample_pass lowered from {} to {}",
+            bd.sample_pass, cd.sample_pass
+        ));
+    }
+    for metric in METRICS {
+        let (Some((b, b_reg, b_sev)), now) = (rule_for(metric, base), rule_for(metric, current))
+        else {
+            continue;
+        };
+        let name = metric.name;
+        let Some((c, c_reg, c_sev)) = now else {
+            findings.push(format!("{name}: the rule was removed"));
+            continue;
+        };
+        match (b.min, c.min) {
+            (Some(x), Some(y)) if y < x => {
+                findings.push(format!("{name}: floor lowered from {x} to {y}"))
+            }
+            (Some(x), None) => findings.push(format!("{name}: floor {x} removed")),
+            _ => {}
+        }
+        match (b.max, c.max) {
+            (Some(x), Some(y)) if y > x => {
+                findings.push(format!("{name}: ceiling raised from {x} to {y}"))
+            }
+            (Some(x), None) => findings.push(format!("{name}: ceiling {x} removed")),
+            _ => {}
+        }
+        if let Some(finding) = regression_loosened(b_reg, c_reg) {
+            findings.push(format!("{name}: max_regression {finding}"));
+        }
+        if !b.require_significance && c.require_significance {
+            findings.push(format!("{name}: now requires significance before failing"));
+        }
+        if c.require_significance && c.confidence > b.confidence && b.require_significance {
+            findings.push(format!(
+                "{name}: confidence raised from {} to {} (a regression must be surer to fail)",
+                b.confidence, c.confidence
+            ));
+        }
+        if b_sev == Severity::Fail && c_sev == Severity::Warn {
+            findings.push(format!("{name}: severity lowered from fail to warn"));
+        }
+    }
+    findings
+}
+
+fn regression_loosened(base: Option<Regression>, current: Option<Regression>) -> Option<String> {
+    use Regression::{Absolute, Relative};
+    match (base, current) {
+        (Some(Absolute(x)), Some(Absolute(y))) if y > x => Some(format!("raised from {x} to {y}")),
+        (Some(Relative(x)), Some(Relative(y))) if y > x => {
+            Some(format!("raised from {}% to {}%", x * 100.0, y * 100.0))
+        }
+        (Some(Absolute(x)), Some(Relative(y))) => Some(format!(
+            "changed from {x} (absolute) to {}% (relative): check it is not looser",
+            y * 100.0
+        )),
+        (Some(Relative(x)), Some(Absolute(y))) => Some(format!(
+            "changed from {}% (relative) to {y} (absolute): check it is not looser",
+            x * 100.0
+        )),
+        (Some(x), None) => Some(format!("{x:?} removed")),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(text: &str) -> Thresholds {
+        Thresholds::parse(text, Path::new("t.toml")).unwrap()
+    }
+
+    #[test]
+    fn every_loosening_is_reported_and_tightening_is_not() {
+        let base = t("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.8\nmax_regression = 0.02\n[metrics.\"extraction.ece\"]\nmax = 0.1\n[metrics.\"validation.f1\"]\nmin = 0.5\nseverity = \"fail\"\n");
+        let looser = t("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.7\nmax_regression = 0.05\n[metrics.\"extraction.ece\"]\nmax = 0.2\n[metrics.\"validation.f1\"]\nmin = 0.5\nseverity = \"warn\"\n");
+        let found = loosened(&base, &looser);
+        assert_eq!(found.len(), 4, "{found:?}");
+        assert!(found
+            .iter()
+            .any(|f| f.contains("floor lowered from 0.8 to 0.7")));
+        assert!(found
+            .iter()
+            .any(|f| f.contains("max_regression raised from 0.02 to 0.05")));
+        assert!(found
+            .iter()
+            .any(|f| f.contains("ceiling raised from 0.1 to 0.2")));
+        assert!(found.iter().any(|f| f.contains("severity lowered")));
+        let tighter = t("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.85\nmax_regression = 0.01\n[metrics.\"extraction.ece\"]\nmax = 0.05\n[metrics.\"validation.f1\"]\nmin = 0.6\n");
+        assert!(loosened(&base, &tighter).is_empty());
+        let removed =
+            t("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.8\nmax_regression = 0.02\n");
+        assert!(loosened(&base, &removed)
+            .iter()
+            .any(|f| f.contains("extraction.ece: the rule was removed")));
+    }
+}
