@@ -416,12 +416,13 @@ fn differences(baseline: &ScoreFile, candidate: &ScoreFile) -> Vec<String> {
         b.suite_fingerprint.clone(),
         c.suite_fingerprint.clone(),
     );
+    let shown = |x: &Option<String>| x.clone().unwrap_or_else(|| "(none)".into());
     diff(
         "pipeline",
-        format!("{:?}", b.pipeline_fingerprint),
-        format!("{:?}", c.pipeline_fingerprint),
+        shown(&b.pipeline_fingerprint),
+        shown(&c.pipeline_fingerprint),
     );
-    diff("model", format!("{:?}", b.model), format!("{:?}", c.model));
+    diff("model", shown(&b.model), shown(&c.model));
     diff("repeats", b.repeats.to_string(), c.repeats.to_string());
     diff(
         "goldgate",
@@ -792,5 +793,52 @@ pub(crate) mod tests {
             (Some(0.5), Some(0.5), Some(0.0))
         );
         assert_eq!(s.mcnemar_p, 1.0);
+    }
+
+    /// One simulated run: 200 samples of 5 gold items, each found with probability `p`, and
+    /// one false positive with probability 0.3.
+    fn simulate(p: f64, rng: &mut crate::metrics::bootstrap::Rng) -> ScoreFile {
+        let mut uniform = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let samples: Vec<(f64, f64, f64, bool)> = (0..200)
+            .map(|_| {
+                let tp = (0..5).filter(|_| uniform() < p).count() as f64;
+                let fp = f64::from(u8::from(uniform() < 0.3));
+                (tp, fp, 5.0 - tp, false)
+            })
+            .collect();
+        file(&samples, "1")
+    }
+
+    /// The gate's own statistics: with no true change it must rarely fail (about 5% at
+    /// most), and a true F1 drop of 0.05 must be caught most of the time.
+    #[test]
+    #[allow(clippy::print_stderr)]
+    fn the_gate_fails_rarely_on_noise_and_catches_a_real_drop() {
+        let thresholds = rules("[metrics.\"extraction.f1\"]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\n");
+        let options = CompareOptions {
+            bootstrap: BootstrapConfig {
+                resamples: 300,
+                ..BootstrapConfig::default()
+            },
+            allow_version_change: false,
+            ratchet: vec![],
+        };
+        let mut rng = crate::metrics::bootstrap::Rng::new(42);
+        // Expected micro F1 = 2000p / (1000 + 1000p + 60): 0.890 at p = 0.85, 0.840 at p = 0.7676.
+        let (p_same, p_drop) = (0.85, 0.7676);
+        let prs = 500;
+        let mut fails = [0usize; 2];
+        for _ in 0..prs {
+            let baseline = simulate(p_same, &mut rng);
+            for (i, p) in [p_same, p_drop].into_iter().enumerate() {
+                let candidate = simulate(p, &mut rng);
+                let v = compare(&candidate, Some(&baseline), &thresholds, &options).unwrap();
+                fails[i] += usize::from(v.verdict == Outcome::Fail);
+            }
+        }
+        let (false_alarm, caught) = (fails[0] as f64 / prs as f64, fails[1] as f64 / prs as f64);
+        eprintln!("gate simulation over {prs} PRs: fails with no true change {:.1}%, catches a 0.05 F1 drop {:.1}%", false_alarm * 100.0, caught * 100.0);
+        assert!(false_alarm <= 0.06, "false alarms {false_alarm}");
+        assert!(caught >= 0.75, "caught {caught}");
     }
 }
