@@ -63,6 +63,7 @@ fn run_to(s: RunSettings, reporter: &mut Reporter<'_>, summary_to_stdout: bool) 
     }
     let mut options = RunOptions::new(s.jobs, fingerprint, s.pipeline.retries);
     options.max_errors = s.max_errors;
+    options.model = s.pipeline.model.clone();
     options.limits = std::sync::Arc::new(crate::pipeline::limits::Limits::new(s.rpm, s.tpm));
     if !matches!(
         s.pipeline.adapter,

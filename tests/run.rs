@@ -671,3 +671,76 @@ fn goldgate_toml_chooses_the_pipeline_and_flags_override_it() {
         "{stderr}"
     );
 }
+
+#[test]
+fn baseline_refresh_then_show_then_check_against_it() {
+    let dir = TempDir::new("run-baseline");
+    suite(&dir.0, 6);
+    let count = script("count.sh");
+    let out = goldgate(
+        &dir.0,
+        &[
+            "baseline",
+            "refresh",
+            "--suite",
+            "suite",
+            "--command",
+            &count,
+            "--model",
+            "m-1",
+            "--repeat",
+            "2",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("baseline written to baselines/main.json (6 samples, 12 records)"));
+    let out = goldgate(&dir.0, &["baseline", "show"]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("model             m-1")
+            && shown.contains("repeats           2")
+            && shown.contains("extraction.f1"),
+        "{shown}"
+    );
+    let out = goldgate(
+        &dir.0,
+        &[
+            "check",
+            "--suite",
+            "suite",
+            "--command",
+            &count,
+            "--model",
+            "m-1",
+            "--repeat",
+            "2",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with("PASS") && !stdout.contains("provenance changed"),
+        "{stdout}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("100% hit rate"),
+        "the check reuses the refresh's cache"
+    );
+    let verdict: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.0.join(".goldgate/out/verdict.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(verdict["verdict"], "pass");
+    assert_eq!(verdict["samples"]["shared"], 6);
+}

@@ -77,6 +77,9 @@ pub struct RunRecord {
     /// The pipeline's standard error (truncated), for command pipelines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// The model the pipeline was run with (`--model`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// One line of an outputs file: a recorded answer, as a string or as JSON.
@@ -101,6 +104,7 @@ pub struct Answer {
     pub cached: bool,
     pub usage: Option<Usage>,
     pub pipeline_fingerprint: Option<String>,
+    pub model: Option<String>,
 }
 
 impl Answer {
@@ -126,6 +130,7 @@ impl From<RunRecord> for Answer {
             cached: r.cached,
             usage: r.usage,
             pipeline_fingerprint: r.pipeline_fingerprint,
+            model: r.model,
         }
     }
 }

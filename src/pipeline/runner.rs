@@ -37,6 +37,8 @@ pub struct RunOptions {
     pub pipeline_fingerprint: String,
     /// The answer cache (`None` for replay, which has nothing to save).
     pub cache: Option<Cache>,
+    /// The model, recorded in every record for provenance.
+    pub model: Option<String>,
     /// Stop the run once more calls than this have failed (the circuit breaker).
     pub max_errors: Option<usize>,
     /// Requests and tokens per minute, shared by every call.
@@ -54,6 +56,7 @@ impl RunOptions {
             jobs,
             pipeline_fingerprint,
             cache: None,
+            model: None,
             max_errors: None,
             limits: Arc::default(),
             retries,
@@ -228,6 +231,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         usage: None,
         pipeline_fingerprint: Some(options.pipeline_fingerprint.clone()),
         stderr: None,
+        model: options.model.clone(),
     };
     match outcome {
         Ok(reply) => {

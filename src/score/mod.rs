@@ -56,6 +56,7 @@ struct Reading {
     missing: Vec<String>,
     ids: HashSet<String>,
     fingerprints: HashSet<Option<String>>,
+    models: HashSet<Option<String>>,
 }
 
 /// One sample with its answers, ready to score; `index` keeps the suite order.
@@ -123,8 +124,13 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     results.sort_by_key(|(i, _)| *i);
     let samples: Vec<SampleScore> = results.into_iter().map(|(_, r)| r).collect();
     let (metrics, groups) = aggregates(&samples, &req.bootstrap);
-    let provenance =
-        provenance::collect(req, &reader.fingerprint(), &samples, reading.fingerprints);
+    let provenance = provenance::collect(
+        req,
+        &reader.fingerprint(),
+        &samples,
+        reading.fingerprints,
+        reading.models,
+    );
     let file = ScoreFile {
         schema: file::SCHEMA.to_string(),
         metrics_version: file::METRICS_VERSION.to_string(),
@@ -174,6 +180,9 @@ fn next_job(
     reading
         .fingerprints
         .extend(records.iter().map(|a| a.pipeline_fingerprint.clone()));
+    reading
+        .models
+        .extend(records.iter().map(|a| a.model.clone()));
     Some(Job {
         index: 0,
         sample,

@@ -12,6 +12,7 @@ pub(super) fn collect(
     suite_fingerprint: &str,
     samples: &[SampleScore],
     pipelines: HashSet<Option<String>>,
+    models: HashSet<Option<String>>,
 ) -> Provenance {
     let cfg = req.scoring;
     let w = cfg.rd_weights;
@@ -21,7 +22,7 @@ pub(super) fn collect(
         suite_fingerprint: format!("sha256:{suite_fingerprint}"),
         run_path: req.run.display().to_string(),
         pipeline_fingerprint: pipeline_fingerprint(pipelines),
-        model: None,
+        model: pipeline_fingerprint(models),
         git_sha: env_or_git("GITHUB_SHA", &["rev-parse", "HEAD"]),
         git_ref: env_or_git("GITHUB_REF", &["rev-parse", "--abbrev-ref", "HEAD"]),
         created_at: created_at(),
@@ -42,7 +43,7 @@ pub(super) fn collect(
     }
 }
 
-/// The run's pipeline fingerprint: the one all records share, `mixed` otherwise.
+/// The value all records share (fingerprint, model), `mixed` when they differ.
 fn pipeline_fingerprint(seen: HashSet<Option<String>>) -> Option<String> {
     let known: Vec<String> = seen.into_iter().flatten().collect();
     match known.as_slice() {
