@@ -359,25 +359,14 @@ pub fn compare(a: cli::CompareArgs, reporter: &mut Reporter<'_>) -> Result<Exit>
     let verdict =
         gate::compare::compare(&candidate, baseline.as_ref(), &gate.thresholds, &options)?;
     if let Some(out) = &a.output {
-        write_atomic(out, |w| {
-            serde_json::to_writer_pretty(w, &verdict).map_err(std::io::Error::other)
-        })?;
+        write_verdict(out, &verdict)?;
     }
     report_verdict(&verdict, gate.format, reporter)
 }
 
 pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let file = ConfigFile::discover(a.pipeline.config.as_deref())?;
-    let suite_dir = a
-        .suite
-        .clone()
-        .or(file.check.suite.clone())
-        .ok_or_else(|| {
-            Error::usage(
-                "no suite to check",
-                "pass --suite DIR, or set suite = \"...\" under [check] in goldgate.toml",
-            )
-        })?;
+    let suite_dir = suite_dir(a.suite.clone(), &file, "no suite to check")?;
     let out_dir = a
         .out_dir
         .clone()
@@ -426,24 +415,13 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
     };
     let verdict =
         gate::compare::compare(&scored.file, baseline.as_ref(), &gate.thresholds, &options)?;
-    write_atomic(&out_dir.join("verdict.json"), |w| {
-        serde_json::to_writer_pretty(w, &verdict).map_err(std::io::Error::other)
-    })?;
+    write_verdict(&out_dir.join("verdict.json"), &verdict)?;
     report_verdict(&verdict, gate.format, reporter)
 }
 
 pub fn baseline_refresh(a: cli::RefreshArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let file = ConfigFile::discover(a.pipeline.config.as_deref())?;
-    let suite_dir = a
-        .suite
-        .clone()
-        .or(file.check.suite.clone())
-        .ok_or_else(|| {
-            Error::usage(
-                "no suite to run",
-                "pass --suite DIR, or set suite = \"...\" under [check] in goldgate.toml",
-            )
-        })?;
+    let suite_dir = suite_dir(a.suite.clone(), &file, "no suite to run")?;
     let target = a
         .baseline
         .clone()
@@ -503,4 +481,24 @@ pub fn thresholds_check(path: &Path, reporter: &mut Reporter<'_>) -> Result<Exit
     let thresholds = Thresholds::load(path)?;
     reporter.out(&terminal::thresholds(&thresholds, path));
     Ok(Exit::Ok)
+}
+
+/// `--suite`, else `[check] suite` in goldgate.toml.
+fn suite_dir(
+    flag: Option<std::path::PathBuf>,
+    file: &ConfigFile,
+    what: &str,
+) -> Result<std::path::PathBuf> {
+    flag.or(file.check.suite.clone()).ok_or_else(|| {
+        Error::usage(
+            what,
+            "pass --suite DIR, or set suite = \"...\" under [check] in goldgate.toml",
+        )
+    })
+}
+
+fn write_verdict(path: &Path, verdict: &Verdict) -> Result<()> {
+    write_atomic(path, |w| {
+        serde_json::to_writer_pretty(w, verdict).map_err(std::io::Error::other)
+    })
 }

@@ -248,6 +248,20 @@ pub fn aggregate(
         .collect()
 }
 
+/// Draw `block` resamples of `counts.len()` samples with replacement: `counts[i][b]` is how
+/// often sample i is in resample b. Each resample is drawn in turn, so the stream of draws
+/// is one resample after another whatever the block size.
+fn draw_block(rng: &mut Rng, counts: &mut [[f64; BLOCK]], block: usize) {
+    let n = counts.len();
+    counts.iter_mut().for_each(|c| *c = [0.0; BLOCK]);
+    #[allow(clippy::needless_range_loop)] // `b` indexes the inner arrays of randomly chosen rows
+    for b in 0..block {
+        for _ in 0..n {
+            counts[rng.below(n)][b] += 1.0;
+        }
+    }
+}
+
 /// Resamples are summed this many at a time: each sample row is read once per block and
 /// added into every resample of the block (a small matrix product that vectorises).
 const BLOCK: usize = 8;
@@ -274,15 +288,7 @@ fn resample(
     let mut done = 0;
     while done < cfg.resamples {
         let block = BLOCK.min(cfg.resamples - done);
-        counts.iter_mut().for_each(|c| *c = [0.0; BLOCK]);
-        // Draw each resample of the block in turn, so the stream of draws is one resample
-        // after another whatever the block size.
-        #[allow(clippy::needless_range_loop)]
-        for b in 0..block {
-            for _ in 0..n {
-                counts[rng.below(n)][b] += 1.0;
-            }
-        }
+        draw_block(&mut rng, &mut counts, block);
         scope.sum_block(&counts, &mut sums);
         for b in 0..block {
             for (d, s) in dense.iter_mut().zip(&sums) {
@@ -336,13 +342,7 @@ pub fn paired_deltas(
     let mut done = 0;
     while done < cfg.resamples {
         let block = BLOCK.min(cfg.resamples - done);
-        counts.iter_mut().for_each(|c| *c = [0.0; BLOCK]);
-        #[allow(clippy::needless_range_loop)]
-        for b in 0..block {
-            for _ in 0..n {
-                counts[rng.below(n)][b] += 1.0;
-            }
-        }
+        draw_block(&mut rng, &mut counts, block);
         bs.sum_block(&counts, &mut b_sums);
         cs.sum_block(&counts, &mut c_sums);
         for b in 0..block {
