@@ -49,6 +49,8 @@ pub enum Format {
     #[default]
     Text,
     Json,
+    /// The PR comment (compare and check); other commands print text
+    Markdown,
 }
 
 #[derive(Debug, Args)]
@@ -249,6 +251,12 @@ pub struct GateArgs {
     /// Report format on stdout
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// The gate's name: several gates in one repository keep one sticky comment each
+    #[arg(long, env = "GOLDGATE_GATE_NAME", default_value = "goldgate")]
+    pub gate_name: String,
+    /// A directory whose comment.md.j2 replaces the built-in comment template
+    #[arg(long, env = "GOLDGATE_TEMPLATES", value_name = "DIR")]
+    pub templates: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -175,7 +175,9 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     match s.format {
-        Format::Text => reporter.out(&terminal::score_summary(&scored.file, &s.output)),
+        Format::Text | Format::Markdown => {
+            reporter.out(&terminal::score_summary(&scored.file, &s.output))
+        }
         Format::Json => reporter.out(&json(&scored.file.metrics)?),
     }
     let missing = &scored.file.missing;
@@ -203,7 +205,7 @@ pub fn lint(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<E
         problems.extend(loaded.problems);
     }
     match format {
-        Format::Text => reporter.out(&terminal::lint_report(
+        Format::Text | Format::Markdown => reporter.out(&terminal::lint_report(
             &problems,
             suite.files().len(),
             samples,
@@ -241,7 +243,7 @@ pub fn stats(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<
     let mut stats = SuiteStats::default();
     each_sample(&suite, |s| stats.add(s))?;
     match format {
-        Format::Text => reporter.out(&terminal::stats_table(&stats)),
+        Format::Text | Format::Markdown => reporter.out(&terminal::stats_table(&stats)),
         Format::Json => reporter.out(&json(&stats)?),
     }
     Ok(Exit::Ok)
@@ -253,7 +255,9 @@ pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Ex
     each_sample(&suite, |sample| builder.add(sample))?;
     let report = builder.finish();
     match s.format {
-        Format::Text => reporter.out(&terminal::agreement_table(&report, s.min_kappa)),
+        Format::Text | Format::Markdown => {
+            reporter.out(&terminal::agreement_table(&report, s.min_kappa))
+        }
         Format::Json => reporter.out(&json(&report)?),
     }
     Ok(match report.headline {
@@ -339,9 +343,18 @@ fn exit_of(verdict: &Verdict) -> Exit {
     }
 }
 
-fn report_verdict(verdict: &Verdict, format: Format, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    match format {
+fn report_verdict(
+    verdict: &Verdict,
+    gate: &GateSettings,
+    reporter: &mut Reporter<'_>,
+) -> Result<Exit> {
+    match gate.format {
         Format::Text => reporter.out(&terminal::verdict(verdict)),
+        Format::Markdown => reporter.out(&crate::report::markdown::comment(
+            verdict,
+            &gate.gate_name,
+            gate.templates.as_deref(),
+        )?),
         Format::Json => reporter.out(&json(verdict)?),
     }
     Ok(exit_of(verdict))
@@ -354,14 +367,14 @@ pub fn compare(a: cli::CompareArgs, reporter: &mut Reporter<'_>) -> Result<Exit>
     let options = CompareOptions {
         bootstrap: gate.bootstrap,
         allow_version_change: gate.allow_version_change,
-        ratchet: gate.ratchet,
+        ratchet: gate.ratchet.clone(),
     };
     let verdict =
         gate::compare::compare(&candidate, baseline.as_ref(), &gate.thresholds, &options)?;
     if let Some(out) = &a.output {
         write_verdict(out, &verdict)?;
     }
-    report_verdict(&verdict, gate.format, reporter)
+    report_verdict(&verdict, &gate, reporter)
 }
 
 pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
@@ -411,12 +424,12 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let options = CompareOptions {
         bootstrap: gate.bootstrap,
         allow_version_change: gate.allow_version_change,
-        ratchet: gate.ratchet,
+        ratchet: gate.ratchet.clone(),
     };
     let verdict =
         gate::compare::compare(&scored.file, baseline.as_ref(), &gate.thresholds, &options)?;
     write_verdict(&out_dir.join("verdict.json"), &verdict)?;
-    report_verdict(&verdict, gate.format, reporter)
+    report_verdict(&verdict, &gate, reporter)
 }
 
 pub fn baseline_refresh(a: cli::RefreshArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {

@@ -267,6 +267,8 @@ pub struct GateSettings {
     pub bootstrap: BootstrapConfig,
     pub allow_version_change: bool,
     pub format: Format,
+    pub gate_name: String,
+    pub templates: Option<PathBuf>,
 }
 
 impl GateSettings {
@@ -316,6 +318,8 @@ impl GateSettings {
             },
             allow_version_change: a.allow_version_change,
             format: a.format,
+            gate_name: a.gate_name.clone(),
+            templates: a.templates.clone(),
         })
     }
 }

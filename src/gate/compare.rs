@@ -100,6 +100,48 @@ pub struct Verdict {
     pub provenance: ProvenanceReport,
     /// Rules loosened relative to the base branch.
     pub ratchet: Vec<String>,
+    /// Gated metrics per group (kind, difficulty, domain), for the breakdown in reports.
+    pub groups: Vec<GroupRow>,
+}
+
+/// One gated metric in one group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupRow {
+    pub dimension: String,
+    pub group: String,
+    pub metric: String,
+    pub baseline: Option<f64>,
+    pub candidate: Option<f64>,
+    pub n: usize,
+}
+
+/// The gated metrics of every group that has data for them.
+fn group_rows(
+    candidate: &ScoreFile,
+    baseline: Option<&ScoreFile>,
+    gated: &[&str],
+) -> Vec<GroupRow> {
+    let mut rows = Vec::new();
+    for (dimension, groups) in &candidate.groups {
+        for (group, metrics) in groups {
+            for &name in gated {
+                let Some(agg) = metrics.get(name).filter(|a| a.n > 0) else {
+                    continue;
+                };
+                let before =
+                    baseline.and_then(|b| b.groups.get(dimension)?.get(group)?.get(name)?.value);
+                rows.push(GroupRow {
+                    dimension: dimension.clone(),
+                    group: group.clone(),
+                    metric: name.into(),
+                    baseline: before,
+                    candidate: agg.value,
+                    n: agg.n,
+                });
+            }
+        }
+    }
+    rows
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -206,6 +248,12 @@ pub fn compare(
             .unwrap_or_default(),
     };
     let (verdict, summary) = decide(&metrics, candidate, baseline.is_some(), &options.ratchet);
+    let gated: Vec<&str> = metrics
+        .iter()
+        .filter(|m| m.rule.is_some())
+        .map(|m| m.name.as_str())
+        .collect();
+    let groups = group_rows(candidate, baseline, &gated);
     Ok(Verdict {
         schema: VERDICT_SCHEMA.into(),
         verdict,
@@ -219,6 +267,7 @@ pub fn compare(
         missing: candidate.missing.clone(),
         provenance,
         ratchet: options.ratchet.clone(),
+        groups,
     })
 }
 

@@ -1,0 +1,337 @@
+//! The PR comment (Markdown), rendered with minijinja from `templates/comment.md.j2` (built
+//! in; a `--templates DIR` may override it). Text that came from pipelines, gold files or
+//! users is escaped so it cannot mention anyone, inject HTML or break out of a table or code
+//! fence. The body stays under GitHub's 65,536-character limit: detail sections are dropped
+//! first, then the body is cut, and it says so.
+
+use std::path::Path;
+
+use minijinja::{context, Environment, Value};
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::gate::compare::{Outcome, Status, Verdict};
+
+/// GitHub's limit on a comment body, in characters.
+pub const GITHUB_LIMIT: usize = 65_536;
+
+pub const COMMENT_TEMPLATE: &str = include_str!("../../templates/comment.md.j2");
+
+/// The hidden marker that identifies the sticky comment of one gate.
+pub fn marker(gate_name: &str) -> String {
+    format!(
+        "<!-- goldgate:{} -->",
+        escape_inline(gate_name).replace("--", "-")
+    )
+}
+
+/// Escape text for inline Markdown (table cells, list items): no HTML, no mentions, no
+/// links, no code spans, no table breaks, no line breaks.
+pub fn escape_inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '@' => out.push_str("@\u{200b}"),
+            '|' | '`' | '[' | ']' | '*' | '_' | '\\' | '#' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' | '\t' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A fenced code block that the content cannot close: the fence is longer than any run of
+/// backticks inside it.
+pub fn fenced(content: &str, lang: &str) -> String {
+    let longest = content.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{lang}\n{content}\n{fence}")
+}
+
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    values: String,
+    delta: String,
+    rule: String,
+    status: String,
+    reasons: String,
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or_else(
+        || "–".into(),
+        |v| {
+            if v.abs() >= 100.0 {
+                format!("{v:.1}")
+            } else {
+                format!("{v:.3}")
+            }
+        },
+    )
+}
+
+fn rows(v: &Verdict) -> Vec<Row> {
+    v.metrics
+        .iter()
+        .filter(|m| m.rule.is_some())
+        .map(|m| Row {
+            name: m.name.clone(),
+            values: format!("{} → {}", num(m.baseline), num(m.candidate)),
+            delta: match (m.delta, m.delta_ci) {
+                (Some(d), Some([lo, hi])) => format!("{d:+.3} [{lo:+.3}, {hi:+.3}]"),
+                (Some(d), None) => format!("{d:+.3}"),
+                _ => "–".into(),
+            },
+            rule: m.rule.as_ref().map_or_else(String::new, |r| {
+                let mut parts = Vec::new();
+                if let Some(x) = r.min {
+                    parts.push(format!("≥ {x}"));
+                }
+                if let Some(x) = r.max {
+                    parts.push(format!("≤ {x}"));
+                }
+                if let Some(x) = &r.max_regression {
+                    parts.push(format!(
+                        "Δ ≤ {x}{}",
+                        if r.require_significance {
+                            " (sig.)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+                escape_inline(&parts.join(", "))
+            }),
+            status: match m.status {
+                Status::Pass => "✅".into(),
+                Status::Warn => "⚠️ warn".into(),
+                Status::Fail => "❌ **fail**".into(),
+                Status::Incomplete => "⛔ incomplete".into(),
+                Status::Info => String::new(),
+            },
+            reasons: m.reasons.join("; "),
+        })
+        .collect()
+}
+
+/// How much detail a rendering keeps.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Detail {
+    Full,
+    NoSamples,
+    NoGroups,
+}
+
+fn environment(templates: Option<&Path>) -> Result<Environment<'static>> {
+    let mut env = Environment::new();
+    env.add_filter("md", |v: Value| escape_inline(&v.to_string()));
+    let source = match templates
+        .map(|d| d.join("comment.md.j2"))
+        .filter(|p| p.is_file())
+    {
+        Some(path) => crate::suite::load::read(&path)?,
+        None => COMMENT_TEMPLATE.to_string(),
+    };
+    env.add_template_owned("comment.md.j2", source)
+        .map_err(|e| {
+            Error::usage(
+                format!("the comment template does not parse: {e}"),
+                "fix the template in --templates, or remove it to use the built-in one",
+            )
+        })?;
+    Ok(env)
+}
+
+/// Render the PR comment for a verdict (`gate_name` names the sticky comment).
+pub fn comment(v: &Verdict, gate_name: &str, templates: Option<&Path>) -> Result<String> {
+    let env = environment(templates)?;
+    let mut notes = Vec::new();
+    for detail in [Detail::Full, Detail::NoSamples, Detail::NoGroups] {
+        let body = render(&env, v, gate_name, detail, &notes)?;
+        if body.chars().count() <= GITHUB_LIMIT {
+            return Ok(body);
+        }
+        notes = vec!["Some detail sections were left out to stay under GitHub's comment size limit; the full report is in verdict.json.".to_string()];
+    }
+    let body = render(&env, v, gate_name, Detail::NoGroups, &notes)?;
+    let note = "\n\n_…cut here: the report is longer than GitHub allows; see verdict.json._\n";
+    let keep = GITHUB_LIMIT - note.chars().count();
+    Ok(body.chars().take(keep).collect::<String>() + note)
+}
+
+fn render(
+    env: &Environment<'_>,
+    v: &Verdict,
+    gate_name: &str,
+    detail: Detail,
+    notes: &[String],
+) -> Result<String> {
+    let (word, icon) = match v.verdict {
+        Outcome::Pass => ("pass", "✅"),
+        Outcome::Warn => ("pass with warnings", "⚠️"),
+        Outcome::Fail => ("fail", "❌"),
+        Outcome::Incomplete => ("incomplete run", "⛔"),
+    };
+    let samples = v.samples.as_ref().map(|s| {
+        let change = |c: &crate::gate::samples::Change| context! { id => c.id.clone(), baseline => format!("{:.3}", c.baseline), candidate => format!("{:.3}", c.candidate) };
+        context! {
+            sample_pass => s.sample_pass, shared => s.shared, fix => s.fix, broken_count => s.break_, keep => s.keep, still => s.still,
+            net_gain => s.net_gain.map_or_else(|| "–".into(), |g| format!("{g:+.3}")),
+            mcnemar_p => format!("{:.4}", s.mcnemar_p),
+            broken => s.broken.iter().map(change).collect::<Vec<_>>(),
+            fixed => s.fixed.iter().map(change).collect::<Vec<_>>(),
+        }
+    });
+    let groups: Vec<Value> = v.groups.iter().map(|g| context! { dimension => g.dimension.clone(), group => g.group.clone(), metric => g.metric.clone(), values => format!("{} → {}", num(g.baseline), num(g.candidate)), n => g.n }).collect();
+    let list = |title: &str, ids: &[String]| context! { title => title, ids => ids.iter().map(|i| format!("`{}`", escape_inline(i))).collect::<Vec<_>>() };
+    let ctx = context! {
+        marker => marker(gate_name),
+        gate_name => gate_name,
+        word => word,
+        icon => icon,
+        summary => v.summary.clone(),
+        metrics => rows(v),
+        samples => samples,
+        show_samples => detail < Detail::NoSamples,
+        groups => groups,
+        show_groups => detail < Detail::NoGroups,
+        lists => vec![list("Missing from the run", &v.missing), list("Added since the baseline", &v.added), list("Removed since the baseline", &v.removed)],
+        ratchet => v.ratchet.clone(),
+        differences => v.provenance.differences.clone(),
+        baseline_present => v.baseline_present,
+        notes => notes,
+        version => env!("CARGO_PKG_VERSION"),
+        metrics_version => crate::score::file::METRICS_VERSION,
+    };
+    env.get_template("comment.md.j2")
+        .and_then(|t| t.render(ctx))
+        .map(|s| s.trim_end().to_string() + "\n")
+        .map_err(|e| {
+            Error::usage(
+                format!("cannot render the comment: {e}"),
+                "check the template in --templates",
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_text_is_harmless() {
+        let hostile =
+            "@octocat </details><script>alert(1)</script> ``` [x](javascript:alert(1)) | a";
+        let safe = escape_inline(hostile);
+        assert!(!safe.contains("@octocat"), "{safe}");
+        assert!(!safe.contains('<') && !safe.contains('>'), "{safe}");
+        assert!(
+            !safe.contains("```") && !safe.contains("[x](") && !safe.contains(" | "),
+            "{safe}"
+        );
+        assert!(
+            safe.contains("\\[x\\](javascript"),
+            "links are escaped, not dropped: {safe}"
+        );
+        let block = fenced("before\n```\nafter ````` end", "diff");
+        assert!(
+            block.starts_with("``````diff\n") && block.ends_with("\n``````"),
+            "{block}"
+        );
+        assert_eq!(fenced("plain", ""), "```\nplain\n```");
+    }
+
+    fn verdict(base: &[usize], cand: &[usize]) -> Verdict {
+        use crate::gate::compare::{compare, tests::file, CompareOptions};
+        let run = |found: &[usize]| {
+            file(
+                &found
+                    .iter()
+                    .map(|&f| (f as f64, 0.0, (5 - f) as f64, false))
+                    .collect::<Vec<_>>(),
+                "1",
+            )
+        };
+        let rules = crate::gate::thresholds::Thresholds::parse(
+            "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n",
+            Path::new("t.toml"),
+        )
+        .unwrap();
+        let options = CompareOptions {
+            bootstrap: crate::metrics::bootstrap::BootstrapConfig {
+                resamples: 50,
+                ..Default::default()
+            },
+            allow_version_change: false,
+            ratchet: vec![],
+        };
+        compare(&run(cand), Some(&run(base)), &rules, &options).unwrap()
+    }
+
+    #[test]
+    fn a_huge_report_stays_under_the_limit_and_says_so() {
+        let v = verdict(&vec![5; 3000], &vec![0; 3000]);
+        let full = render(
+            &environment(None).unwrap(),
+            &v,
+            "goldgate",
+            Detail::Full,
+            &[],
+        )
+        .unwrap();
+        assert!(
+            full.chars().count() > GITHUB_LIMIT,
+            "the test needs a report over the limit"
+        );
+        let body = comment(&v, "goldgate", None).unwrap();
+        assert!(body.chars().count() <= GITHUB_LIMIT);
+        assert!(
+            body.contains("left out to stay under GitHub's comment size limit"),
+            "says so"
+        );
+        assert!(
+            body.contains("**3000 broken**") && !body.contains("Broken samples ("),
+            "the counts stay, the list goes"
+        );
+        assert!(body.starts_with("<!-- goldgate:goldgate -->"));
+    }
+
+    #[test]
+    fn hostile_text_in_every_slot_renders_harmless() {
+        let hostile = "@octocat </details><script>alert(1)</script> ```";
+        let mut v = verdict(&[5, 5, 5], &[0, 5, 5]);
+        v.samples.as_mut().unwrap().broken[0].id = hostile.into();
+        v.provenance
+            .differences
+            .push(format!("model: a → {hostile}"));
+        v.ratchet.push(hostile.into());
+        v.missing.push(hostile.into());
+        let body = comment(&v, hostile, None).unwrap();
+        assert!(!body.contains("@octocat"), "no mention");
+        assert!(
+            !body.contains("<script>") && !body.contains("</details><"),
+            "no HTML from the text"
+        );
+        assert_eq!(
+            body.matches("<details>").count(),
+            body.matches("</details>").count(),
+            "details stay balanced"
+        );
+        assert!(!body.contains(" ```"), "no fence opened by the text");
+    }
+
+    #[test]
+    fn the_marker_names_the_gate() {
+        assert_eq!(marker("goldgate"), "<!-- goldgate:goldgate -->");
+        let hostile = marker("x--><script>");
+        assert_eq!(hostile.matches("-->").count(), 1, "{hostile}");
+        assert!(hostile.ends_with(" -->") && !hostile.contains('<') || hostile.starts_with("<!--"));
+    }
+}
