@@ -51,6 +51,8 @@ pub enum Format {
     Json,
     /// The PR comment (compare and check); other commands print text
     Markdown,
+    /// JUnit XML: a test case per gate rule and per sample (compare and check)
+    Junit,
 }
 
 #[derive(Debug, Args)]

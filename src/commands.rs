@@ -175,7 +175,7 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     match s.format {
-        Format::Text | Format::Markdown => {
+        Format::Text | Format::Markdown | Format::Junit => {
             reporter.out(&terminal::score_summary(&scored.file, &s.output))
         }
         Format::Json => reporter.out(&json(&scored.file.metrics)?),
@@ -205,7 +205,7 @@ pub fn lint(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<E
         problems.extend(loaded.problems);
     }
     match format {
-        Format::Text | Format::Markdown => reporter.out(&terminal::lint_report(
+        Format::Text | Format::Markdown | Format::Junit => reporter.out(&terminal::lint_report(
             &problems,
             suite.files().len(),
             samples,
@@ -243,7 +243,9 @@ pub fn stats(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<
     let mut stats = SuiteStats::default();
     each_sample(&suite, |s| stats.add(s))?;
     match format {
-        Format::Text | Format::Markdown => reporter.out(&terminal::stats_table(&stats)),
+        Format::Text | Format::Markdown | Format::Junit => {
+            reporter.out(&terminal::stats_table(&stats))
+        }
         Format::Json => reporter.out(&json(&stats)?),
     }
     Ok(Exit::Ok)
@@ -255,7 +257,7 @@ pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Ex
     each_sample(&suite, |sample| builder.add(sample))?;
     let report = builder.finish();
     match s.format {
-        Format::Text | Format::Markdown => {
+        Format::Text | Format::Markdown | Format::Junit => {
             reporter.out(&terminal::agreement_table(&report, s.min_kappa))
         }
         Format::Json => reporter.out(&json(&report)?),
@@ -350,6 +352,7 @@ fn report_verdict(
 ) -> Result<Exit> {
     match gate.format {
         Format::Text => reporter.out(&terminal::verdict(verdict)),
+        Format::Junit => reporter.out(&crate::report::junit::junit(verdict)),
         Format::Markdown => reporter.out(&crate::report::markdown::comment(
             verdict,
             &gate.gate_name,

@@ -102,6 +102,18 @@ pub struct Verdict {
     pub ratchet: Vec<String>,
     /// Gated metrics per group (kind, difficulty, domain), for the breakdown in reports.
     pub groups: Vec<GroupRow>,
+    /// Every candidate sample: its primary score, the baseline's, and whether it passes.
+    pub sample_results: Vec<SampleResult>,
+}
+
+/// One candidate sample's outcome (JUnit and other per-sample reports).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleResult {
+    pub id: String,
+    pub kind: crate::suite::Kind,
+    pub primary: f64,
+    pub baseline: Option<f64>,
+    pub pass: bool,
 }
 
 /// One gated metric in one group.
@@ -268,7 +280,34 @@ pub fn compare(
         provenance,
         ratchet: options.ratchet.clone(),
         groups,
+        sample_results: sample_results(candidate, baseline, sample_pass),
     })
+}
+
+fn sample_results(
+    candidate: &ScoreFile,
+    baseline: Option<&ScoreFile>,
+    sample_pass: f64,
+) -> Vec<SampleResult> {
+    let before: HashMap<&str, f64> = baseline
+        .map(|b| {
+            b.samples
+                .iter()
+                .map(|s| (s.id.as_str(), s.primary))
+                .collect()
+        })
+        .unwrap_or_default();
+    candidate
+        .samples
+        .iter()
+        .map(|s| SampleResult {
+            id: s.id.clone(),
+            kind: s.kind,
+            primary: s.primary,
+            baseline: before.get(s.id.as_str()).copied(),
+            pass: s.primary >= sample_pass,
+        })
+        .collect()
 }
 
 fn status_rank(s: Status) -> u8 {
