@@ -377,6 +377,9 @@ pub fn compare(a: cli::CompareArgs, reporter: &mut Reporter<'_>) -> Result<Exit>
     if let Some(out) = &a.output {
         write_verdict(out, &verdict)?;
     }
+    let mut paths = vec![("score", a.score.clone())];
+    paths.extend(a.output.clone().map(|o| ("verdict-file", o)));
+    to_actions(&verdict, &gate, &paths, reporter)?;
     report_verdict(&verdict, &gate, reporter)
 }
 
@@ -432,6 +435,12 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let verdict =
         gate::compare::compare(&scored.file, baseline.as_ref(), &gate.thresholds, &options)?;
     write_verdict(&out_dir.join("verdict.json"), &verdict)?;
+    let paths = [
+        ("run", out_dir.join("run.jsonl")),
+        ("score", out_dir.join("score.json")),
+        ("verdict-file", out_dir.join("verdict.json")),
+    ];
+    to_actions(&verdict, &gate, &paths, reporter)?;
     report_verdict(&verdict, &gate, reporter)
 }
 
@@ -517,4 +526,42 @@ fn write_verdict(path: &Path, verdict: &Verdict) -> Result<()> {
     write_atomic(path, |w| {
         serde_json::to_writer_pretty(w, verdict).map_err(std::io::Error::other)
     })
+}
+
+/// Inside GitHub Actions: the comment as the job summary, step outputs, and annotations
+/// (on stderr, which the runner reads too, so `--format json` output stays clean).
+fn to_actions(
+    verdict: &Verdict,
+    gate: &GateSettings,
+    paths: &[(&str, std::path::PathBuf)],
+    reporter: &mut Reporter<'_>,
+) -> Result<()> {
+    use crate::github::actions;
+    if !actions::in_actions() {
+        return Ok(());
+    }
+    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
+        let markdown =
+            crate::report::markdown::comment(verdict, &gate.gate_name, gate.templates.as_deref())?;
+        actions::write_summary(Path::new(&summary), &markdown)?;
+    }
+    if let Some(output) = std::env::var_os("GITHUB_OUTPUT").filter(|s| !s.is_empty()) {
+        let word = serde_json::to_value(verdict.verdict)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        let mut outputs = vec![
+            ("verdict", word),
+            ("exit-code", verdict.exit_code.to_string()),
+            ("summary", verdict.summary.clone()),
+        ];
+        outputs.extend(
+            paths
+                .iter()
+                .map(|(name, path)| (*name, path.display().to_string())),
+        );
+        actions::write_outputs(Path::new(&output), &outputs)?;
+    }
+    reporter.note(&actions::annotations(verdict));
+    Ok(())
 }

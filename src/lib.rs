@@ -8,6 +8,7 @@ mod commands;
 pub mod config;
 pub mod error;
 pub mod gate;
+pub mod github;
 pub mod metrics;
 pub mod parse;
 pub mod pipeline;

@@ -744,3 +744,54 @@ fn baseline_refresh_then_show_then_check_against_it() {
     assert_eq!(verdict["verdict"], "pass");
     assert_eq!(verdict["samples"]["shared"], 6);
 }
+
+#[test]
+fn inside_github_actions_check_writes_the_summary_outputs_and_annotations() {
+    let dir = TempDir::new("run-actions");
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::write(dir.0.join("t.toml"), "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.99\n[metrics.\"validation.f1\"]\nmin = 0.99\nseverity = \"warn\"\n").unwrap();
+    let (summary, output) = (dir.0.join("summary.md"), dir.0.join("output.txt"));
+    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args([
+            "check",
+            "--suite",
+            &format!("{root}/examples/requirements/suite"),
+            "--replay",
+            &format!("{root}/examples/requirements/answers/main.jsonl"),
+            "--thresholds",
+            "t.toml",
+            "--format",
+            "json",
+        ])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", &output)
+        .current_dir(&dir.0)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let verdict: Value = serde_json::from_slice(&out.stdout).expect("stdout stays pure JSON");
+    assert_eq!(verdict["verdict"], "fail");
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        summary.starts_with("<!-- goldgate:goldgate -->") && summary.contains("**fail**"),
+        "{summary}"
+    );
+    let output = std::fs::read_to_string(&output).unwrap();
+    assert!(
+        output.contains("verdict<<")
+            && output.contains("\nfail\n")
+            && output.contains("exit-code<<"),
+        "{output}"
+    );
+    assert!(output.contains(".goldgate/out/verdict.json"), "{output}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("::error title=goldgate%3A extraction.f1::"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("::warning title=goldgate%3A validation.f1::"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,3 @@
+//! GitHub: what goldgate writes when it runs inside GitHub Actions.
+
+pub mod actions;
