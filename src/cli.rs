@@ -30,6 +30,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// Run, score and compare in one go: the gate (the GitHub Action's entry point)
     Check(Box<CheckArgs>),
+    /// Post a saved verdict to its pull request (the `workflow_run` half for fork PRs)
+    Publish(PublishArgs),
     /// Refresh or show the stored baseline
     #[command(subcommand)]
     Baseline(BaselineCommand),
@@ -259,6 +261,32 @@ pub struct GateArgs {
     /// A directory whose comment.md.j2 replaces the built-in comment template
     #[arg(long, env = "GOLDGATE_TEMPLATES", value_name = "DIR")]
     pub templates: Option<PathBuf>,
+    /// When to post the sticky PR comment inside GitHub Actions (an existing comment is
+    /// always updated, so a PR that recovers shows it)
+    #[arg(long, env = "GOLDGATE_COMMENT_ON", value_enum, default_value_t)]
+    pub comment_on: CommentOn,
+    /// The pull request (default: from GITHUB_EVENT_PATH)
+    #[arg(long, env = "GOLDGATE_PR", value_name = "N")]
+    pub pr: Option<u64>,
+}
+
+/// When to post the PR comment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum CommentOn {
+    #[default]
+    Always,
+    /// Only when the verdict is not a plain pass
+    Regression,
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// A verdict saved by `check` or `compare --output` (e.g. downloaded from a fork PR's run)
+    #[arg(long, value_name = "FILE")]
+    pub verdict: PathBuf,
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 #[derive(Debug, Args)]

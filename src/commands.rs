@@ -71,16 +71,7 @@ fn run_to(s: RunSettings, reporter: &mut Reporter<'_>, summary_to_stdout: bool) 
     ) {
         options.cache = Some(crate::pipeline::cache::Cache::new(&s.cache_dir, s.cache));
     }
-    // The one tokio runtime: concurrency lives in the runner.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            Error::usage(
-                format!("cannot start the async runtime: {e}"),
-                "check the process limits (ulimit -u)",
-            )
-        })?;
+    let runtime = runtime()?;
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut progress = Progress::new(jobs.len(), tty);
     let mut on_record = |sum: &RunSummary| {
@@ -563,5 +554,83 @@ fn to_actions(
         actions::write_outputs(Path::new(&output), &outputs)?;
     }
     reporter.note(&actions::annotations(verdict));
+    post_comment(verdict, gate, reporter)
+}
+
+/// Post or update the sticky PR comment, as `--comment-on` says. Failing to post warns; it
+/// never changes the gate's exit code.
+fn post_comment(verdict: &Verdict, gate: &GateSettings, reporter: &mut Reporter<'_>) -> Result<()> {
+    use crate::github::api::{GitHub, Published, Target};
+    if gate.comment_on == cli::CommentOn::Never {
+        return Ok(());
+    }
+    let target = match Target::from_env(gate.pr) {
+        Ok(t) => t,
+        Err(why) => {
+            reporter.note(&format!("note: no PR comment: {why}\n"));
+            return Ok(());
+        }
+    };
+    let pr = target.pr;
+    let body =
+        crate::report::markdown::comment(verdict, &gate.gate_name, gate.templates.as_deref())?;
+    let create = gate.comment_on == cli::CommentOn::Always || verdict.verdict != Outcome::Pass;
+    let marker = crate::report::markdown::marker(&gate.gate_name);
+    let outcome = runtime()?.block_on(async {
+        let github = GitHub::new(target)?.with_backoff(backoff_for_tests());
+        github.sticky_comment(&marker, &body, create).await
+    });
+    match outcome {
+        Ok(Published::Created(id)) => reporter.note(&format!("posted the goldgate comment on #{pr} (comment {id})\n")),
+        Ok(Published::Updated(id)) => reporter.note(&format!("updated the goldgate comment on #{pr} (comment {id})\n")),
+        Ok(Published::Skipped) => {}
+        Ok(Published::Forbidden(why)) => reporter.note(&format!("::warning title=goldgate%3A no PR comment::{}\nwarning: {why}\n", why.replace('%', "%25"))),
+        Err(e) => reporter.note(&format!("::warning title=goldgate%3A no PR comment::{e}\nwarning: could not post the PR comment: {e}\n")),
+    }
     Ok(())
+}
+
+/// Retry waits for GitHub calls (`GOLDGATE_TEST_BACKOFF_MS` shortens them in tests).
+fn backoff_for_tests() -> std::time::Duration {
+    std::env::var("GOLDGATE_TEST_BACKOFF_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(
+            std::time::Duration::from_millis(500),
+            std::time::Duration::from_millis,
+        )
+}
+
+/// The one tokio runtime (concurrency lives in the runner and in GitHub publishing).
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            Error::usage(
+                format!("cannot start the async runtime: {e}"),
+                "check the process limits (ulimit -u)",
+            )
+        })
+}
+
+pub fn publish(a: cli::PublishArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let text = crate::suite::load::read(&a.verdict)?;
+    let verdict: Verdict = serde_json::from_str(&text).map_err(|e| {
+        let problem = Problem::new(
+            crate::error::Location::new(&a.verdict, e.line(), e.column()),
+            None,
+            crate::text::explain_serde(&e.to_string()).0,
+        )
+        .with_hint("publish reads the verdict.json written by goldgate check or compare --output");
+        Error::invalid("verdict file", problem)
+    })?;
+    let gate = GateSettings::resolve(&a.gate, None)?;
+    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
+        let markdown =
+            crate::report::markdown::comment(&verdict, &gate.gate_name, gate.templates.as_deref())?;
+        crate::github::actions::write_summary(Path::new(&summary), &markdown)?;
+    }
+    post_comment(&verdict, &gate, reporter)?;
+    Ok(Exit::Ok)
 }

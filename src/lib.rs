@@ -62,6 +62,7 @@ pub fn run(cli: cli::Cli, reporter: &mut Reporter<'_>) -> Result<Exit, Error> {
         cli::Command::Run(args) => commands::run((*args).try_into()?, reporter),
         cli::Command::Merge(args) => commands::merge(&args.inputs, &args.output, reporter),
         cli::Command::Compare(args) => commands::compare(args, reporter),
+        cli::Command::Publish(args) => commands::publish(args, reporter),
         cli::Command::Check(args) => commands::check(*args, reporter),
         cli::Command::Baseline(cli::BaselineCommand::Refresh(args)) => {
             commands::baseline_refresh(*args, reporter)

@@ -269,6 +269,8 @@ pub struct GateSettings {
     pub format: Format,
     pub gate_name: String,
     pub templates: Option<PathBuf>,
+    pub comment_on: cli::CommentOn,
+    pub pr: Option<u64>,
 }
 
 impl GateSettings {
@@ -320,6 +322,8 @@ impl GateSettings {
             format: a.format,
             gate_name: a.gate_name.clone(),
             templates: a.templates.clone(),
+            comment_on: a.comment_on,
+            pr: a.pr,
         })
     }
 }

@@ -1,0 +1,314 @@
+//! GitHub's REST API, as far as goldgate needs it: one sticky comment per gate on a pull
+//! request. The comment is found by its hidden marker among all comments (every page),
+//! updated in place or created. 5xx answers and rate limits are retried; a 403 "Resource
+//! not accessible by integration" (fork PRs, read-only tokens) is reported, not fatal. The
+//! token is sent in the Authorization header only and never appears in any message.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+/// Where and as whom to publish.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// `GITHUB_API_URL` (GitHub Enterprise, tests), default `https://api.github.com`.
+    pub api: String,
+    /// `owner/name`.
+    pub repository: String,
+    pub pr: u64,
+    pub token: String,
+}
+
+impl Target {
+    /// From GitHub Actions' environment; `None` (with the reason) when there is no pull
+    /// request or no token to post with.
+    pub fn from_env(pr: Option<u64>) -> Result<Target, String> {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let token = var("GITHUB_TOKEN").ok_or(
+            "no GITHUB_TOKEN: pass `github-token` (or env GITHUB_TOKEN) to post the PR comment",
+        )?;
+        let repository = var("GITHUB_REPOSITORY").ok_or("no GITHUB_REPOSITORY")?;
+        let pr = match pr {
+            Some(n) => n,
+            None => {
+                let path = var("GITHUB_EVENT_PATH")
+                    .ok_or("not a pull request (no GITHUB_EVENT_PATH, no --pr)")?;
+                let event: Value = std::fs::read(&path)
+                    .ok()
+                    .and_then(|b| serde_json::from_slice(&b).ok())
+                    .ok_or("cannot read GITHUB_EVENT_PATH")?;
+                event["pull_request"]["number"]
+                    .as_u64()
+                    .or(event["number"].as_u64())
+                    .ok_or("this event is not a pull request: no comment to post")?
+            }
+        };
+        Ok(Target {
+            api: var("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
+            repository,
+            pr,
+            token,
+        })
+    }
+}
+
+/// What publishing did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Published {
+    Created(u64),
+    Updated(u64),
+    /// Nothing to do (`--comment-on regression` on a passing PR without a comment).
+    Skipped,
+    /// The token may not write comments: the reason and what to do about it.
+    Forbidden(String),
+}
+
+/// A failed API call (no token in it).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ApiError(pub String);
+
+const ATTEMPTS: u32 = 4;
+
+pub struct GitHub {
+    client: reqwest::Client,
+    target: Target,
+    backoff: Duration,
+}
+
+impl GitHub {
+    pub fn new(target: Target) -> Result<GitHub, ApiError> {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .user_agent(concat!("goldgate/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| {
+                ApiError(format!(
+                    "cannot set up the HTTP client: {}",
+                    e.without_url()
+                ))
+            })?;
+        Ok(GitHub {
+            client,
+            target,
+            backoff: Duration::from_millis(500),
+        })
+    }
+
+    /// Shorter waits between retries (tests).
+    pub fn with_backoff(mut self, backoff: Duration) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.target.api.trim_end_matches('/'))
+    }
+
+    /// One call with retries on 5xx, 429 and rate-limited 403s. Returns status, the `Link`
+    /// header and the JSON body.
+    async fn call(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+    ) -> Result<(StatusCode, Option<String>, Value), ApiError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut request = self
+                .client
+                .request(method.clone(), url)
+                .header("Accept", "application/vnd.github+json")
+                .header("X-GitHub-Api-Version", "2022-11-28")
+                .bearer_auth(&self.target.token);
+            if let Some(b) = body {
+                request = request
+                    .header("Content-Type", "application/json")
+                    .body(serde_json::to_vec(b).unwrap_or_default());
+            }
+            let response = match request.send().await {
+                Ok(r) => r,
+                Err(_) if attempt < ATTEMPTS => {
+                    tokio::time::sleep(self.backoff * attempt).await;
+                    continue;
+                }
+                Err(e) => {
+                    return Err(ApiError(format!(
+                        "{method} {}: {}",
+                        path_of(url),
+                        e.without_url()
+                    )))
+                }
+            };
+            let status = response.status();
+            let headers = response.headers().clone();
+            let rate_limited = status == StatusCode::TOO_MANY_REQUESTS
+                || (status == StatusCode::FORBIDDEN
+                    && headers
+                        .get("x-ratelimit-remaining")
+                        .is_some_and(|v| v == "0"));
+            if (status.is_server_error() || rate_limited) && attempt < ATTEMPTS {
+                let wait = headers
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+                    .map_or(self.backoff * attempt, |s| Duration::from_secs(s.min(60)));
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            let link = headers
+                .get("link")
+                .and_then(|v| v.to_str().ok())
+                .map(String::from);
+            let text = response.text().await.unwrap_or_default();
+            let json = serde_json::from_str(&text).unwrap_or(Value::String(text));
+            return Ok((status, link, json));
+        }
+    }
+
+    fn issue_comments(&self) -> String {
+        self.url(&format!(
+            "/repos/{}/issues/{}/comments?per_page=100",
+            self.target.repository, self.target.pr
+        ))
+    }
+
+    /// Every comment on the pull request, following `Link: rel="next"` across pages.
+    async fn all_comments(&self) -> Result<Result<Vec<Value>, Published>, ApiError> {
+        let (mut comments, mut next) = (Vec::new(), Some(self.issue_comments()));
+        while let Some(url) = next.take() {
+            let (status, link, body) = self.call(Method::GET, &url, None).await?;
+            if let Some(forbidden) = forbidden(status, &body) {
+                return Ok(Err(forbidden));
+            }
+            if !status.is_success() {
+                return Err(ApiError(format!(
+                    "listing comments on #{}: {status} {}",
+                    self.target.pr,
+                    message(&body)
+                )));
+            }
+            comments.extend(body.as_array().cloned().unwrap_or_default());
+            next = link.as_deref().and_then(next_page);
+        }
+        Ok(Ok(comments))
+    }
+
+    /// The login the token acts as, when GitHub says (installation tokens may not).
+    async fn login(&self) -> Option<String> {
+        let (status, _, body) = self
+            .call(Method::GET, &self.url("/user"), None)
+            .await
+            .ok()?;
+        status
+            .is_success()
+            .then(|| body["login"].as_str().map(String::from))
+            .flatten()
+    }
+
+    /// Create or update this gate's sticky comment. `create` says whether a missing comment
+    /// should be created (an existing one is always updated, so a recovering PR shows it).
+    pub async fn sticky_comment(
+        &self,
+        marker: &str,
+        body: &str,
+        create: bool,
+    ) -> Result<Published, ApiError> {
+        let comments = match self.all_comments().await? {
+            Ok(c) => c,
+            Err(forbidden) => return Ok(forbidden),
+        };
+        let me = self.login().await;
+        let ours = comments.iter().find(|c| {
+            let mine = match &me {
+                Some(login) => c["user"]["login"].as_str() == Some(login),
+                None => c["user"]["type"].as_str() == Some("Bot"),
+            };
+            mine && c["body"].as_str().is_some_and(|b| b.starts_with(marker))
+        });
+        let payload = json!({ "body": body });
+        let (method, url, created) = match ours.and_then(|c| c["id"].as_u64()) {
+            Some(id) => (
+                Method::PATCH,
+                self.url(&format!(
+                    "/repos/{}/issues/comments/{id}",
+                    self.target.repository
+                )),
+                false,
+            ),
+            None if create => (
+                Method::POST,
+                self.issue_comments().replace("?per_page=100", ""),
+                true,
+            ),
+            None => return Ok(Published::Skipped),
+        };
+        let (status, _, answer) = self.call(method, &url, Some(&payload)).await?;
+        if let Some(forbidden) = forbidden(status, &answer) {
+            return Ok(forbidden);
+        }
+        if !status.is_success() {
+            return Err(ApiError(format!(
+                "writing the comment on #{}: {status} {}",
+                self.target.pr,
+                message(&answer)
+            )));
+        }
+        let id = answer["id"].as_u64().unwrap_or(0);
+        Ok(if created {
+            Published::Created(id)
+        } else {
+            Published::Updated(id)
+        })
+    }
+}
+
+fn path_of(url: &str) -> &str {
+    url.find("/repos/").map_or(url, |i| &url[i..])
+}
+
+fn message(body: &Value) -> String {
+    body["message"]
+        .as_str()
+        .unwrap_or("")
+        .chars()
+        .take(200)
+        .collect()
+}
+
+/// A 403 that is about permissions, not rate limits.
+fn forbidden(status: StatusCode, body: &Value) -> Option<Published> {
+    (status == StatusCode::FORBIDDEN).then(|| {
+        Published::Forbidden(format!(
+            "GitHub refused the comment ({status}: {}). The token cannot write pull-request comments: give the workflow `permissions: pull-requests: write`. \
+             On pull requests from forks GitHub never grants that: run the gate with `pull_request` (no secrets), upload verdict.json as an artifact, \
+             and post it from a `workflow_run` workflow with `goldgate publish --verdict verdict.json --pr N`. The report is in the job summary.",
+            message(body)
+        ))
+    })
+}
+
+/// The `rel="next"` URL of a `Link` header.
+pub fn next_page(link: &str) -> Option<String> {
+    link.split(',')
+        .find(|part| part.contains("rel=\"next\""))
+        .and_then(|part| {
+            let start = part.find('<')? + 1;
+            let end = part.find('>')?;
+            Some(part[start..end].to_string())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn link_headers() {
+        let link = "<https://api.github.com/repositories/1/issues/7/comments?page=2>; rel=\"next\", <https://api.github.com/repositories/1/issues/7/comments?page=5>; rel=\"last\"";
+        assert_eq!(
+            super::next_page(link).as_deref(),
+            Some("https://api.github.com/repositories/1/issues/7/comments?page=2")
+        );
+        assert_eq!(super::next_page("<x>; rel=\"prev\""), None);
+    }
+}

@@ -1,0 +1,342 @@
+//! Publishing to a fake GitHub REST API started here on 127.0.0.1: one sticky comment per
+//! gate (created, then updated), other comments left alone, pagination past 100 comments,
+//! a read-only token (403) that does not fail the gate, a 502 that is retried, and a token
+//! that never shows in any output.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use crate::scoring::TempDir;
+
+const TOKEN: &str = "ghs_fake_TOKEN_never_printed";
+const MARKER: &str = "<!-- goldgate:goldgate -->";
+
+#[derive(Default)]
+struct State {
+    comments: Vec<Value>,
+    next_id: u64,
+    /// (method, path, authorization)
+    requests: Vec<(String, String, Option<String>)>,
+    forbid_writes: bool,
+    fail_next: Option<u16>,
+}
+
+struct FakeGitHub {
+    port: u16,
+    state: Arc<Mutex<State>>,
+}
+
+fn comment(id: u64, login: &str, kind: &str, body: &str) -> Value {
+    json!({"id": id, "user": {"login": login, "type": kind}, "body": body})
+}
+
+fn start(comments: Vec<Value>) -> FakeGitHub {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let next_id = comments
+        .iter()
+        .filter_map(|c| c["id"].as_u64())
+        .max()
+        .unwrap_or(0)
+        + 1;
+    let state = Arc::new(Mutex::new(State {
+        comments,
+        next_id,
+        ..State::default()
+    }));
+    let shared = state.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let state = shared.clone();
+            std::thread::spawn(move || serve(stream, port, &state));
+        }
+    });
+    FakeGitHub { port, state }
+}
+
+fn serve(mut stream: TcpStream, port: u16, state: &Mutex<State>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut parts = line.split_whitespace();
+        let (method, target) = (
+            parts.next().unwrap_or("").to_string(),
+            parts.next().unwrap_or("").to_string(),
+        );
+        let (mut length, mut auth) = (0, None);
+        loop {
+            let mut h = String::new();
+            reader.read_line(&mut h).unwrap();
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            let (name, value) = h.split_once(':').unwrap();
+            match name.to_ascii_lowercase().as_str() {
+                "content-length" => length = value.trim().parse().unwrap(),
+                "authorization" => auth = Some(value.trim().to_string()),
+                _ => {}
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let (status, link, reply) = route(&method, &target, &body, auth, port, state);
+        let reply = reply.to_string();
+        let link = link.map(|l| format!("Link: {l}\r\n")).unwrap_or_default();
+        let response = format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\n{link}Content-Length: {}\r\n\r\n{reply}", reply.len());
+        if stream.write_all(response.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+fn route(
+    method: &str,
+    target: &str,
+    body: &Value,
+    auth: Option<String>,
+    port: u16,
+    state: &Mutex<State>,
+) -> (String, Option<String>, Value) {
+    let mut s = state.lock().unwrap();
+    let path = target.split('?').next().unwrap().to_string();
+    s.requests.push((method.into(), target.into(), auth));
+    if let Some(code) = s.fail_next.take() {
+        return (
+            format!("{code} Bad Gateway"),
+            None,
+            json!({"message": "upstream"}),
+        );
+    }
+    match (method, path.as_str()) {
+        ("GET", "/user") => (
+            "200 OK".into(),
+            None,
+            json!({"login": "goldgate-bot", "type": "Bot"}),
+        ),
+        ("GET", "/repos/o/r/issues/7/comments") => {
+            let page: usize = target
+                .split("page=")
+                .nth(2)
+                .or_else(|| target.split("&page=").nth(1))
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(1);
+            let chunk: Vec<Value> = s
+                .comments
+                .iter()
+                .skip((page - 1) * 100)
+                .take(100)
+                .cloned()
+                .collect();
+            let link = (s.comments.len() > page * 100).then(|| format!("<http://127.0.0.1:{port}/repos/o/r/issues/7/comments?per_page=100&page={}>; rel=\"next\"", page + 1));
+            ("200 OK".into(), link, Value::Array(chunk))
+        }
+        ("POST", "/repos/o/r/issues/7/comments") | ("PATCH", _) if s.forbid_writes => (
+            "403 Forbidden".into(),
+            None,
+            json!({"message": "Resource not accessible by integration"}),
+        ),
+        ("POST", "/repos/o/r/issues/7/comments") => {
+            let id = s.next_id;
+            s.next_id += 1;
+            let c = comment(
+                id,
+                "goldgate-bot",
+                "Bot",
+                body["body"].as_str().unwrap_or(""),
+            );
+            s.comments.push(c.clone());
+            ("201 Created".into(), None, c)
+        }
+        ("PATCH", p) if p.starts_with("/repos/o/r/issues/comments/") => {
+            let id: u64 = p.rsplit('/').next().unwrap().parse().unwrap();
+            let c = s.comments.iter_mut().find(|c| c["id"] == id).unwrap();
+            c["body"] = body["body"].clone();
+            ("200 OK".into(), None, c.clone())
+        }
+        _ => (
+            "404 Not Found".into(),
+            None,
+            json!({"message": "Not Found"}),
+        ),
+    }
+}
+
+fn check(dir: &Path, server: &FakeGitHub) -> std::process::Output {
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::write(
+        dir.join("event.json"),
+        r#"{"pull_request": {"number": 7, "head": {"sha": "abc123"}}}"#,
+    )
+    .unwrap();
+    std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args([
+            "check",
+            "--suite",
+            &format!("{root}/examples/requirements/suite"),
+            "--replay",
+            &format!("{root}/examples/requirements/answers/main.jsonl"),
+            "--thresholds",
+            &format!("{root}/thresholds.toml"),
+        ])
+        .env("GITHUB_ACTIONS", "true")
+        .env(
+            "GITHUB_API_URL",
+            format!("http://127.0.0.1:{}", server.port),
+        )
+        .env("GITHUB_REPOSITORY", "o/r")
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_EVENT_PATH", dir.join("event.json"))
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+        .env("GITHUB_OUTPUT", dir.join("output.txt"))
+        .env("GOLDGATE_TEST_BACKOFF_MS", "10")
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn no_token(out: &std::process::Output) {
+    for text in [
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    ] {
+        assert!(!text.contains(TOKEN), "the token leaked: {text}");
+    }
+}
+
+#[test]
+fn one_sticky_comment_is_created_then_updated_and_others_are_left_alone() {
+    let others = vec![
+        comment(
+            1,
+            "alice",
+            "User",
+            &format!("{MARKER}\nsomeone quoting our marker"),
+        ),
+        comment(
+            2,
+            "goldgate-bot",
+            "Bot",
+            "<!-- goldgate:nightly -->\nanother gate's comment",
+        ),
+    ];
+    let server = start(others);
+    let dir = TempDir::new("github-sticky");
+    let out = check(&dir.0, &server);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("posted the goldgate comment on #7"));
+    let out2 = check(&dir.0, &server);
+    assert!(String::from_utf8_lossy(&out2.stderr).contains("updated the goldgate comment on #7"));
+    no_token(&out);
+    no_token(&out2);
+    let s = server.state.lock().unwrap();
+    assert_eq!(
+        s.comments.len(),
+        3,
+        "one comment of ours, however often the gate runs"
+    );
+    assert_eq!(
+        s.comments[0]["body"],
+        format!("{MARKER}\nsomeone quoting our marker")
+    );
+    assert_eq!(
+        s.comments[1]["body"],
+        "<!-- goldgate:nightly -->\nanother gate's comment"
+    );
+    assert!(s.comments[2]["body"].as_str().unwrap().starts_with(MARKER));
+    assert!(s
+        .requests
+        .iter()
+        .all(|(_, _, auth)| auth.as_deref() == Some(&format!("Bearer {TOKEN}"))));
+    assert_eq!(s.requests.iter().filter(|(m, _, _)| m == "POST").count(), 1);
+    assert_eq!(
+        s.requests.iter().filter(|(m, _, _)| m == "PATCH").count(),
+        1
+    );
+}
+
+#[test]
+fn our_comment_is_found_past_the_first_page() {
+    let mut comments: Vec<Value> = (1..=150)
+        .map(|i| comment(i, "someone", "User", "lgtm"))
+        .collect();
+    comments[139] = comment(140, "goldgate-bot", "Bot", &format!("{MARKER}\nold report"));
+    let server = start(comments);
+    let dir = TempDir::new("github-pages");
+    let out = check(&dir.0, &server);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("updated the goldgate comment on #7 (comment 140)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = server.state.lock().unwrap();
+    assert!(
+        s.requests
+            .iter()
+            .any(|(m, t, _)| m == "GET" && t.contains("page=2")),
+        "the second page was read"
+    );
+    assert_eq!(s.requests.iter().filter(|(m, _, _)| m == "POST").count(), 0);
+}
+
+#[test]
+fn a_read_only_token_does_not_fail_the_gate_and_explains_workflow_run() {
+    let server = start(vec![]);
+    server.state.lock().unwrap().forbid_writes = true;
+    let dir = TempDir::new("github-403");
+    let out = check(&dir.0, &server);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the verdict decides the exit code, not the comment"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("pull-requests: write")
+            && stderr.contains("workflow_run")
+            && stderr.contains("goldgate publish"),
+        "{stderr}"
+    );
+    assert!(
+        std::fs::read_to_string(dir.0.join("summary.md"))
+            .unwrap()
+            .starts_with(MARKER),
+        "the report still reaches the job summary"
+    );
+    no_token(&out);
+}
+
+#[test]
+fn a_502_is_retried() {
+    let server = start(vec![]);
+    server.state.lock().unwrap().fail_next = Some(502);
+    let dir = TempDir::new("github-502");
+    let out = check(&dir.0, &server);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("posted the goldgate comment"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = server.state.lock().unwrap();
+    assert_eq!(s.comments.len(), 1);
+    let lists = s
+        .requests
+        .iter()
+        .filter(|(m, t, _)| m == "GET" && t.contains("/comments"))
+        .count();
+    assert_eq!(lists, 2, "the failed list request was tried again");
+}
