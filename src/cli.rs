@@ -55,6 +55,8 @@ pub enum Format {
     Markdown,
     /// JUnit XML: a test case per gate rule and per sample (compare and check)
     Junit,
+    /// A self-contained HTML report with charts (compare and check)
+    Html,
 }
 
 #[derive(Debug, Args)]

@@ -166,7 +166,7 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     match s.format {
-        Format::Text | Format::Markdown | Format::Junit => {
+        Format::Text | Format::Markdown | Format::Junit | Format::Html => {
             reporter.out(&terminal::score_summary(&scored.file, &s.output))
         }
         Format::Json => reporter.out(&json(&scored.file.metrics)?),
@@ -196,11 +196,9 @@ pub fn lint(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<E
         problems.extend(loaded.problems);
     }
     match format {
-        Format::Text | Format::Markdown | Format::Junit => reporter.out(&terminal::lint_report(
-            &problems,
-            suite.files().len(),
-            samples,
-        )),
+        Format::Text | Format::Markdown | Format::Junit | Format::Html => reporter.out(
+            &terminal::lint_report(&problems, suite.files().len(), samples),
+        ),
         Format::Json => reporter.out(&json(&terminal::lint_json(&problems))?),
     }
     Ok(if problems.is_empty() {
@@ -234,7 +232,7 @@ pub fn stats(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<
     let mut stats = SuiteStats::default();
     each_sample(&suite, |s| stats.add(s))?;
     match format {
-        Format::Text | Format::Markdown | Format::Junit => {
+        Format::Text | Format::Markdown | Format::Junit | Format::Html => {
             reporter.out(&terminal::stats_table(&stats))
         }
         Format::Json => reporter.out(&json(&stats)?),
@@ -248,7 +246,7 @@ pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Ex
     each_sample(&suite, |sample| builder.add(sample))?;
     let report = builder.finish();
     match s.format {
-        Format::Text | Format::Markdown | Format::Junit => {
+        Format::Text | Format::Markdown | Format::Junit | Format::Html => {
             reporter.out(&terminal::agreement_table(&report, s.min_kappa))
         }
         Format::Json => reporter.out(&json(&report)?),
@@ -338,10 +336,16 @@ fn exit_of(verdict: &Verdict) -> Exit {
 
 fn report_verdict(
     verdict: &Verdict,
+    candidate: &ScoreFile,
     gate: &GateSettings,
     reporter: &mut Reporter<'_>,
 ) -> Result<Exit> {
     match gate.format {
+        Format::Html => reporter.out(&crate::report::html::report(
+            verdict,
+            candidate,
+            gate.templates.as_deref(),
+        )?),
         Format::Text => reporter.out(&terminal::verdict(verdict)),
         Format::Junit => reporter.out(&crate::report::junit::junit(verdict)),
         Format::Markdown => reporter.out(&crate::report::markdown::comment(
@@ -371,7 +375,7 @@ pub fn compare(a: cli::CompareArgs, reporter: &mut Reporter<'_>) -> Result<Exit>
     let mut paths = vec![("score", a.score.clone())];
     paths.extend(a.output.clone().map(|o| ("verdict-file", o)));
     to_actions(&verdict, &gate, &paths, reporter)?;
-    report_verdict(&verdict, &gate, reporter)
+    report_verdict(&verdict, &candidate, &gate, reporter)
 }
 
 pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
@@ -432,7 +436,7 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ("verdict-file", out_dir.join("verdict.json")),
     ];
     to_actions(&verdict, &gate, &paths, reporter)?;
-    report_verdict(&verdict, &gate, reporter)
+    report_verdict(&verdict, &scored.file, &gate, reporter)
 }
 
 pub fn baseline_refresh(a: cli::RefreshArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
