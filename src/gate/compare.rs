@@ -64,6 +64,30 @@ pub struct Rule {
     pub severity: String,
 }
 
+impl Rule {
+    /// `≥ 0.8, ≤ 0.1, Δ ≤ 0.02 (sig.)`: the rule in a few characters.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(x) = self.min {
+            parts.push(format!("≥ {x}"));
+        }
+        if let Some(x) = self.max {
+            parts.push(format!("≤ {x}"));
+        }
+        if let Some(x) = &self.max_regression {
+            parts.push(format!(
+                "Δ ≤ {x}{}",
+                if self.require_significance {
+                    " (sig.)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        parts.join(", ")
+    }
+}
+
 /// One metric compared.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetricResult {

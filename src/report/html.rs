@@ -126,20 +126,7 @@ fn num(v: Option<f64>) -> String {
 /// Render the report for a verdict and the candidate's score file.
 pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> Result<String> {
     let mut env = Environment::new();
-    let source = match templates
-        .map(|d| d.join("report.html.j2"))
-        .filter(|p| p.is_file())
-    {
-        Some(path) => crate::suite::load::read(&path)?,
-        None => REPORT_TEMPLATE.to_string(),
-    };
-    env.add_template_owned("report.html.j2", source)
-        .map_err(|e| {
-            Error::usage(
-                format!("the report template does not parse: {e}"),
-                "fix report.html.j2 in --templates",
-            )
-        })?;
+    super::add_template(&mut env, templates, "report.html.j2", REPORT_TEMPLATE)?;
     let mut totals = Stats::default();
     for s in &candidate.samples {
         totals.merge(s.stats.clone());
@@ -184,7 +171,7 @@ pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> R
                 (Some(d), None) => format!("{d:+.4}"),
                 _ => "–".into(),
             };
-            let rule = m.rule.as_ref().map_or_else(String::new, |r| format!("{}{}{}", r.min.map_or(String::new(), |x| format!("≥ {x} ")), r.max.map_or(String::new(), |x| format!("≤ {x} ")), r.max_regression.as_ref().map_or(String::new(), |x| format!("Δ ≤ {x}"))));
+            let rule = m.rule.as_ref().map_or_else(String::new, |r| r.describe());
             context! { name => m.name.clone(), baseline => num(m.baseline), candidate => num(m.candidate), delta => delta, rule => rule, status => status, reasons => m.reasons.join("; ") }
         })
         .collect();

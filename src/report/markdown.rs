@@ -89,26 +89,10 @@ fn rows(v: &Verdict) -> Vec<Row> {
                 (Some(d), None) => format!("{d:+.3}"),
                 _ => "–".into(),
             },
-            rule: m.rule.as_ref().map_or_else(String::new, |r| {
-                let mut parts = Vec::new();
-                if let Some(x) = r.min {
-                    parts.push(format!("≥ {x}"));
-                }
-                if let Some(x) = r.max {
-                    parts.push(format!("≤ {x}"));
-                }
-                if let Some(x) = &r.max_regression {
-                    parts.push(format!(
-                        "Δ ≤ {x}{}",
-                        if r.require_significance {
-                            " (sig.)"
-                        } else {
-                            ""
-                        }
-                    ));
-                }
-                escape_inline(&parts.join(", "))
-            }),
+            rule: m
+                .rule
+                .as_ref()
+                .map_or_else(String::new, |r| escape_inline(&r.describe())),
             status: match m.status {
                 Status::Pass => "✅".into(),
                 Status::Warn => "⚠️ warn".into(),
@@ -132,20 +116,7 @@ enum Detail {
 fn environment(templates: Option<&Path>) -> Result<Environment<'static>> {
     let mut env = Environment::new();
     env.add_filter("md", |v: Value| escape_inline(&v.to_string()));
-    let source = match templates
-        .map(|d| d.join("comment.md.j2"))
-        .filter(|p| p.is_file())
-    {
-        Some(path) => crate::suite::load::read(&path)?,
-        None => COMMENT_TEMPLATE.to_string(),
-    };
-    env.add_template_owned("comment.md.j2", source)
-        .map_err(|e| {
-            Error::usage(
-                format!("the comment template does not parse: {e}"),
-                "fix the template in --templates, or remove it to use the built-in one",
-            )
-        })?;
+    super::add_template(&mut env, templates, "comment.md.j2", COMMENT_TEMPLATE)?;
     Ok(env)
 }
 

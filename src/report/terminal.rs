@@ -275,29 +275,10 @@ pub fn verdict(v: &crate::gate::compare::Verdict) -> String {
             (Some(d), None) => format!("{d:+.4}"),
             _ => "-".into(),
         };
-        let rule = m.rule.as_ref().map_or_else(
-            || "-".to_string(),
-            |r| {
-                let mut parts = Vec::new();
-                if let Some(x) = r.min {
-                    parts.push(format!("≥ {x}"));
-                }
-                if let Some(x) = r.max {
-                    parts.push(format!("≤ {x}"));
-                }
-                if let Some(x) = &r.max_regression {
-                    parts.push(format!(
-                        "Δ ≤ {x}{}",
-                        if r.require_significance {
-                            " (sig.)"
-                        } else {
-                            ""
-                        }
-                    ));
-                }
-                parts.join(", ")
-            },
-        );
+        let rule = m
+            .rule
+            .as_ref()
+            .map_or_else(|| "-".to_string(), |r| r.describe());
         let status = match m.status {
             Status::Pass => "ok",
             Status::Warn => "WARN",
