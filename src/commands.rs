@@ -427,8 +427,20 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
         allow_version_change: gate.allow_version_change,
         ratchet: gate.ratchet.clone(),
     };
-    let verdict =
+    let mut verdict =
         gate::compare::compare(&scored.file, baseline.as_ref(), &gate.thresholds, &options)?;
+    let broken: Vec<String> = verdict
+        .samples
+        .iter()
+        .flat_map(|a| a.broken.iter().map(|c| c.id.clone()))
+        .collect();
+    let baseline_run = crate::report::diff::baseline_run_path(&baseline_path);
+    verdict.diffs = crate::report::diff::broken_sample_diffs(
+        &broken,
+        &suite,
+        &out_dir.join("run.jsonl"),
+        Some(&baseline_run),
+    )?;
     write_verdict(&out_dir.join("verdict.json"), &verdict)?;
     let paths = [
         ("run", out_dir.join("run.jsonl")),
@@ -472,8 +484,8 @@ pub fn baseline_refresh(a: cli::RefreshArgs, reporter: &mut Reporter<'_>) -> Res
         bootstrap: crate::metrics::bootstrap::BootstrapConfig::default(),
     };
     let scored = score::score(&request)?;
-    let _ = std::fs::remove_dir_all(&work);
     if !scored.file.missing.is_empty() {
+        let _ = std::fs::remove_dir_all(&work);
         reporter.note(&terminal::missing_note(
             &scored.file.missing,
             &run_path,
@@ -482,6 +494,10 @@ pub fn baseline_refresh(a: cli::RefreshArgs, reporter: &mut Reporter<'_>) -> Res
         return Ok(Exit::Incomplete);
     }
     write_atomic(&target, |w| scored.file.write_to(w))?;
+    // Keep the run beside the baseline: reports diff a broken sample's answers against it.
+    let kept = crate::report::diff::baseline_run_path(&target);
+    write_atomic(&kept, |w| w.write_all(&std::fs::read(&run_path)?))?;
+    let _ = std::fs::remove_dir_all(&work);
     reporter.out(&format!(
         "baseline written to {} ({} samples, {} records)\n",
         target.display(),

@@ -795,3 +795,114 @@ fn inside_github_actions_check_writes_the_summary_outputs_and_annotations() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_hostile_answer_renders_harmless_in_the_comment_and_the_html() {
+    let dir = TempDir::new("run-hostile");
+    suite(&dir.0, 4);
+    let good = json!({"requirements": [{"id": "REQ-001", "title": "SECRET-GOLD-TITLE", "type": "functional", "actor": "customer", "action": "track orders"}]});
+    let hostile = "@octocat </details><script>alert(1)</script> ```";
+    let bad = json!({"requirements": [{"id": "REQ-001", "title": hostile, "type": "functional", "actor": "customer", "action": hostile}]});
+    let lines = |first: &Value| -> String {
+        (0..4).map(|i| json!({"id": format!("s-{i}"), "output": if i == 0 { first.clone() } else { good.clone() }}).to_string() + "\n").collect()
+    };
+    std::fs::write(dir.0.join("base.jsonl"), lines(&good)).unwrap();
+    std::fs::write(dir.0.join("cand.jsonl"), lines(&bad)).unwrap();
+    let out = goldgate(
+        &dir.0,
+        &[
+            "baseline",
+            "refresh",
+            "--suite",
+            "suite",
+            "--replay",
+            "base.jsonl",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        dir.0.join("baselines/main.run.jsonl").is_file(),
+        "the baseline's run is kept beside it"
+    );
+    let out = goldgate(
+        &dir.0,
+        &[
+            "check",
+            "--suite",
+            "suite",
+            "--replay",
+            "cand.jsonl",
+            "--format",
+            "markdown",
+        ],
+    );
+    let body = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        body.contains("what changed") && body.contains("octocat"),
+        "the broken sample's diff is shown\n{body}"
+    );
+    // Outside code blocks nothing is live: no mention, no tag from the answer.
+    let prose = outside_fences(&body);
+    assert!(
+        !prose.contains("octocat") && !prose.contains("<script") && !prose.contains("```"),
+        "{prose}"
+    );
+    assert_eq!(
+        prose.matches("<details>").count(),
+        prose.matches("</details>").count(),
+        "details stay balanced"
+    );
+    // Inside, the answer's ``` cannot close the diff's longer fence.
+    assert!(
+        body.lines()
+            .filter(|l| l.starts_with("```"))
+            .all(|l| l.starts_with("````")),
+        "{body}"
+    );
+    let out = goldgate(
+        &dir.0,
+        &[
+            "check",
+            "--suite",
+            "suite",
+            "--replay",
+            "cand.jsonl",
+            "--format",
+            "html",
+        ],
+    );
+    let html = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        html.contains("what changed") && html.contains("&lt;script&gt;alert(1)"),
+        "shown, escaped"
+    );
+    assert!(
+        !html.contains("<script") && !html.contains("</details><"),
+        "nothing executable, no early close"
+    );
+}
+
+/// Markdown with its fenced code blocks removed (a fence closes on a line that starts with
+/// at least as many backticks as opened it).
+fn outside_fences(markdown: &str) -> String {
+    let mut out = String::new();
+    let mut open: Option<usize> = None;
+    for line in markdown.lines() {
+        let ticks = line.trim_start().chars().take_while(|c| *c == '`').count();
+        match open {
+            None if ticks >= 3 => open = Some(ticks),
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+            Some(n) if ticks >= n && line.trim().chars().all(|c| c == '`') => open = None,
+            Some(_) => {}
+        }
+    }
+    out
+}

@@ -128,6 +128,9 @@ pub struct Verdict {
     pub groups: Vec<GroupRow>,
     /// Every candidate sample: its primary score, the baseline's, and whether it passes.
     pub sample_results: Vec<SampleResult>,
+    /// Diffs of broken samples (filled in by `check`, which has the runs).
+    #[serde(default)]
+    pub diffs: Vec<crate::report::diff::SampleDiff>,
 }
 
 /// One candidate sample's outcome (JUnit and other per-sample reports).
@@ -305,6 +308,7 @@ pub fn compare(
         ratchet: options.ratchet.clone(),
         groups,
         sample_results: sample_results(candidate, baseline, sample_pass),
+        diffs: Vec::new(),
     })
 }
 

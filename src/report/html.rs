@@ -204,7 +204,7 @@ pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> R
     };
     let ctx = context! {
         word => word, css => css, summary => v.summary.clone(), metrics => metrics, charts => charts, rows => rows, samples => samples,
-        differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(),
+        differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => v.diffs.clone(),
         version => env!("CARGO_PKG_VERSION"), metrics_version => crate::score::file::METRICS_VERSION,
     };
     env.get_template("report.html.j2")

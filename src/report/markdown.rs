@@ -173,6 +173,11 @@ fn render(
         show_samples => detail < Detail::NoSamples,
         groups => groups,
         show_groups => detail < Detail::NoGroups,
+        diffs => if detail < Detail::NoSamples { v.diffs.iter().map(|d| context! {
+            id => escape_inline(&d.id),
+            gold => fenced(d.gold_vs_candidate.trim_end(), "diff"),
+            answers => d.baseline_vs_candidate.as_deref().map(|a| fenced(a.trim_end(), "diff")),
+        }).collect::<Vec<_>>() } else { Vec::new() },
         lists => vec![list("Missing from the run", &v.missing), list("Added since the baseline", &v.added), list("Removed since the baseline", &v.removed)],
         ratchet => v.ratchet.clone(),
         differences => v.provenance.differences.clone(),
