@@ -91,10 +91,19 @@ pub fn junit(v: &Verdict) -> String {
             Some(b) => format!("still failing: primary score {b:.3} → {:.3}", s.primary),
             None => format!("failing: primary score {:.3}", s.primary),
         };
+        let diff = v.diffs.iter().find(|d| d.id == s.id).map(|d| {
+            let answers = d
+                .baseline_vs_candidate
+                .as_deref()
+                .map(|a| format!("\n{a}"))
+                .unwrap_or_default();
+            format!("{}{answers}", d.gold_vs_candidate)
+        });
         let _ = writeln!(
             out,
-            ">\n      <failure message=\"{}\"/>\n    </testcase>",
-            xml(&message)
+            ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
+            xml(&message),
+            xml(diff.as_deref().unwrap_or(""))
         );
     }
     out.push_str("  </testsuite>\n</testsuites>\n");

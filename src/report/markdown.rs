@@ -16,6 +16,7 @@ use crate::gate::compare::{Outcome, Status, Verdict};
 pub const GITHUB_LIMIT: usize = 65_536;
 
 pub const COMMENT_TEMPLATE: &str = include_str!("../../templates/comment.md.j2");
+pub const SUMMARY_TEMPLATE: &str = include_str!("../../templates/summary.md.j2");
 
 /// The hidden marker that identifies the sticky comment of one gate.
 pub fn marker(gate_name: &str) -> String {
@@ -117,6 +118,7 @@ fn environment(templates: Option<&Path>) -> Result<Environment<'static>> {
     let mut env = Environment::new();
     env.add_filter("md", |v: Value| escape_inline(&v.to_string()));
     super::add_template(&mut env, templates, "comment.md.j2", COMMENT_TEMPLATE)?;
+    super::add_template(&mut env, templates, "summary.md.j2", SUMMARY_TEMPLATE)?;
     Ok(env)
 }
 
@@ -143,6 +145,39 @@ fn render(
     gate_name: &str,
     detail: Detail,
     notes: &[String],
+) -> Result<String> {
+    render_as(env, "comment.md.j2", v, gate_name, detail, notes, &[])
+}
+
+/// The job summary: the comment (all detail kept: the summary's limit is 1 MiB) and the
+/// files the run wrote.
+pub fn summary(
+    v: &Verdict,
+    gate_name: &str,
+    templates: Option<&Path>,
+    files: &[String],
+) -> Result<String> {
+    let env = environment(templates)?;
+    render_as(
+        &env,
+        "summary.md.j2",
+        v,
+        gate_name,
+        Detail::Full,
+        &[],
+        files,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render_as(
+    env: &Environment<'_>,
+    template: &str,
+    v: &Verdict,
+    gate_name: &str,
+    detail: Detail,
+    notes: &[String],
+    files: &[String],
 ) -> Result<String> {
     let (word, icon) = match v.verdict {
         Outcome::Pass => ("pass", "✅"),
@@ -183,10 +218,11 @@ fn render(
         differences => v.provenance.differences.clone(),
         baseline_present => v.baseline_present,
         notes => notes,
+        files => files,
         version => env!("CARGO_PKG_VERSION"),
         metrics_version => crate::score::file::METRICS_VERSION,
     };
-    env.get_template("comment.md.j2")
+    env.get_template(template)
         .and_then(|t| t.render(ctx))
         .map(|s| s.trim_end().to_string() + "\n")
         .map_err(|e| {
@@ -277,6 +313,18 @@ mod tests {
             "the counts stay, the list goes"
         );
         assert!(body.starts_with("<!-- goldgate:goldgate -->"));
+        // The whole body is a snapshot (GOLDGATE_BLESS=1 rewrites it).
+        let snapshot =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/snapshots/comment-huge.md");
+        if std::env::var_os("GOLDGATE_BLESS").is_some() {
+            std::fs::create_dir_all(snapshot.parent().unwrap()).unwrap();
+            std::fs::write(&snapshot, &body).unwrap();
+        }
+        assert_eq!(
+            body,
+            std::fs::read_to_string(&snapshot).unwrap(),
+            "the huge-run comment changed; GOLDGATE_BLESS=1 to accept"
+        );
     }
 
     #[test]
