@@ -270,6 +270,9 @@ pub struct GateArgs {
     /// The pull request (default: from GITHUB_EVENT_PATH)
     #[arg(long, env = "GOLDGATE_PR", value_name = "N")]
     pub pr: Option<u64>,
+    /// Also create a check run on the head commit (needs `permissions: checks: write`)
+    #[arg(long, env = "GOLDGATE_CHECK_RUN")]
+    pub check_run: bool,
 }
 
 /// When to post the PR comment.

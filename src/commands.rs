@@ -596,10 +596,34 @@ fn post_comment(verdict: &Verdict, gate: &GateSettings, reporter: &mut Reporter<
         crate::report::markdown::comment(verdict, &gate.gate_name, gate.templates.as_deref())?;
     let create = gate.comment_on == cli::CommentOn::Always || verdict.verdict != Outcome::Pass;
     let marker = crate::report::markdown::marker(&gate.gate_name);
-    let outcome = runtime()?.block_on(async {
-        let github = GitHub::new(target)?.with_backoff(backoff_for_tests());
-        github.sticky_comment(&marker, &body, create).await
-    });
+    let conclusion = match verdict.verdict {
+        Outcome::Pass => "success",
+        Outcome::Warn => "neutral",
+        Outcome::Fail | Outcome::Incomplete => "failure",
+    };
+    let (outcome, check) = runtime()?
+        .block_on(async {
+            let github = GitHub::new(target)?.with_backoff(backoff_for_tests());
+            let comment = github.sticky_comment(&marker, &body, create).await;
+            let check = match gate.check_run {
+                true => Some(
+                    github
+                        .check_run(&gate.gate_name, conclusion, &verdict.summary, &body)
+                        .await,
+                ),
+                false => None,
+            };
+            Ok::<_, crate::github::api::ApiError>((comment, check))
+        })
+        .unwrap_or_else(|e| (Err(e), None));
+    match check {
+        Some(Ok(Published::Created(id))) => {
+            reporter.note(&format!("created check run {id} ({conclusion})\n"))
+        }
+        Some(Ok(Published::Forbidden(why))) => reporter.note(&format!("warning: {why}\n")),
+        Some(Err(e)) => reporter.note(&format!("warning: could not create the check run: {e}\n")),
+        _ => {}
+    }
     match outcome {
         Ok(Published::Created(id)) => reporter.note(&format!("posted the goldgate comment on #{pr} (comment {id})\n")),
         Ok(Published::Updated(id)) => reporter.note(&format!("updated the goldgate comment on #{pr} (comment {id})\n")),

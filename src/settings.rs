@@ -271,6 +271,7 @@ pub struct GateSettings {
     pub templates: Option<PathBuf>,
     pub comment_on: cli::CommentOn,
     pub pr: Option<u64>,
+    pub check_run: bool,
 }
 
 impl GateSettings {
@@ -324,6 +325,7 @@ impl GateSettings {
             templates: a.templates.clone(),
             comment_on: a.comment_on,
             pr: a.pr,
+            check_run: a.check_run,
         })
     }
 }

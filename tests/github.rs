@@ -23,6 +23,7 @@ struct State {
     requests: Vec<(String, String, Option<String>)>,
     forbid_writes: bool,
     fail_next: Option<u16>,
+    check_runs: Vec<Value>,
 }
 
 struct FakeGitHub {
@@ -144,6 +145,10 @@ fn route(
             None,
             json!({"message": "Resource not accessible by integration"}),
         ),
+        ("POST", "/repos/o/r/check-runs") => {
+            s.check_runs.push(body.clone());
+            ("201 Created".into(), None, json!({"id": 99}))
+        }
         ("POST", "/repos/o/r/issues/7/comments") => {
             let id = s.next_id;
             s.next_id += 1;
@@ -171,6 +176,10 @@ fn route(
 }
 
 fn check(dir: &Path, server: &FakeGitHub) -> std::process::Output {
+    check_with(dir, server, &[])
+}
+
+fn check_with(dir: &Path, server: &FakeGitHub, extra: &[&str]) -> std::process::Output {
     let root = env!("CARGO_MANIFEST_DIR");
     std::fs::write(
         dir.join("event.json"),
@@ -198,6 +207,7 @@ fn check(dir: &Path, server: &FakeGitHub) -> std::process::Output {
         .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
         .env("GITHUB_OUTPUT", dir.join("output.txt"))
         .env("GOLDGATE_TEST_BACKOFF_MS", "10")
+        .args(extra)
         .current_dir(dir)
         .output()
         .unwrap()
@@ -339,4 +349,37 @@ fn a_502_is_retried() {
         .filter(|(m, t, _)| m == "GET" && t.contains("/comments"))
         .count();
     assert_eq!(lists, 2, "the failed list request was tried again");
+}
+
+#[test]
+fn a_check_run_goes_to_the_head_commit() {
+    let server = start(vec![]);
+    let dir = TempDir::new("github-check-run");
+    let out = check_with(&dir.0, &server, &["--check-run"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("created check run 99 (success)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = server.state.lock().unwrap();
+    let run = &s.check_runs[0];
+    assert_eq!(
+        (
+            run["name"].as_str(),
+            run["head_sha"].as_str(),
+            run["status"].as_str(),
+            run["conclusion"].as_str()
+        ),
+        (
+            Some("goldgate"),
+            Some("abc123"),
+            Some("completed"),
+            Some("success")
+        )
+    );
+    assert!(run["output"]["summary"]
+        .as_str()
+        .unwrap()
+        .starts_with(MARKER));
+    no_token(&out);
 }

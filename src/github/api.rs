@@ -18,6 +18,8 @@ pub struct Target {
     pub repository: String,
     pub pr: u64,
     pub token: String,
+    /// The pull request's head commit (for a check run).
+    pub head_sha: Option<String>,
 }
 
 impl Target {
@@ -29,26 +31,27 @@ impl Target {
             "no GITHUB_TOKEN: pass `github-token` (or env GITHUB_TOKEN) to post the PR comment",
         )?;
         let repository = var("GITHUB_REPOSITORY").ok_or("no GITHUB_REPOSITORY")?;
+        let event: Value = var("GITHUB_EVENT_PATH")
+            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
         let pr = match pr {
             Some(n) => n,
-            None => {
-                let path = var("GITHUB_EVENT_PATH")
-                    .ok_or("not a pull request (no GITHUB_EVENT_PATH, no --pr)")?;
-                let event: Value = std::fs::read(&path)
-                    .ok()
-                    .and_then(|b| serde_json::from_slice(&b).ok())
-                    .ok_or("cannot read GITHUB_EVENT_PATH")?;
-                event["pull_request"]["number"]
-                    .as_u64()
-                    .or(event["number"].as_u64())
-                    .ok_or("this event is not a pull request: no comment to post")?
-            }
+            None => event["pull_request"]["number"]
+                .as_u64()
+                .or(event["number"].as_u64())
+                .ok_or("this event is not a pull request (and no --pr): no comment to post")?,
         };
+        let head_sha = event["pull_request"]["head"]["sha"]
+            .as_str()
+            .map(String::from)
+            .or_else(|| var("GITHUB_SHA"));
         Ok(Target {
             api: var("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
             repository,
             pr,
             token,
+            head_sha,
         })
     }
 }
@@ -261,6 +264,35 @@ impl GitHub {
         } else {
             Published::Updated(id)
         })
+    }
+}
+
+impl GitHub {
+    /// A completed check run on the head commit, with the report as its summary.
+    pub async fn check_run(
+        &self,
+        name: &str,
+        conclusion: &str,
+        title: &str,
+        summary: &str,
+    ) -> Result<Published, ApiError> {
+        let Some(sha) = self.target.head_sha.clone() else {
+            return Err(ApiError("no head commit (GITHUB_SHA or the event's pull_request.head.sha) for the check run".into()));
+        };
+        let cut: String = summary.chars().take(65_535).collect();
+        let payload = json!({ "name": name, "head_sha": sha, "status": "completed", "conclusion": conclusion, "output": { "title": title, "summary": cut } });
+        let url = self.url(&format!("/repos/{}/check-runs", self.target.repository));
+        let (status, _, answer) = self.call(Method::POST, &url, Some(&payload)).await?;
+        if status == StatusCode::FORBIDDEN {
+            return Ok(Published::Forbidden(format!("GitHub refused the check run ({status}: {}): give the workflow `permissions: checks: write`.", message(&answer))));
+        }
+        if !status.is_success() {
+            return Err(ApiError(format!(
+                "creating the check run: {status} {}",
+                message(&answer)
+            )));
+        }
+        Ok(Published::Created(answer["id"].as_u64().unwrap_or(0)))
     }
 }
 
