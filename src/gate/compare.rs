@@ -372,21 +372,21 @@ fn paired_draws(
     cfg: &BootstrapConfig,
 ) -> Vec<Vec<f64>> {
     let Some(b) = baseline else { return Vec::new() };
-    let side = |file: &ScoreFile,
-                pick: &dyn Fn(&(usize, usize)) -> usize|
-     -> (Vec<Stats>, Vec<Vec<f64>>) {
-        shared
-            .iter()
-            .map(|p| &file.samples[pick(p)])
-            .map(|s| (s.stats.clone(), s.latency_ms.clone()))
-            .unzip()
-    };
-    let (c_stats, c_lat) = side(candidate, &|p| p.0);
-    let (b_stats, b_lat) = side(b, &|p| p.1);
-    let c_refs: Vec<&Stats> = c_stats.iter().collect();
-    let b_refs: Vec<&Stats> = b_stats.iter().collect();
-    let cand = Prepared::new(&c_refs, c_lat.iter().map(Vec::as_slice).collect());
-    let base = Prepared::new(&b_refs, b_lat.iter().map(Vec::as_slice).collect());
+    // Borrow each side's sums and latencies, in shared-sample order.
+    fn side<'a>(
+        file: &'a ScoreFile,
+        shared: &[(usize, usize)],
+        pick: fn(&(usize, usize)) -> usize,
+    ) -> Prepared<'a> {
+        let samples: Vec<_> = shared.iter().map(|p| &file.samples[pick(p)]).collect();
+        let stats: Vec<&Stats> = samples.iter().map(|s| &s.stats).collect();
+        Prepared::new(
+            &stats,
+            samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
+        )
+    }
+    let cand = side(candidate, shared, |p| p.0);
+    let base = side(b, shared, |p| p.1);
     paired_deltas(&base, &cand, cfg, "paired")
 }
 

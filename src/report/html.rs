@@ -111,16 +111,7 @@ pub fn distribution_svg(candidate: &[f64], baseline: &[f64]) -> String {
 }
 
 fn num(v: Option<f64>) -> String {
-    v.map_or_else(
-        || "–".into(),
-        |v| {
-            if v.abs() >= 100.0 {
-                format!("{v:.1}")
-            } else {
-                format!("{v:.4}")
-            }
-        },
-    )
+    super::value(v, 4)
 }
 
 /// Render the report for a verdict and the candidate's score file.

@@ -66,16 +66,7 @@ struct Row {
 }
 
 fn num(v: Option<f64>) -> String {
-    v.map_or_else(
-        || "–".into(),
-        |v| {
-            if v.abs() >= 100.0 {
-                format!("{v:.1}")
-            } else {
-                format!("{v:.3}")
-            }
-        },
-    )
+    super::value(v, 3)
 }
 
 fn rows(v: &Verdict) -> Vec<Row> {

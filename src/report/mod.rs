@@ -27,3 +27,12 @@ pub fn add_template(
         )
     })
 }
+
+/// A metric value for a report: `–` when there is none, fewer decimals for large values.
+pub fn value(v: Option<f64>, decimals: usize) -> String {
+    match v {
+        None => "–".into(),
+        Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.decimals$}"),
+    }
+}
