@@ -43,6 +43,49 @@ pub enum Command {
     /// Work with a gold suite: lint, stats, agreement
     #[command(subcommand)]
     Suite(SuiteCommand),
+    /// Install or remove the pre-push hook that runs `goldgate check` before every push
+    #[command(subcommand)]
+    Hook(HookCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Write .git/hooks/pre-push (or into core.hooksPath): `goldgate check --format brief
+    /// --comment-on never [CHECK_ARGS]` runs from the repository root before every push and
+    /// blocks the push when the gate fails or the run is incomplete
+    #[command(after_help = "Example: goldgate hook install -- --config ci/goldgate.toml --jobs 8")]
+    Install(HookInstallArgs),
+    /// Remove goldgate's pre-push hook (and put back a hook it replaced)
+    Uninstall {
+        /// Also delete a pre-push hook goldgate did not write
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct HookInstallArgs {
+    /// Replace a pre-push hook goldgate did not write (it is kept as
+    /// pre-push.goldgate-backup and restored by `hook uninstall`)
+    #[arg(long)]
+    pub force: bool,
+    /// Arguments for `goldgate check`, after `--` (default: none: ./goldgate.toml decides)
+    #[arg(last = true, value_name = "CHECK_ARGS")]
+    pub check_args: Vec<String>,
+}
+
+/// Whether `args` are valid `goldgate check` arguments (the hook would fail on every push
+/// otherwise); the error is clap's message.
+pub fn validate_check_args(args: &[String]) -> Result<(), String> {
+    use clap::Parser;
+    let argv = ["goldgate", "check", "--format", "brief", "--comment-on", "never"]
+        .into_iter()
+        .map(String::from)
+        .chain(args.iter().cloned());
+    Cli::try_parse_from(argv).map(|_| ()).map_err(|e| {
+        let text = e.render().to_string();
+        text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string()
+    })
 }
 
 /// Output format of a report on stdout.
@@ -57,6 +100,9 @@ pub enum Format {
     Junit,
     /// A self-contained HTML report with charts (compare and check)
     Html,
+    /// One line when the gate passes, else only what broke (compare and check; the
+    /// pre-push hook's format); other commands print text
+    Brief,
 }
 
 #[derive(Debug, Args)]

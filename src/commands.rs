@@ -27,12 +27,21 @@ use crate::suite::{Sample, Suite};
 use crate::Reporter;
 
 pub fn run(s: RunSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    run_to(s, reporter, true)
+    run_to(s, reporter, SummaryTo::Stdout)
 }
 
-/// Run the pipeline; the summary line goes to stdout, or to stderr when the command's stdout
-/// is for something else (`check --format json`).
-fn run_to(s: RunSettings, reporter: &mut Reporter<'_>, summary_to_stdout: bool) -> Result<Exit> {
+/// Where the run's summary line goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SummaryTo {
+    Stdout,
+    /// The command's stdout is for something else (`check --format json`).
+    Stderr,
+    /// Nowhere (`check --format brief`: one line when all is well).
+    Nowhere,
+}
+
+/// Run the pipeline and report how it went.
+fn run_to(s: RunSettings, reporter: &mut Reporter<'_>, summary_to: SummaryTo) -> Result<Exit> {
     let suite = Suite::open(&s.suite)?;
     let mut samples = Vec::new();
     each_sample(&suite, |sample| {
@@ -115,10 +124,10 @@ fn run_to(s: RunSettings, reporter: &mut Reporter<'_>, summary_to_stdout: bool) 
         summary.errors,
         summary.cached,
     );
-    if summary_to_stdout {
-        reporter.out(&summary_line);
-    } else {
-        reporter.note(&summary_line);
+    match summary_to {
+        SummaryTo::Stdout => reporter.out(&summary_line),
+        SummaryTo::Stderr => reporter.note(&summary_line),
+        SummaryTo::Nowhere => {}
     }
     Ok(Exit::Ok)
 }
@@ -166,7 +175,7 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     match s.format {
-        Format::Text | Format::Markdown | Format::Junit | Format::Html => {
+        Format::Text | Format::Markdown | Format::Junit | Format::Html | Format::Brief => {
             reporter.out(&terminal::score_summary(&scored.file, &s.output))
         }
         Format::Json => reporter.out(&json(&scored.file.metrics)?),
@@ -196,7 +205,7 @@ pub fn lint(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<E
         problems.extend(loaded.problems);
     }
     match format {
-        Format::Text | Format::Markdown | Format::Junit | Format::Html => reporter.out(
+        Format::Text | Format::Markdown | Format::Junit | Format::Html | Format::Brief => reporter.out(
             &terminal::lint_report(&problems, suite.files().len(), samples),
         ),
         Format::Json => reporter.out(&json(&terminal::lint_json(&problems))?),
@@ -232,7 +241,7 @@ pub fn stats(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<
     let mut stats = SuiteStats::default();
     each_sample(&suite, |s| stats.add(s))?;
     match format {
-        Format::Text | Format::Markdown | Format::Junit | Format::Html => {
+        Format::Text | Format::Markdown | Format::Junit | Format::Html | Format::Brief => {
             reporter.out(&terminal::stats_table(&stats))
         }
         Format::Json => reporter.out(&json(&stats)?),
@@ -246,7 +255,7 @@ pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Ex
     each_sample(&suite, |sample| builder.add(sample))?;
     let report = builder.finish();
     match s.format {
-        Format::Text | Format::Markdown | Format::Junit | Format::Html => {
+        Format::Text | Format::Markdown | Format::Junit | Format::Html | Format::Brief => {
             reporter.out(&terminal::agreement_table(&report, s.min_kappa))
         }
         Format::Json => reporter.out(&json(&report)?),
@@ -347,6 +356,7 @@ fn report_verdict(
             gate.templates.as_deref(),
         )?),
         Format::Text => reporter.out(&terminal::verdict(verdict)),
+        Format::Brief => reporter.out(&terminal::brief(verdict)),
         Format::Junit => reporter.out(&crate::report::junit::junit(verdict)),
         Format::Markdown => reporter.out(&crate::report::markdown::comment(
             verdict,
@@ -398,7 +408,11 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
         a.pipeline,
         &file,
     )?;
-    let exit = run_to(run_settings, reporter, false)?;
+    let summary_to = match gate.format {
+        Format::Brief => SummaryTo::Nowhere,
+        _ => SummaryTo::Stderr,
+    };
+    let exit = run_to(run_settings, reporter, summary_to)?;
     if exit != Exit::Ok {
         return Ok(exit);
     }
@@ -414,6 +428,8 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
     write_atomic(&out_dir.join("score.json"), |w| scored.file.write_to(w))?;
     let baseline = if baseline_path.is_file() {
         Some(read_score(&baseline_path)?)
+    } else if gate.format == Format::Brief {
+        None // the verdict line says "no baseline yet"
     } else {
         reporter.note(&format!(
             "note: no baseline at {}: only absolute rules apply. Create one from a trusted run with `goldgate baseline refresh --suite {}` and commit it.\n",
@@ -470,7 +486,7 @@ pub fn baseline_refresh(a: cli::RefreshArgs, reporter: &mut Reporter<'_>) -> Res
     let run_path = work.join("run.jsonl");
     let run_settings =
         RunSettings::resolve(suite_dir.clone(), run_path.clone(), a.pipeline, &file)?;
-    let exit = run_to(run_settings, reporter, false)?;
+    let exit = run_to(run_settings, reporter, SummaryTo::Stderr)?;
     if exit != Exit::Ok {
         reporter.note("the baseline was not changed: the run did not complete\n");
         return Ok(exit);
@@ -677,4 +693,45 @@ pub fn publish(a: cli::PublishArgs, reporter: &mut Reporter<'_>) -> Result<Exit>
     }
     post_comment(&verdict, &gate, reporter)?;
     Ok(Exit::Ok)
+}
+
+pub fn hook_install(
+    s: crate::settings::HookInstallSettings,
+    reporter: &mut Reporter<'_>,
+) -> Result<Exit> {
+    use crate::hook::Installed;
+    let cwd = current_dir()?;
+    let line = match crate::hook::install(&cwd, &s.goldgate, &s.check_args, s.force)? {
+        Installed::Created(p) => format!("installed the goldgate pre-push hook at {}\n", p.display()),
+        Installed::Updated(p) => format!("updated the goldgate pre-push hook at {}\n", p.display()),
+        Installed::Replaced(p, kept) => format!(
+            "installed the goldgate pre-push hook at {} (the previous hook is kept at {})\n",
+            p.display(),
+            kept.display()
+        ),
+    };
+    reporter.out(&line);
+    reporter.note("every `git push` now runs `goldgate check` first; `git push --no-verify` skips it once\n");
+    Ok(Exit::Ok)
+}
+
+pub fn hook_uninstall(force: bool, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    use crate::hook::Uninstalled;
+    let line = match crate::hook::uninstall(&current_dir()?, force)? {
+        Uninstalled::Removed(p) => format!("removed the goldgate pre-push hook {}\n", p.display()),
+        Uninstalled::Restored(p) => format!(
+            "removed the goldgate pre-push hook and restored the hook it had replaced at {}\n",
+            p.display()
+        ),
+        Uninstalled::NotInstalled(p) => format!("no pre-push hook at {}\n", p.display()),
+    };
+    reporter.out(&line);
+    Ok(Exit::Ok)
+}
+
+fn current_dir() -> Result<std::path::PathBuf> {
+    std::env::current_dir().map_err(|source| Error::Read {
+        path: ".".into(),
+        source,
+    })
 }

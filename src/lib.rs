@@ -9,6 +9,7 @@ pub mod config;
 pub mod error;
 pub mod gate;
 pub mod github;
+pub mod hook;
 pub mod metrics;
 pub mod parse;
 pub mod pipeline;
@@ -82,6 +83,12 @@ pub fn run(cli: cli::Cli, reporter: &mut Reporter<'_>) -> Result<Exit, Error> {
         }
         cli::Command::Suite(cli::SuiteCommand::Agreement(args)) => {
             commands::agreement(args.try_into()?, reporter)
+        }
+        cli::Command::Hook(cli::HookCommand::Install(args)) => {
+            commands::hook_install(args.try_into()?, reporter)
+        }
+        cli::Command::Hook(cli::HookCommand::Uninstall { force }) => {
+            commands::hook_uninstall(force, reporter)
         }
     }
 }

@@ -329,3 +329,34 @@ impl GateSettings {
         })
     }
 }
+
+/// `goldgate hook install`.
+#[derive(Clone, Debug)]
+pub struct HookInstallSettings {
+    pub force: bool,
+    /// Arguments for `goldgate check`, already checked by clap.
+    pub check_args: Vec<String>,
+    /// The binary the hook runs (this one).
+    pub goldgate: PathBuf,
+}
+
+impl TryFrom<cli::HookInstallArgs> for HookInstallSettings {
+    type Error = Error;
+
+    fn try_from(a: cli::HookInstallArgs) -> Result<Self, Error> {
+        cli::validate_check_args(&a.check_args).map_err(|why| {
+            Error::usage(
+                format!("the hook's check arguments are not valid: {why}"),
+                "pass `goldgate check` options after `--`, e.g. goldgate hook install -- --config ci/goldgate.toml",
+            )
+        })?;
+        let goldgate = std::env::current_exe()
+            .and_then(|p| p.canonicalize())
+            .unwrap_or_else(|_| PathBuf::from("goldgate"));
+        Ok(HookInstallSettings {
+            force: a.force,
+            check_args: a.check_args,
+            goldgate,
+        })
+    }
+}

@@ -2,6 +2,7 @@
 
 mod cli;
 mod github;
+mod hook;
 mod http;
 mod reference;
 mod run;

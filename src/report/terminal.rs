@@ -249,6 +249,58 @@ pub fn missing_note(missing: &[String], run: &Path, suite: &Path) -> String {
 
 /// `compare` / `check`: the verdict line, the gated metrics (problems first), other metrics
 /// that moved, the per-sample analysis, membership, provenance and ratchet findings.
+/// The verdict in as few lines as will do (`--format brief`, the pre-push hook): one line
+/// when the gate passes cleanly; otherwise the verdict line, then only the rules that did not
+/// hold (with why), loosened rules, broken and missing samples.
+pub fn brief(v: &crate::gate::compare::Verdict) -> String {
+    use crate::gate::compare::{Outcome, Status};
+    let mut out = format!(
+        "goldgate: {} ({} samples)\n",
+        v.summary,
+        v.sample_results.len()
+    );
+    if v.verdict == Outcome::Pass {
+        return out;
+    }
+    let value = |x: Option<f64>| x.map_or_else(|| "-".to_string(), num);
+    for m in v.metrics.iter().filter(|m| matches!(m.status, Status::Warn | Status::Fail | Status::Incomplete)) {
+        let status = match m.status {
+            Status::Warn => "warn",
+            Status::Incomplete => "incomplete",
+            _ => "fail",
+        };
+        let delta = match (m.delta, m.delta_ci) {
+            (Some(d), Some([lo, hi])) => format!(" (Δ {d:+.4} [{lo:+.3}, {hi:+.3}])"),
+            (Some(d), None) => format!(" (Δ {d:+.4})"),
+            _ => String::new(),
+        };
+        let rule = m.rule.as_ref().map_or_else(String::new, |r| format!("; rule {}", r.describe()));
+        let _ = writeln!(
+            out,
+            "  {status:<10} {}: {} → {}{delta}{rule}",
+            m.name,
+            value(m.baseline),
+            value(m.candidate)
+        );
+        for reason in &m.reasons {
+            let _ = writeln!(out, "             {reason}");
+        }
+    }
+    for finding in &v.ratchet {
+        let _ = writeln!(out, "  loosened   {finding}");
+    }
+    if let Some(s) = v.samples.as_ref().filter(|s| !s.broken.is_empty()) {
+        let ids: Vec<&str> = s.broken.iter().take(10).map(|c| c.id.as_str()).collect();
+        let more = s.broken.len().saturating_sub(ids.len());
+        let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+        let _ = writeln!(out, "  broken     {} sample(s): {}{tail}", s.broken.len(), ids.join(", "));
+    }
+    if !v.missing.is_empty() {
+        let _ = writeln!(out, "  missing    {} sample(s) without an answer", v.missing.len());
+    }
+    out
+}
+
 pub fn verdict(v: &crate::gate::compare::Verdict) -> String {
     use crate::gate::compare::{Outcome, Status};
     let mut out = String::new();

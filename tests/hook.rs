@@ -1,0 +1,222 @@
+//! `goldgate hook install`: a real `git push` to a local bare remote runs the gate through
+//! the pre-push hook, blocks the push when the gate fails, costs no pipeline calls when
+//! nothing changed (the cache), honours `core.hooksPath`, and `uninstall` takes it away.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::scoring::TempDir;
+
+const GOLDGATE: &str = env!("CARGO_BIN_EXE_goldgate");
+
+const GOOD: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Track order status", "type": "functional", "actor": "customer", "action": "view the current status of an order", "acceptance_criteria": ["status shown", "status updated"], "priority": "must", "source_messages": [0], "confidence": 0.9}]}"#;
+const BAD: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Export invoices", "type": "interface", "actor": "accountant", "action": "download invoices as PDF", "acceptance_criteria": ["a", "b"], "priority": "must", "source_messages": [0], "confidence": 0.9}]}"#;
+
+/// A scratch repository with a three-sample suite, a pipeline that answers with the content
+/// of `answer.json` (and counts its calls in `calls.log`, which git ignores), the gate's
+/// settings, and a bare remote.
+struct Scratch {
+    _dir: TempDir,
+    repo: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = TempDir::new(&format!("hook-{name}"));
+        let repo = dir.0.join("repo");
+        let remote = dir.0.join("remote.git");
+        std::fs::create_dir_all(repo.join("suite")).unwrap();
+        let sample = |id: &str| {
+            format!(
+                r#"{{"id": "{id}", "kind": "extraction", "conversation": [{{"role": "user", "content": "Customers want to track their orders."}}], "labels": {{"requirements": [{{"id": "REQ-001", "title": "Track order status", "type": "functional", "actor": "customer", "action": "view the current status of an order", "acceptance_criteria": ["status shown", "status updated"], "priority": "must", "source_messages": [0]}}]}}}}"#
+            )
+        };
+        let suite: String = ["a", "b", "c"].iter().map(|id| sample(id) + "\n").collect();
+        std::fs::write(repo.join("suite/samples.jsonl"), suite).unwrap();
+        std::fs::write(
+            repo.join("pipeline.sh"),
+            "cat >/dev/null\necho call >> calls.log\ncat answer.json\n",
+        )
+        .unwrap();
+        std::fs::write(repo.join("answer.json"), GOOD).unwrap();
+        std::fs::write(
+            repo.join("goldgate.toml"),
+            "[pipeline]\nkind = \"command\"\ncommand = \"sh pipeline.sh\"\nfingerprint_files = [\"answer.json\", \"pipeline.sh\"]\n\n[check]\nsuite = \"suite\"\nthresholds = \"thresholds.toml\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            repo.join("thresholds.toml"),
+            "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.8\n",
+        )
+        .unwrap();
+        std::fs::write(repo.join(".gitignore"), ".goldgate/\ncalls.log\n").unwrap();
+        git(&dir.0, &["init", "-q", "--bare", "remote.git"]);
+        git(&repo, &["init", "-q", "-b", "main"]);
+        git(&repo, &["remote", "add", "origin", remote.to_str().unwrap()]);
+        let scratch = Scratch { _dir: dir, repo };
+        scratch.commit("the suite and the pipeline");
+        scratch
+    }
+
+    fn commit(&self, message: &str) {
+        git(&self.repo, &["add", "-A"]);
+        git(&self.repo, &["commit", "-q", "-m", message]);
+    }
+
+    fn goldgate(&self, args: &[&str]) -> Output {
+        let output = Command::new(GOLDGATE)
+            .args(args)
+            .current_dir(&self.repo)
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap();
+        assert!(
+            !String::from_utf8_lossy(&output.stderr).contains("panicked"),
+            "{output:?}"
+        );
+        output
+    }
+
+    /// `git push` (the hook's output arrives on git's stderr and stdout).
+    fn push(&self, extra: &[&str]) -> (bool, String) {
+        let mut args = vec!["push", "origin", "HEAD:main"];
+        args.extend_from_slice(extra);
+        let output = git_output(&self.repo, &args);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (output.status.success(), text)
+    }
+
+    fn remote_head(&self) -> String {
+        let out = git_output(&self.repo, &["ls-remote", "origin", "refs/heads/main"]);
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    fn head(&self) -> String {
+        let out = git_output(&self.repo, &["rev-parse", "HEAD"]);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    fn calls(&self) -> usize {
+        std::fs::read_to_string(self.repo.join("calls.log"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    }
+}
+
+fn git_output(dir: &Path, args: &[&str]) -> Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap()
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = git_output(dir, args);
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+#[test]
+fn the_hook_runs_the_gate_on_push_and_blocks_a_failing_one() {
+    let s = Scratch::new("push");
+    let installed = s.goldgate(&["hook", "install"]);
+    assert!(installed.status.success(), "{installed:?}");
+    assert!(s.repo.join(".git/hooks/pre-push").is_file());
+
+    let (ok, text) = s.push(&[]);
+    assert!(ok, "a passing gate lets the push through:\n{text}");
+    let gate_lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("To ") && !l.contains("->")).collect();
+    assert_eq!(
+        gate_lines,
+        ["goldgate: passed: 2 rules hold (no baseline yet: absolute rules only) (3 samples)"],
+        "one line when all is well:\n{text}"
+    );
+    assert_eq!(s.calls(), 3, "the first push runs the pipeline on every sample");
+    assert_eq!(s.remote_head(), s.head());
+
+    // An unchanged pipeline costs nothing: the second push is answered from the cache.
+    std::fs::write(s.repo.join("README"), "docs only\n").unwrap();
+    s.commit("docs");
+    let (ok, text) = s.push(&[]);
+    assert!(ok, "{text}");
+    assert_eq!(s.calls(), 3, "no pipeline call for an unchanged pipeline:\n{text}");
+
+    // A change that breaks the pipeline's answers blocks the push.
+    let before = s.remote_head();
+    std::fs::write(s.repo.join("answer.json"), BAD).unwrap();
+    s.commit("a prompt change that breaks extraction");
+    let (ok, text) = s.push(&[]);
+    assert!(!ok, "a failing gate blocks the push:\n{text}");
+    assert!(text.contains("failed: extraction.f1"), "{text}");
+    assert!(text.contains("extraction.f1: - → 0.0000"), "the broken rule is shown:\n{text}");
+    assert!(text.contains("push blocked"), "{text}");
+    assert!(!text.contains("extraction.recall"), "only what broke:\n{text}");
+    assert_eq!(s.remote_head(), before, "the remote did not move");
+    assert_eq!(s.calls(), 6, "the changed pipeline was called again");
+
+    // --no-verify skips it; uninstall removes it.
+    let (ok, text) = s.push(&["--no-verify"]);
+    assert!(ok, "{text}");
+    let removed = s.goldgate(&["hook", "uninstall"]);
+    assert!(removed.status.success(), "{removed:?}");
+    assert!(!s.repo.join(".git/hooks/pre-push").exists());
+}
+
+#[test]
+fn the_hook_respects_core_hooks_path_and_other_peoples_hooks() {
+    let s = Scratch::new("hookspath");
+    git(&s.repo, &["config", "core.hooksPath", ".githooks"]);
+    std::fs::create_dir_all(s.repo.join(".githooks")).unwrap();
+    std::fs::write(s.repo.join(".githooks/pre-push"), "#!/bin/sh\nexit 0\n").unwrap();
+
+    let refused = s.goldgate(&["hook", "install", "--", "--jobs", "2"]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("was not written by goldgate") && stderr.contains("--force"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(s.repo.join(".githooks/pre-push")).unwrap(),
+        "#!/bin/sh\nexit 0\n",
+        "someone else's hook is untouched"
+    );
+
+    let bad_args = s.goldgate(&["hook", "install", "--force", "--", "--no-such-flag"]);
+    assert_eq!(bad_args.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_args.stderr).contains("--no-such-flag"));
+
+    let forced = s.goldgate(&["hook", "install", "--force", "--", "--jobs", "2"]);
+    assert!(forced.status.success(), "{forced:?}");
+    let hook = std::fs::read_to_string(s.repo.join(".githooks/pre-push")).unwrap();
+    assert!(hook.contains("--comment-on never --jobs 2"), "{hook}");
+    assert!(s.repo.join(".githooks/pre-push.goldgate-backup").is_file());
+
+    std::fs::write(s.repo.join("answer.json"), BAD).unwrap();
+    s.commit("bad answers");
+    let (ok, text) = s.push(&[]);
+    assert!(!ok, "the hook in core.hooksPath ran and blocked the push:\n{text}");
+
+    let removed = s.goldgate(&["hook", "uninstall"]);
+    assert!(removed.status.success());
+    assert!(String::from_utf8_lossy(&removed.stdout).contains("restored"));
+    assert_eq!(
+        std::fs::read_to_string(s.repo.join(".githooks/pre-push")).unwrap(),
+        "#!/bin/sh\nexit 0\n",
+        "the replaced hook is back"
+    );
+    let (ok, text) = s.push(&[]);
+    assert!(ok, "without goldgate's hook the push goes through:\n{text}");
+}
