@@ -78,13 +78,24 @@ pub struct HookInstallArgs {
 /// otherwise); the error is clap's message.
 pub fn validate_check_args(args: &[String]) -> Result<(), String> {
     use clap::Parser;
-    let argv = ["goldgate", "check", "--format", "brief", "--comment-on", "never"]
-        .into_iter()
-        .map(String::from)
-        .chain(args.iter().cloned());
+    let argv = [
+        "goldgate",
+        "check",
+        "--format",
+        "brief",
+        "--comment-on",
+        "never",
+    ]
+    .into_iter()
+    .map(String::from)
+    .chain(args.iter().cloned());
     Cli::try_parse_from(argv).map(|_| ()).map_err(|e| {
         let text = e.render().to_string();
-        text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string()
+        text.lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("error: ")
+            .to_string()
     })
 }
 
@@ -263,7 +274,8 @@ pub enum SuiteCommand {
 
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
-    /// The suite directory
+    /// The suite directory, or a project directory whose goldgate.toml names the suite
+    /// under [check] suite
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
     #[arg(long, value_enum, default_value_t)]
@@ -365,7 +377,8 @@ pub struct CheckArgs {
     /// The baseline score file [default: baselines/main.json]
     #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
     pub baseline: Option<PathBuf>,
-    /// Where run.jsonl, score.json and verdict.json are written [default: .goldgate/out]
+    /// Where run.jsonl, score.json, verdict.json and report.md (the PR comment) are written
+    /// [default: .goldgate/out]
     #[arg(long, env = "GOLDGATE_OUT_DIR", value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
     #[command(flatten)]

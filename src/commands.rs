@@ -198,16 +198,19 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
 }
 
 pub fn lint(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let suite = Suite::open(dir)?;
+    let suite = open_suite(dir, reporter)?;
     let (mut problems, mut samples) = (Vec::new(), 0);
     for loaded in suite.reader() {
         samples += usize::from(loaded.sample.is_some());
         problems.extend(loaded.problems);
     }
     match format {
-        Format::Text | Format::Markdown | Format::Junit | Format::Html | Format::Brief => reporter.out(
-            &terminal::lint_report(&problems, suite.files().len(), samples),
-        ),
+        Format::Text | Format::Markdown | Format::Junit | Format::Html | Format::Brief => reporter
+            .out(&terminal::lint_report(
+                &problems,
+                suite.files().len(),
+                samples,
+            )),
         Format::Json => reporter.out(&json(&terminal::lint_json(&problems))?),
     }
     Ok(if problems.is_empty() {
@@ -215,6 +218,25 @@ pub fn lint(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<E
     } else {
         Exit::Input
     })
+}
+
+/// Open the suite at `dir`, or, when `dir` is a project directory (a `goldgate.toml` whose
+/// `[check] suite` names another directory, and no `suite.toml`), the suite it names.
+fn open_suite(dir: &Path, reporter: &mut Reporter<'_>) -> Result<Suite> {
+    let config = dir.join(crate::config::DEFAULT_FILE);
+    if config.is_file() && !dir.join("suite.toml").is_file() {
+        if let Some(named) = ConfigFile::load(&config)?.check.suite {
+            if named != dir {
+                reporter.note(&format!(
+                    "suite: {} (named by {})\n",
+                    named.display(),
+                    config.display()
+                ));
+                return Suite::open(&named);
+            }
+        }
+    }
+    Suite::open(dir)
 }
 
 /// Read every sample of a valid suite, refusing it with all its errors otherwise.
@@ -237,7 +259,7 @@ fn each_sample(suite: &Suite, mut visit: impl FnMut(&Sample)) -> Result<()> {
 }
 
 pub fn stats(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let suite = Suite::open(dir)?;
+    let suite = open_suite(dir, reporter)?;
     let mut stats = SuiteStats::default();
     each_sample(&suite, |s| stats.add(s))?;
     match format {
@@ -250,7 +272,7 @@ pub fn stats(dir: &Path, format: Format, reporter: &mut Reporter<'_>) -> Result<
 }
 
 pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let suite = Suite::open(&s.dir)?;
+    let suite = open_suite(&s.dir, reporter)?;
     let mut builder = AgreementBuilder::default();
     each_sample(&suite, |sample| builder.add(sample))?;
     let report = builder.finish();
@@ -458,10 +480,17 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Some(&baseline_run),
     )?;
     write_verdict(&out_dir.join("verdict.json"), &verdict)?;
+    // The PR comment as a file too: for artifacts, other CI systems and `cat`.
+    let markdown =
+        crate::report::markdown::comment(&verdict, &gate.gate_name, gate.templates.as_deref())?;
+    write_atomic(&out_dir.join("report.md"), |w| {
+        w.write_all(markdown.as_bytes())
+    })?;
     let paths = [
         ("run", out_dir.join("run.jsonl")),
         ("score", out_dir.join("score.json")),
         ("verdict-file", out_dir.join("verdict.json")),
+        ("report", out_dir.join("report.md")),
     ];
     to_actions(&verdict, &gate, &paths, reporter)?;
     report_verdict(&verdict, &scored.file, &gate, reporter)
@@ -702,7 +731,9 @@ pub fn hook_install(
     use crate::hook::Installed;
     let cwd = current_dir()?;
     let line = match crate::hook::install(&cwd, &s.goldgate, &s.check_args, s.force)? {
-        Installed::Created(p) => format!("installed the goldgate pre-push hook at {}\n", p.display()),
+        Installed::Created(p) => {
+            format!("installed the goldgate pre-push hook at {}\n", p.display())
+        }
         Installed::Updated(p) => format!("updated the goldgate pre-push hook at {}\n", p.display()),
         Installed::Replaced(p, kept) => format!(
             "installed the goldgate pre-push hook at {} (the previous hook is kept at {})\n",
@@ -711,7 +742,9 @@ pub fn hook_install(
         ),
     };
     reporter.out(&line);
-    reporter.note("every `git push` now runs `goldgate check` first; `git push --no-verify` skips it once\n");
+    reporter.note(
+        "every `git push` now runs `goldgate check` first; `git push --no-verify` skips it once\n",
+    );
     Ok(Exit::Ok)
 }
 

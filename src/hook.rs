@@ -115,7 +115,12 @@ exit $status
 }
 
 /// Install the pre-push hook of the repository containing `cwd`.
-pub fn install(cwd: &Path, goldgate: &Path, check_args: &[String], force: bool) -> Result<Installed> {
+pub fn install(
+    cwd: &Path,
+    goldgate: &Path,
+    check_args: &[String],
+    force: bool,
+) -> Result<Installed> {
     let hook = hook_path(cwd)?;
     let existing = match std::fs::read(&hook) {
         Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
@@ -207,7 +212,10 @@ mod tests {
 
     #[test]
     fn the_script_is_marked_and_runs_check_quietly() {
-        let s = script(Path::new("/opt/gold gate/goldgate"), &["--config".into(), "ci/goldgate.toml".into()]);
+        let s = script(
+            Path::new("/opt/gold gate/goldgate"),
+            &["--config".into(), "ci/goldgate.toml".into()],
+        );
         assert!(is_ours(&s));
         assert!(s.starts_with("#!/bin/sh\n"));
         assert!(s.contains("goldgate=${GOLDGATE_BIN:-'/opt/gold gate/goldgate'}"));

@@ -298,7 +298,7 @@ impl GateSettings {
                 let p = path
                     .clone()
                     .unwrap_or_else(|| PathBuf::from("thresholds.toml"));
-                Some(crate::gate::ratchet::at_revision(rev, &p)?)
+                crate::gate::ratchet::at_revision(rev, &p)?
             }
             (None, None) => None,
         };

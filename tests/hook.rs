@@ -52,7 +52,10 @@ impl Scratch {
         std::fs::write(repo.join(".gitignore"), ".goldgate/\ncalls.log\n").unwrap();
         git(&dir.0, &["init", "-q", "--bare", "remote.git"]);
         git(&repo, &["init", "-q", "-b", "main"]);
-        git(&repo, &["remote", "add", "origin", remote.to_str().unwrap()]);
+        git(
+            &repo,
+            &["remote", "add", "origin", remote.to_str().unwrap()],
+        );
         let scratch = Scratch { _dir: dir, repo };
         scratch.commit("the suite and the pipeline");
         scratch
@@ -140,13 +143,20 @@ fn the_hook_runs_the_gate_on_push_and_blocks_a_failing_one() {
 
     let (ok, text) = s.push(&[]);
     assert!(ok, "a passing gate lets the push through:\n{text}");
-    let gate_lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("To ") && !l.contains("->")).collect();
+    let gate_lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("To ") && !l.contains("->"))
+        .collect();
     assert_eq!(
         gate_lines,
         ["goldgate: passed: 2 rules hold (no baseline yet: absolute rules only) (3 samples)"],
         "one line when all is well:\n{text}"
     );
-    assert_eq!(s.calls(), 3, "the first push runs the pipeline on every sample");
+    assert_eq!(
+        s.calls(),
+        3,
+        "the first push runs the pipeline on every sample"
+    );
     assert_eq!(s.remote_head(), s.head());
 
     // An unchanged pipeline costs nothing: the second push is answered from the cache.
@@ -154,7 +164,11 @@ fn the_hook_runs_the_gate_on_push_and_blocks_a_failing_one() {
     s.commit("docs");
     let (ok, text) = s.push(&[]);
     assert!(ok, "{text}");
-    assert_eq!(s.calls(), 3, "no pipeline call for an unchanged pipeline:\n{text}");
+    assert_eq!(
+        s.calls(),
+        3,
+        "no pipeline call for an unchanged pipeline:\n{text}"
+    );
 
     // A change that breaks the pipeline's answers blocks the push.
     let before = s.remote_head();
@@ -163,9 +177,15 @@ fn the_hook_runs_the_gate_on_push_and_blocks_a_failing_one() {
     let (ok, text) = s.push(&[]);
     assert!(!ok, "a failing gate blocks the push:\n{text}");
     assert!(text.contains("failed: extraction.f1"), "{text}");
-    assert!(text.contains("extraction.f1: - → 0.0000"), "the broken rule is shown:\n{text}");
+    assert!(
+        text.contains("extraction.f1: - → 0.0000"),
+        "the broken rule is shown:\n{text}"
+    );
     assert!(text.contains("push blocked"), "{text}");
-    assert!(!text.contains("extraction.recall"), "only what broke:\n{text}");
+    assert!(
+        !text.contains("extraction.recall"),
+        "only what broke:\n{text}"
+    );
     assert_eq!(s.remote_head(), before, "the remote did not move");
     assert_eq!(s.calls(), 6, "the changed pipeline was called again");
 
@@ -187,7 +207,10 @@ fn the_hook_respects_core_hooks_path_and_other_peoples_hooks() {
     let refused = s.goldgate(&["hook", "install", "--", "--jobs", "2"]);
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("was not written by goldgate") && stderr.contains("--force"), "{stderr}");
+    assert!(
+        stderr.contains("was not written by goldgate") && stderr.contains("--force"),
+        "{stderr}"
+    );
     assert_eq!(
         std::fs::read_to_string(s.repo.join(".githooks/pre-push")).unwrap(),
         "#!/bin/sh\nexit 0\n",
@@ -207,7 +230,10 @@ fn the_hook_respects_core_hooks_path_and_other_peoples_hooks() {
     std::fs::write(s.repo.join("answer.json"), BAD).unwrap();
     s.commit("bad answers");
     let (ok, text) = s.push(&[]);
-    assert!(!ok, "the hook in core.hooksPath ran and blocked the push:\n{text}");
+    assert!(
+        !ok,
+        "the hook in core.hooksPath ran and blocked the push:\n{text}"
+    );
 
     let removed = s.goldgate(&["hook", "uninstall"]);
     assert!(removed.status.success());

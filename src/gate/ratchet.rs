@@ -11,9 +11,13 @@ use super::thresholds::{Regression, Severity, Thresholds};
 use crate::error::{Error, Result};
 use crate::metrics::registry::METRICS;
 
-/// The thresholds file as it is at a git revision.
-pub fn at_revision(revision: &str, path: &Path) -> Result<Thresholds> {
-    let spec = format!("{revision}:{}", path.display());
+/// The thresholds file at `path` as of `revision`; `None` when the file did not exist then.
+pub fn at_revision(revision: &str, path: &Path) -> Result<Option<Thresholds>> {
+    // `REV:./path` is relative to the working directory, as `path` is.
+    let spec = match path.is_relative() && !path.starts_with(".") {
+        true => format!("{revision}:./{}", path.display()),
+        false => format!("{revision}:{}", path.display()),
+    };
     let out = Command::new("git")
         .args(["show", &spec])
         .output()
@@ -23,13 +27,20 @@ pub fn at_revision(revision: &str, path: &Path) -> Result<Thresholds> {
                 "install git, or pass --base-thresholds FILE",
             )
         })?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success()
+        && (stderr.contains("does not exist in") || stderr.contains("exists on disk, but not in"))
+    {
+        // The base branch has no thresholds file yet: nothing can have been loosened.
+        return Ok(None);
+    }
     if !out.status.success() {
         return Err(Error::usage(
             format!("cannot read {spec}: {}", String::from_utf8_lossy(&out.stderr).trim()),
             "fetch the base branch first (actions/checkout with fetch-depth: 0), or pass --base-thresholds FILE",
         ));
     }
-    Thresholds::parse(&String::from_utf8_lossy(&out.stdout), Path::new(&spec))
+    Thresholds::parse(&String::from_utf8_lossy(&out.stdout), Path::new(&spec)).map(Some)
 }
 
 /// Every way `current` is looser than `base`.

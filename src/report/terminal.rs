@@ -263,7 +263,11 @@ pub fn brief(v: &crate::gate::compare::Verdict) -> String {
         return out;
     }
     let value = |x: Option<f64>| x.map_or_else(|| "-".to_string(), num);
-    for m in v.metrics.iter().filter(|m| matches!(m.status, Status::Warn | Status::Fail | Status::Incomplete)) {
+    for m in v
+        .metrics
+        .iter()
+        .filter(|m| matches!(m.status, Status::Warn | Status::Fail | Status::Incomplete))
+    {
         let status = match m.status {
             Status::Warn => "warn",
             Status::Incomplete => "incomplete",
@@ -274,7 +278,10 @@ pub fn brief(v: &crate::gate::compare::Verdict) -> String {
             (Some(d), None) => format!(" (Δ {d:+.4})"),
             _ => String::new(),
         };
-        let rule = m.rule.as_ref().map_or_else(String::new, |r| format!("; rule {}", r.describe()));
+        let rule = m
+            .rule
+            .as_ref()
+            .map_or_else(String::new, |r| format!("; rule {}", r.describe()));
         let _ = writeln!(
             out,
             "  {status:<10} {}: {} → {}{delta}{rule}",
@@ -292,11 +299,24 @@ pub fn brief(v: &crate::gate::compare::Verdict) -> String {
     if let Some(s) = v.samples.as_ref().filter(|s| !s.broken.is_empty()) {
         let ids: Vec<&str> = s.broken.iter().take(10).map(|c| c.id.as_str()).collect();
         let more = s.broken.len().saturating_sub(ids.len());
-        let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
-        let _ = writeln!(out, "  broken     {} sample(s): {}{tail}", s.broken.len(), ids.join(", "));
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "  broken     {} sample(s): {}{tail}",
+            s.broken.len(),
+            ids.join(", ")
+        );
     }
     if !v.missing.is_empty() {
-        let _ = writeln!(out, "  missing    {} sample(s) without an answer", v.missing.len());
+        let _ = writeln!(
+            out,
+            "  missing    {} sample(s) without an answer",
+            v.missing.len()
+        );
     }
     out
 }
