@@ -194,7 +194,7 @@ fn check_with(dir: &Path, server: &FakeGitHub, extra: &[&str]) -> std::process::
             "--replay",
             &format!("{root}/examples/requirements/answers/main.jsonl"),
             "--thresholds",
-            &format!("{root}/thresholds.toml"),
+            &format!("{root}/examples/requirements/thresholds.toml"),
         ])
         .env("GITHUB_ACTIONS", "true")
         .env(

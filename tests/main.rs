@@ -1,5 +1,6 @@
 //! The one integration-test binary (modules below), so the suite compiles once.
 
+mod action;
 mod cli;
 mod github;
 mod hook;

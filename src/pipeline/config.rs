@@ -98,7 +98,13 @@ pub fn fingerprint(config: &PipelineConfig) -> Result<String> {
     }
     h.update(format!("\0model={}", config.model.as_deref().unwrap_or("")).as_bytes());
     for file in &config.fingerprint_files {
-        h.update(format!("\0{}\0", file.display()).as_bytes());
+        // The name, not the whole path: the same file reached from another working directory
+        // (`--config sub/goldgate.toml` vs `cd sub`) is the same pipeline.
+        let name = file.file_name().map_or_else(
+            || file.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        h.update(format!("\0{name}\0").as_bytes());
         hash_path(file, &mut h)?;
     }
     Ok(format!("sha256:{}", crate::suite::load::hex(&h.finalize())))

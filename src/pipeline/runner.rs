@@ -246,7 +246,13 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
             record.prediction = parsed.value;
             record.raw_output = Some(reply.text);
             record.stderr = reply.stderr;
-            record.latency_ms = Some(reply.latency_ms.unwrap_or(measured));
+            // A replayed answer keeps its recorded latency; replaying takes no real time, so
+            // an answer recorded without one has none (not the microseconds of a lookup).
+            record.latency_ms = match (reply.latency_ms, pipeline) {
+                (Some(recorded), _) => Some(recorded),
+                (None, Pipeline::Replay(_)) => None,
+                (None, _) => Some(measured),
+            };
         }
         Err(e) => {
             let mut error = e.record();

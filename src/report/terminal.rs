@@ -480,17 +480,19 @@ pub fn baseline(file: &ScoreFile, path: &Path) -> String {
 
 /// `thresholds check`.
 pub fn thresholds(t: &crate::gate::thresholds::Thresholds, path: &Path) -> String {
-    let mut out = format!("ok: {} is valid\n", path.display());
+    let mut out = format!(
+        "ok: {} is valid\n  {:<36} {:<28} severity\n",
+        path.display(),
+        "metric",
+        "rule (Δ: allowed regression)"
+    );
     for m in METRICS {
         if let Some((rule, _, _)) = crate::gate::compare::rule_for(m, t) {
             let _ = writeln!(
                 out,
-                "  {:<36} min {:?}, max {:?}, max_regression {:?}, significance {}, severity {}",
+                "  {:<36} {:<28} {}",
                 m.name,
-                rule.min,
-                rule.max,
-                rule.max_regression,
-                rule.require_significance,
+                rule.describe(),
                 rule.severity
             );
         }
