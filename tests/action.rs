@@ -119,7 +119,7 @@ fn install_downloads_a_checked_release_binary_or_falls_back_to_building() {
     files.insert(asset.clone(), tarball.clone());
     files.insert(format!("{asset}.sha256"), sha.into_bytes());
     // A release whose checksum does not match its tarball.
-    let bad = format!("/v9.9.9/goldgate-v9.9.9-x86_64-unknown-linux-gnu.tar.gz");
+    let bad = "/v9.9.9/goldgate-v9.9.9-x86_64-unknown-linux-gnu.tar.gz".to_string();
     files.insert(bad.clone(), tarball);
     files.insert(
         format!("{bad}.sha256"),
