@@ -1,0 +1,124 @@
+//! The README's commands cannot rot: every `goldgate …` (or `cargo run --release -- …`)
+//! line in its `sh` blocks must parse with the real command line, and every one that works on
+//! the shipped example project (read-only) is run, from a directory that sees the
+//! repository's `examples/`, with the exit code the README promises.
+
+use std::path::Path;
+use std::process::Command;
+
+use clap::Parser;
+
+use crate::scoring::TempDir;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Command lines of the README's ```sh blocks, comments removed.
+fn readme_commands() -> Vec<String> {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let mut commands = Vec::new();
+    let mut in_sh = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_sh = !in_sh && line.trim() == "```sh";
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let line = match line.find("  #") {
+            Some(i) => &line[..i],
+            None => line,
+        }
+        .trim();
+        if !line.is_empty() && !line.starts_with('#') {
+            commands.push(line.to_string());
+        }
+    }
+    commands
+}
+
+/// Split a command line as a POSIX shell would (quotes; no expansions).
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quote, mut any) = (Vec::new(), String::new(), None, false);
+    for c in line.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => (quote, any) = (Some(c), true),
+            (Some(q), c) if c == q => quote = None,
+            (None, c) if c.is_whitespace() => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            (_, c) => (word, any) = (word + &c.to_string(), true),
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+/// `goldgate` arguments of a README line, or `None` for other commands (`cargo test`).
+fn goldgate_args(line: &str) -> Option<Vec<String>> {
+    let words = shell_words(line);
+    let rest = match words.first().map(String::as_str) {
+        Some("goldgate") => &words[1..],
+        Some("cargo") if words.get(1..4) == Some(&["run".into(), "--release".into(), "--".into()]) => {
+            &words[4..]
+        }
+        _ => return None,
+    };
+    Some(rest.to_vec())
+}
+
+#[test]
+fn every_readme_command_parses_and_the_example_ones_run() {
+    let commands = readme_commands();
+    assert!(commands.iter().any(|c| c == "cargo test"), "the README gives the test command");
+    let work = TempDir::new("readme");
+    std::os::unix::fs::symlink(Path::new(ROOT).join("examples"), work.0.join("examples")).unwrap();
+    let (mut parsed, mut ran) = (0, 0);
+    for line in &commands {
+        let Some(args) = goldgate_args(line) else { continue };
+        let argv = std::iter::once("goldgate".to_string()).chain(args.iter().cloned());
+        if let Err(e) = goldgate::cli::Cli::try_parse_from(argv) {
+            panic!("README command does not parse: {line}\n{e}");
+        }
+        parsed += 1;
+        // Run what works on the example project without writing into it.
+        let runnable = line.contains("examples/requirements")
+            && !args.iter().any(|a| a == "refresh" || a == "hook");
+        if !runnable {
+            continue;
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .args(&args)
+            .current_dir(&work.0)
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap();
+        // The candidate answers fail the gate; everything else on the example succeeds.
+        let expected = if line.contains("candidate.jsonl") { 1 } else { 0 };
+        assert_eq!(
+            out.status.code(),
+            Some(expected),
+            "README command: {line}\nstdout:\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stdout.is_empty(), "{line} printed nothing");
+        ran += 1;
+    }
+    assert!(parsed >= 10, "only {parsed} goldgate commands found in the README");
+    assert!(ran >= 5, "only {ran} README commands ran on the example");
+}
+
+#[test]
+fn shell_words_splits_like_a_shell() {
+    assert_eq!(
+        shell_words(r#"goldgate check --command 'python -m p' --header "A: ${T}" x"#),
+        ["goldgate", "check", "--command", "python -m p", "--header", "A: ${T}", "x"]
+    );
+    assert_eq!(shell_words("a '' b"), ["a", "", "b"]);
+}
