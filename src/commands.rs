@@ -406,7 +406,7 @@ pub fn compare(a: cli::CompareArgs, reporter: &mut Reporter<'_>) -> Result<Exit>
     }
     let mut paths = vec![("score", a.score.clone())];
     paths.extend(a.output.clone().map(|o| ("verdict-file", o)));
-    to_actions(&verdict, &gate, &paths, reporter)?;
+    to_actions(&verdict, &gate, &paths, None, reporter)?;
     report_verdict(&verdict, &candidate, &gate, reporter)
 }
 
@@ -481,8 +481,7 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
     )?;
     write_verdict(&out_dir.join("verdict.json"), &verdict)?;
     // The PR comment as a file too: for artifacts, other CI systems and `cat`.
-    let markdown =
-        crate::report::markdown::comment(&verdict, &gate.gate_name, gate.templates.as_deref())?;
+    let markdown = comment(&verdict, &gate)?;
     write_atomic(&out_dir.join("report.md"), |w| {
         w.write_all(markdown.as_bytes())
     })?;
@@ -492,7 +491,7 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ("verdict-file", out_dir.join("verdict.json")),
         ("report", out_dir.join("report.md")),
     ];
-    to_actions(&verdict, &gate, &paths, reporter)?;
+    to_actions(&verdict, &gate, &paths, Some(&markdown), reporter)?;
     report_verdict(&verdict, &scored.file, &gate, reporter)
 }
 
@@ -586,19 +585,23 @@ fn write_verdict(path: &Path, verdict: &Verdict) -> Result<()> {
 
 /// Inside GitHub Actions: the comment as the job summary, step outputs, and annotations
 /// (on stderr, which the runner reads too, so `--format json` output stays clean).
+/// `markdown` is the rendered comment when the caller has it already.
 fn to_actions(
     verdict: &Verdict,
     gate: &GateSettings,
     paths: &[(&str, std::path::PathBuf)],
+    markdown: Option<&str>,
     reporter: &mut Reporter<'_>,
 ) -> Result<()> {
     use crate::github::actions;
     if !actions::in_actions() {
         return Ok(());
     }
+    let markdown = match markdown {
+        Some(m) => m.to_string(),
+        None => comment(verdict, gate)?,
+    };
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
-        let markdown =
-            crate::report::markdown::comment(verdict, &gate.gate_name, gate.templates.as_deref())?;
         actions::write_summary(Path::new(&summary), &markdown)?;
     }
     if let Some(output) = std::env::var_os("GITHUB_OUTPUT").filter(|s| !s.is_empty()) {
@@ -619,12 +622,22 @@ fn to_actions(
         actions::write_outputs(Path::new(&output), &outputs)?;
     }
     reporter.note(&actions::annotations(verdict));
-    post_comment(verdict, gate, reporter)
+    post_comment(verdict, gate, &markdown, reporter)
+}
+
+/// The PR comment for `verdict`.
+fn comment(verdict: &Verdict, gate: &GateSettings) -> Result<String> {
+    crate::report::markdown::comment(verdict, &gate.gate_name, gate.templates.as_deref())
 }
 
 /// Post or update the sticky PR comment, as `--comment-on` says. Failing to post warns; it
 /// never changes the gate's exit code.
-fn post_comment(verdict: &Verdict, gate: &GateSettings, reporter: &mut Reporter<'_>) -> Result<()> {
+fn post_comment(
+    verdict: &Verdict,
+    gate: &GateSettings,
+    body: &str,
+    reporter: &mut Reporter<'_>,
+) -> Result<()> {
     use crate::github::api::{GitHub, Published, Target};
     if gate.comment_on == cli::CommentOn::Never {
         return Ok(());
@@ -637,8 +650,6 @@ fn post_comment(verdict: &Verdict, gate: &GateSettings, reporter: &mut Reporter<
         }
     };
     let pr = target.pr;
-    let body =
-        crate::report::markdown::comment(verdict, &gate.gate_name, gate.templates.as_deref())?;
     let create = gate.comment_on == cli::CommentOn::Always || verdict.verdict != Outcome::Pass;
     let marker = crate::report::markdown::marker(&gate.gate_name);
     let conclusion = match verdict.verdict {
@@ -649,11 +660,11 @@ fn post_comment(verdict: &Verdict, gate: &GateSettings, reporter: &mut Reporter<
     let (outcome, check) = runtime()?
         .block_on(async {
             let github = GitHub::new(target)?.with_backoff(backoff_for_tests());
-            let comment = github.sticky_comment(&marker, &body, create).await;
+            let comment = github.sticky_comment(&marker, body, create).await;
             let check = match gate.check_run {
                 true => Some(
                     github
-                        .check_run(&gate.gate_name, conclusion, &verdict.summary, &body)
+                        .check_run(&gate.gate_name, conclusion, &verdict.summary, body)
                         .await,
                 ),
                 false => None,
@@ -715,12 +726,11 @@ pub fn publish(a: cli::PublishArgs, reporter: &mut Reporter<'_>) -> Result<Exit>
         Error::invalid("verdict file", problem)
     })?;
     let gate = GateSettings::resolve(&a.gate, None)?;
+    let markdown = comment(&verdict, &gate)?;
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
-        let markdown =
-            crate::report::markdown::comment(&verdict, &gate.gate_name, gate.templates.as_deref())?;
         crate::github::actions::write_summary(Path::new(&summary), &markdown)?;
     }
-    post_comment(&verdict, &gate, reporter)?;
+    post_comment(&verdict, &gate, &markdown, reporter)?;
     Ok(Exit::Ok)
 }
 

@@ -64,7 +64,9 @@ fn goldgate_args(line: &str) -> Option<Vec<String>> {
     let words = shell_words(line);
     let rest = match words.first().map(String::as_str) {
         Some("goldgate") => &words[1..],
-        Some("cargo") if words.get(1..4) == Some(&["run".into(), "--release".into(), "--".into()]) => {
+        Some("cargo")
+            if words.get(1..4) == Some(&["run".into(), "--release".into(), "--".into()]) =>
+        {
             &words[4..]
         }
         _ => return None,
@@ -75,12 +77,17 @@ fn goldgate_args(line: &str) -> Option<Vec<String>> {
 #[test]
 fn every_readme_command_parses_and_the_example_ones_run() {
     let commands = readme_commands();
-    assert!(commands.iter().any(|c| c == "cargo test"), "the README gives the test command");
+    assert!(
+        commands.iter().any(|c| c == "cargo test"),
+        "the README gives the test command"
+    );
     let work = TempDir::new("readme");
     std::os::unix::fs::symlink(Path::new(ROOT).join("examples"), work.0.join("examples")).unwrap();
     let (mut parsed, mut ran) = (0, 0);
     for line in &commands {
-        let Some(args) = goldgate_args(line) else { continue };
+        let Some(args) = goldgate_args(line) else {
+            continue;
+        };
         let argv = std::iter::once("goldgate".to_string()).chain(args.iter().cloned());
         if let Err(e) = goldgate::cli::Cli::try_parse_from(argv) {
             panic!("README command does not parse: {line}\n{e}");
@@ -99,7 +106,11 @@ fn every_readme_command_parses_and_the_example_ones_run() {
             .output()
             .unwrap();
         // The candidate answers fail the gate; everything else on the example succeeds.
-        let expected = if line.contains("candidate.jsonl") { 1 } else { 0 };
+        let expected = if line.contains("candidate.jsonl") {
+            1
+        } else {
+            0
+        };
         assert_eq!(
             out.status.code(),
             Some(expected),
@@ -110,7 +121,10 @@ fn every_readme_command_parses_and_the_example_ones_run() {
         assert!(!out.stdout.is_empty(), "{line} printed nothing");
         ran += 1;
     }
-    assert!(parsed >= 10, "only {parsed} goldgate commands found in the README");
+    assert!(
+        parsed >= 10,
+        "only {parsed} goldgate commands found in the README"
+    );
     assert!(ran >= 5, "only {ran} README commands ran on the example");
 }
 
@@ -118,7 +132,15 @@ fn every_readme_command_parses_and_the_example_ones_run() {
 fn shell_words_splits_like_a_shell() {
     assert_eq!(
         shell_words(r#"goldgate check --command 'python -m p' --header "A: ${T}" x"#),
-        ["goldgate", "check", "--command", "python -m p", "--header", "A: ${T}", "x"]
+        [
+            "goldgate",
+            "check",
+            "--command",
+            "python -m p",
+            "--header",
+            "A: ${T}",
+            "x"
+        ]
     );
     assert_eq!(shell_words("a '' b"), ["a", "", "b"]);
 }
