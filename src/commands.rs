@@ -755,6 +755,11 @@ pub fn hook_install(
     reporter.note(
         "every `git push` now runs `goldgate check` first; `git push --no-verify` skips it once\n",
     );
+    if !crate::hook::ignored(&cwd, ".goldgate/") {
+        reporter.note(
+            "note: add `.goldgate/` to .gitignore: goldgate keeps its answer cache and reports there\n",
+        );
+    }
     Ok(Exit::Ok)
 }
 

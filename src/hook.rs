@@ -55,6 +55,16 @@ pub fn hook_path(cwd: &Path) -> Result<PathBuf> {
     Ok(cwd.join(text.trim()))
 }
 
+/// Whether git ignores `path` (relative to `cwd`): goldgate's working directory,
+/// `.goldgate/`, should be, or every run leaves untracked files behind.
+pub fn ignored(cwd: &Path, path: &str) -> bool {
+    Command::new("git")
+        .args(["check-ignore", "-q", "--no-index", path])
+        .current_dir(cwd)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// Where a replaced hook is kept.
 fn backup_path(hook: &Path) -> PathBuf {
     hook.with_file_name("pre-push.goldgate-backup")

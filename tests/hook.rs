@@ -139,6 +139,10 @@ fn the_hook_runs_the_gate_on_push_and_blocks_a_failing_one() {
     let s = Scratch::new("push");
     let installed = s.goldgate(&["hook", "install"]);
     assert!(installed.status.success(), "{installed:?}");
+    assert!(
+        !String::from_utf8_lossy(&installed.stderr).contains(".gitignore"),
+        ".goldgate/ is ignored already: {installed:?}"
+    );
     assert!(s.repo.join(".git/hooks/pre-push").is_file());
 
     let (ok, text) = s.push(&[]);
@@ -204,6 +208,7 @@ fn the_hook_respects_core_hooks_path_and_other_peoples_hooks() {
     std::fs::create_dir_all(s.repo.join(".githooks")).unwrap();
     std::fs::write(s.repo.join(".githooks/pre-push"), "#!/bin/sh\nexit 0\n").unwrap();
 
+    std::fs::write(s.repo.join(".gitignore"), "calls.log\n").unwrap();
     let refused = s.goldgate(&["hook", "install", "--", "--jobs", "2"]);
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
     let stderr = String::from_utf8_lossy(&refused.stderr);
@@ -223,6 +228,10 @@ fn the_hook_respects_core_hooks_path_and_other_peoples_hooks() {
 
     let forced = s.goldgate(&["hook", "install", "--force", "--", "--jobs", "2"]);
     assert!(forced.status.success(), "{forced:?}");
+    assert!(
+        String::from_utf8_lossy(&forced.stderr).contains("add `.goldgate/` to .gitignore"),
+        "{forced:?}"
+    );
     let hook = std::fs::read_to_string(s.repo.join(".githooks/pre-push")).unwrap();
     assert!(hook.contains("--comment-on never --jobs 2"), "{hook}");
     assert!(s.repo.join(".githooks/pre-push.goldgate-backup").is_file());
