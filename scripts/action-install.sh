@@ -11,7 +11,8 @@
 #
 # Inputs (environment): GOLDGATE_VERSION ("" = the version in the action's Cargo.toml,
 # "source" = always build, or a version such as 0.2.0 / v0.2.0), GOLDGATE_ACTION_PATH,
-# GOLDGATE_ACTION_REPOSITORY (owner/name; empty for a local action), GITHUB_SERVER_URL,
+# GOLDGATE_ACTION_REPOSITORY (owner/name; else read from the action's path; none for a
+# local action), GITHUB_SERVER_URL,
 # RUNNER_OS, RUNNER_ARCH, RUNNER_TOOL_CACHE (or RUNNER_TEMP), GOLDGATE_RELEASE_BASE_URL
 # (overrides "$GITHUB_SERVER_URL/<repo>/releases/download", for mirrors and tests).
 # Outputs (appended to $GITHUB_OUTPUT): build, root, bin, version, cache-key.
@@ -64,8 +65,24 @@ if [ -x "$root/bin/goldgate" ] && [ "$requested" != source ]; then
   exit 0
 fi
 
+# The action's repository. `github.action_repository` is empty inside composite actions,
+# so it is read from where the runner put the action: .../_actions/<owner>/<repo>/<ref>.
+action_repository() {
+  if [ -n "${GOLDGATE_ACTION_REPOSITORY:-}" ]; then
+    echo "$GOLDGATE_ACTION_REPOSITORY"
+    return
+  fi
+  case "$action_path" in
+    */_actions/*/*/*)
+      local rest=${action_path#*/_actions/}
+      echo "$rest" | cut -d/ -f1-2
+      ;;
+  esac
+}
+
 download() {
-  local repo=${GOLDGATE_ACTION_REPOSITORY:-}
+  local repo
+  repo=$(action_repository)
   local base=${GOLDGATE_RELEASE_BASE_URL:-}
   if [ -z "$base" ]; then
     [ -n "$repo" ] || { echo "local action: building goldgate from its source"; return 1; }

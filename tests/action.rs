@@ -62,12 +62,13 @@ fn release_asset(dir: &Path) -> (Vec<u8>, String) {
     std::fs::create_dir_all(&stage).unwrap();
     std::fs::copy(GOLDGATE, stage.join("goldgate")).unwrap();
     let tarball = dir.join("asset.tar.gz");
-    let status = Command::new("tar")
-        .arg("-czf")
-        .arg(&tarball)
-        .arg("-C")
+    // gzip -1: the test binary is large, and the level does not matter here.
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg("tar -cf - -C \"$1\" goldgate | gzip -1 > \"$2\"")
+        .arg("sh")
         .arg(&stage)
-        .arg("goldgate")
+        .arg(&tarball)
         .status()
         .unwrap();
     assert!(status.success());
@@ -117,10 +118,10 @@ fn install_downloads_a_checked_release_binary_or_falls_back_to_building() {
     let asset = format!("/v{v}/goldgate-v{v}-x86_64-unknown-linux-gnu.tar.gz");
     let mut files = HashMap::new();
     files.insert(asset.clone(), tarball.clone());
-    files.insert(format!("{asset}.sha256"), sha.into_bytes());
+    files.insert(format!("{asset}.sha256"), sha.clone().into_bytes());
     // A release whose checksum does not match its tarball.
     let bad = "/v9.9.9/goldgate-v9.9.9-x86_64-unknown-linux-gnu.tar.gz".to_string();
-    files.insert(bad.clone(), tarball);
+    files.insert(bad.clone(), tarball.clone());
     files.insert(
         format!("{bad}.sha256"),
         format!("{}  x\n", "0".repeat(64)).into_bytes(),
@@ -135,6 +136,43 @@ fn install_downloads_a_checked_release_binary_or_falls_back_to_building() {
     let bin = PathBuf::from(&o["bin"]);
     let ran = Command::new(&bin).arg("--version").output().unwrap();
     assert!(String::from_utf8_lossy(&ran.stdout).contains(&v), "{ran:?}");
+
+    // `uses: owner/goldgate@v1`: the repository comes from where the runner put the action
+    // (github.action_repository is empty in composite actions), the release from the server.
+    let actions = dir.0.join("work/_actions/goldgate/goldgate/v1");
+    std::fs::create_dir_all(&actions).unwrap();
+    std::fs::copy(
+        Path::new(ROOT).join("Cargo.toml"),
+        actions.join("Cargo.toml"),
+    )
+    .unwrap();
+    let mut remote = HashMap::new();
+    remote.insert(
+        format!("/goldgate/goldgate/releases/download{asset}"),
+        tarball.clone(),
+    );
+    remote.insert(
+        format!("/goldgate/goldgate/releases/download{asset}.sha256"),
+        sha.clone().into_bytes(),
+    );
+    let server = serve(remote);
+    let other_cache = dir.0.join("remote-toolcache");
+    let (out, o) = install(
+        &dir.0,
+        &[
+            ("GOLDGATE_ACTION_PATH", actions.to_str().unwrap()),
+            ("GITHUB_SERVER_URL", &server),
+            ("RUNNER_TOOL_CACHE", other_cache.to_str().unwrap()),
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        o["build"], "false",
+        "downloaded from the action's own releases: {out:?}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!(
+        "{server}/goldgate/goldgate/releases/download/v{v}/"
+    )));
 
     // Installed already: nothing is downloaded again.
     let (out, o) = install(
