@@ -255,3 +255,48 @@ fn the_hook_respects_core_hooks_path_and_other_peoples_hooks() {
     let (ok, text) = s.push(&[]);
     assert!(ok, "without goldgate's hook the push goes through:\n{text}");
 }
+
+/// The ratchet against the base branch (`--base-ref`), in the same scratch repository: a
+/// floor lowered since the base commit is called out; a rules file the base branch did not
+/// have yet is not an error.
+#[test]
+fn base_ref_calls_out_loosened_rules_and_tolerates_a_new_rules_file() {
+    let s = Scratch::new("base-ref");
+    std::fs::write(
+        s.repo.join("thresholds.toml"),
+        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n",
+    )
+    .unwrap();
+    let out = s.goldgate(&["check", "--base-ref", "HEAD", "--format", "brief"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "a loosened rule warns: {out:?}");
+    assert!(
+        stdout.contains("passed with warnings: 1 loosened threshold(s)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("loosened") && stdout.contains("extraction.f1"),
+        "{stdout}"
+    );
+
+    std::fs::create_dir_all(s.repo.join("ci")).unwrap();
+    std::fs::write(
+        s.repo.join("ci/rules.toml"),
+        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.8\n",
+    )
+    .unwrap();
+    let out = s.goldgate(&[
+        "check",
+        "--thresholds",
+        "ci/rules.toml",
+        "--base-ref",
+        "HEAD",
+        "--format",
+        "brief",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("goldgate: passed: 2 rules hold"),
+        "{out:?}"
+    );
+}
