@@ -247,8 +247,6 @@ pub fn missing_note(missing: &[String], run: &Path, suite: &Path) -> String {
     )
 }
 
-/// `compare` / `check`: the verdict line, the gated metrics (problems first), other metrics
-/// that moved, the per-sample analysis, membership, provenance and ratchet findings.
 /// The verdict in as few lines as will do (`--format brief`, the pre-push hook): one line
 /// when the gate passes cleanly; otherwise the verdict line, then only the rules that did not
 /// hold (with why), loosened rules, broken and missing samples.
@@ -273,11 +271,7 @@ pub fn brief(v: &crate::gate::compare::Verdict) -> String {
             Status::Incomplete => "incomplete",
             _ => "fail",
         };
-        let delta = match (m.delta, m.delta_ci) {
-            (Some(d), Some([lo, hi])) => format!(" (Δ {d:+.4} [{lo:+.3}, {hi:+.3}])"),
-            (Some(d), None) => format!(" (Δ {d:+.4})"),
-            _ => String::new(),
-        };
+        let delta = delta_text(m).map_or_else(String::new, |d| format!(" (Δ {d})"));
         let rule = m
             .rule
             .as_ref()
@@ -321,6 +315,17 @@ pub fn brief(v: &crate::gate::compare::Verdict) -> String {
     out
 }
 
+/// `+0.0123 [-0.004, +0.030]`: a metric's delta with its paired interval, if it has one.
+fn delta_text(m: &crate::gate::compare::MetricResult) -> Option<String> {
+    match (m.delta, m.delta_ci) {
+        (Some(d), Some([lo, hi])) => Some(format!("{d:+.4} [{lo:+.3}, {hi:+.3}]")),
+        (Some(d), None) => Some(format!("{d:+.4}")),
+        _ => None,
+    }
+}
+
+/// `compare` / `check`: the verdict line, the gated metrics (problems first), other metrics
+/// that moved, the per-sample analysis, membership, provenance and ratchet findings.
 pub fn verdict(v: &crate::gate::compare::Verdict) -> String {
     use crate::gate::compare::{Outcome, Status};
     let mut out = String::new();
@@ -342,11 +347,7 @@ pub fn verdict(v: &crate::gate::compare::Verdict) -> String {
         .filter(|m| m.rule.is_some() || (m.delta.is_some_and(|d| d.abs() > 1e-12)))
     {
         let value = |x: Option<f64>| x.map_or_else(|| "-".to_string(), num);
-        let delta = match (m.delta, m.delta_ci) {
-            (Some(d), Some([lo, hi])) => format!("{:+.4} [{:+.3}, {:+.3}]", d, lo, hi),
-            (Some(d), None) => format!("{d:+.4}"),
-            _ => "-".into(),
-        };
+        let delta = delta_text(m).unwrap_or_else(|| "-".into());
         let rule = m
             .rule
             .as_ref()
