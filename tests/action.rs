@@ -101,13 +101,24 @@ fn install(dir: &Path, env: &[(&str, &str)]) -> (Output, HashMap<String, String>
         command.env(k, v);
     }
     let output = command.output().unwrap();
-    let text = std::fs::read_to_string(&outputs).unwrap_or_default();
-    let values = text
-        .lines()
-        .filter_map(|l| l.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    (output, values)
+    (output, read_outputs(&outputs))
+}
+
+/// The step outputs in a `GITHUB_OUTPUT` file: `name=value` lines, and heredoc outputs
+/// (`name<<DELIM`, value lines, `DELIM`).
+fn read_outputs(path: &Path) -> HashMap<String, String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut values = HashMap::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some((name, delim)) = line.split_once("<<") {
+            let value: Vec<&str> = lines.by_ref().take_while(|l| *l != delim).collect();
+            values.insert(name.to_string(), value.join("\n"));
+        } else if let Some((name, value)) = line.split_once('=') {
+            values.insert(name.to_string(), value.to_string());
+        }
+    }
+    values
 }
 
 #[test]
@@ -251,19 +262,7 @@ fn action_run(dir: &Path, inputs: &[(&str, &str)]) -> (Output, HashMap<String, S
     }
     let output = command.output().unwrap();
     assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
-    let text = std::fs::read_to_string(&outputs).unwrap_or_default();
-    // Heredoc outputs: `name<<DELIM`, value lines, `DELIM`.
-    let mut values = HashMap::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        if let Some((name, delim)) = line.split_once("<<") {
-            let value: Vec<&str> = lines.by_ref().take_while(|l| *l != delim).collect();
-            values.insert(name.to_string(), value.join("\n"));
-        } else if let Some((name, value)) = line.split_once('=') {
-            values.insert(name.to_string(), value.to_string());
-        }
-    }
-    (output, values)
+    (output, read_outputs(&outputs))
 }
 
 #[test]

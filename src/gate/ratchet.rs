@@ -27,16 +27,14 @@ pub fn at_revision(revision: &str, path: &Path) -> Result<Option<Thresholds>> {
                 "install git, or pass --base-thresholds FILE",
             )
         })?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success()
-        && (stderr.contains("does not exist in") || stderr.contains("exists on disk, but not in"))
-    {
-        // The base branch has no thresholds file yet: nothing can have been loosened.
-        return Ok(None);
-    }
     if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("does not exist in") || stderr.contains("exists on disk, but not in") {
+            // The base branch has no thresholds file yet: nothing can have been loosened.
+            return Ok(None);
+        }
         return Err(Error::usage(
-            format!("cannot read {spec}: {}", String::from_utf8_lossy(&out.stderr).trim()),
+            format!("cannot read {spec}: {}", stderr.trim()),
             "fetch the base branch first (actions/checkout with fetch-depth: 0), or pass --base-thresholds FILE",
         ));
     }
