@@ -12,12 +12,13 @@ use crate::gate::{
     self,
     compare::{CompareOptions, Outcome, Verdict},
 };
+use crate::io::write_atomic;
 use crate::metrics::ScoringConfig;
-use crate::pipeline::adapter::Pipeline;
-use crate::pipeline::runner::{self, Job, RunOptions, RunSummary};
-use crate::pipeline::writer::RecordWriter;
 use crate::report::progress::Progress;
 use crate::report::terminal;
+use crate::run::adapter::Pipeline;
+use crate::run::runner::{self, Job, RunOptions, RunSummary};
+use crate::runfile::writer::RecordWriter;
 use crate::score::file::ScoreFile;
 use crate::score::{self, ScoreRequest};
 use crate::settings::{AgreementSettings, GateSettings, RunSettings, ScoreSettings};
@@ -49,7 +50,7 @@ fn run_to(s: RunSettings, reporter: &mut Reporter<'_>, summary_to: SummaryTo) ->
             samples.push((sample.id.clone(), std::sync::Arc::new(sample.request())));
         }
     })?;
-    let fingerprint = crate::pipeline::config::fingerprint(&s.pipeline)?;
+    let fingerprint = crate::run::config::fingerprint(&s.pipeline)?;
     let pipeline = std::sync::Arc::new(Pipeline::open(&s.pipeline)?);
     let (mut writer, resumed) = RecordWriter::open(&s.output, s.resume)?;
     let jobs: Vec<Job> = samples
@@ -73,12 +74,12 @@ fn run_to(s: RunSettings, reporter: &mut Reporter<'_>, summary_to: SummaryTo) ->
     let mut options = RunOptions::new(s.jobs, fingerprint, s.pipeline.retries);
     options.max_errors = s.max_errors;
     options.model = s.pipeline.model.clone();
-    options.limits = std::sync::Arc::new(crate::pipeline::limits::Limits::new(s.rpm, s.tpm));
+    options.limits = std::sync::Arc::new(crate::run::limits::Limits::new(s.rpm, s.tpm));
     if !matches!(
         s.pipeline.adapter,
-        crate::pipeline::config::Adapter::Replay { .. }
+        crate::run::config::Adapter::Replay { .. }
     ) {
-        options.cache = Some(crate::pipeline::cache::Cache::new(&s.cache_dir, s.cache));
+        options.cache = Some(crate::run::cache::Cache::new(&s.cache_dir, s.cache));
     }
     let runtime = runtime()?;
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -137,7 +138,7 @@ pub fn merge(
     output: &Path,
     reporter: &mut Reporter<'_>,
 ) -> Result<Exit> {
-    let merged = crate::pipeline::merge::merge(inputs)?;
+    let merged = crate::runfile::merge::merge(inputs)?;
     write_atomic(output, |out| {
         for line in &merged.lines {
             out.write_all(line.as_bytes())?;
@@ -299,37 +300,9 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String> {
         })
 }
 
-/// Write a file atomically: streamed to a temporary file beside the target, then renamed.
-pub fn write_atomic(
-    path: &Path,
-    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> Result<()> {
-    let write_err = |source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(write_err)?;
-    }
-    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
-    let written = std::fs::File::create(&tmp).and_then(|file| {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        write(&mut out)?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()
-    });
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(write_err(e));
-    }
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        write_err(e)
-    })
-}
-
 /// Read a score (or baseline) file, with the location of any problem.
 pub fn read_score(path: &Path) -> Result<ScoreFile> {
-    let text = crate::suite::load::read(path)?;
+    let text = crate::io::read(path)?;
     let file: ScoreFile = serde_json::from_str(&text).map_err(|e| {
         let (message, hint) = crate::text::explain_serde(&e.to_string());
         let mut problem = Problem::new(
@@ -593,7 +566,7 @@ fn to_actions(
     markdown: Option<&str>,
     reporter: &mut Reporter<'_>,
 ) -> Result<()> {
-    use crate::github::actions;
+    use crate::publish::actions;
     if !actions::in_actions() {
         return Ok(());
     }
@@ -638,7 +611,7 @@ fn post_comment(
     body: &str,
     reporter: &mut Reporter<'_>,
 ) -> Result<()> {
-    use crate::github::api::{GitHub, Published, Target};
+    use crate::publish::api::{GitHub, Published, Target};
     if gate.comment_on == cli::CommentOn::Never {
         return Ok(());
     }
@@ -669,7 +642,7 @@ fn post_comment(
                 ),
                 false => None,
             };
-            Ok::<_, crate::github::api::ApiError>((comment, check))
+            Ok::<_, crate::publish::api::ApiError>((comment, check))
         })
         .unwrap_or_else(|e| (Err(e), None));
     match check {
@@ -715,7 +688,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 }
 
 pub fn publish(a: cli::PublishArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let text = crate::suite::load::read(&a.verdict)?;
+    let text = crate::io::read(&a.verdict)?;
     let verdict: Verdict = serde_json::from_str(&text).map_err(|e| {
         let problem = Problem::new(
             crate::error::Location::new(&a.verdict, e.line(), e.column()),
@@ -728,7 +701,7 @@ pub fn publish(a: cli::PublishArgs, reporter: &mut Reporter<'_>) -> Result<Exit>
     let gate = GateSettings::resolve(&a.gate, None)?;
     let markdown = comment(&verdict, &gate)?;
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
-        crate::github::actions::write_summary(Path::new(&summary), &markdown)?;
+        crate::publish::actions::write_summary(Path::new(&summary), &markdown)?;
     }
     post_comment(&verdict, &gate, &markdown, reporter)?;
     Ok(Exit::Ok)

@@ -81,7 +81,7 @@ impl ConfigFile {
     }
 
     pub fn load(path: &Path) -> Result<ConfigFile> {
-        let text = crate::suite::load::read(path)?;
+        let text = crate::io::read(path)?;
         let mut config: ConfigFile = toml::from_str(&text).map_err(|e| {
             let line = e.span().map_or(0, |s| {
                 text[..s.start.min(text.len())].matches('\n').count() + 1

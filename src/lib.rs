@@ -8,53 +8,22 @@ mod commands;
 pub mod config;
 pub mod error;
 pub mod gate;
-pub mod github;
 pub mod hook;
+pub mod io;
 pub mod metrics;
+pub mod output;
 pub mod parse;
-pub mod pipeline;
+pub mod publish;
 pub mod report;
+pub mod run;
+pub mod runfile;
 pub mod score;
 pub mod settings;
 pub mod suite;
 pub mod text;
 
-use std::io::Write;
-
 pub use error::{Error, Exit};
-
-/// The one place output leaves the program: results to stdout, notes and errors to stderr.
-/// A closed pipe (e.g. `| head`) is not an error.
-pub struct Reporter<'a> {
-    out: Box<dyn Write + 'a>,
-    err: Box<dyn Write + 'a>,
-}
-
-impl<'a> Reporter<'a> {
-    pub fn new(out: impl Write + 'a, err: impl Write + 'a) -> Self {
-        Reporter {
-            out: Box::new(out),
-            err: Box::new(err),
-        }
-    }
-
-    /// Results (stdout).
-    pub fn out(&mut self, text: &str) {
-        let _ = self.out.write_all(text.as_bytes());
-        let _ = self.out.flush();
-    }
-
-    /// Notes and progress (stderr).
-    pub fn note(&mut self, text: &str) {
-        let _ = self.err.write_all(text.as_bytes());
-        let _ = self.err.flush();
-    }
-
-    /// An error (stderr).
-    pub fn error(&mut self, error: &Error) {
-        self.note(&format!("error: {error}\n"));
-    }
-}
+pub use output::Reporter;
 
 /// Run a parsed command line. Output goes through `reporter`; the returned [`Exit`] is the
 /// process exit code.

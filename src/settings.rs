@@ -8,8 +8,8 @@ use crate::cli::{self, Format};
 use crate::config::{ConfigFile, PipelineTable};
 use crate::error::Error;
 use crate::metrics::bootstrap::BootstrapConfig;
-use crate::pipeline::cache::CacheMode;
-use crate::pipeline::config::{
+use crate::run::cache::CacheMode;
+use crate::run::config::{
     Adapter, Mode, PipelineConfig, Shard, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT,
 };
 
@@ -181,7 +181,7 @@ impl RunSettings {
             cache_dir: a
                 .cache_dir
                 .or(r.cache_dir)
-                .unwrap_or_else(|| PathBuf::from(crate::pipeline::cache::DEFAULT_DIR)),
+                .unwrap_or_else(|| PathBuf::from(crate::run::cache::DEFAULT_DIR)),
             cache,
             max_errors: a.max_errors.or(r.max_errors),
             rpm: a.rpm.or(p.rpm),

@@ -153,7 +153,7 @@ pub struct Thresholds {
 impl Thresholds {
     /// Read and validate a thresholds file.
     pub fn load(path: &Path) -> Result<Thresholds> {
-        let text = crate::suite::load::read(path)?;
+        let text = crate::io::read(path)?;
         Thresholds::parse(&text, path)
     }
 

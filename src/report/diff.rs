@@ -10,7 +10,7 @@ use similar::TextDiff;
 
 use crate::error::Result;
 use crate::parse::{parse_answer, prediction::Prediction};
-use crate::pipeline::run_file::RunIndex;
+use crate::runfile::reader::RunIndex;
 use crate::suite::{Kind, Sample, Suite};
 
 /// Diffs shown for a broken sample.

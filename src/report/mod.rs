@@ -17,7 +17,7 @@ pub fn add_template(
     builtin: &'static str,
 ) -> crate::error::Result<()> {
     let source = match templates.map(|d| d.join(name)).filter(|p| p.is_file()) {
-        Some(path) => crate::suite::load::read(&path)?,
+        Some(path) => crate::io::read(&path)?,
         None => builtin.to_string(),
     };
     env.add_template_owned(name, source).map_err(|e| {

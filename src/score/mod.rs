@@ -18,8 +18,8 @@ use crate::metrics::stats::Stats;
 use crate::metrics::validation;
 use crate::metrics::ScoringConfig;
 use crate::parse::{parse_answer, prediction::Prediction, ParseOutcome};
-use crate::pipeline::record::Answer;
-use crate::pipeline::run_file::{AnswerReader, RunIndex};
+use crate::runfile::reader::{AnswerReader, RunIndex};
+use crate::runfile::record::Answer;
 use crate::suite::{Kind, Sample, Suite};
 use crate::text::did_you_mean;
 
@@ -518,7 +518,7 @@ mod tests {
                 1 => format!("Here you go:\n```json\n{body}\n```"),
                 _ => format!("{{{body},}}"),
             };
-            let error = failed.then(|| crate::pipeline::record::RecordError { kind: crate::pipeline::record::ErrorKind::Exit, message: "x".into() });
+            let error = failed.then(|| crate::runfile::record::RecordError { kind: crate::runfile::record::ErrorKind::Exit, message: "x".into() });
             let answer = Answer { text, error, latency_ms: Some(5.0), ..Answer::default() };
             let score = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
             prop_assert!((0.0..=1.0).contains(&score.primary), "primary {}", score.primary);

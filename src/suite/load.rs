@@ -96,7 +96,7 @@ fn read_suite_toml(path: &Path) -> Result<SuiteConfig> {
     if !path.exists() {
         return Ok(SuiteConfig::default());
     }
-    let text = read(path)?;
+    let text = crate::io::read(path)?;
     toml::from_str(&text).map_err(|e| {
         let line = e.span().map_or(0, |s| {
             text[..s.start.min(text.len())].matches('\n').count() + 1
@@ -145,13 +145,6 @@ fn format_of(path: &Path) -> Option<Format> {
         "jsonl" => Some(Format::Jsonl),
         _ => None,
     }
-}
-
-pub(crate) fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 /// One document read from the suite: the sample when it has no errors, and every problem
@@ -256,7 +249,7 @@ impl SuiteReader<'_> {
     }
 
     fn load_file(&mut self, path: &Path, format: Format) -> Loaded {
-        let text = match read(path) {
+        let text = match crate::io::read(path) {
             Ok(t) => t,
             Err(e) => {
                 let problem = Problem::new(Location::file(path), None, e.to_string())

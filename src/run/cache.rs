@@ -10,7 +10,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::adapter::Reply;
-use super::record::Usage;
+use crate::runfile::record::Usage;
 
 /// Default cache directory.
 pub const DEFAULT_DIR: &str = ".goldgate/cache";
@@ -89,19 +89,8 @@ impl Cache {
             usage: reply.usage.clone(),
             latency_ms: Some(reply.latency_ms.unwrap_or(latency_ms)),
         };
-        let path = self.path(key);
-        let Some(dir) = path.parent() else { return };
-        let tmp = dir.join(format!(
-            ".{key}.{}.{:?}.tmp",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let written = std::fs::create_dir_all(dir)
-            .and_then(|_| std::fs::write(&tmp, serde_json::to_vec(&entry).unwrap_or_default()))
-            .and_then(|_| std::fs::rename(&tmp, &path));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        let bytes = serde_json::to_vec(&entry).unwrap_or_default();
+        let _ = crate::io::write_atomic_io(&self.path(key), |w| w.write_all(&bytes));
     }
 }
 

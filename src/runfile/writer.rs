@@ -121,8 +121,6 @@ fn keep_complete_lines(path: &Path) -> Result<Resumed> {
             }
         }
     }
-    let tmp = path.with_extension("resume-tmp");
-    std::fs::write(&tmp, &kept).map_err(write_err(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(write_err(path))?;
+    crate::io::write_atomic(path, |w| w.write_all(&kept))?;
     Ok(resumed)
 }

@@ -12,7 +12,7 @@ use tokio::process::Command;
 
 use super::adapter::{truncate_text, CallError, Reply};
 use super::config::PipelineConfig;
-use super::record::ErrorKind;
+use crate::runfile::record::ErrorKind;
 
 /// How much of a pipeline's stderr a record keeps.
 pub const STDERR_KEPT: usize = 4096;

@@ -8,9 +8,9 @@ use super::config::{Adapter, Mode, PipelineConfig};
 use super::http::Http;
 use super::jsonl::Jsonl;
 use super::oneshot::Oneshot;
-use super::record::{ErrorKind, RecordError, Usage};
 use super::replay::Replay;
 use crate::error::Result;
+use crate::runfile::record::{ErrorKind, RecordError, Usage};
 
 /// What a pipeline answered.
 #[derive(Clone, Debug, Default, PartialEq)]

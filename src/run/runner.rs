@@ -14,12 +14,12 @@ use tokio::task::JoinSet;
 use super::adapter::{CallError, Pipeline, Reply};
 use super::cache::Cache;
 use super::limits::Limits;
-use super::record::RunRecord;
-use super::record::Usage;
-use super::writer::RecordWriter;
 use crate::error::Result;
 use crate::metrics::bootstrap::{label_hash, Rng};
 use crate::parse::{parse_answer, ParseOutcome};
+use crate::runfile::record::RunRecord;
+use crate::runfile::record::Usage;
+use crate::runfile::writer::RecordWriter;
 
 /// One call to make.
 #[derive(Clone, Debug)]

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::adapter::{CallError, Reply};
-use super::record::{Answer, ErrorKind};
-use super::run_file::RunIndex;
 use crate::error::{Error, Result};
+use crate::runfile::reader::RunIndex;
+use crate::runfile::record::{Answer, ErrorKind};
 
 pub struct Replay {
     answers: HashMap<(String, u32), Answer>,

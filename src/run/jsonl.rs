@@ -18,7 +18,7 @@ use tokio::sync::oneshot;
 use super::adapter::{CallError, Reply};
 use super::config::PipelineConfig;
 use super::oneshot::{spawn_shell, GroupGuard};
-use super::record::ErrorKind;
+use crate::runfile::record::ErrorKind;
 
 type Waiters =
     Arc<Mutex<HashMap<String, VecDeque<(u64, oneshot::Sender<Result<String, CallError>>)>>>>;

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::adapter::{CallError, Reply};
 use super::config::PipelineConfig;
-use super::record::ErrorKind;
 use crate::error::{Error, Result};
+use crate::runfile::record::ErrorKind;
 
 pub struct Http {
     client: reqwest::Client,

@@ -1,0 +1,14 @@
+//! Running a suite through the pipeline under test: the adapters that call it (`command` in
+//! oneshot or jsonl mode, `http`, `replay`), the runner (concurrency, timeouts, retries,
+//! rate limits, repeats, shards), and the answer cache. Records go to a run file through
+//! [`crate::runfile`].
+
+pub mod adapter;
+pub mod cache;
+pub mod config;
+pub mod http;
+pub mod jsonl;
+pub mod limits;
+pub mod oneshot;
+pub mod replay;
+pub mod runner;
