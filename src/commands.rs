@@ -166,6 +166,8 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         run: &s.run,
         scoring: &scoring,
         bootstrap: s.bootstrap,
+        facts: &crate::settings::provenance_facts(),
+        keep_view: None,
     })?;
     write_atomic(&s.output, |out| scored.file.write_to(out))?;
     if !scored.warnings.is_empty() {
@@ -413,14 +415,6 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
     }
     let suite = Suite::open(&suite_dir)?;
     let scoring = gate.thresholds.scoring();
-    let request = ScoreRequest {
-        suite: &suite,
-        run: &out_dir.join("run.jsonl"),
-        scoring: &scoring,
-        bootstrap: gate.bootstrap,
-    };
-    let scored = score::score(&request)?;
-    write_atomic(&out_dir.join("score.json"), |w| scored.file.write_to(w))?;
     let baseline = if baseline_path.is_file() {
         Some(read_score(&baseline_path)?)
     } else if gate.format == Format::Brief {
@@ -433,6 +427,26 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
         None
     };
+    // A sample can break only if the baseline passed it and the candidate does not: keep
+    // what the diffs need of exactly those.
+    let sample_pass = gate.thresholds.sample_pass();
+    let passed: std::collections::HashSet<&str> = baseline
+        .iter()
+        .flat_map(|b| &b.samples)
+        .filter(|s| s.primary >= sample_pass)
+        .map(|s| s.id.as_str())
+        .collect();
+    let keep_view = |id: &str, primary: f64| primary < sample_pass && passed.contains(id);
+    let request = ScoreRequest {
+        suite: &suite,
+        run: &out_dir.join("run.jsonl"),
+        scoring: &scoring,
+        bootstrap: gate.bootstrap,
+        facts: &crate::settings::provenance_facts(),
+        keep_view: Some(&keep_view),
+    };
+    let scored = score::score(&request)?;
+    write_atomic(&out_dir.join("score.json"), |w| scored.file.write_to(w))?;
     let options = CompareOptions {
         bootstrap: gate.bootstrap,
         allow_version_change: gate.allow_version_change,
@@ -445,13 +459,18 @@ pub fn check(a: cli::CheckArgs, reporter: &mut Reporter<'_>) -> Result<Exit> {
         .iter()
         .flat_map(|a| a.broken.iter().map(|c| c.id.clone()))
         .collect();
-    let baseline_run = crate::report::diff::baseline_run_path(&baseline_path);
-    verdict.diffs = crate::report::diff::broken_sample_diffs(
-        &broken,
-        &suite,
-        &out_dir.join("run.jsonl"),
-        Some(&baseline_run),
-    )?;
+    let baseline_run = crate::settings::baseline_run_path(&baseline_path);
+    let wanted: std::collections::HashSet<&str> = broken
+        .iter()
+        .take(gate::diff::MAX_DIFFS)
+        .map(String::as_str)
+        .collect();
+    let baseline_answers = if baseline_run.is_file() && !wanted.is_empty() {
+        crate::runfile::reader::answer_texts(&baseline_run, &wanted)?
+    } else {
+        Default::default()
+    };
+    verdict.diffs = gate::diff::broken_sample_diffs(&broken, &scored.views, &baseline_answers);
     write_verdict(&out_dir.join("verdict.json"), &verdict)?;
     // The PR comment as a file too: for artifacts, other CI systems and `cat`.
     let markdown = comment(&verdict, &gate)?;
@@ -499,6 +518,8 @@ pub fn baseline_refresh(a: cli::RefreshArgs, reporter: &mut Reporter<'_>) -> Res
         run: &run_path,
         scoring: &scoring,
         bootstrap: crate::metrics::bootstrap::BootstrapConfig::default(),
+        facts: &crate::settings::provenance_facts(),
+        keep_view: None,
     };
     let scored = score::score(&request)?;
     if !scored.file.missing.is_empty() {
@@ -512,7 +533,7 @@ pub fn baseline_refresh(a: cli::RefreshArgs, reporter: &mut Reporter<'_>) -> Res
     }
     write_atomic(&target, |w| scored.file.write_to(w))?;
     // Keep the run beside the baseline: reports diff a broken sample's answers against it.
-    let kept = crate::report::diff::baseline_run_path(&target);
+    let kept = crate::settings::baseline_run_path(&target);
     write_atomic(&kept, |w| w.write_all(&std::fs::read(&run_path)?))?;
     let _ = std::fs::remove_dir_all(&work);
     reporter.out(&format!(

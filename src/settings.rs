@@ -13,6 +13,38 @@ use crate::run::config::{
     Adapter, Mode, PipelineConfig, Shard, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT,
 };
 
+/// Where and when this score is made: `GITHUB_SHA`/`GITHUB_REF` inside GitHub Actions, else
+/// what git says of the working directory; `SOURCE_DATE_EPOCH` makes the time reproducible.
+pub fn provenance_facts() -> crate::score::Facts {
+    fn env_or_git(var: &str, args: &[&str]) -> Option<String> {
+        if let Some(v) = std::env::var(var).ok().filter(|v| !v.is_empty()) {
+            return Some(v);
+        }
+        let out = std::process::Command::new("git").args(args).output().ok()?;
+        let text = String::from_utf8(out.stdout).ok()?.trim().to_string();
+        (out.status.success() && !text.is_empty()).then_some(text)
+    }
+    let created_at = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        });
+    crate::score::Facts {
+        git_sha: env_or_git("GITHUB_SHA", &["rev-parse", "HEAD"]),
+        git_ref: env_or_git("GITHUB_REF", &["rev-parse", "--abbrev-ref", "HEAD"]),
+        created_at,
+    }
+}
+
+/// Where `baseline refresh` keeps the baseline's run, beside it (`main.json` →
+/// `main.run.jsonl`): reports diff a broken sample's answers against it.
+pub fn baseline_run_path(baseline: &std::path::Path) -> PathBuf {
+    baseline.with_extension("run.jsonl")
+}
+
 /// `goldgate score`.
 #[derive(Clone, Debug)]
 pub struct ScoreSettings {

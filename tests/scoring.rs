@@ -75,6 +75,8 @@ fn run_with(
         run: &run,
         scoring: cfg,
         bootstrap,
+        facts: &goldgate::score::Facts::default(),
+        keep_view: None,
     })
     .unwrap()
     .file
@@ -391,6 +393,8 @@ fn repeats_pool_records_and_keep_per_sample_spread() {
         run: &dir.0.join("run.jsonl"),
         scoring: &ScoringConfig::default(),
         bootstrap: BootstrapConfig::default(),
+        facts: &goldgate::score::Facts::default(),
+        keep_view: None,
     };
     let file = score(&req).unwrap().file;
     let s = &file.samples[0];

@@ -130,7 +130,7 @@ pub struct Verdict {
     pub sample_results: Vec<SampleResult>,
     /// Diffs of broken samples (filled in by `check`, which has the runs).
     #[serde(default)]
-    pub diffs: Vec<crate::report::diff::SampleDiff>,
+    pub diffs: Vec<super::diff::SampleDiff>,
 }
 
 /// One candidate sample's outcome (JUnit and other per-sample reports).
@@ -273,7 +273,7 @@ pub fn compare(
         .map(|(i, m)| judge(m, candidate, baseline, thresholds, draws.get(i)))
         .collect();
     metrics.sort_by_key(|m| status_rank(m.status));
-    let sample_pass = thresholds.defaults.as_ref().map_or(0.8, |d| d.sample_pass);
+    let sample_pass = thresholds.sample_pass();
     let samples = baseline.map(|b| analyse(b, candidate, sample_pass));
     let (added, removed) = match baseline {
         Some(b) => membership(candidate, b),

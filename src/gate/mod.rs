@@ -2,6 +2,7 @@
 //! per-sample analysis, and the threshold ratchet.
 
 pub mod compare;
+pub mod diff;
 pub mod ratchet;
 pub mod samples;
 pub mod thresholds;

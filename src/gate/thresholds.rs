@@ -151,6 +151,11 @@ pub struct Thresholds {
 }
 
 impl Thresholds {
+    /// The primary score at or above which a sample passes (`[defaults] sample_pass`).
+    pub fn sample_pass(&self) -> f64 {
+        self.defaults.as_ref().map_or(0.8, |d| d.sample_pass)
+    }
+
     /// Read and validate a thresholds file.
     pub fn load(path: &Path) -> Result<Thresholds> {
         let text = crate::io::read(path)?;

@@ -1,7 +1,6 @@
 //! Renderers: turning results into text for people. Later issues add the Markdown comment,
 //! HTML and JUnit; this module holds the terminal tables.
 
-pub mod diff;
 pub mod html;
 pub mod junit;
 pub mod markdown;

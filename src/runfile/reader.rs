@@ -217,3 +217,22 @@ fn decode<T: DeserializeOwned>(
         Problem::new(Location::new(path, line, at.column), field, message).with_hint(hint)
     })
 }
+
+/// The answer texts (repeat 0) of the given samples in a run file; samples it lacks, or
+/// whose record cannot be read, are left out.
+pub fn answer_texts(
+    run: &Path,
+    ids: &std::collections::HashSet<&str>,
+) -> Result<HashMap<String, String>> {
+    let mut index = RunIndex::build(run)?;
+    let mut reader = index.reader()?;
+    let mut out = HashMap::new();
+    for &id in ids {
+        if let Some(entry) = index.take(id).and_then(|e| e.into_iter().next()) {
+            if let Ok(answer) = reader.read(&entry) {
+                out.insert(id.to_string(), answer.text);
+            }
+        }
+    }
+    Ok(out)
+}

@@ -4,6 +4,7 @@
 
 pub mod file;
 mod provenance;
+mod view;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -24,6 +25,11 @@ use crate::suite::{Kind, Sample, Suite};
 use crate::text::did_you_mean;
 
 pub use file::{SampleScore, ScoreFile};
+pub use provenance::Facts;
+pub use view::SampleView;
+
+/// Asked per sample (its id and primary score): keep a [`SampleView`] of it?
+pub type KeepView<'a> = dyn Fn(&str, f64) -> bool + Sync + 'a;
 
 /// What to score and how.
 pub struct ScoreRequest<'a> {
@@ -31,6 +37,11 @@ pub struct ScoreRequest<'a> {
     pub run: &'a Path,
     pub scoring: &'a ScoringConfig,
     pub bootstrap: BootstrapConfig,
+    /// Where and when the score is made (git sha and ref, time), gathered by the caller.
+    pub facts: &'a Facts,
+    /// Which samples to keep a [`SampleView`] of, given a sample's id and primary score
+    /// (the gate diffs the samples a change broke); `None` keeps none.
+    pub keep_view: Option<&'a KeepView<'a>>,
 }
 
 /// A finished score: the file, plus what the caller should tell the user.
@@ -38,6 +49,8 @@ pub struct Scored {
     pub file: ScoreFile,
     /// Labelling warnings met while reading the suite.
     pub warnings: Vec<Problem>,
+    /// Views of the samples `keep_view` asked for, in suite order.
+    pub views: Vec<SampleView>,
 }
 
 /// What one record contributes.
@@ -82,7 +95,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     let rx = std::sync::Mutex::new(rx);
     let mut results = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
-            .map(|_| scope.spawn(|| score_jobs(&rx, req.scoring)))
+            .map(|_| scope.spawn(|| score_jobs(&rx, req)))
             .collect();
         let mut batch = Vec::with_capacity(BATCH);
         for loaded in reader.by_ref() {
@@ -121,8 +134,15 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
             problems: reading.run_problems,
         });
     }
-    results.sort_by_key(|(i, _)| *i);
-    let samples: Vec<SampleScore> = results.into_iter().map(|(_, r)| r).collect();
+    results.sort_by_key(|(i, _, _)| *i);
+    let mut views = Vec::new();
+    let samples: Vec<SampleScore> = results
+        .into_iter()
+        .map(|(_, score, view)| {
+            views.extend(view);
+            score
+        })
+        .collect();
     let (metrics, groups) = aggregates(&samples, &req.bootstrap);
     let provenance = provenance::collect(
         req,
@@ -144,6 +164,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     Ok(Scored {
         file,
         warnings: reading.warnings,
+        views,
     })
 }
 
@@ -190,10 +211,13 @@ fn next_job(
     })
 }
 
+/// A scored sample with its place in the suite, and its view when the caller asked for one.
+type Scored1 = (usize, SampleScore, Option<SampleView>);
+
 fn score_jobs(
     rx: &std::sync::Mutex<std::sync::mpsc::Receiver<Vec<Job>>>,
-    cfg: &ScoringConfig,
-) -> Vec<(usize, SampleScore)> {
+    req: &ScoreRequest<'_>,
+) -> Vec<Scored1> {
     let mut out = Vec::new();
     loop {
         let batch = match rx.lock() {
@@ -201,11 +225,14 @@ fn score_jobs(
             Err(_) => break,
         };
         let Ok(batch) = batch else { break };
-        out.extend(
-            batch
-                .into_iter()
-                .map(|job| (job.index, score_sample(&job.sample, &job.answers, cfg))),
-        );
+        out.extend(batch.into_iter().map(|job| {
+            let score = score_sample(&job.sample, &job.answers, req.scoring);
+            let view = req
+                .keep_view
+                .filter(|keep| keep(&score.id, score.primary))
+                .map(|_| SampleView::new(&job.sample, &job.answers));
+            (job.index, score, view)
+        }));
     }
     out
 }

@@ -1,8 +1,7 @@
-//! Provenance of a score: suite and pipeline fingerprints, git sha and ref, time, version.
+//! Provenance of a score: suite and pipeline fingerprints, the facts the caller gathered
+//! (git sha and ref, time), version, and the scoring settings that shaped the numbers.
 
 use std::collections::HashSet;
-use std::process::Command;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::file::{Provenance, SampleScore, ScoringSummary};
 use super::ScoreRequest;
@@ -23,9 +22,9 @@ pub(super) fn collect(
         run_path: req.run.display().to_string(),
         pipeline_fingerprint: pipeline_fingerprint(pipelines),
         model: pipeline_fingerprint(models),
-        git_sha: env_or_git("GITHUB_SHA", &["rev-parse", "HEAD"]),
-        git_ref: env_or_git("GITHUB_REF", &["rev-parse", "--abbrev-ref", "HEAD"]),
-        created_at: created_at(),
+        git_sha: req.facts.git_sha.clone(),
+        git_ref: req.facts.git_ref.clone(),
+        created_at: rfc3339(req.facts.created_at),
         goldgate_version: env!("CARGO_PKG_VERSION").to_string(),
         repeats: samples.iter().map(|s| s.repeats as u32).max().unwrap_or(0),
         records: samples.iter().map(|s| s.repeats).sum(),
@@ -43,6 +42,16 @@ pub(super) fn collect(
     }
 }
 
+/// Where and when a score is made: facts from outside the suite and the run, gathered by
+/// the caller (the command line reads git and the environment) so scoring reads only data.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    pub git_sha: Option<String>,
+    pub git_ref: Option<String>,
+    /// Seconds since the Unix epoch.
+    pub created_at: u64,
+}
+
 /// The value all records share (fingerprint, model), `mixed` when they differ.
 fn pipeline_fingerprint(seen: HashSet<Option<String>>) -> Option<String> {
     let known: Vec<String> = seen.into_iter().flatten().collect();
@@ -51,28 +60,6 @@ fn pipeline_fingerprint(seen: HashSet<Option<String>>) -> Option<String> {
         [one] => Some(one.clone()),
         _ => Some("mixed".to_string()),
     }
-}
-
-fn env_or_git(var: &str, args: &[&str]) -> Option<String> {
-    if let Some(v) = std::env::var(var).ok().filter(|v| !v.is_empty()) {
-        return Some(v);
-    }
-    let out = Command::new("git").args(args).output().ok()?;
-    let text = String::from_utf8(out.stdout).ok()?.trim().to_string();
-    (out.status.success() && !text.is_empty()).then_some(text)
-}
-
-/// RFC 3339 UTC time; `SOURCE_DATE_EPOCH` makes it reproducible.
-fn created_at() -> String {
-    let secs = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok())
-        .unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs())
-        });
-    rfc3339(secs)
 }
 
 /// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, proleptic Gregorian).
