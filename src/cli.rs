@@ -99,20 +99,36 @@ pub fn validate_check_args(args: &[String]) -> Result<(), String> {
     })
 }
 
-/// Output format of a report on stdout.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    #[default]
+/// What `score` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScoreFormat {
+    /// The metrics table
+    Text,
+    /// The metrics as JSON
+    Json,
+}
+
+/// What the `suite` commands print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SuiteFormat {
     Text,
     Json,
-    /// The PR comment (compare and check); other commands print text
+}
+
+/// How `compare` and `check` report the verdict on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GateFormat {
+    /// The verdict, the gated metrics, the per-sample analysis and provenance
+    Text,
+    /// The verdict file's JSON
+    Json,
+    /// The PR comment
     Markdown,
-    /// JUnit XML: a test case per gate rule and per sample (compare and check)
+    /// JUnit XML: a test case per gate rule and per sample
     Junit,
-    /// A self-contained HTML report with charts (compare and check)
+    /// A self-contained HTML report with charts
     Html,
-    /// One line when the gate passes, else only what broke (compare and check; the
-    /// pre-push hook's format); other commands print text
+    /// One line when the gate passes, else only what broke (the pre-push hook's format)
     Brief,
 }
 
@@ -125,37 +141,30 @@ pub struct ScoreArgs {
     /// The run file: run.jsonl records, or {"id": ..., "output": ...} lines
     #[arg(long, env = "GOLDGATE_RUN", value_name = "RUN.jsonl")]
     pub run: PathBuf,
-    /// Where to write the score file
-    #[arg(
-        long,
-        short,
-        env = "GOLDGATE_SCORE",
-        value_name = "FILE",
-        default_value = "score.json"
-    )]
-    pub output: PathBuf,
+    /// Where to write the score file [default: score.json]
+    #[arg(long, short, env = "GOLDGATE_SCORE", value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// thresholds.toml whose [matching] and [rd_score] tables shape the metrics
     #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
     pub thresholds: Option<PathBuf>,
-    /// Bootstrap resamples for the confidence intervals (0 disables them)
-    #[arg(long, env = "GOLDGATE_RESAMPLES", default_value_t = 1000)]
-    pub resamples: usize,
-    /// Bootstrap seed (a fixed seed makes reports reproducible)
-    #[arg(long, env = "GOLDGATE_SEED", default_value_t = 20_240_601)]
-    pub seed: u64,
+    /// Bootstrap resamples for the confidence intervals (0 disables them) [default: 1000]
+    #[arg(long, env = "GOLDGATE_RESAMPLES")]
+    pub resamples: Option<usize>,
+    /// Bootstrap seed (a fixed seed makes reports reproducible) [default: 20240601]
+    #[arg(long, env = "GOLDGATE_SEED")]
+    pub seed: Option<u64>,
     /// Exit 0 even when some suite samples have no answer in the run (they are excluded)
     #[arg(long)]
     pub allow_missing: bool,
-    /// Summary format on stdout
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
+    /// Summary format on stdout [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<ScoreFormat>,
 }
 
 /// How a `--command` pipeline is driven.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
     /// One process per sample: the sample JSON on stdin, the answer on stdout
-    #[default]
     Oneshot,
     /// One long-lived process: a request line in, an {"id": ..., "output": ...} line out
     Jsonl,
@@ -167,15 +176,9 @@ pub struct RunArgs {
     /// The gold suite directory (labels and annotations are never sent to the pipeline)
     #[arg(long, env = "GOLDGATE_SUITE", value_name = "DIR")]
     pub suite: PathBuf,
-    /// Where to write the records
-    #[arg(
-        long,
-        short,
-        env = "GOLDGATE_RUN",
-        value_name = "FILE",
-        default_value = "run.jsonl"
-    )]
-    pub output: PathBuf,
+    /// Where to write the records [default: run.jsonl]
+    #[arg(long, short, env = "GOLDGATE_RUN", value_name = "FILE")]
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
 }
@@ -257,9 +260,9 @@ pub struct MergeArgs {
     /// Run files to join (for example the outputs of `run --shard i/N`)
     #[arg(required = true, value_name = "RUN.jsonl")]
     pub inputs: Vec<PathBuf>,
-    /// Where to write the merged run
-    #[arg(long, short, default_value = "run.jsonl", value_name = "FILE")]
-    pub output: PathBuf,
+    /// Where to write the merged run [default: run.jsonl]
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -278,17 +281,18 @@ pub struct SuiteArgs {
     /// under [check] suite
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
+    /// Output format [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<SuiteFormat>,
 }
 
 #[derive(Debug, Args)]
 pub struct AgreementArgs {
     #[command(flatten)]
     pub suite: SuiteArgs,
-    /// The kappa the suite must reach before it is used
-    #[arg(long, default_value_t = 0.75)]
-    pub min_kappa: f64,
+    /// The kappa the suite must reach before it is used [default: 0.75]
+    #[arg(long)]
+    pub min_kappa: Option<f64>,
 }
 
 /// Where the rules come from, and the base branch's rules for the ratchet.
@@ -306,25 +310,26 @@ pub struct GateArgs {
     /// Compare even when the baseline was scored with another metrics_version
     #[arg(long)]
     pub allow_version_change: bool,
-    /// Bootstrap resamples for the paired intervals of the deltas
-    #[arg(long, env = "GOLDGATE_RESAMPLES", default_value_t = 1000)]
-    pub resamples: usize,
-    /// Bootstrap seed
-    #[arg(long, env = "GOLDGATE_SEED", default_value_t = 20_240_601)]
-    pub seed: u64,
-    /// Report format on stdout
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
+    /// Bootstrap resamples for the paired intervals of the deltas [default: 1000]
+    #[arg(long, env = "GOLDGATE_RESAMPLES")]
+    pub resamples: Option<usize>,
+    /// Bootstrap seed [default: 20240601]
+    #[arg(long, env = "GOLDGATE_SEED")]
+    pub seed: Option<u64>,
+    /// Report format on stdout [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<GateFormat>,
     /// The gate's name: several gates in one repository keep one sticky comment each
-    #[arg(long, env = "GOLDGATE_GATE_NAME", default_value = "goldgate")]
-    pub gate_name: String,
+    /// [default: goldgate]
+    #[arg(long, env = "GOLDGATE_GATE_NAME")]
+    pub gate_name: Option<String>,
     /// A directory whose comment.md.j2 replaces the built-in comment template
     #[arg(long, env = "GOLDGATE_TEMPLATES", value_name = "DIR")]
     pub templates: Option<PathBuf>,
     /// When to post the sticky PR comment inside GitHub Actions (an existing comment is
-    /// always updated, so a PR that recovers shows it)
-    #[arg(long, env = "GOLDGATE_COMMENT_ON", value_enum, default_value_t)]
-    pub comment_on: CommentOn,
+    /// always updated, so a PR that recovers shows it) [default: always]
+    #[arg(long, env = "GOLDGATE_COMMENT_ON", value_enum)]
+    pub comment_on: Option<CommentOn>,
     /// The pull request (default: from GITHUB_EVENT_PATH)
     #[arg(long, env = "GOLDGATE_PR", value_name = "N")]
     pub pr: Option<u64>,
@@ -334,9 +339,8 @@ pub struct GateArgs {
 }
 
 /// When to post the PR comment.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CommentOn {
-    #[default]
     Always,
     /// Only when the verdict is not a plain pass
     Regression,
@@ -393,14 +397,9 @@ pub enum BaselineCommand {
     Refresh(Box<RefreshArgs>),
     /// Show a stored baseline: its metrics and provenance
     Show {
-        /// The baseline file
-        #[arg(
-            long,
-            env = "GOLDGATE_BASELINE",
-            default_value = "baselines/main.json",
-            value_name = "FILE"
-        )]
-        baseline: PathBuf,
+        /// The baseline file [default: baselines/main.json]
+        #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
+        baseline: Option<PathBuf>,
     },
 }
 
@@ -423,7 +422,8 @@ pub struct RefreshArgs {
 pub enum ThresholdsCommand {
     /// Check a thresholds file: keys, metric names, weights
     Check {
-        #[arg(default_value = "thresholds.toml", value_name = "FILE")]
-        file: PathBuf,
+        /// The rules file [default: thresholds.toml]
+        #[arg(value_name = "FILE")]
+        file: Option<PathBuf>,
     },
 }

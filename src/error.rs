@@ -1,10 +1,11 @@
-//! Typed errors with their context (file, line, field, hint), and the one place that maps
-//! them to the exit codes of SPEC §6.
+//! Typed errors with their context (file, line, field, hint), the gate's outcome, and the
+//! one place both are mapped to exit codes: 0 pass, 1 gate failed, 2 usage, configuration or
+//! input error, 3 incomplete run, 101 an internal error (a bug in goldgate).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Process exit codes (SPEC §6).
+/// Process exit codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     /// Pass (warnings included), or a command that succeeded.
@@ -15,6 +16,8 @@ pub enum Exit {
     Input = 2,
     /// Incomplete run: pipeline unreachable, too many errors, fewer samples than expected.
     Incomplete = 3,
+    /// A bug in goldgate (the same code a Rust panic exits with).
+    Internal = 101,
 }
 
 impl Exit {
@@ -22,6 +25,32 @@ impl Exit {
         self as i32
     }
 }
+
+/// What the gate decided, as far as the build is concerned.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Pass,
+    Warn,
+    Fail,
+    /// The run itself is broken (errors, missing samples): not a quality verdict.
+    Incomplete,
+}
+
+impl From<Outcome> for Exit {
+    fn from(outcome: Outcome) -> Exit {
+        match outcome {
+            Outcome::Pass | Outcome::Warn => Exit::Ok,
+            Outcome::Fail => Exit::Failed,
+            Outcome::Incomplete => Exit::Incomplete,
+        }
+    }
+}
+
+/// Where to report a bug.
+pub const BUG_REPORTS: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/issues");
 
 /// A place in a file: path, 1-based line and column (0 when unknown).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -144,6 +173,13 @@ pub enum Error {
     /// Bad command-line usage.
     #[error("{message}\n  hint: {hint}")]
     Usage { message: String, hint: String },
+    /// The machine refused something a run needs (starting the async runtime, spawning
+    /// threads): neither the user's input nor a bug.
+    #[error("{message}\n  hint: {hint}")]
+    Environment { message: String, hint: String },
+    /// A bug in goldgate: an invariant did not hold.
+    #[error("internal error: {message}\n  this is a bug in goldgate {version}; please report it at {url}", version = env!("CARGO_PKG_VERSION"), url = BUG_REPORTS)]
+    Internal { message: String },
 }
 
 impl Error {
@@ -162,13 +198,31 @@ impl Error {
         }
     }
 
-    /// The exit code this error maps to (SPEC §6): every error a user can cause is 2.
+    pub fn environment(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Error::Environment {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    /// A bug: say what did not hold.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Error::Internal {
+            message: message.into(),
+        }
+    }
+
+    /// The exit code this error maps to: bad input is 2; an environment that refused what
+    /// the run needs is 3, like any run that could not complete; a bug is 101, so no script
+    /// mistakes it for bad input.
     pub fn exit(&self) -> Exit {
         match self {
             Error::Read { .. }
             | Error::Write { .. }
             | Error::Invalid { .. }
             | Error::Usage { .. } => Exit::Input,
+            Error::Environment { .. } => Exit::Incomplete,
+            Error::Internal { .. } => Exit::Internal,
         }
     }
 }

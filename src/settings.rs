@@ -1,21 +1,77 @@
-//! Validated settings of each command, converted from the command line with `TryFrom`.
+//! Validated settings of each command, converted from the command line with `TryFrom`, and
+//! every default goldgate applies ([`defaults`]): a flag wins over `goldgate.toml`, which
+//! wins over the default. Facts from outside the inputs (git, the clock) are gathered here
+//! too, so the steps below read only data.
 
-use std::path::PathBuf;
-
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cli::{self, Format};
+use crate::baseline::RefreshSettings;
+use crate::check::{CheckSettings, ReportOptions};
+use crate::cli::{self, CommentOn, GateFormat, ScoreFormat, SuiteFormat};
 use crate::config::{ConfigFile, PipelineTable};
 use crate::error::Error;
+use crate::gate::compare::CompareOptions;
+use crate::gate::thresholds::Thresholds;
 use crate::metrics::bootstrap::BootstrapConfig;
 use crate::run::cache::CacheMode;
-use crate::run::config::{
-    Adapter, Mode, PipelineConfig, Shard, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT,
-};
+use crate::run::config::{Adapter, Mode, PipelineConfig, Shard};
+use crate::run::plan::RunSettings;
+use crate::score::Facts;
+
+/// Every default, in one table. The command line's help repeats them (a test checks that
+/// it says the same).
+pub mod defaults {
+    /// The settings file looked for in the working directory.
+    pub const CONFIG_FILE: &str = "goldgate.toml";
+    /// The rules file looked for in the working directory.
+    pub const THRESHOLDS_FILE: &str = "thresholds.toml";
+    /// The stored baseline.
+    pub const BASELINE: &str = "baselines/main.json";
+    /// Where `check` writes its files.
+    pub const OUT_DIR: &str = ".goldgate/out";
+    /// The answer cache.
+    pub const CACHE_DIR: &str = ".goldgate/cache";
+    /// `run` and `merge` output.
+    pub const RUN_FILE: &str = "run.jsonl";
+    /// `score` output.
+    pub const SCORE_FILE: &str = "score.json";
+    /// Calls in flight at once.
+    pub const JOBS: usize = 16;
+    /// Seconds a call may take.
+    pub const TIMEOUT_SECS: u64 = 120;
+    /// Largest answer kept (16 MiB).
+    pub const MAX_OUTPUT_BYTES: usize = 16 << 20;
+    /// Extra attempts after a retryable failure.
+    pub const RETRIES: u32 = 3;
+    /// Records per sample.
+    pub const REPEAT: u32 = 1;
+    /// Bootstrap resamples.
+    pub const RESAMPLES: usize = 1000;
+    /// Most resamples accepted (beyond this the interval does not change, only the wait).
+    pub const MAX_RESAMPLES: usize = 100_000;
+    /// Bootstrap seed.
+    pub const SEED: u64 = 20_240_601;
+    /// The kappa a suite must reach.
+    pub const MIN_KAPPA: f64 = 0.75;
+    /// The gate's name (one sticky comment per name).
+    pub const GATE_NAME: &str = "goldgate";
+}
+
+/// `goldgate.toml`: `--config`, else the one in the working directory, else none.
+pub fn config_file(explicit: Option<&Path>) -> Result<ConfigFile, Error> {
+    match explicit {
+        Some(path) => ConfigFile::load(path),
+        None if Path::new(defaults::CONFIG_FILE).is_file() => {
+            ConfigFile::load(Path::new(defaults::CONFIG_FILE))
+        }
+        None => Ok(ConfigFile::default()),
+    }
+}
 
 /// Where and when this score is made: `GITHUB_SHA`/`GITHUB_REF` inside GitHub Actions, else
 /// what git says of the working directory; `SOURCE_DATE_EPOCH` makes the time reproducible.
-pub fn provenance_facts() -> crate::score::Facts {
+pub fn provenance_facts() -> Facts {
     fn env_or_git(var: &str, args: &[&str]) -> Option<String> {
         if let Some(v) = std::env::var(var).ok().filter(|v| !v.is_empty()) {
             return Some(v);
@@ -32,7 +88,7 @@ pub fn provenance_facts() -> crate::score::Facts {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs())
         });
-    crate::score::Facts {
+    Facts {
         git_sha: env_or_git("GITHUB_SHA", &["rev-parse", "HEAD"]),
         git_ref: env_or_git("GITHUB_REF", &["rev-parse", "--abbrev-ref", "HEAD"]),
         created_at,
@@ -41,8 +97,26 @@ pub fn provenance_facts() -> crate::score::Facts {
 
 /// Where `baseline refresh` keeps the baseline's run, beside it (`main.json` →
 /// `main.run.jsonl`): reports diff a broken sample's answers against it.
-pub fn baseline_run_path(baseline: &std::path::Path) -> PathBuf {
+pub fn baseline_run_path(baseline: &Path) -> PathBuf {
     baseline.with_extension("run.jsonl")
+}
+
+fn bootstrap(resamples: Option<usize>, seed: Option<u64>) -> Result<BootstrapConfig, Error> {
+    let resamples = resamples.unwrap_or(defaults::RESAMPLES);
+    if resamples > defaults::MAX_RESAMPLES {
+        return Err(Error::usage(
+            format!("--resamples {resamples} is too many"),
+            format!(
+                "use at most {}; 1000 is plenty for a 95% interval",
+                defaults::MAX_RESAMPLES
+            ),
+        ));
+    }
+    Ok(BootstrapConfig {
+        resamples,
+        seed: seed.unwrap_or(defaults::SEED),
+        ..BootstrapConfig::default()
+    })
 }
 
 /// `goldgate score`.
@@ -54,172 +128,175 @@ pub struct ScoreSettings {
     pub thresholds: Option<PathBuf>,
     pub bootstrap: BootstrapConfig,
     pub allow_missing: bool,
-    pub format: Format,
+    pub format: ScoreFormat,
+    pub facts: Facts,
 }
-
-/// Most resamples accepted (beyond this the CI does not change, only the wait).
-pub const MAX_RESAMPLES: usize = 100_000;
 
 impl TryFrom<cli::ScoreArgs> for ScoreSettings {
     type Error = Error;
 
     fn try_from(a: cli::ScoreArgs) -> Result<Self, Error> {
-        if a.resamples > MAX_RESAMPLES {
-            return Err(Error::usage(
-                format!("--resamples {} is too many", a.resamples),
-                format!("use at most {MAX_RESAMPLES}; 1000 is plenty for a 95% interval"),
-            ));
-        }
         Ok(ScoreSettings {
             suite: a.suite,
             run: a.run,
-            output: a.output,
+            output: a.output.unwrap_or_else(|| defaults::SCORE_FILE.into()),
             thresholds: a.thresholds,
-            bootstrap: BootstrapConfig {
-                resamples: a.resamples,
-                seed: a.seed,
-                ..BootstrapConfig::default()
-            },
+            bootstrap: bootstrap(a.resamples, a.seed)?,
             allow_missing: a.allow_missing,
-            format: a.format,
+            format: a.format.unwrap_or(ScoreFormat::Text),
+            facts: provenance_facts(),
         })
+    }
+}
+
+/// `goldgate merge`.
+#[derive(Clone, Debug)]
+pub struct MergeSettings {
+    pub inputs: Vec<PathBuf>,
+    pub output: PathBuf,
+}
+
+impl From<cli::MergeArgs> for MergeSettings {
+    fn from(a: cli::MergeArgs) -> Self {
+        MergeSettings {
+            inputs: a.inputs,
+            output: a.output.unwrap_or_else(|| defaults::RUN_FILE.into()),
+        }
+    }
+}
+
+/// `goldgate suite lint` and `suite stats`.
+#[derive(Clone, Debug)]
+pub struct SuiteSettings {
+    /// The suite directory, or a project directory whose goldgate.toml names it.
+    pub dir: PathBuf,
+    pub format: SuiteFormat,
+}
+
+impl From<cli::SuiteArgs> for SuiteSettings {
+    fn from(a: cli::SuiteArgs) -> Self {
+        SuiteSettings {
+            dir: a.dir,
+            format: a.format.unwrap_or(SuiteFormat::Text),
+        }
     }
 }
 
 /// `goldgate suite agreement`.
 #[derive(Clone, Debug)]
 pub struct AgreementSettings {
-    pub dir: PathBuf,
+    pub suite: SuiteSettings,
     pub min_kappa: f64,
-    pub format: Format,
 }
 
 impl TryFrom<cli::AgreementArgs> for AgreementSettings {
     type Error = Error;
 
     fn try_from(a: cli::AgreementArgs) -> Result<Self, Error> {
-        if !(-1.0..=1.0).contains(&a.min_kappa) {
+        let min_kappa = a.min_kappa.unwrap_or(defaults::MIN_KAPPA);
+        if !(-1.0..=1.0).contains(&min_kappa) {
             return Err(Error::usage(
-                format!("--min-kappa {} is outside [-1, 1]", a.min_kappa),
-                "the seed's bar is 0.75",
+                format!("--min-kappa {min_kappa} is outside [-1, 1]"),
+                "the labelling guide's bar is 0.75",
             ));
         }
         Ok(AgreementSettings {
-            dir: a.suite.dir,
-            min_kappa: a.min_kappa,
-            format: a.suite.format,
+            suite: a.suite.into(),
+            min_kappa,
         })
     }
-}
-
-/// `goldgate run`.
-#[derive(Clone, Debug)]
-pub struct RunSettings {
-    pub suite: PathBuf,
-    pub output: PathBuf,
-    pub pipeline: PipelineConfig,
-    pub jobs: usize,
-    pub resume: bool,
-    pub repeat: u32,
-    pub shard: Option<Shard>,
-    pub cache_dir: PathBuf,
-    pub cache: CacheMode,
-    pub max_errors: Option<usize>,
-    pub rpm: Option<u32>,
-    pub tpm: Option<u64>,
 }
 
 impl TryFrom<cli::RunArgs> for RunSettings {
     type Error = Error;
 
-    /// Flags, then `goldgate.toml` (`--config`, or the one in the working directory), then
-    /// defaults.
     fn try_from(a: cli::RunArgs) -> Result<Self, Error> {
-        let file = ConfigFile::discover(a.pipeline.config.as_deref())?;
-        RunSettings::resolve(a.suite, a.output, a.pipeline, &file)
+        let file = config_file(a.pipeline.config.as_deref())?;
+        let output = a.output.unwrap_or_else(|| defaults::RUN_FILE.into());
+        run_settings(a.suite, output, a.pipeline, &file)
     }
 }
 
-impl RunSettings {
-    /// Settings for running `suite` into `output` with these pipeline flags over `file`.
-    pub fn resolve(
-        suite: PathBuf,
-        output: PathBuf,
-        a: cli::PipelineArgs,
-        file: &ConfigFile,
-    ) -> Result<Self, Error> {
-        let (p, r) = (file.pipeline.clone(), file.run.clone());
-        let adapter = adapter(&a, &p)?;
-        let jobs = a.jobs.or(r.jobs).unwrap_or(16);
-        if jobs == 0 || jobs > 4096 {
-            return Err(Error::usage(
-                format!("jobs = {jobs} is out of range"),
-                "use 1 to 4096 calls in flight",
-            ));
-        }
-        let timeout = a
-            .timeout
-            .or(p.timeout_secs)
-            .unwrap_or(DEFAULT_TIMEOUT.as_secs_f64());
-        if !(timeout > 0.0 && timeout.is_finite()) {
-            return Err(Error::usage(
-                format!("timeout {timeout} is not a positive number of seconds"),
-                "for example --timeout 60",
-            ));
-        }
-        let repeat = a.repeat.or(r.repeat).unwrap_or(1);
-        if repeat == 0 || repeat > 1000 {
-            return Err(Error::usage(
-                format!("repeat {repeat} is out of range"),
-                "use 1 to 1000 (3 is usual for a flakiness check)",
-            ));
-        }
-        let shard = match a.shard.as_deref() {
-            None => None,
-            Some(text) => Some(Shard::parse(text).ok_or_else(|| {
-                Error::usage(
-                    format!("--shard `{text}` is not of the form i/N"),
-                    "for example --shard 1/4 (shards count from 1)",
-                )
-            })?),
-        };
-        let mut pipeline = PipelineConfig::new(adapter);
-        pipeline.timeout = Duration::from_secs_f64(timeout);
-        pipeline.max_output_bytes = a
+/// Settings for running `suite` into `output` with these pipeline flags over `file`.
+pub fn run_settings(
+    suite: PathBuf,
+    output: PathBuf,
+    a: cli::PipelineArgs,
+    file: &ConfigFile,
+) -> Result<RunSettings, Error> {
+    let (p, r) = (file.pipeline.clone(), file.run.clone());
+    let adapter = adapter(&a, &p)?;
+    let jobs = a.jobs.or(r.jobs).unwrap_or(defaults::JOBS);
+    if jobs == 0 || jobs > 4096 {
+        return Err(Error::usage(
+            format!("jobs = {jobs} is out of range"),
+            "use 1 to 4096 calls in flight",
+        ));
+    }
+    let timeout = a
+        .timeout
+        .or(p.timeout_secs)
+        .unwrap_or(defaults::TIMEOUT_SECS as f64);
+    if !(timeout > 0.0 && timeout.is_finite()) {
+        return Err(Error::usage(
+            format!("timeout {timeout} is not a positive number of seconds"),
+            "for example --timeout 60",
+        ));
+    }
+    let repeat = a.repeat.or(r.repeat).unwrap_or(defaults::REPEAT);
+    if repeat == 0 || repeat > 1000 {
+        return Err(Error::usage(
+            format!("repeat {repeat} is out of range"),
+            "use 1 to 1000 (3 is usual for a flakiness check)",
+        ));
+    }
+    let shard = match a.shard.as_deref() {
+        None => None,
+        Some(text) => Some(Shard::parse(text).ok_or_else(|| {
+            Error::usage(
+                format!("--shard `{text}` is not of the form i/N"),
+                "for example --shard 1/4 (shards count from 1)",
+            )
+        })?),
+    };
+    let pipeline = PipelineConfig {
+        adapter,
+        timeout: Duration::from_secs_f64(timeout),
+        max_output_bytes: a
             .max_output_bytes
             .or(p.max_output_bytes)
-            .unwrap_or(DEFAULT_MAX_OUTPUT)
-            .max(1);
-        pipeline.retries = a.retries.or(p.retries).unwrap_or(3);
-        pipeline.model = a.model.or(p.model);
-        pipeline.fingerprint_files = if a.fingerprint_files.is_empty() {
+            .unwrap_or(defaults::MAX_OUTPUT_BYTES)
+            .max(1),
+        retries: a.retries.or(p.retries).unwrap_or(defaults::RETRIES),
+        model: a.model.or(p.model),
+        fingerprint_files: if a.fingerprint_files.is_empty() {
             p.fingerprint_files
         } else {
             a.fingerprint_files
-        };
-        let cache = match (a.no_cache, a.refresh_cache) {
-            (true, _) => CacheMode::Off,
-            (false, true) => CacheMode::Refresh,
-            (false, false) => CacheMode::Use,
-        };
-        Ok(RunSettings {
-            suite,
-            output,
-            pipeline,
-            jobs,
-            resume: a.resume,
-            repeat,
-            shard,
-            cache_dir: a
-                .cache_dir
-                .or(r.cache_dir)
-                .unwrap_or_else(|| PathBuf::from(crate::run::cache::DEFAULT_DIR)),
-            cache,
-            max_errors: a.max_errors.or(r.max_errors),
-            rpm: a.rpm.or(p.rpm),
-            tpm: a.tpm.or(p.tpm),
-        })
-    }
+        },
+    };
+    let cache = match (a.no_cache, a.refresh_cache) {
+        (true, _) => CacheMode::Off,
+        (false, true) => CacheMode::Refresh,
+        (false, false) => CacheMode::Use,
+    };
+    Ok(RunSettings {
+        suite,
+        output,
+        pipeline,
+        jobs,
+        resume: a.resume,
+        repeat,
+        shard,
+        cache_dir: a
+            .cache_dir
+            .or(r.cache_dir)
+            .unwrap_or_else(|| defaults::CACHE_DIR.into()),
+        cache,
+        max_errors: a.max_errors.or(r.max_errors),
+        rpm: a.rpm.or(p.rpm),
+        tpm: a.tpm.or(p.tpm),
+    })
 }
 
 /// The adapter: a flag wins; otherwise `[pipeline]`.
@@ -234,13 +311,11 @@ fn adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Adapter, Error> {
             ))
         }
     };
-    let file_headers: Vec<(String, String)> = p
-        .headers
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
     let headers = if a.headers.is_empty() {
-        file_headers
+        p.headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     } else {
         parse_headers(&a.headers)?
     };
@@ -292,44 +367,41 @@ fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>, Error> {
         .collect()
 }
 
-/// The rules and how to apply them (`compare`, `check`).
+/// The rules, how to apply them, and how to report and publish the verdict (`compare`,
+/// `check`, `publish`).
+#[derive(Clone, Debug)]
 pub struct GateSettings {
-    pub thresholds: crate::gate::thresholds::Thresholds,
-    pub ratchet: Vec<String>,
-    pub bootstrap: BootstrapConfig,
-    pub allow_version_change: bool,
-    pub format: Format,
-    pub gate_name: String,
-    pub templates: Option<PathBuf>,
-    pub comment_on: cli::CommentOn,
+    pub thresholds: Thresholds,
+    pub compare: CompareOptions,
+    pub format: GateFormat,
+    pub report: ReportOptions,
+    pub comment_on: CommentOn,
     pub pr: Option<u64>,
     pub check_run: bool,
 }
 
 impl GateSettings {
-    /// `--thresholds`, else `configured`, else ./thresholds.toml when it exists, else none;
-    /// and the ratchet against `--base-thresholds` or the file at `--base-ref`.
-    pub fn resolve(a: &cli::GateArgs, configured: Option<&std::path::Path>) -> Result<Self, Error> {
-        use crate::gate::thresholds::Thresholds;
+    /// `--thresholds`, else `configured`, else ./thresholds.toml when it exists, else the
+    /// built-in rules; and the ratchet against `--base-thresholds` or the file at
+    /// `--base-ref`.
+    pub fn resolve(a: &cli::GateArgs, configured: Option<&Path>) -> Result<Self, Error> {
         let path = a
             .thresholds
             .as_deref()
             .or(configured)
             .map(PathBuf::from)
             .or_else(|| {
-                let default = PathBuf::from("thresholds.toml");
+                let default = PathBuf::from(defaults::THRESHOLDS_FILE);
                 default.is_file().then_some(default)
             });
         let thresholds = match &path {
             Some(p) => Thresholds::load(p)?,
-            None => Thresholds::parse("version = 1", std::path::Path::new("(no thresholds file)"))?,
+            None => Thresholds::parse("version = 1", Path::new("(no thresholds file)"))?,
         };
         let base = match (&a.base_thresholds, &a.base_ref) {
             (Some(file), _) => Some(Thresholds::load(file)?),
             (None, Some(rev)) => {
-                let p = path
-                    .clone()
-                    .unwrap_or_else(|| PathBuf::from("thresholds.toml"));
+                let p = path.unwrap_or_else(|| PathBuf::from(defaults::THRESHOLDS_FILE));
                 crate::gate::ratchet::at_revision(rev, &p)?
             }
             (None, None) => None,
@@ -337,29 +409,155 @@ impl GateSettings {
         let ratchet = base
             .map(|b| crate::gate::ratchet::loosened(&b, &thresholds))
             .unwrap_or_default();
-        if a.resamples > MAX_RESAMPLES {
-            return Err(Error::usage(
-                format!("--resamples {} is too many", a.resamples),
-                format!("use at most {MAX_RESAMPLES}"),
-            ));
-        }
         Ok(GateSettings {
             thresholds,
-            ratchet,
-            bootstrap: BootstrapConfig {
-                resamples: a.resamples,
-                seed: a.seed,
-                ..BootstrapConfig::default()
+            compare: CompareOptions {
+                bootstrap: bootstrap(a.resamples, a.seed)?,
+                allow_version_change: a.allow_version_change,
+                ratchet,
             },
-            allow_version_change: a.allow_version_change,
-            format: a.format,
-            gate_name: a.gate_name.clone(),
-            templates: a.templates.clone(),
-            comment_on: a.comment_on,
+            format: a.format.unwrap_or(GateFormat::Text),
+            report: ReportOptions {
+                gate_name: a
+                    .gate_name
+                    .clone()
+                    .unwrap_or_else(|| defaults::GATE_NAME.into()),
+                templates: a.templates.clone(),
+            },
+            comment_on: a.comment_on.unwrap_or(CommentOn::Always),
             pr: a.pr,
             check_run: a.check_run,
         })
     }
+}
+
+/// `goldgate compare`.
+#[derive(Clone, Debug)]
+pub struct CompareSettings {
+    pub score: PathBuf,
+    pub baseline: Option<PathBuf>,
+    pub output: Option<PathBuf>,
+    pub gate: GateSettings,
+}
+
+impl TryFrom<cli::CompareArgs> for CompareSettings {
+    type Error = Error;
+
+    fn try_from(a: cli::CompareArgs) -> Result<Self, Error> {
+        Ok(CompareSettings {
+            gate: GateSettings::resolve(&a.gate, None)?,
+            score: a.score,
+            baseline: a.baseline,
+            output: a.output,
+        })
+    }
+}
+
+/// `goldgate check`: the library's settings plus how to report and publish.
+#[derive(Clone, Debug)]
+pub struct CheckCommand {
+    pub check: CheckSettings,
+    pub gate: GateSettings,
+}
+
+impl TryFrom<cli::CheckArgs> for CheckCommand {
+    type Error = Error;
+
+    fn try_from(a: cli::CheckArgs) -> Result<Self, Error> {
+        let file = config_file(a.pipeline.config.as_deref())?;
+        let suite = suite_dir(a.suite, &file, "no suite to check")?;
+        let out_dir = a
+            .out_dir
+            .or(file.check.out_dir.clone())
+            .unwrap_or_else(|| defaults::OUT_DIR.into());
+        let baseline = a
+            .baseline
+            .or(file.check.baseline.clone())
+            .unwrap_or_else(|| defaults::BASELINE.into());
+        let gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
+        let run = run_settings(suite, out_dir.join(defaults::RUN_FILE), a.pipeline, &file)?;
+        Ok(CheckCommand {
+            check: CheckSettings {
+                run,
+                out_dir,
+                baseline_run: baseline_run_path(&baseline),
+                baseline,
+                thresholds: gate.thresholds.clone(),
+                compare: gate.compare.clone(),
+                report: gate.report.clone(),
+                facts: provenance_facts(),
+            },
+            gate,
+        })
+    }
+}
+
+impl TryFrom<cli::RefreshArgs> for RefreshSettings {
+    type Error = Error;
+
+    /// The run goes to a temporary directory; the rules shape the scores.
+    fn try_from(a: cli::RefreshArgs) -> Result<Self, Error> {
+        let file = config_file(a.pipeline.config.as_deref())?;
+        let suite = suite_dir(a.suite, &file, "no suite to run")?;
+        let baseline = a
+            .baseline
+            .or(file.check.baseline.clone())
+            .unwrap_or_else(|| defaults::BASELINE.into());
+        let thresholds = match a.thresholds.as_deref().or(file.check.thresholds.as_deref()) {
+            Some(p) => Some(Thresholds::load(p)?),
+            None if Path::new(defaults::THRESHOLDS_FILE).is_file() => {
+                Some(Thresholds::load(Path::new(defaults::THRESHOLDS_FILE))?)
+            }
+            None => None,
+        };
+        let work = std::env::temp_dir().join(format!("goldgate-refresh-{}", std::process::id()));
+        let run = run_settings(suite, work.join(defaults::RUN_FILE), a.pipeline, &file)?;
+        Ok(RefreshSettings {
+            run,
+            baseline_run: baseline_run_path(&baseline),
+            baseline,
+            scoring: thresholds.map(|t| t.scoring()).unwrap_or_default(),
+            facts: provenance_facts(),
+        })
+    }
+}
+
+/// `goldgate publish`.
+#[derive(Clone, Debug)]
+pub struct PublishSettings {
+    pub verdict: PathBuf,
+    pub gate: GateSettings,
+}
+
+impl TryFrom<cli::PublishArgs> for PublishSettings {
+    type Error = Error;
+
+    fn try_from(a: cli::PublishArgs) -> Result<Self, Error> {
+        Ok(PublishSettings {
+            gate: GateSettings::resolve(&a.gate, None)?,
+            verdict: a.verdict,
+        })
+    }
+}
+
+/// `--suite`, else `[check] suite` in goldgate.toml.
+fn suite_dir(flag: Option<PathBuf>, file: &ConfigFile, what: &str) -> Result<PathBuf, Error> {
+    flag.or(file.check.suite.clone()).ok_or_else(|| {
+        Error::usage(
+            what,
+            "pass --suite DIR, or set suite = \"...\" under [check] in goldgate.toml",
+        )
+    })
+}
+
+/// `baseline show`: the file, default [`defaults::BASELINE`].
+pub fn baseline_file(flag: Option<PathBuf>) -> PathBuf {
+    flag.unwrap_or_else(|| defaults::BASELINE.into())
+}
+
+/// `thresholds check`: the file, default [`defaults::THRESHOLDS_FILE`].
+pub fn thresholds_file(flag: Option<PathBuf>) -> PathBuf {
+    flag.unwrap_or_else(|| defaults::THRESHOLDS_FILE.into())
 }
 
 /// `goldgate hook install`.

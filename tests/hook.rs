@@ -182,7 +182,7 @@ fn the_hook_runs_the_gate_on_push_and_blocks_a_failing_one() {
     assert!(!ok, "a failing gate blocks the push:\n{text}");
     assert!(text.contains("failed: extraction.f1"), "{text}");
     assert!(
-        text.contains("extraction.f1: - → 0.0000"),
+        text.contains("extraction.f1: – → 0.0000"),
         "the broken rule is shown:\n{text}"
     );
     assert!(text.contains("push blocked"), "{text}");

@@ -1,194 +1,21 @@
-//! The decision (SPEC §6): a score file against a baseline under `thresholds.toml`. Every
-//! configured rule is applied to the candidate's aggregate — floors and ceilings always,
-//! regressions when there is a baseline, optionally only when the paired-bootstrap interval
-//! of the delta excludes zero. Run health (errors, missing samples) makes a run incomplete,
-//! never a pass. Plain data in, a [`Verdict`] out.
+//! Comparing a candidate's score file with an optional baseline under `thresholds.toml`:
+//! pairs the samples both runs scored, draws the paired-bootstrap deltas, judges every
+//! metric (see [`super::judge`]), analyses the samples that flipped, and assembles the
+//! [`Verdict`]. Plain data in, plain data out.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
-
-use super::samples::{analyse, SampleAnalysis};
-use super::thresholds::{Regression, Severity, Thresholds};
+use super::judge::{decide, judge};
+use super::samples::analyse;
+use super::thresholds::Thresholds;
+use super::verdict::{
+    GroupRow, MetricResult, ProvenanceReport, SampleResult, Verdict, VERDICT_SCHEMA,
+};
 use crate::error::{Error, Result};
-use crate::metrics::bootstrap::{interval, paired_deltas, BootstrapConfig, Prepared};
-use crate::metrics::registry::{Direction, Metric, METRICS};
+use crate::metrics::bootstrap::{paired_deltas, BootstrapConfig, Prepared};
+use crate::metrics::registry::METRICS;
 use crate::metrics::stats::Stats;
-use crate::score::file::{Provenance, ScoreFile};
-
-pub const VERDICT_SCHEMA: &str = "goldgate.verdict/1";
-
-/// The overall outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    Pass,
-    Warn,
-    Fail,
-    /// The run itself is broken (errors, missing samples): not a quality verdict.
-    Incomplete,
-}
-
-impl Outcome {
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Outcome::Pass | Outcome::Warn => 0,
-            Outcome::Fail => 1,
-            Outcome::Incomplete => 3,
-        }
-    }
-}
-
-/// One metric's status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Pass,
-    Warn,
-    Fail,
-    /// A run-health rule broke: the run is incomplete.
-    Incomplete,
-    /// No rule applies: reported for information.
-    Info,
-}
-
-/// The rule applied to a metric, as configured (defaults filled in).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Rule {
-    pub min: Option<f64>,
-    pub max: Option<f64>,
-    /// As written: `0.02` or `"5%"`.
-    pub max_regression: Option<String>,
-    pub require_significance: bool,
-    pub confidence: f64,
-    pub severity: String,
-}
-
-impl Rule {
-    /// `≥ 0.8, ≤ 0.1, Δ ≤ 0.02 (sig.)`: the rule in a few characters.
-    pub fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(x) = self.min {
-            parts.push(format!("≥ {x}"));
-        }
-        if let Some(x) = self.max {
-            parts.push(format!("≤ {x}"));
-        }
-        if let Some(x) = &self.max_regression {
-            parts.push(format!(
-                "Δ ≤ {x}{}",
-                if self.require_significance {
-                    " (sig.)"
-                } else {
-                    ""
-                }
-            ));
-        }
-        parts.join(", ")
-    }
-}
-
-/// One metric compared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MetricResult {
-    pub name: String,
-    pub direction: Direction,
-    pub baseline: Option<f64>,
-    pub candidate: Option<f64>,
-    pub delta: Option<f64>,
-    /// Paired-bootstrap interval of the delta over shared samples, at the rule's confidence.
-    pub delta_ci: Option<[f64; 2]>,
-    pub n: usize,
-    pub rule: Option<Rule>,
-    pub status: Status,
-    /// Why the status is what it is (empty for a plain pass).
-    pub reasons: Vec<String>,
-}
-
-/// A whole verdict: everything a report needs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
-    pub schema: String,
-    pub verdict: Outcome,
-    pub exit_code: i32,
-    /// One line saying why.
-    pub summary: String,
-    pub baseline_present: bool,
-    pub metrics: Vec<MetricResult>,
-    pub samples: Option<SampleAnalysis>,
-    /// Samples in the candidate but not the baseline, and the other way round.
-    pub added: Vec<String>,
-    pub removed: Vec<String>,
-    /// Suite samples the candidate run had no answer for.
-    pub missing: Vec<String>,
-    pub provenance: ProvenanceReport,
-    /// Rules loosened relative to the base branch.
-    pub ratchet: Vec<String>,
-    /// Gated metrics per group (kind, difficulty, domain), for the breakdown in reports.
-    pub groups: Vec<GroupRow>,
-    /// Every candidate sample: its primary score, the baseline's, and whether it passes.
-    pub sample_results: Vec<SampleResult>,
-    /// Diffs of broken samples (filled in by `check`, which has the runs).
-    #[serde(default)]
-    pub diffs: Vec<super::diff::SampleDiff>,
-}
-
-/// One candidate sample's outcome (JUnit and other per-sample reports).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SampleResult {
-    pub id: String,
-    pub kind: crate::suite::Kind,
-    pub primary: f64,
-    pub baseline: Option<f64>,
-    pub pass: bool,
-}
-
-/// One gated metric in one group.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GroupRow {
-    pub dimension: String,
-    pub group: String,
-    pub metric: String,
-    pub baseline: Option<f64>,
-    pub candidate: Option<f64>,
-    pub n: usize,
-}
-
-/// The gated metrics of every group that has data for them.
-fn group_rows(
-    candidate: &ScoreFile,
-    baseline: Option<&ScoreFile>,
-    gated: &[&str],
-) -> Vec<GroupRow> {
-    let mut rows = Vec::new();
-    for (dimension, groups) in &candidate.groups {
-        for (group, metrics) in groups {
-            for &name in gated {
-                let Some(agg) = metrics.get(name).filter(|a| a.n > 0) else {
-                    continue;
-                };
-                let before =
-                    baseline.and_then(|b| b.groups.get(dimension)?.get(group)?.get(name)?.value);
-                rows.push(GroupRow {
-                    dimension: dimension.clone(),
-                    group: group.clone(),
-                    metric: name.into(),
-                    baseline: before,
-                    candidate: agg.value,
-                    n: agg.n,
-                });
-            }
-        }
-    }
-    rows
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ProvenanceReport {
-    pub candidate: Provenance,
-    pub baseline: Option<Provenance>,
-    pub differences: Vec<String>,
-}
+use crate::score::file::ScoreFile;
 
 /// How to compare.
 #[derive(Clone, Debug)]
@@ -197,57 +24,6 @@ pub struct CompareOptions {
     pub allow_version_change: bool,
     /// Findings of the threshold ratchet (rules loosened against the base branch).
     pub ratchet: Vec<String>,
-}
-
-/// Run-health error rate above which a run is incomplete when thresholds say nothing.
-pub const DEFAULT_MAX_ERROR_RATE: f64 = 0.10;
-
-/// The rule for a metric: its `[metrics."name"]` table with `[defaults]` filled in, or the
-/// built-in run-health rule. `None`: the metric is reported, not gated.
-pub fn rule_for(
-    metric: &Metric,
-    thresholds: &Thresholds,
-) -> Option<(Rule, Option<Regression>, Severity)> {
-    let defaults = thresholds.defaults.clone().unwrap_or_default();
-    let configured = thresholds
-        .metrics
-        .iter()
-        .find(|(k, _)| k.get_ref() == metric.name)
-        .map(|(_, r)| r.clone());
-    let configured = match configured {
-        Some(r) => r,
-        None if metric.name == "run.error_rate" => {
-            let rule = Rule {
-                min: None,
-                max: Some(DEFAULT_MAX_ERROR_RATE),
-                max_regression: None,
-                require_significance: false,
-                confidence: defaults.confidence,
-                severity: "fail".into(),
-            };
-            return Some((rule, None, Severity::Fail));
-        }
-        None => return None,
-    };
-    let regression = configured.max_regression.or(defaults.max_regression);
-    let severity = configured.severity.unwrap_or(defaults.severity);
-    let rule = Rule {
-        min: configured.min,
-        max: configured.max,
-        max_regression: regression.map(|r| match r {
-            Regression::Absolute(x) => format!("{x}"),
-            Regression::Relative(p) => format!("{}%", p * 100.0),
-        }),
-        require_significance: configured
-            .require_significance
-            .unwrap_or(defaults.require_significance),
-        confidence: configured.confidence.unwrap_or(defaults.confidence),
-        severity: match severity {
-            Severity::Fail => "fail".into(),
-            Severity::Warn => "warn".into(),
-        },
-    };
-    Some((rule, regression, severity))
 }
 
 /// Compare a candidate score with an optional baseline.
@@ -272,7 +48,7 @@ pub fn compare(
         .enumerate()
         .map(|(i, m)| judge(m, candidate, baseline, thresholds, draws.get(i)))
         .collect();
-    metrics.sort_by_key(|m| status_rank(m.status));
+    metrics.sort_by_key(|m| m.status.rank());
     let sample_pass = thresholds.sample_pass();
     let samples = baseline.map(|b| analyse(b, candidate, sample_pass));
     let (added, removed) = match baseline {
@@ -296,7 +72,7 @@ pub fn compare(
     Ok(Verdict {
         schema: VERDICT_SCHEMA.into(),
         verdict,
-        exit_code: verdict.exit_code(),
+        exit_code: crate::error::Exit::from(verdict).code(),
         summary,
         baseline_present: baseline.is_some(),
         metrics,
@@ -338,14 +114,33 @@ fn sample_results(
         .collect()
 }
 
-fn status_rank(s: Status) -> u8 {
-    match s {
-        Status::Incomplete => 0,
-        Status::Fail => 1,
-        Status::Warn => 2,
-        Status::Pass => 3,
-        Status::Info => 4,
+/// The gated metrics of every group that has data for them.
+fn group_rows(
+    candidate: &ScoreFile,
+    baseline: Option<&ScoreFile>,
+    gated: &[&str],
+) -> Vec<GroupRow> {
+    let mut rows = Vec::new();
+    for (dimension, groups) in &candidate.groups {
+        for (group, metrics) in groups {
+            for &name in gated {
+                let Some(agg) = metrics.get(name).filter(|a| a.n > 0) else {
+                    continue;
+                };
+                let before =
+                    baseline.and_then(|b| b.groups.get(dimension)?.get(group)?.get(name)?.value);
+                rows.push(GroupRow {
+                    dimension: dimension.clone(),
+                    group: group.clone(),
+                    metric: name.into(),
+                    baseline: before,
+                    candidate: agg.value,
+                    n: agg.n,
+                });
+            }
+        }
     }
+    rows
 }
 
 /// Indexes (candidate, baseline) of the samples both runs scored.
@@ -388,110 +183,6 @@ fn paired_draws(
     let cand = side(candidate, shared, |p| p.0);
     let base = side(b, shared, |p| p.1);
     paired_deltas(&base, &cand, cfg, "paired")
-}
-
-fn judge(
-    metric: &Metric,
-    candidate: &ScoreFile,
-    baseline: Option<&ScoreFile>,
-    thresholds: &Thresholds,
-    draws: Option<&Vec<f64>>,
-) -> MetricResult {
-    let value = |f: &ScoreFile| f.metrics.get(metric.name).and_then(|a| a.value);
-    let (cand, base) = (value(candidate), baseline.and_then(value));
-    let delta = cand.zip(base).map(|(c, b)| c - b);
-    let rule = rule_for(metric, thresholds);
-    let confidence = rule.as_ref().map_or(0.95, |(r, _, _)| r.confidence);
-    let delta_ci = delta.and(draws).and_then(|d| interval(d, confidence));
-    let mut result = MetricResult {
-        name: metric.name.into(),
-        direction: metric.direction,
-        baseline: base,
-        candidate: cand,
-        delta,
-        delta_ci,
-        n: candidate.metrics.get(metric.name).map_or(0, |a| a.n),
-        rule: None,
-        status: Status::Info,
-        reasons: Vec::new(),
-    };
-    let Some((rule, regression, severity)) = rule else {
-        return result;
-    };
-    result.status = Status::Pass;
-    let broken = if metric.name.starts_with("run.") {
-        Status::Incomplete
-    } else {
-        match severity {
-            Severity::Fail => Status::Fail,
-            Severity::Warn => Status::Warn,
-        }
-    };
-    let breaks = |result: &mut MetricResult, reason: String| {
-        result.reasons.push(reason);
-        if status_rank(broken) < status_rank(result.status) {
-            result.status = broken;
-        }
-    };
-    match cand {
-        None => result.reasons.push("no data in this run".into()),
-        Some(v) => {
-            if let Some(min) = rule.min.filter(|min| v < *min) {
-                breaks(
-                    &mut result,
-                    format!("{} is below the floor {}", fmt(v), fmt(min)),
-                );
-            }
-            if let Some(max) = rule.max.filter(|max| v > *max) {
-                breaks(
-                    &mut result,
-                    format!("{} is above the ceiling {}", fmt(v), fmt(max)),
-                );
-            }
-        }
-    }
-    if let (Some(regression), Some(c), Some(b)) = (regression, cand, base) {
-        let worse = match metric.direction {
-            Direction::Higher => b - c,
-            Direction::Lower => c - b,
-        };
-        let allowed = match regression {
-            Regression::Absolute(x) => x,
-            Regression::Relative(p) => p * b.abs(),
-        };
-        if worse > allowed + 1e-12 {
-            let significant = match (metric.direction, delta_ci) {
-                (Direction::Higher, Some([_, hi])) => hi < 0.0,
-                (Direction::Lower, Some([lo, _])) => lo > 0.0,
-                (_, None) => false,
-            };
-            let what = format!(
-                "{} → {} is worse by {}, more than the {} allowed",
-                fmt(b),
-                fmt(c),
-                fmt(worse),
-                fmt(allowed)
-            );
-            if significant || !rule.require_significance {
-                breaks(&mut result, what);
-            } else {
-                result.reasons.push(format!(
-                    "{what}, but not significant at {:.0}% (the delta's interval includes 0)",
-                    rule.confidence * 100.0
-                ));
-            }
-        }
-    }
-    result.rule = Some(rule);
-    result
-}
-
-fn fmt(v: f64) -> String {
-    if v.abs() >= 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.4}")
-    }
 }
 
 fn membership(candidate: &ScoreFile, baseline: &ScoreFile) -> (Vec<String>, Vec<String>) {
@@ -553,72 +244,12 @@ fn differences(baseline: &ScoreFile, candidate: &ScoreFile) -> Vec<String> {
     out
 }
 
-fn decide(
-    metrics: &[MetricResult],
-    candidate: &ScoreFile,
-    has_baseline: bool,
-    ratchet: &[String],
-) -> (Outcome, String) {
-    let names = |s: Status| {
-        metrics
-            .iter()
-            .filter(|m| m.status == s)
-            .map(|m| m.name.as_str())
-            .collect::<Vec<_>>()
-    };
-    if !candidate.missing.is_empty() {
-        return (
-            Outcome::Incomplete,
-            format!(
-                "incomplete run: {} samples have no answer",
-                candidate.missing.len()
-            ),
-        );
-    }
-    let incomplete = names(Status::Incomplete);
-    if !incomplete.is_empty() {
-        return (
-            Outcome::Incomplete,
-            format!("incomplete run: {} broke its rule", incomplete.join(", ")),
-        );
-    }
-    let failed = names(Status::Fail);
-    if !failed.is_empty() {
-        return (Outcome::Fail, format!("failed: {}", failed.join(", ")));
-    }
-    let mut warned: Vec<String> = names(Status::Warn).into_iter().map(String::from).collect();
-    if !ratchet.is_empty() {
-        warned.push(format!("{} loosened threshold(s)", ratchet.len()));
-    }
-    let gated = metrics.iter().filter(|m| m.rule.is_some()).count();
-    let base = if has_baseline {
-        ""
-    } else {
-        " (no baseline yet: absolute rules only)"
-    };
-    if warned.is_empty() {
-        (Outcome::Pass, format!("passed: {gated} rules hold{base}"))
-    } else {
-        (
-            Outcome::Warn,
-            format!("passed with warnings: {}{base}", warned.join(", ")),
-        )
-    }
-}
-
-/// Metric name → result, for tests and reports.
-pub fn by_name(verdict: &Verdict) -> BTreeMap<&str, &MetricResult> {
-    verdict
-        .metrics
-        .iter()
-        .map(|m| (m.name.as_str(), m))
-        .collect()
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::gate::verdict::{by_name, Outcome, Status};
     use crate::metrics::bootstrap::aggregate;
+    use crate::score::file::Provenance;
     use crate::score::file::{SampleScore, ScoringSummary};
     use std::path::Path;
 

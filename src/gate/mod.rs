@@ -1,8 +1,13 @@
-//! The gate (SPEC §6): `thresholds.toml`, the comparison of a score with its baseline, the
-//! per-sample analysis, and the threshold ratchet.
+//! The gate: `thresholds.toml` ([`thresholds`]), the rule each metric is held to
+//! ([`rule`]), judging metrics and deciding ([`judge`]), comparing a candidate with its
+//! baseline into a [`verdict::Verdict`] ([`compare`]), the per-sample fix/break analysis
+//! ([`samples`]), diffs of broken samples ([`diff`]) and the threshold ratchet ([`ratchet`]).
 
 pub mod compare;
 pub mod diff;
+pub mod judge;
 pub mod ratchet;
+pub mod rule;
 pub mod samples;
 pub mod thresholds;
+pub mod verdict;

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::compare::rule_for;
+use super::rule::rule_for;
 use super::thresholds::{Regression, Severity, Thresholds};
 use crate::error::{Error, Result};
 use crate::metrics::registry::METRICS;

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::gate::compare::{Status, Verdict};
+use crate::gate::verdict::{Status, Verdict};
 
 /// GitHub's limit on a job summary.
 pub const SUMMARY_LIMIT: usize = 1 << 20;

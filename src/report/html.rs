@@ -9,7 +9,7 @@ use std::path::Path;
 use minijinja::{context, Environment, Value};
 
 use crate::error::{Error, Result};
-use crate::gate::compare::{Outcome, Status, Verdict};
+use crate::gate::verdict::{Outcome, Status, Verdict};
 use crate::metrics::calibration::{Bins, BINS};
 use crate::metrics::extraction::bins_from;
 use crate::metrics::stats::Stats;
@@ -111,7 +111,7 @@ pub fn distribution_svg(candidate: &[f64], baseline: &[f64]) -> String {
 }
 
 fn num(v: Option<f64>) -> String {
-    super::value(v, 4)
+    crate::number::optional(v, 4)
 }
 
 /// Render the report for a verdict and the candidate's score file.
@@ -157,11 +157,7 @@ pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> R
                 Status::Incomplete => "incomplete",
                 Status::Info => "",
             };
-            let delta = match (m.delta, m.delta_ci) {
-                (Some(d), Some([lo, hi])) => format!("{d:+.4} [{lo:+.3}, {hi:+.3}]"),
-                (Some(d), None) => format!("{d:+.4}"),
-                _ => "–".into(),
-            };
+            let delta = crate::number::delta(m.delta, m.delta_ci, 4);
             let rule = m.rule.as_ref().map_or_else(String::new, |r| r.describe());
             context! { name => m.name.clone(), baseline => num(m.baseline), candidate => num(m.candidate), delta => delta, rule => rule, status => status, reasons => m.reasons.join("; ") }
         })

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::gate::compare::{Status, Verdict};
+use crate::gate::verdict::{Status, Verdict};
 
 /// XML text: escaped, with characters XML 1.0 cannot hold dropped.
 pub fn xml(text: &str) -> String {

@@ -10,7 +10,7 @@ use minijinja::{context, Environment, Value};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::gate::compare::{Outcome, Status, Verdict};
+use crate::gate::verdict::{Outcome, Status, Verdict};
 
 /// GitHub's limit on a comment body, in characters.
 pub const GITHUB_LIMIT: usize = 65_536;
@@ -66,7 +66,7 @@ struct Row {
 }
 
 fn num(v: Option<f64>) -> String {
-    super::value(v, 3)
+    crate::number::optional(v, 3)
 }
 
 fn rows(v: &Verdict) -> Vec<Row> {
@@ -76,11 +76,7 @@ fn rows(v: &Verdict) -> Vec<Row> {
         .map(|m| Row {
             name: m.name.clone(),
             values: format!("{} → {}", num(m.baseline), num(m.candidate)),
-            delta: match (m.delta, m.delta_ci) {
-                (Some(d), Some([lo, hi])) => format!("{d:+.3} [{lo:+.3}, {hi:+.3}]"),
-                (Some(d), None) => format!("{d:+.3}"),
-                _ => "–".into(),
-            },
+            delta: crate::number::delta(m.delta, m.delta_ci, 3),
             rule: m
                 .rule
                 .as_ref()
@@ -180,7 +176,7 @@ fn render_as(
         let change = |c: &crate::gate::samples::Change| context! { id => c.id.clone(), baseline => format!("{:.3}", c.baseline), candidate => format!("{:.3}", c.candidate) };
         context! {
             sample_pass => s.sample_pass, shared => s.shared, fix => s.fix, broken_count => s.break_, keep => s.keep, still => s.still,
-            net_gain => s.net_gain.map_or_else(|| "–".into(), |g| format!("{g:+.3}")),
+            net_gain => crate::number::delta(s.net_gain, None, 3),
             mcnemar_p => format!("{:.4}", s.mcnemar_p),
             broken => s.broken.iter().map(change).collect::<Vec<_>>(),
             fixed => s.fixed.iter().map(change).collect::<Vec<_>>(),

@@ -1,5 +1,6 @@
-//! Renderers: turning results into text for people. Later issues add the Markdown comment,
-//! HTML and JUnit; this module holds the terminal tables.
+//! Renderers: turning results into text for people and tools — the terminal tables
+//! ([`terminal`]), the PR comment ([`markdown`]), the HTML report ([`html`]), JUnit XML
+//! ([`junit`]) and run progress ([`progress`]) — and the template loader they share.
 
 pub mod html;
 pub mod junit;
@@ -25,13 +26,4 @@ pub fn add_template(
             format!("fix {name} in --templates, or remove it to use the built-in one"),
         )
     })
-}
-
-/// A metric value for a report: `–` when there is none, fewer decimals for large values.
-pub fn value(v: Option<f64>, decimals: usize) -> String {
-    match v {
-        None => "–".into(),
-        Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
-        Some(v) => format!("{v:.decimals$}"),
-    }
 }

@@ -1,6 +1,7 @@
 //! Plain-text renderers for the terminal: lint problems, suite stats, agreement, and the
 //! score summary. Each returns a `String`; the caller decides where it goes.
 
+use crate::number::{delta, optional, value, MISSING};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -144,8 +145,8 @@ pub fn agreement_table(a: &Agreement, min_kappa: f64) -> String {
             format!("{} vs {}", p.a, p.b),
             p.samples,
             p.messages,
-            fmt_opt(p.kappa),
-            p.band.unwrap_or("-")
+            optional(p.kappa, 4),
+            p.band.unwrap_or(MISSING)
         );
     }
     if let Some(f) = a.fleiss {
@@ -161,21 +162,17 @@ pub fn agreement_table(a: &Agreement, min_kappa: f64) -> String {
             let _ = writeln!(
                 out,
                 "\nok: kappa {k:.4} ({}) meets --min-kappa {min_kappa}",
-                a.band.unwrap_or("-")
+                a.band.unwrap_or(MISSING)
             );
         }
         Some(k) => {
-            let _ = writeln!(out, "\nFAIL: kappa {k:.4} ({}) is below --min-kappa {min_kappa}: revise the labelling guide and relabel the disputed samples", a.band.unwrap_or("-"));
+            let _ = writeln!(out, "\nFAIL: kappa {k:.4} ({}) is below --min-kappa {min_kappa}: revise the labelling guide and relabel the disputed samples", a.band.unwrap_or(MISSING));
         }
         None => {
             let _ = writeln!(out, "\nFAIL: kappa is undefined (no messages to compare)");
         }
     }
     out
-}
-
-fn fmt_opt(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| format!("{v:.4}"))
 }
 
 /// `score`: the metrics with data, in registry order, with n and CI.
@@ -191,7 +188,7 @@ pub fn score_summary(file: &ScoreFile, output: &Path) -> String {
             continue;
         };
         let ci = agg.ci.map_or_else(
-            || "-".to_string(),
+            || MISSING.to_string(),
             |[lo, hi]| format!("[{}, {}]", num(lo), num(hi)),
         );
         let _ = writeln!(
@@ -222,11 +219,7 @@ pub fn score_summary(file: &ScoreFile, output: &Path) -> String {
 }
 
 fn num(v: f64) -> String {
-    if v.abs() >= 1000.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.4}")
-    }
+    value(v, 4)
 }
 
 /// The note for samples that had no answer.
@@ -250,8 +243,8 @@ pub fn missing_note(missing: &[String], run: &Path, suite: &Path) -> String {
 /// The verdict in as few lines as will do (`--format brief`, the pre-push hook): one line
 /// when the gate passes cleanly; otherwise the verdict line, then only the rules that did not
 /// hold (with why), loosened rules, broken and missing samples.
-pub fn brief(v: &crate::gate::compare::Verdict) -> String {
-    use crate::gate::compare::{Outcome, Status};
+pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
+    use crate::gate::verdict::{Outcome, Status};
     let mut out = format!(
         "goldgate: {} ({} samples)\n",
         v.summary,
@@ -260,7 +253,7 @@ pub fn brief(v: &crate::gate::compare::Verdict) -> String {
     if v.verdict == Outcome::Pass {
         return out;
     }
-    let value = |x: Option<f64>| x.map_or_else(|| "-".to_string(), num);
+    let value = |x: Option<f64>| optional(x, 4);
     for m in v
         .metrics
         .iter()
@@ -316,18 +309,14 @@ pub fn brief(v: &crate::gate::compare::Verdict) -> String {
 }
 
 /// `+0.0123 [-0.004, +0.030]`: a metric's delta with its paired interval, if it has one.
-fn delta_text(m: &crate::gate::compare::MetricResult) -> Option<String> {
-    match (m.delta, m.delta_ci) {
-        (Some(d), Some([lo, hi])) => Some(format!("{d:+.4} [{lo:+.3}, {hi:+.3}]")),
-        (Some(d), None) => Some(format!("{d:+.4}")),
-        _ => None,
-    }
+fn delta_text(m: &crate::gate::verdict::MetricResult) -> Option<String> {
+    m.delta.map(|d| delta(Some(d), m.delta_ci, 4))
 }
 
 /// `compare` / `check`: the verdict line, the gated metrics (problems first), other metrics
 /// that moved, the per-sample analysis, membership, provenance and ratchet findings.
-pub fn verdict(v: &crate::gate::compare::Verdict) -> String {
-    use crate::gate::compare::{Outcome, Status};
+pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
+    use crate::gate::verdict::{Outcome, Status};
     let mut out = String::new();
     let word = match v.verdict {
         Outcome::Pass => "PASS",
@@ -346,12 +335,12 @@ pub fn verdict(v: &crate::gate::compare::Verdict) -> String {
         .iter()
         .filter(|m| m.rule.is_some() || (m.delta.is_some_and(|d| d.abs() > 1e-12)))
     {
-        let value = |x: Option<f64>| x.map_or_else(|| "-".to_string(), num);
-        let delta = delta_text(m).unwrap_or_else(|| "-".into());
+        let value = |x: Option<f64>| optional(x, 4);
+        let delta = delta_text(m).unwrap_or_else(|| MISSING.into());
         let rule = m
             .rule
             .as_ref()
-            .map_or_else(|| "-".to_string(), |r| r.describe());
+            .map_or_else(|| MISSING.to_string(), |r| r.describe());
         let status = match m.status {
             Status::Pass => "ok",
             Status::Warn => "WARN",
@@ -372,7 +361,7 @@ pub fn verdict(v: &crate::gate::compare::Verdict) -> String {
         }
     }
     if let Some(s) = &v.samples {
-        let rate = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |r| format!("{r:.3}"));
+        let rate = |x: Option<f64>| optional(x, 3);
         let _ = writeln!(
             out,
             "\nsamples (pass = primary ≥ {}): {} shared; {} fixed, {} broken, {} kept, {} still failing; fix rate {}, break rate {}, net gain {}; McNemar p = {:.4}",
@@ -445,9 +434,11 @@ pub fn baseline(file: &ScoreFile, path: &Path) -> String {
         ),
         (
             "pipeline",
-            p.pipeline_fingerprint.clone().unwrap_or_else(|| "-".into()),
+            p.pipeline_fingerprint
+                .clone()
+                .unwrap_or_else(|| MISSING.into()),
         ),
-        ("model", p.model.clone().unwrap_or_else(|| "-".into())),
+        ("model", p.model.clone().unwrap_or_else(|| MISSING.into())),
         (
             "git",
             format!(
@@ -488,7 +479,7 @@ pub fn thresholds(t: &crate::gate::thresholds::Thresholds, path: &Path) -> Strin
         "rule (Δ: allowed regression)"
     );
     for m in METRICS {
-        if let Some((rule, _, _)) = crate::gate::compare::rule_for(m, t) {
+        if let Some((rule, _, _)) = crate::gate::rule::rule_for(m, t) {
             let _ = writeln!(
                 out,
                 "  {:<36} {:<28} {}",

@@ -10,5 +10,6 @@ pub mod http;
 pub mod jsonl;
 pub mod limits;
 pub mod oneshot;
+pub mod plan;
 pub mod replay;
 pub mod runner;

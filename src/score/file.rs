@@ -1,15 +1,18 @@
-//! The score file of SPEC §6 (`schema: "goldgate.score/1"`): provenance, aggregate metrics
-//! with `n` and CI, per-group aggregates, and per-sample values with the sums they came from.
+//! The score file (`schema: "goldgate.score/1"`): provenance, aggregate metrics with `n` and
+//! CI, per-group aggregates, and per-sample values with the sums they came from; written
+//! and read back (a baseline is a score file).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{Error, Location, Problem, Result};
 use crate::metrics::bootstrap::{Aggregate, BootstrapConfig};
 use crate::metrics::stats::Stats;
 use crate::parse::ParseOutcome;
 use crate::suite::{Difficulty, Kind};
+use std::path::Path;
 
 pub const SCHEMA: &str = "goldgate.score/1";
 pub const METRICS_VERSION: &str = "1";
@@ -138,4 +141,27 @@ pub struct ScoreFile {
     pub samples: Vec<SampleScore>,
     /// Suite samples that had no answer in the run (excluded from every metric).
     pub missing: Vec<String>,
+}
+
+/// Read a score (or baseline) file, with the location of any problem.
+pub fn read(path: &Path) -> Result<ScoreFile> {
+    let text = crate::io::read(path)?;
+    let file: ScoreFile = serde_json::from_str(&text).map_err(|e| {
+        let (message, hint) = crate::text::explain_serde(&e.to_string());
+        let mut problem = Problem::new(Location::new(path, e.line(), e.column()), None, message);
+        problem.hint = hint.or_else(|| {
+            Some("score files are written by goldgate score, check or baseline refresh".into())
+        });
+        Error::invalid("score file", problem)
+    })?;
+    if file.schema != SCHEMA {
+        let problem = Problem::new(
+            Location::file(path),
+            Some("schema".into()),
+            format!("unknown schema `{}`", file.schema),
+        )
+        .with_hint(format!("this goldgate reads `{}`", SCHEMA));
+        return Err(Error::invalid("score file", problem));
+    }
+    Ok(file)
 }

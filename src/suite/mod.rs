@@ -12,3 +12,25 @@ pub use validate::{field_of, in_enum, pointer_of};
 
 pub use load::{Loaded, Suite, SuiteConfig, SuiteReader};
 pub use model::{Difficulty, Kind, Sample};
+
+impl Suite {
+    /// Visit every sample of a valid suite, in order; a suite with errors is refused with
+    /// all of them (labelling warnings do not stop it).
+    pub fn each_sample(&self, mut visit: impl FnMut(&Sample)) -> crate::error::Result<()> {
+        let mut errors = Vec::new();
+        for loaded in self.reader() {
+            errors.extend(loaded.problems.into_iter().filter(|p| p.is_error()));
+            if let Some(sample) = &loaded.sample {
+                visit(sample);
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(crate::error::Error::Invalid {
+                what: "suite",
+                problems: errors,
+            })
+        }
+    }
+}

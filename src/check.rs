@@ -1,0 +1,171 @@
+//! The gate as one library call: run the suite through the pipeline, score the run, compare
+//! it with the baseline under the rules, diff the samples it broke, and write `run.jsonl`,
+//! `score.json`, `verdict.json` and `report.md` (the PR comment). [`check`] returns all of
+//! it as data; printing and publishing are the caller's business.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Problem, Result};
+use crate::gate::compare::{compare, CompareOptions};
+use crate::gate::thresholds::Thresholds;
+use crate::gate::verdict::Verdict;
+use crate::gate::{diff, samples};
+use crate::io::write_atomic;
+use crate::metrics::ScoringConfig;
+use crate::report::markdown;
+use crate::run::plan::{run_suite, Observer, RunReport, RunSettings};
+use crate::score::{self, Facts, ScoreFile, ScoreRequest};
+use crate::suite::Suite;
+
+/// Everything `check` needs, defaults already applied.
+#[derive(Clone, Debug)]
+pub struct CheckSettings {
+    /// The run; its `output` is `out_dir/run.jsonl`.
+    pub run: RunSettings,
+    pub out_dir: PathBuf,
+    pub baseline: PathBuf,
+    /// Where the baseline's run is kept (for the baseline-vs-candidate answer diffs).
+    pub baseline_run: PathBuf,
+    pub thresholds: Thresholds,
+    pub compare: CompareOptions,
+    pub report: ReportOptions,
+    pub facts: Facts,
+}
+
+/// How the PR comment is rendered.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// The gate's name: one sticky comment per name.
+    pub gate_name: String,
+    /// A directory whose templates replace the built-in ones.
+    pub templates: Option<PathBuf>,
+}
+
+/// The files a complete check wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Written {
+    pub run: PathBuf,
+    pub score: PathBuf,
+    pub verdict: PathBuf,
+    pub report: PathBuf,
+}
+
+impl Written {
+    /// (output name, path) pairs, as the GitHub Action names them.
+    pub fn named(&self) -> Vec<(&'static str, PathBuf)> {
+        vec![
+            ("run", self.run.clone()),
+            ("score", self.score.clone()),
+            ("verdict-file", self.verdict.clone()),
+            ("report", self.report.clone()),
+        ]
+    }
+}
+
+/// A gated run: the score, the verdict with its diffs, the rendered comment, the files.
+#[derive(Clone, Debug)]
+pub struct Gated {
+    pub score: ScoreFile,
+    /// Labelling warnings met while reading the suite (they do not stop the gate).
+    pub warnings: Vec<Problem>,
+    /// `None` when there is no baseline file yet: only absolute rules applied.
+    pub baseline: Option<PathBuf>,
+    pub verdict: Verdict,
+    /// The PR comment (also in `report.md`).
+    pub markdown: String,
+    pub written: Written,
+}
+
+/// What `check` did: the run, and the gate's result when the run completed.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub run: RunReport,
+    /// `None` when the run did not complete (no verdict on an incomplete run).
+    pub gated: Option<Gated>,
+}
+
+/// Run, score, compare and write the results of one gate.
+pub fn check(
+    s: &CheckSettings,
+    runtime: &tokio::runtime::Runtime,
+    observer: &mut dyn Observer,
+) -> Result<Checked> {
+    let run = run_suite(&s.run, runtime, observer)?;
+    if !run.is_complete() {
+        return Ok(Checked { run, gated: None });
+    }
+    let suite = Suite::open(&s.run.suite)?;
+    let baseline = match s.baseline.is_file() {
+        true => Some(score::file::read(&s.baseline)?),
+        false => None,
+    };
+    let scoring = s.thresholds.scoring();
+    let (scored, verdict) = gate(s, &suite, &run.path, &scoring, baseline.as_ref())?;
+    let written = Written {
+        run: run.path.clone(),
+        score: s.out_dir.join("score.json"),
+        verdict: s.out_dir.join("verdict.json"),
+        report: s.out_dir.join("report.md"),
+    };
+    write_atomic(&written.score, |w| scored.file.write_to(w))?;
+    crate::gate::verdict::write(&written.verdict, &verdict)?;
+    let markdown = markdown::comment(&verdict, &s.report.gate_name, s.report.templates.as_deref())?;
+    write_atomic(&written.report, |w| w.write_all(markdown.as_bytes()))?;
+    Ok(Checked {
+        run,
+        gated: Some(Gated {
+            score: scored.file,
+            warnings: scored.warnings,
+            baseline: baseline.is_some().then(|| s.baseline.clone()),
+            verdict,
+            markdown,
+            written,
+        }),
+    })
+}
+
+/// Score the run and judge it, with diffs of the samples it broke.
+fn gate(
+    s: &CheckSettings,
+    suite: &Suite,
+    run: &Path,
+    scoring: &ScoringConfig,
+    baseline: Option<&ScoreFile>,
+) -> Result<(score::Scored, Verdict)> {
+    // A sample can break only if the baseline passed it and the candidate does not: the
+    // scorer keeps what the diffs need of exactly those.
+    let sample_pass = s.thresholds.sample_pass();
+    let passed: HashSet<&str> = baseline
+        .iter()
+        .flat_map(|b| &b.samples)
+        .filter(|b| b.primary >= sample_pass)
+        .map(|b| b.id.as_str())
+        .collect();
+    let keep_view = |id: &str, primary: f64| primary < sample_pass && passed.contains(id);
+    let scored = score::score(&ScoreRequest {
+        suite,
+        run,
+        scoring,
+        bootstrap: s.compare.bootstrap,
+        facts: &s.facts,
+        keep_view: Some(&keep_view),
+    })?;
+    let mut verdict = compare(&scored.file, baseline, &s.thresholds, &s.compare)?;
+    let broken: Vec<String> = verdict
+        .samples
+        .iter()
+        .flat_map(|a: &samples::SampleAnalysis| a.broken.iter().map(|c| c.id.clone()))
+        .collect();
+    let wanted: HashSet<&str> = broken
+        .iter()
+        .take(diff::MAX_DIFFS)
+        .map(String::as_str)
+        .collect();
+    let baseline_answers = match s.baseline_run.is_file() && !wanted.is_empty() {
+        true => crate::runfile::reader::answer_texts(&s.baseline_run, &wanted)?,
+        false => Default::default(),
+    };
+    verdict.diffs = diff::broken_sample_diffs(&broken, &scored.views, &baseline_answers);
+    Ok((scored, verdict))
+}

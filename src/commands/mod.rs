@@ -1,0 +1,148 @@
+//! The subcommands, one file each: convert the command line into settings, call the library,
+//! hand the results to a renderer, choose the exit code. No metric, file or GitHub logic
+//! lives here.
+
+mod baseline;
+mod check;
+mod compare;
+mod hook;
+mod publish;
+mod run;
+mod score;
+mod suite;
+mod thresholds;
+
+use crate::cli::{BaselineCommand, Cli, Command, HookCommand, SuiteCommand, ThresholdsCommand};
+use crate::error::{Error, Exit, Result};
+use crate::output::Reporter;
+use crate::run::plan::{Ending, Observer, RunReport};
+use crate::run::runner::RunSummary;
+
+/// Run a parsed command line; output goes through `reporter`.
+pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    match cli.command {
+        Command::Run(args) => run::run((*args).try_into()?, reporter),
+        Command::Merge(args) => run::merge(args.into(), reporter),
+        Command::Score(args) => score::score(args.try_into()?, reporter),
+        Command::Compare(args) => compare::compare(args.try_into()?, reporter),
+        Command::Check(args) => check::check((*args).try_into()?, reporter),
+        Command::Publish(args) => publish::publish(args.try_into()?, reporter),
+        Command::Baseline(BaselineCommand::Refresh(args)) => {
+            baseline::refresh((*args).try_into()?, reporter)
+        }
+        Command::Baseline(BaselineCommand::Show { baseline }) => {
+            baseline::show(&crate::settings::baseline_file(baseline), reporter)
+        }
+        Command::Thresholds(ThresholdsCommand::Check { file }) => {
+            thresholds::check(&crate::settings::thresholds_file(file), reporter)
+        }
+        Command::Suite(SuiteCommand::Lint(args)) => suite::lint(args.into(), reporter),
+        Command::Suite(SuiteCommand::Stats(args)) => suite::stats(args.into(), reporter),
+        Command::Suite(SuiteCommand::Agreement(args)) => {
+            suite::agreement(args.try_into()?, reporter)
+        }
+        Command::Hook(HookCommand::Install(args)) => hook::install(args.try_into()?, reporter),
+        Command::Hook(HookCommand::Uninstall { force }) => hook::uninstall(force, reporter),
+    }
+}
+
+/// Pretty JSON on stdout.
+fn json<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string_pretty(value)
+        .map(|s| s + "\n")
+        .map_err(|e| Error::internal(format!("cannot render JSON: {e}")))
+}
+
+/// Where the run's summary line goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SummaryTo {
+    Stdout,
+    /// The command's stdout is for something else (`check --format json`).
+    Stderr,
+    /// Nowhere (`check --format brief`: one line when all is well).
+    Nowhere,
+}
+
+/// Shows a run's progress on stderr: a bar on a terminal, a line every few seconds in logs.
+struct ShowProgress<'r, 'a> {
+    reporter: &'r mut Reporter<'a>,
+    bar: Option<crate::report::progress::Progress>,
+}
+
+impl<'r, 'a> ShowProgress<'r, 'a> {
+    fn new(reporter: &'r mut Reporter<'a>) -> Self {
+        ShowProgress {
+            reporter,
+            bar: None,
+        }
+    }
+}
+
+impl Observer for ShowProgress<'_, '_> {
+    fn resumed(&mut self, done: usize, todo: usize) {
+        self.reporter.note(&format!(
+            "resuming: {done} records already done, {todo} to run\n"
+        ));
+    }
+
+    fn started(&mut self, calls: usize) {
+        let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        self.bar = Some(crate::report::progress::Progress::new(calls, tty));
+    }
+
+    fn record(&mut self, so_far: &RunSummary) {
+        let line = self
+            .bar
+            .as_mut()
+            .and_then(|bar| bar.update(so_far.written, so_far.errors, so_far.cached));
+        if let Some(line) = line {
+            self.reporter.note(&line);
+        }
+    }
+
+    fn finished(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish();
+        }
+    }
+}
+
+/// Say how a run ended: the summary line when it completed (where `to` says), else why it
+/// stopped and where its records are. Returns the exit code of an incomplete run.
+fn report_run(run: &RunReport, to: SummaryTo, reporter: &mut Reporter<'_>) -> Exit {
+    let s = &run.summary;
+    match &run.ending {
+        Ending::Complete => {
+            let line = format!(
+                "wrote {} records to {} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate)\n",
+                run.total,
+                run.path.display(),
+                s.written,
+                s.elapsed.as_secs_f64(),
+                s.errors,
+                s.cached,
+                run.hit_rate(),
+            );
+            match to {
+                SummaryTo::Stdout => reporter.out(&line),
+                SummaryTo::Stderr => reporter.note(&line),
+                SummaryTo::Nowhere => {}
+            }
+            return Exit::Ok;
+        }
+        Ending::Tripped {
+            max_errors,
+            first_error,
+        } => reporter.note(&format!(
+            "error: stopped after {} failed calls (--max-errors {max_errors}): the pipeline looks broken\n  first failure: {first_error}\n",
+            s.errors,
+        )),
+        Ending::Interrupted => {}
+    }
+    reporter.note(&format!(
+        "incomplete run: {} records are in {}; fix the cause and run again with --resume\n",
+        run.total,
+        run.path.display()
+    ));
+    Exit::Incomplete
+}

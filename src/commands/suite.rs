@@ -1,0 +1,79 @@
+//! `goldgate suite lint | stats | agreement`.
+
+use std::path::Path;
+
+use crate::cli::SuiteFormat;
+use crate::config::ConfigFile;
+use crate::error::{Exit, Result};
+use crate::output::Reporter;
+use crate::report::terminal;
+use crate::settings::{defaults, AgreementSettings, SuiteSettings};
+use crate::suite::agreement::AgreementBuilder;
+use crate::suite::stats::SuiteStats;
+use crate::suite::Suite;
+
+pub fn lint(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let suite = open_suite(&s.dir, reporter)?;
+    let (mut problems, mut samples) = (Vec::new(), 0);
+    for loaded in suite.reader() {
+        samples += usize::from(loaded.sample.is_some());
+        problems.extend(loaded.problems);
+    }
+    match s.format {
+        SuiteFormat::Text => reporter.out(&terminal::lint_report(
+            &problems,
+            suite.files().len(),
+            samples,
+        )),
+        SuiteFormat::Json => reporter.out(&super::json(&terminal::lint_json(&problems))?),
+    }
+    Ok(match problems.is_empty() {
+        true => Exit::Ok,
+        false => Exit::Input,
+    })
+}
+
+pub fn stats(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let suite = open_suite(&s.dir, reporter)?;
+    let mut stats = SuiteStats::default();
+    suite.each_sample(|sample| stats.add(sample))?;
+    match s.format {
+        SuiteFormat::Text => reporter.out(&terminal::stats_table(&stats)),
+        SuiteFormat::Json => reporter.out(&super::json(&stats)?),
+    }
+    Ok(Exit::Ok)
+}
+
+pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let suite = open_suite(&s.suite.dir, reporter)?;
+    let mut builder = AgreementBuilder::default();
+    suite.each_sample(|sample| builder.add(sample))?;
+    let report = builder.finish();
+    match s.suite.format {
+        SuiteFormat::Text => reporter.out(&terminal::agreement_table(&report, s.min_kappa)),
+        SuiteFormat::Json => reporter.out(&super::json(&report)?),
+    }
+    Ok(match report.headline {
+        Some(k) if k >= s.min_kappa => Exit::Ok,
+        _ => Exit::Failed,
+    })
+}
+
+/// Open the suite at `dir`, or, when `dir` is a project directory (a `goldgate.toml` whose
+/// `[check] suite` names another directory, and no `suite.toml`), the suite it names.
+fn open_suite(dir: &Path, reporter: &mut Reporter<'_>) -> Result<Suite> {
+    let config = dir.join(defaults::CONFIG_FILE);
+    if config.is_file() && !dir.join("suite.toml").is_file() {
+        if let Some(named) = ConfigFile::load(&config)?.check.suite {
+            if named != dir {
+                reporter.note(&format!(
+                    "suite: {} (named by {})\n",
+                    named.display(),
+                    config.display()
+                ));
+                return Suite::open(&named);
+            }
+        }
+    }
+    Suite::open(dir)
+}

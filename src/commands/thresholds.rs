@@ -1,0 +1,14 @@
+//! `goldgate thresholds check`: validate a rules file and show the rules it makes.
+
+use std::path::Path;
+
+use crate::error::{Exit, Result};
+use crate::gate::thresholds::Thresholds;
+use crate::output::Reporter;
+use crate::report::terminal;
+
+pub fn check(path: &Path, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let thresholds = Thresholds::load(path)?;
+    reporter.out(&terminal::thresholds(&thresholds, path));
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,94 @@
+//! The rule a metric is gated by: its `[metrics."name"]` table in `thresholds.toml` with
+//! `[defaults]` filled in, or the built-in run-health rule; and how a rule reads in reports.
+
+use serde::{Deserialize, Serialize};
+
+use super::thresholds::{Regression, Severity, Thresholds};
+use crate::metrics::registry::Metric;
+
+/// The rule applied to a metric, as configured (defaults filled in).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// As written: `0.02` or `"5%"`.
+    pub max_regression: Option<String>,
+    pub require_significance: bool,
+    pub confidence: f64,
+    pub severity: String,
+}
+
+impl Rule {
+    /// `≥ 0.8, ≤ 0.1, Δ ≤ 0.02 (sig.)`: the rule in a few characters.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(x) = self.min {
+            parts.push(format!("≥ {x}"));
+        }
+        if let Some(x) = self.max {
+            parts.push(format!("≤ {x}"));
+        }
+        if let Some(x) = &self.max_regression {
+            parts.push(format!(
+                "Δ ≤ {x}{}",
+                if self.require_significance {
+                    " (sig.)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        parts.join(", ")
+    }
+}
+
+/// Run-health error rate above which a run is incomplete when thresholds say nothing.
+pub const DEFAULT_MAX_ERROR_RATE: f64 = 0.10;
+
+/// The rule for a metric: its `[metrics."name"]` table with `[defaults]` filled in, or the
+/// built-in run-health rule. `None`: the metric is reported, not gated.
+pub fn rule_for(
+    metric: &Metric,
+    thresholds: &Thresholds,
+) -> Option<(Rule, Option<Regression>, Severity)> {
+    let defaults = thresholds.defaults.clone().unwrap_or_default();
+    let configured = thresholds
+        .metrics
+        .iter()
+        .find(|(k, _)| k.get_ref() == metric.name)
+        .map(|(_, r)| r.clone());
+    let configured = match configured {
+        Some(r) => r,
+        None if metric.name == "run.error_rate" => {
+            let rule = Rule {
+                min: None,
+                max: Some(DEFAULT_MAX_ERROR_RATE),
+                max_regression: None,
+                require_significance: false,
+                confidence: defaults.confidence,
+                severity: "fail".into(),
+            };
+            return Some((rule, None, Severity::Fail));
+        }
+        None => return None,
+    };
+    let regression = configured.max_regression.or(defaults.max_regression);
+    let severity = configured.severity.unwrap_or(defaults.severity);
+    let rule = Rule {
+        min: configured.min,
+        max: configured.max,
+        max_regression: regression.map(|r| match r {
+            Regression::Absolute(x) => format!("{x}"),
+            Regression::Relative(p) => format!("{}%", p * 100.0),
+        }),
+        require_significance: configured
+            .require_significance
+            .unwrap_or(defaults.require_significance),
+        confidence: configured.confidence.unwrap_or(defaults.confidence),
+        severity: match severity {
+            Severity::Fail => "fail".into(),
+            Severity::Warn => "warn".into(),
+        },
+    };
+    Some((rule, regression, severity))
+}

@@ -1,0 +1,147 @@
+//! The verdict: what the gate decided and everything a report needs to show why — each
+//! metric's values, delta, rule and status, the per-sample analysis, provenance, group
+//! breakdown and the diffs of broken samples. Plain data, written as `verdict.json`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::error::Outcome;
+use crate::metrics::registry::Direction;
+use crate::score::file::Provenance;
+
+use super::diff::SampleDiff;
+use super::rule::Rule;
+use super::samples::SampleAnalysis;
+
+pub const VERDICT_SCHEMA: &str = "goldgate.verdict/1";
+
+/// One metric's status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Warn,
+    Fail,
+    /// A run-health rule broke: the run is incomplete.
+    Incomplete,
+    /// No rule applies: reported for information.
+    Info,
+}
+
+impl Status {
+    /// Worst first: the order rules are reported in, and how statuses combine.
+    pub fn rank(self) -> u8 {
+        match self {
+            Status::Incomplete => 0,
+            Status::Fail => 1,
+            Status::Warn => 2,
+            Status::Pass => 3,
+            Status::Info => 4,
+        }
+    }
+}
+
+/// One metric compared.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricResult {
+    pub name: String,
+    pub direction: Direction,
+    pub baseline: Option<f64>,
+    pub candidate: Option<f64>,
+    pub delta: Option<f64>,
+    /// Paired-bootstrap interval of the delta over shared samples, at the rule's confidence.
+    pub delta_ci: Option<[f64; 2]>,
+    pub n: usize,
+    pub rule: Option<Rule>,
+    pub status: Status,
+    /// Why the status is what it is (empty for a plain pass).
+    pub reasons: Vec<String>,
+}
+
+/// A whole verdict: everything a report needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub schema: String,
+    pub verdict: Outcome,
+    pub exit_code: i32,
+    /// One line saying why.
+    pub summary: String,
+    pub baseline_present: bool,
+    pub metrics: Vec<MetricResult>,
+    pub samples: Option<SampleAnalysis>,
+    /// Samples in the candidate but not the baseline, and the other way round.
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    /// Suite samples the candidate run had no answer for.
+    pub missing: Vec<String>,
+    pub provenance: ProvenanceReport,
+    /// Rules loosened relative to the base branch.
+    pub ratchet: Vec<String>,
+    /// Gated metrics per group (kind, difficulty, domain), for the breakdown in reports.
+    pub groups: Vec<GroupRow>,
+    /// Every candidate sample: its primary score, the baseline's, and whether it passes.
+    pub sample_results: Vec<SampleResult>,
+    /// Diffs of broken samples (filled in by `check`, which has the runs).
+    #[serde(default)]
+    pub diffs: Vec<SampleDiff>,
+}
+
+/// One candidate sample's outcome (JUnit and other per-sample reports).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleResult {
+    pub id: String,
+    pub kind: crate::suite::Kind,
+    pub primary: f64,
+    pub baseline: Option<f64>,
+    pub pass: bool,
+}
+
+/// One gated metric in one group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupRow {
+    pub dimension: String,
+    pub group: String,
+    pub metric: String,
+    pub baseline: Option<f64>,
+    pub candidate: Option<f64>,
+    pub n: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProvenanceReport {
+    pub candidate: Provenance,
+    pub baseline: Option<Provenance>,
+    pub differences: Vec<String>,
+}
+
+/// Metric name → result, for tests and reports.
+pub fn by_name(verdict: &Verdict) -> BTreeMap<&str, &MetricResult> {
+    verdict
+        .metrics
+        .iter()
+        .map(|m| (m.name.as_str(), m))
+        .collect()
+}
+
+/// Write a verdict file (`verdict.json`), for `publish` and other tools.
+pub fn write(path: &std::path::Path, verdict: &Verdict) -> crate::error::Result<()> {
+    crate::io::write_atomic(path, |w| {
+        serde_json::to_writer_pretty(w, verdict).map_err(std::io::Error::other)
+    })
+}
+
+/// Read a verdict file written by `check` or `compare --output`.
+pub fn read(path: &std::path::Path) -> crate::error::Result<Verdict> {
+    use crate::error::{Error, Location, Problem};
+    let text = crate::io::read(path)?;
+    serde_json::from_str(&text).map_err(|e| {
+        let problem = Problem::new(
+            Location::new(path, e.line(), e.column()),
+            None,
+            crate::text::explain_serde(&e.to_string()).0,
+        )
+        .with_hint("publish reads the verdict.json written by goldgate check or compare --output");
+        Error::invalid("verdict file", problem)
+    })
+}

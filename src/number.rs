@@ -1,0 +1,51 @@
+//! How goldgate writes a number for people, in every report and message: one rule for
+//! decimals, one sign for "no value", one form for a delta with its interval.
+
+/// Shown where a value is missing (no data, no baseline).
+pub const MISSING: &str = "–";
+
+/// A metric value with `decimals` decimals; values of 100 or more (latencies, token counts)
+/// with one.
+pub fn value(v: f64, decimals: usize) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.decimals$}")
+    }
+}
+
+/// [`value`], or [`MISSING`].
+pub fn optional(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| MISSING.to_string(), |v| value(v, decimals))
+}
+
+/// A signed delta with `decimals` decimals, and its interval (three decimals) when known:
+/// `-0.2857 [-0.441, -0.093]`.
+pub fn delta(delta: Option<f64>, ci: Option<[f64; 2]>, decimals: usize) -> String {
+    match (delta, ci) {
+        (Some(d), Some([lo, hi])) => format!("{d:+.decimals$} [{lo:+.3}, {hi:+.3}]"),
+        (Some(d), None) => format!("{d:+.decimals$}"),
+        (None, _) => MISSING.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_rule_for_decimals_missing_values_and_deltas() {
+        assert_eq!(value(0.88191, 4), "0.8819");
+        assert_eq!(value(0.88191, 3), "0.882");
+        assert_eq!(value(1234.56, 4), "1234.6");
+        assert_eq!(value(-100.0, 4), "-100.0");
+        assert_eq!(optional(None, 4), "–");
+        assert_eq!(optional(Some(0.5), 2), "0.50");
+        assert_eq!(
+            delta(Some(-0.28571), Some([-0.4412, -0.0931]), 4),
+            "-0.2857 [-0.441, -0.093]"
+        );
+        assert_eq!(delta(Some(0.01), None, 3), "+0.010");
+        assert_eq!(delta(None, Some([0.0, 1.0]), 3), "–");
+    }
+}
