@@ -10,7 +10,8 @@ Exit codes:
   0  pass (warnings included), or the command succeeded
   1  gate failed (or the check asked for did not hold, e.g. kappa below --min-kappa)
   2  usage, configuration or input error (bad suite, run or thresholds file)
-  3  incomplete run (samples without an answer, pipeline unreachable, too many errors)";
+  3  incomplete run (samples without an answer, pipeline unreachable, too many errors)
+  101 internal error: a bug in goldgate (the message says where to report it)";
 
 /// goldgate: a regression gate for LLM requirements-engineering pipelines.
 #[derive(Debug, Parser)]
@@ -426,4 +427,84 @@ pub enum ThresholdsCommand {
         #[arg(value_name = "FILE")]
         file: Option<PathBuf>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+    use crate::settings::defaults;
+
+    fn help(path: &[&str]) -> String {
+        let mut command = Cli::command();
+        let mut current = &mut command;
+        for name in path {
+            current = current.find_subcommand_mut(name).unwrap();
+        }
+        current.render_long_help().to_string()
+    }
+
+    /// The help states the defaults `settings` applies (they live there, not in clap).
+    #[test]
+    fn help_states_the_defaults_settings_applies() {
+        let cases: Vec<(Vec<&str>, String)> = vec![
+            (
+                vec!["score"],
+                format!("[default: {}]", defaults::SCORE_FILE),
+            ),
+            (vec!["score"], format!("[default: {}]", defaults::RESAMPLES)),
+            (vec!["score"], format!("[default: {}]", defaults::SEED)),
+            (vec!["run"], format!("[default: {}]", defaults::RUN_FILE)),
+            (vec!["run"], format!("[default: {}]", defaults::JOBS)),
+            (
+                vec!["run"],
+                format!("[default: {}]", defaults::TIMEOUT_SECS),
+            ),
+            (
+                vec!["run"],
+                format!("[default: {} MiB]", defaults::MAX_OUTPUT_BYTES >> 20),
+            ),
+            (vec!["run"], format!("[default: {}]", defaults::RETRIES)),
+            (vec!["run"], format!("[default: {}]", defaults::REPEAT)),
+            (vec!["run"], format!("[default: {}]", defaults::CACHE_DIR)),
+            (vec!["merge"], format!("[default: {}]", defaults::RUN_FILE)),
+            (vec!["check"], format!("[default: {}]", defaults::BASELINE)),
+            (vec!["check"], format!("[default: {}]", defaults::OUT_DIR)),
+            (vec!["check"], format!("[default: {}]", defaults::GATE_NAME)),
+            (
+                vec!["check"],
+                format!("[default: {}", defaults::THRESHOLDS_FILE),
+            ),
+            (
+                vec!["suite", "agreement"],
+                format!("[default: {}]", defaults::MIN_KAPPA),
+            ),
+            (
+                vec!["baseline", "show"],
+                format!("[default: {}]", defaults::BASELINE),
+            ),
+            (
+                vec!["baseline", "refresh"],
+                format!("[default: {}]", defaults::BASELINE),
+            ),
+            (
+                vec!["thresholds", "check"],
+                format!("[default: {}]", defaults::THRESHOLDS_FILE),
+            ),
+        ];
+        for (path, expected) in cases {
+            let text = help(&path).split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                text.contains(&expected),
+                "`goldgate {}` --help lacks {expected}",
+                path.join(" ")
+            );
+        }
+        let run = help(&["run"]);
+        assert!(
+            run.contains(&format!("./{}", defaults::CONFIG_FILE)),
+            "{run}"
+        );
+    }
 }

@@ -227,6 +227,21 @@ impl Error {
     }
 }
 
+/// A panic, reported as the bug it is (the binary's panic hook prints this).
+pub fn bug(info: &std::panic::PanicHookInfo<'_>) -> Error {
+    let what = info
+        .payload()
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| info.payload().downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    let place = info
+        .location()
+        .map(|l| format!(" at {}:{}", l.file(), l.line()))
+        .unwrap_or_default();
+    Error::internal(format!("{what}{place}"))
+}
+
 fn render_problems(what: &str, problems: &[Problem]) -> String {
     let mut out = match problems.len() {
         1 => format!("invalid {what}:\n"),
@@ -239,3 +254,24 @@ fn render_problems(what: &str, problems: &[Problem]) -> String {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_of_error_has_its_exit_code_and_a_bug_says_it_is_one() {
+        assert_eq!(Error::usage("x", "y").exit(), Exit::Input);
+        assert_eq!(Error::environment("x", "y").exit(), Exit::Incomplete);
+        let bug = Error::internal("an invariant did not hold");
+        assert_eq!(bug.exit().code(), 101);
+        let text = bug.to_string();
+        assert!(
+            text.contains("this is a bug in goldgate") && text.contains("/issues"),
+            "{text}"
+        );
+        assert_eq!(Exit::from(Outcome::Warn), Exit::Ok);
+        assert_eq!(Exit::from(Outcome::Fail).code(), 1);
+        assert_eq!(Exit::from(Outcome::Incomplete).code(), 3);
+    }
+}

@@ -1,7 +1,7 @@
 //! goldgate: a regression gate for LLM pipelines that turn conversations into software
 //! requirements. The flow is suite → run → score → compare → report → publish; this crate
 //! holds each step as a module, and [`run`] dispatches a parsed command line to them.
-#![warn(clippy::print_stdout, clippy::print_stderr)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod baseline;
 pub mod check;

@@ -8,17 +8,16 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    // A panic is a bug: say so once, without a backtrace, and exit with the internal code.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("error: {}", goldgate::error::bug(info))
+    }));
     let cli = goldgate::cli::Cli::parse();
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let mut reporter = goldgate::Reporter::new(stdout.lock(), stderr.lock());
-    let exit = match goldgate::run(cli, &mut reporter) {
-        Ok(exit) => exit,
-        Err(error) => {
-            reporter.error(&error);
-            error.exit()
-        }
-    };
+    let mut reporter = goldgate::Reporter::new(std::io::stdout().lock(), std::io::stderr());
+    let exit = goldgate::run(cli, &mut reporter).unwrap_or_else(|error| {
+        reporter.error(&error);
+        error.exit()
+    });
     drop(reporter);
     std::process::exit(exit.code());
 }
