@@ -22,6 +22,7 @@ pub struct RefreshSettings {
     /// Where the baseline's run is kept.
     pub baseline_run: PathBuf,
     pub scoring: ScoringConfig,
+    pub bootstrap: BootstrapConfig,
     pub facts: Facts,
 }
 
@@ -51,7 +52,7 @@ pub fn refresh(
         suite: &suite,
         run: &run.path,
         scoring: &s.scoring,
-        bootstrap: BootstrapConfig::default(),
+        bootstrap: s.bootstrap,
         facts: &s.facts,
         keep_view: None,
     })?;

@@ -1,7 +1,8 @@
-//! `goldgate.toml`: the project's settings, so a command line can stay short. This issue
-//! reads `[pipeline]` (which pipeline `run` calls, and how) and `[run]`; flags override the
-//! file. Every table denies unknown keys; errors name the file, line and key, with a hint.
-//! Relative paths are relative to the file's directory.
+//! `goldgate.toml`: the project's settings, so a command line can stay short — `[pipeline]`
+//! (which pipeline to call, and how), `[run]` and `[check]` (where `check` finds its inputs
+//! and writes its outputs). Flags override the file (see `settings`). Every table denies
+//! unknown keys; errors name the file, line and key, with a hint. Relative paths are
+//! relative to the file's directory.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,9 +11,6 @@ use serde::Deserialize;
 
 use crate::error::{Error, Location, Problem, Result};
 use crate::text::explain_serde;
-
-/// The file looked for in the working directory when `--config` is not given.
-pub const DEFAULT_FILE: &str = "goldgate.toml";
 
 /// `[pipeline]`.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -71,15 +69,8 @@ pub struct ConfigFile {
 }
 
 impl ConfigFile {
-    /// Load `explicit`, else `goldgate.toml` in the working directory if there is one.
-    pub fn discover(explicit: Option<&Path>) -> Result<ConfigFile> {
-        match explicit {
-            Some(path) => ConfigFile::load(path),
-            None if Path::new(DEFAULT_FILE).is_file() => ConfigFile::load(Path::new(DEFAULT_FILE)),
-            None => Ok(ConfigFile::default()),
-        }
-    }
-
+    /// Read and validate a `goldgate.toml`; relative paths in it become relative to its
+    /// directory.
     pub fn load(path: &Path) -> Result<ConfigFile> {
         let text = crate::io::read(path)?;
         let mut config: ConfigFile = toml::from_str(&text).map_err(|e| {

@@ -517,6 +517,7 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
             baseline_run: baseline_run_path(&baseline),
             baseline,
             scoring: thresholds.map(|t| t.scoring()).unwrap_or_default(),
+            bootstrap: bootstrap(None, None)?,
             facts: provenance_facts(),
         })
     }

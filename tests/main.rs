@@ -5,6 +5,7 @@ mod cli;
 mod github;
 mod hook;
 mod http;
+mod layers;
 mod readme;
 mod reference;
 mod run;
