@@ -1,9 +1,9 @@
-//! Text helpers shared by the metrics and the loaders: the SPEC §5 normalisation `norm`,
+//! Text helpers shared by the metrics and the loaders: the normalisation `norm` (docs/metrics.md),
 //! and "did you mean" suggestions for misspelt keys and enum values.
 
 use unicode_normalization::UnicodeNormalization;
 
-/// SPEC §5 `norm(s)`: Unicode NFKC, lowercase, every character that is not alphanumeric
+/// `norm(s)`: Unicode NFKC, lowercase, every character that is not alphanumeric
 /// (`char::is_alphanumeric`) becomes a space, runs of spaces collapse to one, trim.
 pub fn norm(s: &str) -> String {
     if s.is_ascii() {

@@ -1,4 +1,4 @@
-//! Per-sample regression analysis (SPEC §6): with pass = primary score ≥ `sample_pass`, each
+//! Per-sample regression analysis: with pass = primary score ≥ `sample_pass`, each
 //! sample both runs scored is a fix (fail → pass), a break (pass → fail), a keep or a still;
 //! rates of each, score changes, and McNemar's exact test on the flips.
 

@@ -1,4 +1,4 @@
-//! `thresholds.toml` (SPEC §6): defaults, per-metric rules, `[matching]` and `[rd_score]`.
+//! `thresholds.toml`: defaults, per-metric rules, `[matching]` and `[rd_score]`.
 //! Every table denies unknown keys, metric names are checked against the registry with a
 //! did-you-mean hint, and every error names the file, line and key.
 

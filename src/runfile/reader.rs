@@ -213,7 +213,7 @@ fn decode<T: DeserializeOwned>(
         let at = json_positions(text).nearest(&pointer);
         let field = crate::suite::field_of(&pointer);
         let (message, hint) = explain_serde(&e.into_inner().to_string());
-        let hint = hint.unwrap_or_else(|| "see SPEC §3 for the run record format".to_string());
+        let hint = hint.unwrap_or_else(|| "docs/suites.md (\"Run files read by goldgate score\") lists the run record's fields".to_string());
         Problem::new(Location::new(path, line, at.column), field, message).with_hint(hint)
     })
 }

@@ -1,10 +1,11 @@
-//! The `run.jsonl` record of SPEC §3, and the simpler outputs-file line (`{"id", "output"}`)
-//! that recorded answers can also be given as.
+//! The `run.jsonl` record (one pipeline call: sample, repeat, answer or failure, latency,
+//! usage, cache), and the simpler outputs-file line (`{"id", "output"}`) recorded answers
+//! can also be given as.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Why a pipeline call failed (SPEC §3's four kinds, plus `output` for an answer over the
+/// Why a pipeline call failed (timeout, exit, http, spawn, plus `output` for an answer over the
 /// size limit and `missing` for a replay file without an answer for the sample).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
