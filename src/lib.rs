@@ -18,6 +18,8 @@ pub mod output;
 pub mod parse;
 pub mod publish;
 pub mod report;
+pub mod retry;
+pub mod rng;
 pub mod run;
 pub mod runfile;
 pub mod runtime;

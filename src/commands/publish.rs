@@ -117,14 +117,13 @@ fn post_comment(
 }
 
 /// Retry waits for GitHub calls (`GOLDGATE_TEST_BACKOFF_MS` shortens them in tests).
-fn backoff_for_tests() -> std::time::Duration {
+fn backoff_for_tests() -> crate::retry::Backoff {
     std::env::var("GOLDGATE_TEST_BACKOFF_MS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .map_or(
-            std::time::Duration::from_millis(500),
-            std::time::Duration::from_millis,
-        )
+        .map_or_else(crate::retry::Backoff::default, |ms| {
+            crate::retry::Backoff::with_base(std::time::Duration::from_millis(ms))
+        })
 }
 
 /// `goldgate publish`: post a saved verdict (the `workflow_run` half for fork PRs).

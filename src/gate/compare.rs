@@ -544,7 +544,7 @@ pub(crate) mod tests {
 
     /// One simulated run: 200 samples of 5 gold items, each found with probability `p`, and
     /// one false positive with probability 0.3.
-    fn simulate(p: f64, rng: &mut crate::metrics::bootstrap::Rng) -> ScoreFile {
+    fn simulate(p: f64, rng: &mut crate::rng::Rng) -> ScoreFile {
         let mut uniform = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         let samples: Vec<(f64, f64, f64, bool)> = (0..200)
             .map(|_| {
@@ -570,7 +570,7 @@ pub(crate) mod tests {
             allow_version_change: false,
             ratchet: vec![],
         };
-        let mut rng = crate::metrics::bootstrap::Rng::new(42);
+        let mut rng = crate::rng::Rng::new(42);
         // Expected micro F1 = 2000p / (1000 + 1000p + 60): 0.890 at p = 0.85, 0.840 at p = 0.7676.
         let (p_same, p_drop) = (0.85, 0.7676);
         let prs = 500;

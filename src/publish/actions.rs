@@ -56,7 +56,7 @@ pub fn write_outputs(path: &Path, outputs: &[(&str, String)]) -> Result<()> {
     for (name, value) in outputs {
         let mut delimiter = format!(
             "goldgate_{:x}",
-            crate::metrics::bootstrap::label_hash(value) ^ std::process::id() as u64
+            crate::rng::label_hash(value) ^ std::process::id() as u64
         );
         while value.contains(&delimiter) {
             delimiter.push('_');

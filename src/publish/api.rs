@@ -4,6 +4,8 @@
 //! not accessible by integration" (fork PRs, read-only tokens) is reported, not fatal. The
 //! token is sent in the Authorization header only and never appears in any message.
 
+use crate::retry::{parse_retry_after, Backoff};
+use crate::rng::{label_hash, Rng};
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
@@ -77,7 +79,7 @@ const ATTEMPTS: u32 = 4;
 pub struct GitHub {
     client: reqwest::Client,
     target: Target,
-    backoff: Duration,
+    backoff: Backoff,
 }
 
 impl GitHub {
@@ -95,12 +97,12 @@ impl GitHub {
         Ok(GitHub {
             client,
             target,
-            backoff: Duration::from_millis(500),
+            backoff: Backoff::default(),
         })
     }
 
-    /// Shorter waits between retries (tests).
-    pub fn with_backoff(mut self, backoff: Duration) -> Self {
+    /// Other waits between retries (tests shorten them).
+    pub fn with_backoff(mut self, backoff: Backoff) -> Self {
         self.backoff = backoff;
         self
     }
@@ -118,6 +120,7 @@ impl GitHub {
         body: Option<&Value>,
     ) -> Result<(StatusCode, Option<String>, Value), ApiError> {
         let mut attempt = 0;
+        let mut rng = Rng::new(label_hash(url) ^ u64::from(std::process::id()));
         loop {
             attempt += 1;
             let mut request = self
@@ -134,7 +137,7 @@ impl GitHub {
             let response = match request.send().await {
                 Ok(r) => r,
                 Err(_) if attempt < ATTEMPTS => {
-                    tokio::time::sleep(self.backoff * attempt).await;
+                    tokio::time::sleep(self.backoff.wait(attempt, None, &mut rng)).await;
                     continue;
                 }
                 Err(e) => {
@@ -153,11 +156,11 @@ impl GitHub {
                         .get("x-ratelimit-remaining")
                         .is_some_and(|v| v == "0"));
             if (status.is_server_error() || rate_limited) && attempt < ATTEMPTS {
-                let wait = headers
+                let asked = headers
                     .get("retry-after")
-                    .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
-                    .map_or(self.backoff * attempt, |s| Duration::from_secs(s.min(60)));
-                tokio::time::sleep(wait).await;
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
+                tokio::time::sleep(self.backoff.wait(attempt, asked, &mut rng)).await;
                 continue;
             }
             let link = headers

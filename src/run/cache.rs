@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::adapter::Reply;
+use super::call::Reply;
 use crate::runfile::record::Usage;
 
 /// Default cache directory.

@@ -160,7 +160,7 @@ impl Shard {
 
     /// Whether a sample belongs to this shard (FNV-1a of its id: stable across versions).
     pub fn contains(&self, sample_id: &str) -> bool {
-        crate::metrics::bootstrap::label_hash(sample_id) % self.count == self.index
+        crate::rng::label_hash(sample_id) % self.count == self.index
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::adapter::{CallError, Reply};
+use super::call::{CallError, Reply};
 use super::config::PipelineConfig;
 use crate::error::{Error, Result};
 use crate::runfile::record::ErrorKind;
@@ -157,15 +157,10 @@ fn describe(e: reqwest::Error) -> String {
     text
 }
 
-/// `Retry-After` in seconds (the HTTP-date form is rare for APIs and is ignored).
+/// The server's `Retry-After`, in seconds or as an HTTP-date.
 fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
-    value
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(Duration::from_secs_f64)
+    crate::retry::parse_retry_after(value, std::time::SystemTime::now())
 }
 
 #[cfg(test)]

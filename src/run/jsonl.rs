@@ -15,9 +15,9 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::oneshot;
 
-use super::adapter::{CallError, Reply};
+use super::call::{CallError, Reply};
 use super::config::PipelineConfig;
-use super::oneshot::{spawn_shell, GroupGuard};
+use super::process::{spawn_shell, GroupGuard};
 use crate::runfile::record::ErrorKind;
 
 type Waiters =

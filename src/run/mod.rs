@@ -5,11 +5,13 @@
 
 pub mod adapter;
 pub mod cache;
+pub mod call;
 pub mod config;
 pub mod http;
 pub mod jsonl;
 pub mod limits;
 pub mod oneshot;
 pub mod plan;
+pub mod process;
 pub mod replay;
 pub mod runner;

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::Command;
 
-use super::adapter::{truncate_text, CallError, Reply};
+use super::call::{truncate_text, CallError, Reply};
 use super::config::PipelineConfig;
+use super::process::spawn_shell;
 use crate::runfile::record::ErrorKind;
 
 /// How much of a pipeline's stderr a record keeps.
@@ -21,46 +21,6 @@ pub struct Oneshot {
     command: String,
     timeout: Duration,
     max_output: usize,
-}
-
-/// Kills a process group when dropped, unless disarmed (the call finished normally).
-pub(super) struct GroupGuard(pub(super) Option<i32>);
-
-impl GroupGuard {
-    pub(super) fn kill(&mut self) {
-        if let Some(pgid) = self.0.take() {
-            // SAFETY: killpg only sends a signal; an already-gone group is harmless (ESRCH).
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
-        }
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// Start `sh -c command` with piped stdin and stdout in a process group of its own, and the
-/// guard that kills that group.
-pub(super) fn spawn_shell(
-    command: &str,
-    stderr: Stdio,
-) -> Result<(tokio::process::Child, GroupGuard), CallError> {
-    let child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(stderr)
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| CallError::new(ErrorKind::Spawn, format!("cannot start `{command}`: {e}")))?;
-    let guard = GroupGuard(child.id().map(|pid| pid as i32));
-    Ok((child, guard))
 }
 
 /// Read a stream fully, keeping at most `keep` bytes; returns (kept, total seen, overflowed).

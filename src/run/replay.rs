@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::adapter::{CallError, Reply};
+use super::call::{CallError, Reply};
 use crate::error::{Error, Result};
 use crate::runfile::reader::RunIndex;
 use crate::runfile::record::{Answer, ErrorKind};

@@ -11,12 +11,14 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use super::adapter::{CallError, Pipeline, Reply};
+use super::adapter::Pipeline;
 use super::cache::Cache;
+use super::call::{CallError, Reply};
 use super::limits::Limits;
 use crate::error::Result;
-use crate::metrics::bootstrap::{label_hash, Rng};
 use crate::parse::{parse_answer, ParseOutcome};
+use crate::retry::Backoff;
+use crate::rng::{label_hash, Rng};
 use crate::runfile::record::RunRecord;
 use crate::runfile::record::Usage;
 use crate::runfile::writer::RecordWriter;
@@ -45,9 +47,8 @@ pub struct RunOptions {
     pub limits: Arc<Limits>,
     /// Extra attempts for a retryable failure.
     pub retries: u32,
-    /// Retry k waits a random time in [0, min(cap, base·2^k)], and at least `Retry-After`.
-    pub backoff_base: Duration,
-    pub backoff_cap: Duration,
+    /// How long to wait between attempts.
+    pub backoff: Backoff,
 }
 
 impl RunOptions {
@@ -60,8 +61,7 @@ impl RunOptions {
             max_errors: None,
             limits: Arc::default(),
             retries,
-            backoff_base: Duration::from_millis(500),
-            backoff_cap: Duration::from_secs(30),
+            backoff: Backoff::default(),
         }
     }
 }
@@ -164,22 +164,6 @@ async fn stop_signal() {
     }
 }
 
-/// The wait before retry `attempt` (1-based): full jitter over an exponential step, and at
-/// least what the server asked for.
-pub fn backoff(
-    attempt: u32,
-    options: &RunOptions,
-    retry_after: Option<Duration>,
-    rng: &mut Rng,
-) -> Duration {
-    let step = options
-        .backoff_base
-        .saturating_mul(1u32 << attempt.min(16))
-        .min(options.backoff_cap);
-    let jitter = step.mul_f64((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64);
-    jitter.max(retry_after.unwrap_or_default())
-}
-
 /// Call the pipeline, retrying retryable failures. Returns the outcome and the attempts made.
 async fn call_with_retries(
     pipeline: &Pipeline,
@@ -197,7 +181,7 @@ async fn call_with_retries(
             .await
         {
             Err(e) if e.retryable && attempts <= options.retries => {
-                tokio::time::sleep(backoff(attempts, options, e.retry_after, &mut rng)).await;
+                tokio::time::sleep(options.backoff.wait(attempts, e.retry_after, &mut rng)).await;
                 attempts += 1;
             }
             outcome => return (outcome, attempts),
@@ -294,32 +278,5 @@ mod tests {
         assert_eq!(usage.tokens(), Some(15));
         assert_eq!(usage_of(&json!({"usage": {}})), None);
         assert_eq!(usage_of(&json!([1])), None);
-    }
-
-    #[test]
-    fn backoff_is_jittered_capped_and_honours_retry_after() {
-        let options = RunOptions::new(1, String::new(), 3);
-        let mut rng = Rng::new(7);
-        for attempt in 1..20 {
-            let wait = backoff(attempt, &options, None, &mut rng);
-            let step = options
-                .backoff_base
-                .saturating_mul(1 << attempt.min(16))
-                .min(options.backoff_cap);
-            assert!(
-                wait <= step && wait <= options.backoff_cap,
-                "{attempt}: {wait:?}"
-            );
-        }
-        assert!(
-            backoff(1, &options, Some(Duration::from_secs(5)), &mut rng) >= Duration::from_secs(5)
-        );
-        let waits: Vec<Duration> = (0..20)
-            .map(|_| backoff(3, &options, None, &mut rng))
-            .collect();
-        assert!(
-            waits.windows(2).any(|w| w[0] != w[1]),
-            "full jitter varies the wait"
-        );
     }
 }

@@ -1,0 +1,56 @@
+//! What one pipeline call returns, shared by every adapter: the answer ([`Reply`]) or a
+//! typed failure ([`CallError`]) with what was captured on the way.
+
+use crate::runfile::record::{ErrorKind, RecordError, Usage};
+
+/// What a pipeline answered.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reply {
+    pub text: String,
+    /// Captured standard error (truncated), for command pipelines.
+    pub stderr: Option<String>,
+    pub usage: Option<Usage>,
+    /// A replayed record keeps its original latency.
+    pub latency_ms: Option<f64>,
+}
+
+/// Why a call failed, with what was captured on the way.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallError {
+    pub kind: ErrorKind,
+    pub message: String,
+    pub stderr: Option<String>,
+    /// Worth trying again (rate limited, server error, connection failure).
+    pub retryable: bool,
+    /// How long the server asked us to wait.
+    pub retry_after: Option<std::time::Duration>,
+}
+
+impl CallError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        CallError {
+            kind,
+            message: message.into(),
+            stderr: None,
+            retryable: false,
+            retry_after: None,
+        }
+    }
+
+    pub fn record(&self) -> RecordError {
+        RecordError {
+            kind: self.kind,
+            message: self.message.clone(),
+        }
+    }
+}
+
+/// Keep at most `limit` bytes of captured text, cut on a character boundary, saying so.
+pub fn truncate_text(bytes: &[u8], limit: usize, total: usize) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(limit)]).into_owned();
+    if total > limit {
+        format!("{text}… [{} more bytes not kept]", total - limit)
+    } else {
+        text
+    }
+}
