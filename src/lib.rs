@@ -8,6 +8,7 @@ pub mod check;
 pub mod cli;
 mod commands;
 pub mod config;
+pub mod document;
 pub mod error;
 pub mod gate;
 pub mod hook;

@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use super::record::{Answer, OutputLine, RunRecord};
+use crate::document::json_positions;
 use crate::error::{Error, Location, Problem, Result};
-use crate::suite::document::json_positions;
 use crate::text::explain_serde;
 
 /// Where one answer stands in the run file.
@@ -209,9 +209,9 @@ fn decode<T: DeserializeOwned>(
     path: &Path,
 ) -> std::result::Result<T, Problem> {
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let pointer = crate::suite::pointer_of(e.path());
+        let pointer = crate::document::pointer_of(e.path());
         let at = json_positions(text).nearest(&pointer);
-        let field = crate::suite::field_of(&pointer);
+        let field = crate::document::field_of(&pointer);
         let (message, hint) = explain_serde(&e.into_inner().to_string());
         let hint = hint.unwrap_or_else(|| "docs/suites.md (\"Run files read by goldgate score\") lists the run record's fields".to_string());
         Problem::new(Location::new(path, line, at.column), field, message).with_hint(hint)

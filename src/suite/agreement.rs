@@ -1,5 +1,5 @@
 //! `goldgate suite agreement`: inter-annotator agreement on message-level requirement
-//! identification (SPEC §5) — pairwise Cohen's kappa per annotator pair, pooled over the
+//! identification — pairwise Cohen's kappa per annotator pair, pooled over the
 //! samples both annotated, and Fleiss' kappa over samples with three or more annotators.
 
 use std::collections::BTreeMap;

@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use super::document::{self, Document, Positions};
-use super::model::Sample;
-use super::validate;
+use super::validate::{self, Loaded};
+use crate::document::{self, Document, Positions};
 use crate::error::{Error, Location, Problem, Result};
 
 /// `suite.toml` at the root of a suite.
@@ -145,14 +144,6 @@ fn format_of(path: &Path) -> Option<Format> {
         "jsonl" => Some(Format::Jsonl),
         _ => None,
     }
-}
-
-/// One document read from the suite: the sample when it has no errors, and every problem
-/// found in it (errors and labelling warnings).
-#[derive(Debug)]
-pub struct Loaded {
-    pub sample: Option<Sample>,
-    pub problems: Vec<Problem>,
 }
 
 struct JsonlLines {

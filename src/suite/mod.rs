@@ -1,17 +1,20 @@
-//! Gold suites (SPEC §2): finding sample files below a directory, loading them one sample at
+//! Gold suites (the format is in docs/suites.md): finding sample files below a directory, loading them one sample at
 //! a time with exact error locations, and the checks `suite lint` reports.
 
 pub mod agreement;
-pub mod document;
+mod findings;
+mod keys;
 pub mod load;
 pub mod model;
+mod rules;
 pub mod stats;
 mod validate;
 
-pub use validate::{field_of, in_enum, pointer_of};
+pub use rules::in_enum;
 
-pub use load::{Loaded, Suite, SuiteConfig, SuiteReader};
+pub use load::{Suite, SuiteConfig, SuiteReader};
 pub use model::{Difficulty, Kind, Sample};
+pub use validate::Loaded;
 
 impl Suite {
     /// Visit every sample of a valid suite, in order; a suite with errors is refused with

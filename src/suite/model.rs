@@ -1,4 +1,4 @@
-//! The gold-sample data model of SPEC §2: samples, requirements, inferred requirements,
+//! The gold-sample data model: samples, requirements, inferred requirements,
 //! issues and annotations, as they are written in suite files. Every struct denies unknown
 //! fields; enum-valued fields are kept as written and checked (after `norm`) by the loader.
 
@@ -39,7 +39,7 @@ pub mod enums {
     pub const SEVERITY: &[&str] = &["error", "warning", "info"];
 }
 
-/// What a sample tests (SPEC §2 `kind`).
+/// What a sample tests (`kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
@@ -72,7 +72,7 @@ impl Kind {
     }
 }
 
-/// How hard a sample is (SPEC §2 `difficulty`, default medium).
+/// How hard a sample is (`difficulty`, default medium).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Difficulty {
@@ -105,7 +105,7 @@ pub struct Message {
     pub content: String,
 }
 
-/// A requirement as a labeller writes it (SPEC §2 table). `type` and `priority` are kept as
+/// A requirement as a labeller writes it. `type` and `priority` are kept as
 /// written; the loader checks them against [`enums`] after `norm`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -130,7 +130,7 @@ pub struct Requirement {
     pub confidence: Option<f64>,
 }
 
-/// An implied requirement (SPEC §2 InferredRequirement).
+/// An implied requirement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InferredRequirement {
@@ -145,7 +145,7 @@ pub struct InferredRequirement {
     pub confidence: Option<f64>,
 }
 
-/// A quality issue in a requirement (SPEC §2 Issue).
+/// A quality issue in a requirement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Issue {
@@ -248,7 +248,7 @@ pub struct Written {
 }
 
 impl Sample {
-    /// The pipeline's input (SPEC §3): the sample as written, without `labels` and
+    /// The pipeline's input: the sample as written, without `labels` and
     /// `annotations`.
     pub fn request(&self) -> Value {
         let mut map = serde_json::Map::new();
@@ -285,7 +285,7 @@ impl Sample {
         Value::Object(map)
     }
 
-    /// Whether message-based rules apply (SPEC §5: a conversation wins over `user_input`).
+    /// Whether message-based rules apply (a conversation wins over `user_input`).
     pub fn has_conversation(&self) -> bool {
         !self.conversation.is_empty()
     }

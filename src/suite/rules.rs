@@ -1,0 +1,286 @@
+//! The labelling rules a typed sample is held to (see docs/suites.md): enum values after
+//! `norm`, `source_messages` in range, unique and well-formed ids, the fields each kind
+//! needs; the labelling-guide rules (at least two acceptance criteria, a priority, a title)
+//! are warnings.
+
+use std::collections::HashSet;
+
+use super::findings::{child, Findings};
+use super::model::{enums, Kind, Labels, RawSample, Requirement};
+use crate::text::{hint_for, norm};
+
+fn is_valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+}
+
+/// Whether `value` equals one of the canonical `allowed` values after `norm`.
+pub fn in_enum(value: &str, allowed: &[&str]) -> bool {
+    let normed = norm(value);
+    // Canonical values are lower-case words joined by `-` or `_`: their norm joins with spaces.
+    allowed.iter().any(|a| {
+        a.chars()
+            .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+            .eq(normed.chars())
+    })
+}
+
+fn check_enum(
+    value: &str,
+    allowed: &[&'static str],
+    pointer: &str,
+    what: &str,
+    findings: &mut Findings,
+) {
+    if !in_enum(value, allowed) {
+        findings.error(
+            pointer,
+            format!("`{value}` is not a valid {what}"),
+            Some(hint_for(value, allowed)),
+        );
+    }
+}
+
+pub(super) fn check_sample(raw: &RawSample, findings: &mut Findings) {
+    if !is_valid_id(&raw.id) {
+        findings.error(
+            "/id",
+            format!("sample id `{}` is not of the form [A-Za-z0-9._-]+", raw.id),
+            Some("use letters, digits, `.`, `_` and `-` only, e.g. `ext-001`".to_string()),
+        );
+    }
+    let kind = Kind::from_norm(&norm(&raw.kind));
+    if kind.is_none() {
+        findings.error(
+            "/kind",
+            format!("`{}` is not a valid kind", raw.kind),
+            Some(hint_for(&raw.kind, enums::KIND)),
+        );
+    }
+    if let Some(d) = &raw.difficulty {
+        check_enum(d, enums::DIFFICULTY, "/difficulty", "difficulty", findings);
+    }
+    let messages = raw.conversation.as_ref().map_or(0, Vec::len);
+    match kind {
+        Some(Kind::E2e) => {
+            if messages == 0
+                && raw
+                    .user_input
+                    .as_deref()
+                    .is_none_or(|s| s.trim().is_empty())
+            {
+                findings.error(
+                    "",
+                    "an e2e sample needs a `conversation` or a `user_input`".to_string(),
+                    Some(
+                        "add the stakeholder conversation or a free-text requirement statement"
+                            .to_string(),
+                    ),
+                );
+            }
+            if raw.reference_srs.is_none() {
+                findings.warn(
+                    "",
+                    "e2e sample without `reference_srs`".to_string(),
+                    "the reference SRS is what a generated SRS is judged against",
+                );
+            }
+        }
+        Some(k) if messages == 0 => {
+            findings.error(
+                "/conversation",
+                format!("a {} sample needs a non-empty `conversation`", k.as_str()),
+                Some("add the messages the pipeline reads".to_string()),
+            );
+        }
+        _ => {}
+    }
+    check_labels(&raw.labels, "/labels", messages, findings);
+    check_kind_labels(raw, kind, findings);
+    let mut annotators = HashSet::new();
+    for (i, a) in raw.annotations.iter().enumerate() {
+        let pointer = format!("/annotations/{i}");
+        if a.annotator.trim().is_empty() {
+            findings.error(
+                &child(&pointer, "annotator"),
+                "empty annotator name".to_string(),
+                None,
+            );
+        } else if !annotators.insert(a.annotator.as_str()) {
+            findings.error(
+                &child(&pointer, "annotator"),
+                format!("annotator `{}` appears twice in this sample", a.annotator),
+                Some("give each annotator one annotation per sample".to_string()),
+            );
+        }
+        let labels = Labels {
+            requirements: a.requirements.clone(),
+            inferred_requirements: a.inferred_requirements.clone(),
+            issues: a.issues.clone(),
+            pii: a.pii.clone(),
+        };
+        check_labels(&labels, &pointer, messages, findings);
+    }
+}
+
+fn check_kind_labels(raw: &RawSample, kind: Option<Kind>, findings: &mut Findings) {
+    let l = &raw.labels;
+    let scored = match kind {
+        Some(Kind::Extraction) | Some(Kind::E2e) => "requirements",
+        Some(Kind::Inference) => "inferred_requirements",
+        Some(Kind::Validation) => "issues",
+        None => return,
+    };
+    let present = [
+        ("requirements", !l.requirements.is_empty()),
+        ("inferred_requirements", !l.inferred_requirements.is_empty()),
+        ("issues", !l.issues.is_empty()),
+        ("pii", !l.pii.is_empty()),
+    ];
+    for (key, non_empty) in present {
+        let allowed = key == scored || (key == "pii" && scored == "issues");
+        if non_empty && !allowed {
+            findings.warn(
+                &format!("/labels/{key}"),
+                format!("`labels.{key}` is not scored for {} samples", raw.kind),
+                "move the labels to a sample of the right kind, or remove them",
+            );
+        }
+    }
+}
+
+fn check_labels(labels: &Labels, pointer: &str, messages: usize, findings: &mut Findings) {
+    let mut ids = HashSet::new();
+    for (i, r) in labels.requirements.iter().enumerate() {
+        let p = format!("{pointer}/requirements/{i}");
+        if !ids.insert(r.id.as_str()) {
+            findings.error(
+                &child(&p, "id"),
+                format!("duplicate requirement id `{}` in this sample", r.id),
+                Some("requirement ids must be unique within a sample".to_string()),
+            );
+        }
+        check_requirement(r, &p, messages, findings);
+    }
+    for (i, inferred) in labels.inferred_requirements.iter().enumerate() {
+        let p = format!("{pointer}/inferred_requirements/{i}");
+        check_requirement(
+            &inferred.requirement,
+            &child(&p, "requirement"),
+            messages,
+            findings,
+        );
+        check_enum(
+            &inferred.inference_type,
+            enums::INFERENCE_TYPE,
+            &child(&p, "inference_type"),
+            "inference_type",
+            findings,
+        );
+        check_enum(
+            &inferred.necessity,
+            enums::NECESSITY,
+            &child(&p, "necessity"),
+            "necessity",
+            findings,
+        );
+        check_confidence(inferred.confidence, &child(&p, "confidence"), findings);
+    }
+    for (i, issue) in labels.issues.iter().enumerate() {
+        let p = format!("{pointer}/issues/{i}");
+        check_enum(
+            &issue.issue_type,
+            enums::ISSUE_TYPE,
+            &child(&p, "issue_type"),
+            "issue_type",
+            findings,
+        );
+        check_enum(
+            &issue.severity,
+            enums::SEVERITY,
+            &child(&p, "severity"),
+            "severity",
+            findings,
+        );
+        check_confidence(issue.confidence, &child(&p, "confidence"), findings);
+    }
+    for (i, pii) in labels.pii.iter().enumerate() {
+        if norm(pii).is_empty() {
+            findings.warn(
+                &format!("{pointer}/pii/{i}"),
+                "empty PII string".to_string(),
+                "list the PII text exactly as it appears in the input",
+            );
+        }
+    }
+}
+
+fn check_requirement(r: &Requirement, pointer: &str, messages: usize, findings: &mut Findings) {
+    check_enum(
+        &r.type_,
+        enums::REQUIREMENT_TYPE,
+        &child(pointer, "type"),
+        "requirement type",
+        findings,
+    );
+    match &r.priority {
+        Some(p) => check_enum(
+            p,
+            enums::PRIORITY,
+            &child(pointer, "priority"),
+            "priority",
+            findings,
+        ),
+        None => findings.warn(
+            pointer,
+            format!("requirement `{}` has no `priority`", r.id),
+            "add must, should or could",
+        ),
+    }
+    for (i, &index) in r.source_messages.iter().enumerate() {
+        if index < 0 || index as usize >= messages {
+            let range = match messages {
+                0 => "the sample has no conversation".to_string(),
+                n => format!("the conversation has {n} messages (indexes 0 to {})", n - 1),
+            };
+            findings.error(
+                &format!("{pointer}/source_messages/{i}"),
+                format!("source_messages index {index} is out of range: {range}"),
+                Some("indexes are 0-based positions in `conversation`".to_string()),
+            );
+        }
+    }
+    check_confidence(r.confidence, &child(pointer, "confidence"), findings);
+    for (key, value) in [
+        ("title", &r.title),
+        ("actor", &r.actor),
+        ("action", &r.action),
+    ] {
+        if value.trim().is_empty() {
+            findings.warn(
+                &child(pointer, key),
+                format!("empty `{key}`"),
+                "every requirement names its title, actor and action",
+            );
+        }
+    }
+    if r.acceptance_criteria.len() < 2 {
+        findings.warn(
+            &child(pointer, "acceptance_criteria"),
+            format!(
+                "requirement `{}` has {} acceptance criteria",
+                r.id,
+                r.acceptance_criteria.len()
+            ),
+            "the labelling schema asks for at least 2 testable criteria",
+        );
+    }
+}
+
+fn check_confidence(confidence: Option<f64>, pointer: &str, findings: &mut Findings) {
+    if let Some(c) = confidence.filter(|c| !(0.0..=1.0).contains(c)) {
+        findings.error(pointer, format!("confidence {c} is outside [0, 1]"), None);
+    }
+}
