@@ -13,6 +13,7 @@ pub mod error;
 pub mod gate;
 pub mod hook;
 pub mod io;
+pub mod kinds;
 pub mod metrics;
 pub mod number;
 pub mod output;

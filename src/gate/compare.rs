@@ -13,7 +13,6 @@ use super::verdict::{
 };
 use crate::error::{Error, Result};
 use crate::metrics::bootstrap::{paired_deltas, BootstrapConfig, Prepared};
-use crate::metrics::registry::METRICS;
 use crate::metrics::stats::Stats;
 use crate::score::file::ScoreFile;
 
@@ -43,7 +42,7 @@ pub fn compare(
     }
     let shared = shared_samples(candidate, baseline);
     let draws = paired_draws(candidate, baseline, &shared, &options.bootstrap);
-    let mut metrics: Vec<MetricResult> = METRICS
+    let mut metrics: Vec<MetricResult> = crate::kinds::metrics()
         .iter()
         .enumerate()
         .map(|(i, m)| judge(m, candidate, baseline, thresholds, draws.get(i)))
@@ -176,6 +175,7 @@ fn paired_draws(
         let samples: Vec<_> = shared.iter().map(|p| &file.samples[pick(p)]).collect();
         let stats: Vec<&Stats> = samples.iter().map(|s| &s.stats).collect();
         Prepared::new(
+            crate::kinds::metrics(),
             &stats,
             samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
         )
@@ -290,7 +290,7 @@ pub(crate) mod tests {
             })
             .collect();
         let refs: Vec<&Stats> = scores.iter().map(|s| &s.stats).collect();
-        let prepared = Prepared::new(&refs, vec![&[][..]; scores.len()]);
+        let prepared = Prepared::new(crate::kinds::metrics(), &refs, vec![&[][..]; scores.len()]);
         let members: Vec<usize> = (0..scores.len()).collect();
         let cfg = BootstrapConfig {
             resamples: 0,

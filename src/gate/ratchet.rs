@@ -9,7 +9,6 @@ use std::process::Command;
 use super::rule::rule_for;
 use super::thresholds::{Regression, Severity, Thresholds};
 use crate::error::{Error, Result};
-use crate::metrics::registry::METRICS;
 
 /// The thresholds file at `path` as of `revision`; `None` when the file did not exist then.
 pub fn at_revision(revision: &str, path: &Path) -> Result<Option<Thresholds>> {
@@ -54,7 +53,7 @@ pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
             bd.sample_pass, cd.sample_pass
         ));
     }
-    for metric in METRICS {
+    for metric in crate::kinds::metrics() {
         let (Some((b, b_reg, b_sev)), now) = (rule_for(metric, base), rule_for(metric, current))
         else {
             continue;

@@ -10,10 +10,10 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{Error, Location, Problem, Result};
-use crate::metrics::e2e::RdWeights;
-use crate::metrics::extraction::SchemaMode;
 use crate::metrics::matching::ActorClasses;
-use crate::metrics::{registry, ScoringConfig};
+use crate::metrics::RdWeights;
+use crate::metrics::SchemaMode;
+use crate::metrics::ScoringConfig;
 use crate::text::{did_you_mean, explain_serde, norm};
 
 /// A rule's severity.
@@ -203,8 +203,8 @@ impl Thresholds {
         for (name, rule) in &self.metrics {
             let location = at(name.span().start);
             let field = Some(format!("metrics.\"{}\"", name.get_ref()));
-            if registry::find(name.get_ref()).is_none() {
-                let hint = match did_you_mean(name.get_ref(), registry::names()) {
+            if crate::kinds::find(name.get_ref()).is_none() {
+                let hint = match did_you_mean(name.get_ref(), crate::kinds::names()) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "`goldgate score` writes every metric name into score.json".to_string(),
                 };

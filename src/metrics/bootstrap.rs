@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::registry::{Eval, METRICS};
+use super::registry::{Eval, Metric};
 use std::collections::HashMap;
 
 use super::stats::{Interned, ScopeSums, Stats, Sums};
@@ -42,19 +42,22 @@ impl Default for BootstrapConfig {
 /// Samples prepared once for every scope: interned sums, record latencies and, per
 /// sample, a bitmask of the metrics it supports (counts towards `n`).
 pub struct Prepared<'a> {
+    /// The metrics computed, in report order (every kind's and the shared ones).
+    metrics: &'static [Metric],
     latencies: Vec<&'a [f64]>,
     interned: Interned,
     support: Vec<u64>,
 }
 
 impl<'a> Prepared<'a> {
-    /// `stats[i]` and `latencies[i]` belong to sample `i`.
-    pub fn new(stats: &[&Stats], latencies: Vec<&'a [f64]>) -> Self {
-        const { assert!(METRICS.len() <= 64, "support masks hold 64 metrics") };
+    /// `stats[i]` and `latencies[i]` belong to sample `i`; `metrics` are the metrics to
+    /// compute (at most 64: support is a bitmask).
+    pub fn new(metrics: &'static [Metric], stats: &[&Stats], latencies: Vec<&'a [f64]>) -> Self {
+        assert!(metrics.len() <= 64, "support masks hold 64 metrics");
         let support = stats
             .iter()
             .map(|s| {
-                METRICS
+                metrics
                     .iter()
                     .enumerate()
                     .filter(|(_, m)| s.get(m.support) > 0.0)
@@ -62,6 +65,7 @@ impl<'a> Prepared<'a> {
             })
             .collect();
         Prepared {
+            metrics,
             latencies,
             interned: Interned::new(stats.iter().copied()),
             support,
@@ -71,6 +75,7 @@ impl<'a> Prepared<'a> {
 
 /// One scope's samples as sparse rows (CSR) over the scope's own keys.
 struct Scope<'a> {
+    metrics: &'static [Metric],
     names: Vec<&'a str>,
     lookup: HashMap<&'a str, usize>,
     /// Row r holds entries `starts[r]..starts[r + 1]` of `columns` and `values`.
@@ -106,6 +111,7 @@ impl<'a> Scope<'a> {
         let lookup = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
         let latencies = members.iter().map(|&m| prepared.latencies[m]).collect();
         Scope {
+            metrics: prepared.metrics,
             names,
             lookup,
             starts,
@@ -170,9 +176,9 @@ impl<'a> Scope<'a> {
 
     fn values(&self, dense: &[f64], lat: &mut [f64], which: &[usize]) -> Vec<Option<f64>> {
         let view = ScopeSums::new(&self.names, &self.lookup, dense);
-        let mut out = vec![None; METRICS.len()];
+        let mut out = vec![None; self.metrics.len()];
         for &i in which {
-            let metric = &METRICS[i];
+            let metric = &self.metrics[i];
             out[i] = match metric.eval {
                 Eval::Sums(_) => metric.value(&view),
                 Eval::LatencyQuantile(q) => quantile(lat, q),
@@ -192,12 +198,13 @@ pub fn aggregate(
 ) -> BTreeMap<&'static str, Aggregate> {
     let scope = Scope::new(prepared, members);
     let (mut dense, mut lat) = (vec![0.0; scope.width()], Vec::new());
-    let all: Vec<usize> = (0..METRICS.len()).collect();
+    let all: Vec<usize> = (0..prepared.metrics.len()).collect();
     scope.sum(&vec![1; members.len()], &mut dense, &mut lat, true);
     let point = scope.values(&dense, &mut lat, &all);
     let live: Vec<usize> = all.into_iter().filter(|&i| point[i].is_some()).collect();
     let draws = resample(&scope, &live, cfg, label);
-    METRICS
+    prepared
+        .metrics
         .iter()
         .enumerate()
         .map(|(i, metric)| {
@@ -242,14 +249,14 @@ fn resample(
     cfg: &BootstrapConfig,
     label: &str,
 ) -> Vec<Vec<f64>> {
-    let mut draws = vec![Vec::new(); METRICS.len()];
+    let mut draws = vec![Vec::new(); scope.metrics.len()];
     let n = scope.latencies.len();
     if n == 0 || live.is_empty() {
         return draws;
     }
     let with_latency = live
         .iter()
-        .any(|&i| matches!(METRICS[i].eval, Eval::LatencyQuantile(_)));
+        .any(|&i| matches!(scope.metrics[i].eval, Eval::LatencyQuantile(_)));
     let mut rng = Rng::new(cfg.seed ^ label_hash(label));
     let width = scope.width();
     let mut counts = vec![[0.0f64; BLOCK]; n];
@@ -296,11 +303,11 @@ pub fn paired_deltas(
     let n = base.latencies.len().min(cand.latencies.len());
     let members: Vec<usize> = (0..n).collect();
     let (bs, cs) = (Scope::new(base, &members), Scope::new(cand, &members));
-    let mut draws = vec![Vec::new(); METRICS.len()];
+    let mut draws = vec![Vec::new(); base.metrics.len()];
     if n == 0 {
         return draws;
     }
-    let all: Vec<usize> = (0..METRICS.len()).collect();
+    let all: Vec<usize> = (0..base.metrics.len()).collect();
     let mut rng = Rng::new(cfg.seed ^ label_hash(label));
     let mut counts = vec![[0.0f64; BLOCK]; n];
     let (mut b_sums, mut c_sums) = (
@@ -390,7 +397,7 @@ mod tests {
             .map(|i| sample((i % 5) as f64, (i % 3) as f64, (i % 2) as f64))
             .collect();
         let refs: Vec<&Stats> = samples.iter().collect();
-        let prepared = Prepared::new(&refs, vec![&[][..]; samples.len()]);
+        let prepared = Prepared::new(crate::kinds::metrics(), &refs, vec![&[][..]; samples.len()]);
         let members: Vec<usize> = (0..samples.len()).collect();
         let cfg = BootstrapConfig {
             resamples: 300,

@@ -1,6 +1,8 @@
 //! Calibration of predicted confidences against correctness (SPEC §5): ten equal-width bins,
 //! ECE, MCE and Brier score. Empty bins are skipped, never divided by.
 
+use super::stats::{Stats, Sums};
+
 /// Number of equal-width bins.
 pub const BINS: usize = 10;
 
@@ -60,6 +62,54 @@ impl Bins {
         let total = self.total();
         (total > 0.0).then(|| self.squared_error / total)
     }
+}
+
+/// The sum keys of calibration bins under one prefix (`ext.cal`, `inf.cal`), built once.
+pub struct BinKeys {
+    pub count: [String; BINS],
+    pub confidence: [String; BINS],
+    pub correct: [String; BINS],
+    pub squared_error: String,
+    pub total: String,
+}
+
+/// The bin keys of `prefix` (only the two calibration prefixes are ever used).
+pub fn bin_keys(prefix: &'static str) -> &'static BinKeys {
+    static EXT: std::sync::OnceLock<BinKeys> = std::sync::OnceLock::new();
+    static INF: std::sync::OnceLock<BinKeys> = std::sync::OnceLock::new();
+    let cell = if prefix == "inf.cal" { &INF } else { &EXT };
+    cell.get_or_init(|| BinKeys {
+        count: std::array::from_fn(|b| format!("{prefix}.{b}.n")),
+        confidence: std::array::from_fn(|b| format!("{prefix}.{b}.conf")),
+        correct: std::array::from_fn(|b| format!("{prefix}.{b}.correct")),
+        squared_error: format!("{prefix}.sq"),
+        total: format!("{prefix}.n"),
+    })
+}
+
+/// Calibration bins as sums under `prefix`.
+pub fn add_bins(prefix: &'static str, bins: &Bins, s: &mut Stats) {
+    let keys = bin_keys(prefix);
+    for b in 0..BINS {
+        s.add(keys.count[b].as_str(), bins.count[b]);
+        s.add(keys.confidence[b].as_str(), bins.confidence[b]);
+        s.add(keys.correct[b].as_str(), bins.correct[b]);
+    }
+    s.add(keys.squared_error.as_str(), bins.squared_error);
+    s.add(keys.total.as_str(), bins.total());
+}
+
+/// Calibration bins read back from sums under `prefix`.
+pub fn bins_from(prefix: &'static str, sums: &dyn Sums) -> Bins {
+    let keys = bin_keys(prefix);
+    let mut bins = Bins::default();
+    for b in 0..BINS {
+        bins.count[b] = sums.get(&keys.count[b]);
+        bins.confidence[b] = sums.get(&keys.confidence[b]);
+        bins.correct[b] = sums.get(&keys.correct[b]);
+    }
+    bins.squared_error = sums.get(&keys.squared_error);
+    bins
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 //! computed. Thresholds, reports and the gate look metrics up here.
 
 use super::stats::Sums;
-use super::{e2e, extraction, inference, validation};
 
 /// Which way is better.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -44,7 +43,7 @@ impl Metric {
     }
 }
 
-const fn m(
+pub const fn m(
     name: &'static str,
     direction: Direction,
     support: &'static str,
@@ -60,224 +59,14 @@ const fn m(
     }
 }
 
-use Direction::{Higher, Lower};
+pub use Direction::{Higher, Lower};
 
-fn rate(s: &dyn Sums, key: &str, of: &str) -> Option<f64> {
+pub fn rate(s: &dyn Sums, key: &str, of: &str) -> Option<f64> {
     Some(s.get(key) / s.get(of))
 }
 
-/// Every metric of metrics_version "1", in report order.
-pub static METRICS: &[Metric] = &[
-    m(
-        "extraction.precision",
-        Higher,
-        "ext.records",
-        extraction::agg::precision_,
-        "micro precision of matched requirements",
-    ),
-    m(
-        "extraction.recall",
-        Higher,
-        "ext.records",
-        extraction::agg::recall_,
-        "micro recall of matched requirements",
-    ),
-    m(
-        "extraction.f1",
-        Higher,
-        "ext.records",
-        extraction::agg::f1_,
-        "micro F1 of matched requirements",
-    ),
-    m(
-        "extraction.f1_macro",
-        Higher,
-        "ext.records",
-        extraction::agg::f1_macro,
-        "mean per-sample F1",
-    ),
-    m(
-        "extraction.type_f1",
-        Higher,
-        "ext.records",
-        extraction::agg::type_f1,
-        "micro F1 over per-sample sets of requirement types",
-    ),
-    m(
-        "extraction.ac_completeness",
-        Higher,
-        "ext.records",
-        extraction::agg::ac_completeness,
-        "share of gold acceptance criteria covered, mean over matched pairs",
-    ),
-    m(
-        "extraction.kappa",
-        Higher,
-        "ext.msgs",
-        extraction::agg::kappa,
-        "Cohen's kappa of message-level requirement identification",
-    ),
-    m(
-        "extraction.type_kappa",
-        Higher,
-        "ext.type_pairs",
-        extraction::agg::type_kappa,
-        "Cohen's kappa of types over type-blind matches",
-    ),
-    m(
-        "extraction.ece",
-        Lower,
-        "ext.cal.n",
-        extraction::agg::ece,
-        "expected calibration error of requirement confidences",
-    ),
-    m(
-        "extraction.mce",
-        Lower,
-        "ext.cal.n",
-        extraction::agg::mce,
-        "maximum calibration error over non-empty bins",
-    ),
-    m(
-        "extraction.brier",
-        Lower,
-        "ext.cal.n",
-        extraction::agg::brier,
-        "Brier score of requirement confidences",
-    ),
-    m(
-        "extraction.schema_compliance",
-        Higher,
-        "ext.records",
-        extraction::agg::schema_compliance,
-        "share of answers passing the schema",
-    ),
-    m(
-        "extraction.hallucination_rate",
-        Lower,
-        "ext.records",
-        extraction::agg::hallucination_rate,
-        "share of samples with an unsupported requirement",
-    ),
-    m(
-        "extraction.hallucination_entity_rate",
-        Lower,
-        "ext.records",
-        extraction::agg::hallucination_entity_rate,
-        "unsupported / checked requirements",
-    ),
-    m(
-        "inference.relevance",
-        Higher,
-        "inf.records",
-        inference::agg::relevance,
-        "necessity-weighted relevance of inferred requirements",
-    ),
-    m(
-        "inference.false_inference_rate",
-        Lower,
-        "inf.records",
-        inference::agg::false_inference_rate,
-        "share of inferences scoring 0",
-    ),
-    m(
-        "inference.recall",
-        Higher,
-        "inf.records",
-        inference::agg::recall_,
-        "recall of necessary inferred requirements",
-    ),
-    m(
-        "inference.ece",
-        Lower,
-        "inf.cal.n",
-        inference::agg::ece,
-        "expected calibration error of inference confidences",
-    ),
-    m(
-        "validation.precision",
-        Higher,
-        "val.records",
-        validation::agg::precision_,
-        "micro precision of issues (type, field)",
-    ),
-    m(
-        "validation.recall",
-        Higher,
-        "val.records",
-        validation::agg::recall_,
-        "micro recall of issues (type, field)",
-    ),
-    m(
-        "validation.f1",
-        Higher,
-        "val.records",
-        validation::agg::f1_,
-        "micro F1 of issues (type, field)",
-    ),
-    m(
-        "validation.pii_precision",
-        Higher,
-        "val.records",
-        validation::agg::pii_precision,
-        "micro precision of PII strings",
-    ),
-    m(
-        "validation.pii_recall",
-        Higher,
-        "val.records",
-        validation::agg::pii_recall,
-        "micro recall of PII strings",
-    ),
-    m(
-        "validation.pii_f1",
-        Higher,
-        "val.records",
-        validation::agg::pii_f1,
-        "micro F1 of PII strings",
-    ),
-    m(
-        "validation.severity_kappa",
-        Higher,
-        "val.severity_pairs",
-        validation::agg::severity_kappa,
-        "Cohen's kappa of severity over matched issues",
-    ),
-    m(
-        "e2e.coverage",
-        Higher,
-        "e2e.records",
-        e2e::agg::coverage,
-        "mean recall of generated requirements",
-    ),
-    m(
-        "e2e.accuracy",
-        Higher,
-        "e2e.records",
-        e2e::agg::accuracy,
-        "mean precision of generated requirements",
-    ),
-    m(
-        "e2e.structure",
-        Higher,
-        "e2e.records",
-        e2e::agg::structure,
-        "mean share of IEEE 830 sections present",
-    ),
-    m(
-        "e2e.traceability",
-        Higher,
-        "e2e.records",
-        e2e::agg::traceability,
-        "mean share of traceable requirements",
-    ),
-    m(
-        "e2e.rd_score",
-        Higher,
-        "e2e.records",
-        e2e::agg::rd_score,
-        "mean weighted RD score",
-    ),
+/// The metrics every kind shares, in report order: parse outcomes and run health.
+pub static SHARED: &[Metric] = &[
     m(
         "parse.raw_success_rate",
         Higher,
@@ -349,13 +138,3 @@ pub static METRICS: &[Metric] = &[
         "cost in USD, where known",
     ),
 ];
-
-/// Look a metric up by name.
-pub fn find(name: &str) -> Option<&'static Metric> {
-    METRICS.iter().find(|m| m.name == name)
-}
-
-/// Every metric name, for did-you-mean hints.
-pub fn names() -> impl Iterator<Item = &'static str> {
-    METRICS.iter().map(|m| m.name)
-}

@@ -1,4 +1,5 @@
-//! Reading a parsed answer into a prediction, field by field (SPEC §4): a field of the wrong
+//! Reading a parsed answer into a prediction, key by key and field by field (each task
+//! kind reads the keys it scores): a field of the wrong
 //! type counts as missing and never throws the whole answer away; a top-level array is read
 //! as `{"requirements": [...]}`; an element that is not an object still counts as a
 //! prediction (one that can never match); a scalar answer yields an empty prediction.
@@ -53,29 +54,69 @@ pub struct Prediction {
 }
 
 impl Prediction {
-    /// Read a prediction from a parsed answer (`None`: the answer did not parse).
+    /// Read every kind's keys from a parsed answer (`None`: the answer did not parse).
     pub fn read(value: Option<&Value>) -> Prediction {
-        match value {
-            Some(Value::Object(map)) => Prediction {
-                requirements: list(map, "requirements")
-                    .map(PredRequirement::read)
-                    .collect(),
-                inferred_requirements: list(map, "inferred_requirements")
-                    .map(PredInferred::read)
-                    .collect(),
-                issues: list(map, "issues").map(PredIssue::read).collect(),
-                pii: list(map, "pii")
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect(),
-                srs_markdown: string(map, "srs_markdown"),
-            },
-            Some(Value::Array(items)) => Prediction {
-                requirements: items.iter().map(PredRequirement::read).collect(),
-                ..Prediction::default()
-            },
-            _ => Prediction::default(),
+        Prediction {
+            requirements: requirements(value),
+            inferred_requirements: inferred_requirements(value),
+            issues: issues(value),
+            pii: pii(value),
+            srs_markdown: srs_markdown(value),
         }
     }
+}
+
+/// The top-level object of an answer, when it is one.
+fn object(value: Option<&Value>) -> Option<&Map<String, Value>> {
+    value.and_then(Value::as_object)
+}
+
+/// `requirements`: the answer's list, or the answer itself when it is a top-level array.
+pub fn requirements(value: Option<&Value>) -> Vec<PredRequirement> {
+    match value {
+        Some(Value::Array(items)) => items.iter().map(PredRequirement::read).collect(),
+        _ => object(value)
+            .map(|map| {
+                list(map, "requirements")
+                    .map(PredRequirement::read)
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// `inferred_requirements`.
+pub fn inferred_requirements(value: Option<&Value>) -> Vec<PredInferred> {
+    object(value)
+        .map(|map| {
+            list(map, "inferred_requirements")
+                .map(PredInferred::read)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `issues`.
+pub fn issues(value: Option<&Value>) -> Vec<PredIssue> {
+    object(value)
+        .map(|map| list(map, "issues").map(PredIssue::read).collect())
+        .unwrap_or_default()
+}
+
+/// The string elements of `pii`.
+pub fn pii(value: Option<&Value>) -> Vec<String> {
+    object(value)
+        .map(|map| {
+            list(map, "pii")
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `srs_markdown`.
+pub fn srs_markdown(value: Option<&Value>) -> Option<String> {
+    object(value).and_then(|map| string(map, "srs_markdown"))
 }
 
 fn list<'a>(map: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Value> {

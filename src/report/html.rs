@@ -10,8 +10,8 @@ use minijinja::{context, Environment, Value};
 
 use crate::error::{Error, Result};
 use crate::gate::verdict::{Outcome, Status, Verdict};
+use crate::metrics::calibration::bins_from;
 use crate::metrics::calibration::{Bins, BINS};
-use crate::metrics::extraction::bins_from;
 use crate::metrics::stats::Stats;
 use crate::score::file::ScoreFile;
 

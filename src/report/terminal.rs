@@ -8,7 +8,6 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::{Problem, Severity};
-use crate::metrics::registry::METRICS;
 use crate::score::ScoreFile;
 use crate::suite::agreement::Agreement;
 use crate::suite::stats::{SuiteStats, TARGETS, TOTAL_TARGET};
@@ -183,7 +182,7 @@ pub fn score_summary(file: &ScoreFile, output: &Path) -> String {
         "{:<38} {:>9}  {:<19} {:>6}",
         "metric", "value", "95% CI", "n"
     );
-    for m in METRICS {
+    for m in crate::kinds::metrics() {
         let Some(agg) = file.metrics.get(m.name).filter(|a| a.value.is_some()) else {
             continue;
         };
@@ -478,7 +477,7 @@ pub fn thresholds(t: &crate::gate::thresholds::Thresholds, path: &Path) -> Strin
         "metric",
         "rule (Δ: allowed regression)"
     );
-    for m in METRICS {
+    for m in crate::kinds::metrics() {
         if let Some((rule, _, _)) = crate::gate::rule::rule_for(m, t) {
             let _ = writeln!(
                 out,

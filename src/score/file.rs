@@ -45,7 +45,7 @@ pub struct ScoringSummary {
     pub ac_threshold: f64,
     pub type_rule: bool,
     pub actor_rule: bool,
-    pub schema: crate::metrics::extraction::SchemaMode,
+    pub schema: crate::metrics::SchemaMode,
     pub id_pattern: String,
     pub rd_weights: [f64; 4],
 }

@@ -10,18 +10,15 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use crate::error::{Error, Location, Problem, Result};
+use crate::kinds;
 use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared};
-use crate::metrics::e2e;
-use crate::metrics::extraction::{self, GoldRequirements};
-use crate::metrics::inference::{self, GoldInferred};
-use crate::metrics::registry::{Eval, METRICS};
+use crate::metrics::registry::Eval;
 use crate::metrics::stats::Stats;
-use crate::metrics::validation;
 use crate::metrics::ScoringConfig;
-use crate::parse::{parse_answer, prediction::Prediction, ParseOutcome};
+use crate::parse::{parse_answer, ParseOutcome};
 use crate::runfile::reader::{AnswerReader, RunIndex};
 use crate::runfile::record::Answer;
-use crate::suite::{Kind, Sample, Suite};
+use crate::suite::{Sample, Suite};
 use crate::text::did_you_mean;
 
 pub use file::{SampleScore, ScoreFile};
@@ -251,26 +248,14 @@ fn unknown_samples(index: &RunIndex, ids: &HashSet<String>) -> Vec<Problem> {
         .collect()
 }
 
-/// Gold data prepared once per sample, reused for every repeat.
-enum Gold {
-    Requirements(GoldRequirements),
-    Inferred(GoldInferred),
-    Issues,
-}
-
 fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> SampleScore {
-    let gold = match sample.kind {
-        Kind::Extraction | Kind::E2e => {
-            Gold::Requirements(GoldRequirements::new(&sample.labels.requirements))
-        }
-        Kind::Inference => Gold::Inferred(GoldInferred::new(&sample.labels.inferred_requirements)),
-        Kind::Validation => Gold::Issues,
-    };
+    let kind = kinds::of(sample.kind);
+    let gold = kind.prepare(sample);
     let mut stats = Stats::default();
     let mut latencies = Vec::new();
     let (mut runs, mut parse) = (Vec::new(), Vec::new());
     for answer in answers {
-        let record = score_record(sample, &gold, answer, cfg);
+        let record = score_record(kind, sample, &gold, answer, cfg);
         stats.merge(record.stats);
         runs.push(record.primary);
         parse.push(record.outcome);
@@ -279,7 +264,7 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
     let n = runs.len().max(1) as f64;
     let primary = runs.iter().sum::<f64>() / n;
     let std = (runs.iter().map(|r| (r - primary).powi(2)).sum::<f64>() / n).sqrt();
-    let metrics = METRICS
+    let metrics = kinds::metrics()
         .iter()
         .filter(|m| matches!(m.eval, Eval::Sums(_)))
         .filter_map(|m| {
@@ -305,15 +290,15 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
     score
 }
 
-fn score_record(sample: &Sample, gold: &Gold, answer: &Answer, cfg: &ScoringConfig) -> RecordScore {
+fn score_record(
+    kind: &dyn kinds::TaskKind,
+    sample: &Sample,
+    gold: &kinds::Gold,
+    answer: &Answer,
+    cfg: &ScoringConfig,
+) -> RecordScore {
     let parsed = parse_answer(&answer.text);
-    let pred = Prediction::read(parsed.value.as_ref());
-    let (mut stats, mut primary) = match gold {
-        Gold::Requirements(g) if sample.kind == Kind::E2e => e2e::score(sample, g, &pred, cfg),
-        Gold::Requirements(g) => extraction::score(sample, g, &pred, parsed.value.as_ref(), cfg),
-        Gold::Inferred(g) => inference::score(g, &pred, cfg),
-        Gold::Issues => validation::score(&sample.labels.issues, &sample.labels.pii, &pred),
-    };
+    let (mut stats, mut primary) = kind.score(sample, gold, parsed.value.as_ref(), cfg);
     if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;
     }
@@ -358,6 +343,7 @@ type Groups = BTreeMap<String, BTreeMap<String, file::Metrics>>;
 fn aggregates(samples: &[SampleScore], cfg: &BootstrapConfig) -> (file::Metrics, Groups) {
     let stats: Vec<&crate::metrics::stats::Stats> = samples.iter().map(|s| &s.stats).collect();
     let prepared = Prepared::new(
+        kinds::metrics(),
         &stats,
         samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
     );
@@ -449,7 +435,6 @@ mod tests {
 
     use super::*;
     use crate::error::Location;
-    use crate::metrics::registry::METRICS;
     use crate::suite::model::{Labels, Message, Written};
     use crate::suite::{Difficulty, Kind};
 
@@ -555,7 +540,7 @@ mod tests {
             for (name, v) in &score.metrics {
                 prop_assert!(v.is_finite(), "{} = {}", name, v);
                 let range = if name.ends_with("kappa") { -1.0..=1.0 } else { 0.0..=1.0 };
-                let counted = METRICS.iter().any(|m| m.name == name && !name.starts_with("run.tokens") && !name.starts_with("run.cost"));
+                let counted = kinds::metrics().iter().any(|m| m.name == name && !name.starts_with("run.tokens") && !name.starts_with("run.cost"));
                 prop_assert!(!counted || range.contains(v), "{} = {}", name, v);
             }
         }

@@ -2,12 +2,17 @@
 //! requirements; relevance weighted by the gold item's necessity, false inferences, recall of
 //! necessary items and calibration of the item's outer confidence.
 
-use super::calibration::{self, Bins};
-use super::extraction::{add_bins, match_requirements, pred_items, GoldRequirements};
-use super::stats::Stats;
-use super::{f1, precision, recall, ScoringConfig};
-use crate::parse::prediction::{PredRequirement, Prediction};
+use crate::kinds::extraction::{match_requirements, pred_items, GoldRequirements};
+use crate::metrics::calibration::add_bins;
+use crate::metrics::calibration::{self, Bins};
+use crate::metrics::stats::Stats;
+use crate::metrics::{f1, precision, recall, ScoringConfig};
+use serde_json::Value;
+
+use crate::metrics::registry::Metric;
+use crate::parse::prediction::{self, PredRequirement, Prediction};
 use crate::suite::model::InferredRequirement;
+use crate::suite::{Kind, Sample};
 use crate::text::norm;
 
 /// Gold inferred requirements prepared for matching, once per sample.
@@ -76,30 +81,58 @@ pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> (St
     (s, primary)
 }
 
-/// Aggregate metric functions over sums.
-pub mod agg {
-    use super::super::extraction::bins_from;
-    use super::super::stats::Sums;
-    use super::super::{ratio_or, recall};
+pub mod metrics;
 
-    /// Σ score / (2·|P|); 1.0 when there are no predictions.
-    pub fn relevance(s: &dyn Sums) -> Option<f64> {
-        Some(ratio_or(
-            s.get("inf.relevance"),
-            2.0 * s.get("inf.pred"),
-            1.0,
-        ))
+/// Requirements inferred from (implied by) explicit ones.
+pub struct Inference;
+
+impl super::TaskKind for Inference {
+    fn kind(&self) -> Kind {
+        Kind::Inference
     }
-    /// Share of predictions scoring 0; 0.0 when there are no predictions.
-    pub fn false_inference_rate(s: &dyn Sums) -> Option<f64> {
-        Some(ratio_or(s.get("inf.zero"), s.get("inf.pred"), 0.0))
+
+    fn answer_keys(&self) -> &'static [&'static str] {
+        &["inferred_requirements"]
     }
-    /// Matched necessary gold items / necessary gold items (zero-denominator rule of §5).
-    pub fn recall_(s: &dyn Sums) -> Option<f64> {
-        let (tp, all) = (s.get("inf.necessary_matched"), s.get("inf.necessary"));
-        Some(recall(tp, s.get("inf.pred") - tp, all - tp))
+
+    fn metrics(&self) -> &'static [Metric] {
+        metrics::METRICS
     }
-    pub fn ece(s: &dyn Sums) -> Option<f64> {
-        bins_from("inf.cal", s).ece()
+
+    fn prepare(&self, sample: &Sample) -> super::Gold {
+        Box::new(GoldInferred::new(&sample.labels.inferred_requirements))
+    }
+
+    fn score(
+        &self,
+        _sample: &Sample,
+        gold: &super::Gold,
+        answer: Option<&Value>,
+        cfg: &ScoringConfig,
+    ) -> (Stats, f64) {
+        let pred = Prediction {
+            inferred_requirements: prediction::inferred_requirements(answer),
+            ..Prediction::default()
+        };
+        score(super::gold(gold), &pred, cfg)
+    }
+
+    fn gold_lines(&self, sample: &Sample) -> Vec<String> {
+        let lines = sample.labels.inferred_requirements.iter().map(|i| {
+            format!(
+                "{} ({})",
+                super::extraction::gold_requirement_line(&i.requirement),
+                i.necessity
+            )
+        });
+        super::sorted(lines.collect())
+    }
+
+    fn predicted_lines(&self, answer: Option<&Value>) -> Vec<String> {
+        let items = prediction::inferred_requirements(answer);
+        let lines = items
+            .iter()
+            .map(|i| super::extraction::requirement_line(&i.requirement));
+        super::sorted(lines.collect())
     }
 }

@@ -4,14 +4,15 @@
 
 use serde_json::Value;
 
-use super::calibration::{self, Bins};
-use super::matching::{match_items, match_with, similarities, MatchItem, Pair};
-use super::similarity::Trigrams;
-use super::stats::{Stats, Sums};
-use super::{f1, precision, recall, ScoringConfig};
-use crate::parse::prediction::{integer, PredRequirement, Prediction};
+use crate::metrics::calibration::{self, add_bins, Bins};
+use crate::metrics::matching::{match_items, match_with, similarities, MatchItem, Pair};
+use crate::metrics::registry::Metric;
+use crate::metrics::similarity::Trigrams;
+use crate::metrics::stats::Stats;
+use crate::metrics::{f1, precision, recall, SchemaMode, ScoringConfig};
+use crate::parse::prediction::{self, integer, PredRequirement, Prediction};
 use crate::suite::model::{enums, Requirement};
-use crate::suite::Sample;
+use crate::suite::{Kind, Sample};
 use crate::text::norm;
 
 /// What matching needs of gold requirements, computed once per sample (repeats reuse it).
@@ -105,7 +106,7 @@ fn type_sets(gold: &[Requirement], pred: &[PredRequirement], s: &mut Stats) {
         .iter()
         .filter_map(|r| r.type_.as_deref().map(norm))
         .collect();
-    let (tp, fp, fn_) = super::set_counts(&g, &p);
+    let (tp, fp, fn_) = crate::metrics::set_counts(&g, &p);
     s.add_count("ext.type_tp", tp);
     s.add_count("ext.type_fp", fp);
     s.add_count("ext.type_fn", fn_);
@@ -188,54 +189,6 @@ fn type_agreement(
     }
 }
 
-/// The sum keys of calibration bins under one prefix (`ext.cal`, `inf.cal`), built once.
-pub struct BinKeys {
-    pub count: [String; calibration::BINS],
-    pub confidence: [String; calibration::BINS],
-    pub correct: [String; calibration::BINS],
-    pub squared_error: String,
-    pub total: String,
-}
-
-/// The bin keys of `prefix` (only the two calibration prefixes are ever used).
-pub fn bin_keys(prefix: &'static str) -> &'static BinKeys {
-    static EXT: std::sync::OnceLock<BinKeys> = std::sync::OnceLock::new();
-    static INF: std::sync::OnceLock<BinKeys> = std::sync::OnceLock::new();
-    let cell = if prefix == "inf.cal" { &INF } else { &EXT };
-    cell.get_or_init(|| BinKeys {
-        count: std::array::from_fn(|b| format!("{prefix}.{b}.n")),
-        confidence: std::array::from_fn(|b| format!("{prefix}.{b}.conf")),
-        correct: std::array::from_fn(|b| format!("{prefix}.{b}.correct")),
-        squared_error: format!("{prefix}.sq"),
-        total: format!("{prefix}.n"),
-    })
-}
-
-/// Calibration bins as sums under `prefix`.
-pub fn add_bins(prefix: &'static str, bins: &Bins, s: &mut Stats) {
-    let keys = bin_keys(prefix);
-    for b in 0..calibration::BINS {
-        s.add(keys.count[b].as_str(), bins.count[b]);
-        s.add(keys.confidence[b].as_str(), bins.confidence[b]);
-        s.add(keys.correct[b].as_str(), bins.correct[b]);
-    }
-    s.add(keys.squared_error.as_str(), bins.squared_error);
-    s.add(keys.total.as_str(), bins.total());
-}
-
-/// Calibration bins read back from sums under `prefix`.
-pub fn bins_from(prefix: &'static str, sums: &dyn Sums) -> Bins {
-    let keys = bin_keys(prefix);
-    let mut bins = Bins::default();
-    for b in 0..calibration::BINS {
-        bins.count[b] = sums.get(&keys.count[b]);
-        bins.confidence[b] = sums.get(&keys.confidence[b]);
-        bins.correct[b] = sums.get(&keys.correct[b]);
-    }
-    bins.squared_error = sums.get(&keys.squared_error);
-    bins
-}
-
 /// Schema compliance of a parsed answer (SPEC §5). A failed parse fails.
 pub fn schema_ok(answer: Option<&Value>, messages: usize, cfg: &ScoringConfig) -> bool {
     let list = match answer {
@@ -250,18 +203,6 @@ pub fn schema_ok(answer: Option<&Value>, messages: usize, cfg: &ScoringConfig) -
         SchemaMode::SyntaxOnly => true,
         SchemaMode::Strict => list.iter().all(|r| requirement_ok(r, messages, cfg)),
     }
-}
-
-/// How strictly answers are held to the schema.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SchemaMode {
-    /// Every field of the SPEC §2 table present with its type and rule.
-    #[default]
-    #[serde(rename = "schema_strict")]
-    Strict,
-    /// Only the top-level shape: an object whose `requirements` is a list, or a list.
-    SyntaxOnly,
 }
 
 fn requirement_ok(value: &Value, messages: usize, cfg: &ScoringConfig) -> bool {
@@ -342,73 +283,72 @@ fn supported(r: &PredRequirement, text: &str, messages: usize, cfg: &ScoringConf
         .any(|m| !m.is_empty() && text.contains(m.as_str()))
 }
 
-/// Aggregate metric functions over sums.
-pub mod agg {
-    use super::super::agreement::{binary_kappa, cohen_kappa_cells};
-    use super::super::{f1, precision, ratio_or, recall};
-    use super::{bins_from, Sums};
+pub mod metrics;
 
-    fn counts(s: &dyn Sums, prefix: &str) -> (f64, f64, f64) {
-        (
-            s.get(&format!("{prefix}tp")),
-            s.get(&format!("{prefix}fp")),
-            s.get(&format!("{prefix}fn")),
-        )
+/// Requirements extracted from a conversation.
+pub struct Extraction;
+
+impl super::TaskKind for Extraction {
+    fn kind(&self) -> Kind {
+        Kind::Extraction
     }
-    pub fn precision_(s: &dyn Sums) -> Option<f64> {
-        let (tp, fp, fn_) = counts(s, "ext.");
-        Some(precision(tp, fp, fn_))
+
+    fn answer_keys(&self) -> &'static [&'static str] {
+        &["requirements"]
     }
-    pub fn recall_(s: &dyn Sums) -> Option<f64> {
-        let (tp, fp, fn_) = counts(s, "ext.");
-        Some(recall(tp, fp, fn_))
+
+    fn metrics(&self) -> &'static [Metric] {
+        metrics::METRICS
     }
-    pub fn f1_(s: &dyn Sums) -> Option<f64> {
-        let (tp, fp, fn_) = counts(s, "ext.");
-        Some(f1(precision(tp, fp, fn_), recall(tp, fp, fn_)))
+
+    fn prepare(&self, sample: &Sample) -> super::Gold {
+        Box::new(GoldRequirements::new(&sample.labels.requirements))
     }
-    pub fn f1_macro(s: &dyn Sums) -> Option<f64> {
-        Some(s.get("ext.f1_sum") / s.get("ext.records"))
+
+    fn score(
+        &self,
+        sample: &Sample,
+        gold: &super::Gold,
+        answer: Option<&Value>,
+        cfg: &ScoringConfig,
+    ) -> (Stats, f64) {
+        let pred = Prediction {
+            requirements: prediction::requirements(answer),
+            ..Prediction::default()
+        };
+        score(sample, super::gold(gold), &pred, answer, cfg)
     }
-    pub fn type_f1(s: &dyn Sums) -> Option<f64> {
-        let (tp, fp, fn_) = counts(s, "ext.type_");
-        Some(f1(precision(tp, fp, fn_), recall(tp, fp, fn_)))
-    }
-    pub fn ac_completeness(s: &dyn Sums) -> Option<f64> {
-        Some(ratio_or(s.get("ext.ac_sum"), s.get("ext.ac_pairs"), 0.0))
-    }
-    pub fn kappa(s: &dyn Sums) -> Option<f64> {
-        let c = |k: &str| s.get(&format!("ext.msg.{k}"));
-        binary_kappa(c("11"), c("10"), c("01"), c("00"))
-    }
-    pub fn type_kappa(s: &dyn Sums) -> Option<f64> {
-        let pairs = s.prefixed("ext.type_pair:");
-        cohen_kappa_cells(
-            pairs
+
+    fn gold_lines(&self, sample: &Sample) -> Vec<String> {
+        super::sorted(
+            sample
+                .labels
+                .requirements
                 .iter()
-                .filter_map(|(k, n)| k.split_once('|').map(|(g, p)| (g, p, *n))),
+                .map(gold_requirement_line)
+                .collect(),
         )
     }
-    pub fn ece(s: &dyn Sums) -> Option<f64> {
-        bins_from("ext.cal", s).ece()
+
+    fn predicted_lines(&self, answer: Option<&Value>) -> Vec<String> {
+        let preds = prediction::requirements(answer);
+        super::sorted(preds.iter().map(requirement_line).collect())
     }
-    pub fn mce(s: &dyn Sums) -> Option<f64> {
-        bins_from("ext.cal", s).mce()
-    }
-    pub fn brier(s: &dyn Sums) -> Option<f64> {
-        bins_from("ext.cal", s).brier()
-    }
-    pub fn schema_compliance(s: &dyn Sums) -> Option<f64> {
-        Some(s.get("ext.schema_ok") / s.get("ext.records"))
-    }
-    pub fn hallucination_rate(s: &dyn Sums) -> Option<f64> {
-        Some(s.get("ext.halluc_records") / s.get("ext.records"))
-    }
-    pub fn hallucination_entity_rate(s: &dyn Sums) -> Option<f64> {
-        Some(ratio_or(
-            s.get("ext.unsupported"),
-            s.get("ext.checked"),
-            0.0,
-        ))
-    }
+}
+
+/// A requirement as a diff line: `type | actor | title: action`.
+pub fn requirement_line(r: &PredRequirement) -> String {
+    let s = |x: &Option<String>| x.clone().unwrap_or_default();
+    format!(
+        "{} | {} | {}: {}",
+        s(&r.type_),
+        s(&r.actor),
+        s(&r.title),
+        s(&r.action)
+    )
+}
+
+/// A gold requirement as a diff line.
+pub fn gold_requirement_line(r: &Requirement) -> String {
+    format!("{} | {} | {}: {}", r.type_, r.actor, r.title, r.action)
 }

@@ -4,11 +4,14 @@
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
-use super::extraction::{match_requirements, pred_items, GoldRequirements};
-use super::stats::Stats;
-use super::{precision, recall, ScoringConfig};
-use crate::parse::prediction::{PredRequirement, Prediction};
-use crate::suite::Sample;
+use crate::kinds::extraction::{match_requirements, pred_items, GoldRequirements};
+use crate::metrics::stats::Stats;
+use crate::metrics::{precision, recall, ScoringConfig};
+use serde_json::Value;
+
+use crate::metrics::registry::Metric;
+use crate::parse::prediction::{self, PredRequirement, Prediction};
+use crate::suite::{Kind, Sample};
 use crate::text::norm;
 
 /// The 12 IEEE 830 section keywords looked for in headings.
@@ -26,26 +29,6 @@ pub const SECTIONS: [&str; 12] = [
     "constraints",
     "specific requirements",
 ];
-
-/// Weights of the RD score (must sum to 1).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RdWeights {
-    pub coverage: f64,
-    pub accuracy: f64,
-    pub structure: f64,
-    pub traceability: f64,
-}
-
-impl Default for RdWeights {
-    fn default() -> Self {
-        RdWeights {
-            coverage: 0.4,
-            accuracy: 0.3,
-            structure: 0.2,
-            traceability: 0.1,
-        }
-    }
-}
 
 /// Score one e2e record. Returns its sums and its RD score.
 pub fn score(
@@ -159,27 +142,49 @@ pub fn occurs_as_token(text: &str, token: &str) -> bool {
     })
 }
 
-/// Aggregate metric functions over sums (means over records).
-pub mod agg {
-    use super::super::stats::Sums;
+pub mod metrics;
 
-    fn mean(s: &dyn Sums, key: &str) -> Option<f64> {
-        Some(s.get(key) / s.get("e2e.records"))
+/// A whole SRS document generated from a stakeholder's input.
+pub struct E2e;
+
+impl super::TaskKind for E2e {
+    fn kind(&self) -> Kind {
+        Kind::E2e
     }
-    pub fn coverage(s: &dyn Sums) -> Option<f64> {
-        mean(s, "e2e.coverage")
+
+    fn answer_keys(&self) -> &'static [&'static str] {
+        &["requirements", "srs_markdown"]
     }
-    pub fn accuracy(s: &dyn Sums) -> Option<f64> {
-        mean(s, "e2e.accuracy")
+
+    fn metrics(&self) -> &'static [Metric] {
+        metrics::METRICS
     }
-    pub fn structure(s: &dyn Sums) -> Option<f64> {
-        mean(s, "e2e.structure")
+
+    fn prepare(&self, sample: &Sample) -> super::Gold {
+        Box::new(GoldRequirements::new(&sample.labels.requirements))
     }
-    pub fn traceability(s: &dyn Sums) -> Option<f64> {
-        mean(s, "e2e.traceability")
+
+    fn score(
+        &self,
+        sample: &Sample,
+        gold: &super::Gold,
+        answer: Option<&Value>,
+        cfg: &ScoringConfig,
+    ) -> (Stats, f64) {
+        let pred = Prediction {
+            requirements: prediction::requirements(answer),
+            srs_markdown: prediction::srs_markdown(answer),
+            ..Prediction::default()
+        };
+        score(sample, super::gold(gold), &pred, cfg)
     }
-    pub fn rd_score(s: &dyn Sums) -> Option<f64> {
-        mean(s, "e2e.rd_score")
+
+    fn gold_lines(&self, sample: &Sample) -> Vec<String> {
+        super::extraction::Extraction.gold_lines(sample)
+    }
+
+    fn predicted_lines(&self, answer: Option<&Value>) -> Vec<String> {
+        super::extraction::Extraction.predicted_lines(answer)
     }
 }
 

@@ -1,0 +1,131 @@
+//! Task kinds as plug-ins. A kind (extraction, inference, validation, e2e) owns, in its
+//! folder, everything specific to it: which answer keys it reads, how its gold data is
+//! prepared, how a record is matched and scored into sums, its metrics and its primary
+//! score, and how its items read as lines in a diff. The scorer, the metric registry and
+//! the reports reach a kind only through [`TaskKind`]; adding a kind means adding a folder
+//! and one line in [`of`] and [`ALL`]. docs/development.md walks through an example.
+
+pub mod e2e;
+pub mod extraction;
+pub mod inference;
+pub mod validation;
+
+use std::any::Any;
+use std::sync::LazyLock;
+
+use serde_json::Value;
+
+use crate::metrics::registry::{Metric, SHARED};
+use crate::metrics::stats::Stats;
+use crate::metrics::ScoringConfig;
+use crate::suite::{Kind, Sample};
+
+/// Gold data a kind prepares once per sample; every repeat is scored against it.
+pub type Gold = Box<dyn Any + Send + Sync>;
+
+/// One task kind.
+pub trait TaskKind: Sync {
+    /// The kind, as samples name it.
+    fn kind(&self) -> Kind;
+
+    /// The keys of a pipeline's JSON answer this kind reads.
+    fn answer_keys(&self) -> &'static [&'static str];
+
+    /// Its metrics, in report order; their names start with the kind's name.
+    fn metrics(&self) -> &'static [Metric];
+
+    /// Gold data prepared once per sample.
+    fn prepare(&self, sample: &Sample) -> Gold;
+
+    /// Score one record: `answer` is the parsed answer (`None`: it did not parse). Returns
+    /// the record's sums and its primary score in [0, 1].
+    fn score(
+        &self,
+        sample: &Sample,
+        gold: &Gold,
+        answer: Option<&Value>,
+        cfg: &ScoringConfig,
+    ) -> (Stats, f64);
+
+    /// The gold items, one line each, sorted: what a diff of a broken sample shows.
+    fn gold_lines(&self, sample: &Sample) -> Vec<String>;
+
+    /// The predicted items of a parsed answer, likewise.
+    fn predicted_lines(&self, answer: Option<&Value>) -> Vec<String>;
+}
+
+/// Every kind, in report order.
+pub static ALL: [&dyn TaskKind; 4] = [
+    &extraction::Extraction,
+    &inference::Inference,
+    &validation::Validation,
+    &e2e::E2e,
+];
+
+/// The implementation of `kind`.
+pub fn of(kind: Kind) -> &'static dyn TaskKind {
+    match kind {
+        Kind::Extraction => &extraction::Extraction,
+        Kind::Inference => &inference::Inference,
+        Kind::Validation => &validation::Validation,
+        Kind::E2e => &e2e::E2e,
+    }
+}
+
+/// Every metric goldgate reports, in report order: each kind's, then the shared parse and
+/// run-health metrics.
+pub fn metrics() -> &'static [Metric] {
+    static ALL_METRICS: LazyLock<Vec<Metric>> = LazyLock::new(|| {
+        ALL.iter()
+            .flat_map(|k| k.metrics().iter().copied())
+            .chain(SHARED.iter().copied())
+            .collect()
+    });
+    &ALL_METRICS
+}
+
+/// Look a metric up by name.
+pub fn find(name: &str) -> Option<&'static Metric> {
+    metrics().iter().find(|m| m.name == name)
+}
+
+/// Every metric name, for did-you-mean hints.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    metrics().iter().map(|m| m.name)
+}
+
+/// The prepared gold of the kind that made it.
+fn gold<T: 'static>(gold: &Gold) -> &T {
+    gold.downcast_ref::<T>()
+        .expect("a kind is only given the gold it prepared")
+}
+
+/// Lines sorted, for a stable diff.
+fn sorted(mut lines: Vec<String>) -> Vec<String> {
+    lines.sort();
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_is_registered_once_with_its_own_metrics() {
+        for kind in Kind::ALL {
+            assert_eq!(of(kind).kind(), kind);
+            assert!(ALL.iter().filter(|k| k.kind() == kind).count() == 1);
+            let prefix = format!("{}.", kind.as_str());
+            assert!(of(kind)
+                .metrics()
+                .iter()
+                .all(|m| m.name.starts_with(&prefix)));
+        }
+        let names: Vec<&str> = names().collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(names.len(), unique.len(), "metric names are unique");
+        assert!(names.len() <= 64, "bootstrap support masks hold 64 metrics");
+    }
+}

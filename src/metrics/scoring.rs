@@ -1,0 +1,98 @@
+//! The settings scoring depends on besides the data (`[matching]` and `[rd_score]` of
+//! `thresholds.toml`): matching thresholds and rules, actor classes, the schema mode, the
+//! requirement id pattern and the RD-score weights.
+
+use regex::Regex;
+
+use super::matching::{ActorClasses, MatchRules};
+
+/// Everything scoring depends on besides the data (`[matching]` and `[rd_score]` of
+/// `thresholds.toml`).
+#[derive(Clone, Debug)]
+pub struct ScoringConfig {
+    pub requirement_threshold: f64,
+    pub ac_threshold: f64,
+    pub type_rule: bool,
+    pub actor_rule: bool,
+    pub actors: ActorClasses,
+    /// `norm`'d actors that never count as hallucinated.
+    pub generic_actors: Vec<String>,
+    pub schema: SchemaMode,
+    pub id_pattern: Regex,
+    pub rd_weights: RdWeights,
+}
+
+/// Default requirement id pattern of the schema check.
+pub const DEFAULT_ID_PATTERN: &str = r"^(REQ-[0-9]{3,}|(FR|NFR|CON|SUG)-[0-9]{2,})$";
+
+/// Default actor synonym classes.
+pub fn default_actor_classes() -> Vec<Vec<String>> {
+    [
+        &["user", "customer", "end user", "client"][..],
+        &["system", "application", "platform", "service"][..],
+        &["admin", "administrator", "superuser"][..],
+    ]
+    .iter()
+    .map(|class| class.iter().map(|s| s.to_string()).collect())
+    .collect()
+}
+
+impl Default for ScoringConfig {
+    fn default() -> Self {
+        ScoringConfig {
+            requirement_threshold: 0.60,
+            ac_threshold: 0.50,
+            type_rule: true,
+            actor_rule: true,
+            actors: ActorClasses::new(&default_actor_classes()),
+            generic_actors: vec!["system".to_string(), "user".to_string()],
+            schema: SchemaMode::Strict,
+            id_pattern: Regex::new(DEFAULT_ID_PATTERN).expect("the default id pattern is valid"),
+            rd_weights: RdWeights::default(),
+        }
+    }
+}
+
+impl ScoringConfig {
+    /// Requirement matching rules, with the type rule on or off.
+    pub fn rules(&self, type_rule: bool) -> MatchRules<'_> {
+        MatchRules {
+            threshold: self.requirement_threshold,
+            type_rule,
+            actor_rule: self.actor_rule,
+            actors: &self.actors,
+        }
+    }
+}
+
+/// How strictly answers are held to the schema.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemaMode {
+    /// Every field of the requirement format present with its type and rule.
+    #[default]
+    #[serde(rename = "schema_strict")]
+    Strict,
+    /// Only the top-level shape: an object whose `requirements` is a list, or a list.
+    SyntaxOnly,
+}
+
+/// Weights of the RD score (must sum to 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RdWeights {
+    pub coverage: f64,
+    pub accuracy: f64,
+    pub structure: f64,
+    pub traceability: f64,
+}
+
+impl Default for RdWeights {
+    fn default() -> Self {
+        RdWeights {
+            coverage: 0.4,
+            accuracy: 0.3,
+            structure: 0.2,
+            traceability: 0.1,
+        }
+    }
+}
