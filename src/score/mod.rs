@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use crate::error::{Error, Location, Problem, Result};
+use rayon::prelude::*;
+
 use crate::kinds;
 use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared};
 use crate::metrics::registry::Eval;
@@ -78,22 +80,16 @@ struct Job {
 
 const BATCH: usize = 64;
 
-/// Score a suite against a run file. One thread reads and checks the suite and the answers
-/// while the others score; a bounded queue keeps memory flat however large the suite.
+/// Score a suite against a run file. Reading the suite and the answers is sequential (one
+/// batch of samples at a time, taken by whichever worker is free); scoring the batches is
+/// spread over the cores with rayon. Only the batches in flight are in memory, however
+/// large the suite.
 pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     let mut index = RunIndex::build(req.run)?;
     let mut answers = index.reader()?;
     let mut reading = Reading::default();
     let mut reader = req.suite.reader();
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .max(1);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Job>>(workers * 2);
-    let rx = std::sync::Mutex::new(rx);
-    let mut results = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| scope.spawn(|| score_jobs(&rx, req)))
-            .collect();
+    let batches = std::iter::from_fn(|| {
         let mut batch = Vec::with_capacity(BATCH);
         for loaded in reader.by_ref() {
             if let Some(job) = next_job(loaded, &mut index, &mut answers, &mut reading) {
@@ -101,21 +97,17 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
                     index: reading.ids.len(),
                     ..job
                 });
-                if batch.len() == BATCH && tx.send(std::mem::take(&mut batch)).is_err() {
+                if batch.len() == BATCH {
                     break;
                 }
             }
         }
-        let _ = tx.send(batch);
-        drop(tx);
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect::<Vec<_>>()
+        (!batch.is_empty()).then_some(batch)
     });
+    let mut results: Vec<Scored1> = batches
+        .par_bridge()
+        .flat_map_iter(|batch| batch.into_iter().map(|job| score_job(job, req)))
+        .collect();
     if !reading.errors.is_empty() {
         return Err(Error::Invalid {
             what: "suite",
@@ -211,27 +203,13 @@ fn next_job(
 /// A scored sample with its place in the suite, and its view when the caller asked for one.
 type Scored1 = (usize, SampleScore, Option<SampleView>);
 
-fn score_jobs(
-    rx: &std::sync::Mutex<std::sync::mpsc::Receiver<Vec<Job>>>,
-    req: &ScoreRequest<'_>,
-) -> Vec<Scored1> {
-    let mut out = Vec::new();
-    loop {
-        let batch = match rx.lock() {
-            Ok(guard) => guard.recv(),
-            Err(_) => break,
-        };
-        let Ok(batch) = batch else { break };
-        out.extend(batch.into_iter().map(|job| {
-            let score = score_sample(&job.sample, &job.answers, req.scoring);
-            let view = req
-                .keep_view
-                .filter(|keep| keep(&score.id, score.primary))
-                .map(|_| SampleView::new(&job.sample, &job.answers));
-            (job.index, score, view)
-        }));
-    }
-    out
+fn score_job(job: Job, req: &ScoreRequest<'_>) -> Scored1 {
+    let score = score_sample(&job.sample, &job.answers, req.scoring);
+    let view = req
+        .keep_view
+        .filter(|keep| keep(&score.id, score.primary))
+        .map(|_| SampleView::new(&job.sample, &job.answers));
+    (job.index, score, view)
 }
 
 fn unknown_samples(index: &RunIndex, ids: &HashSet<String>) -> Vec<Problem> {
@@ -372,10 +350,13 @@ fn aggregates(samples: &[SampleScore], cfg: &BootstrapConfig) -> (file::Metrics,
         .map(|(i, (_, _, m))| *first.entry(m.as_slice()).or_insert(i))
         .collect();
     let distinct: Vec<usize> = (0..scopes.len()).filter(|&i| source[i] == i).collect();
-    let computed = parallel_map(&distinct, |&i| {
-        let (dim, value, members) = &scopes[i];
-        aggregate(&prepared, members, cfg, &format!("{dim}:{value}"))
-    });
+    let computed: Vec<_> = distinct
+        .par_iter()
+        .map(|&i| {
+            let (dim, value, members) = &scopes[i];
+            aggregate(&prepared, members, cfg, &format!("{dim}:{value}"))
+        })
+        .collect();
     let by_index: HashMap<usize, _> = distinct.into_iter().zip(computed).collect();
     let results: Vec<_> = source.iter().map(|i| by_index[i].clone()).collect();
     let mut metrics = file::Metrics::new();
@@ -393,39 +374,6 @@ fn aggregates(samples: &[SampleScore], cfg: &BootstrapConfig) -> (file::Metrics,
         }
     }
     (metrics, groups)
-}
-
-/// Map over items on scoped threads (one per available core), keeping the order.
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len())
-        .max(1);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        out.push((i, f(item)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
 }
 
 #[cfg(test)]
