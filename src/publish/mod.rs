@@ -1,4 +1,182 @@
-//! GitHub: what goldgate writes when it runs inside GitHub Actions.
+//! Publishing a verdict on GitHub: inside GitHub Actions, the job summary, step outputs
+//! and annotations ([`actions`]); through the REST API ([`api`]), the sticky PR comment and
+//! the check run. Decisions (whether to post, what a check run concludes) live here; what
+//! happened comes back as [`Event`]s for the caller to show. Failing to publish never
+//! changes the gate's exit code.
 
 pub mod actions;
 pub mod api;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Outcome, Result};
+use crate::gate::verdict::Verdict;
+use crate::retry::Backoff;
+
+/// When to post the sticky PR comment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommentOn {
+    /// Always (an existing comment is always updated, so a PR that recovers shows it).
+    Always,
+    /// Only when the verdict is not a plain pass.
+    Regression,
+    Never,
+}
+
+/// How to publish.
+#[derive(Clone, Debug)]
+pub struct PublishOptions {
+    /// The gate's name: one sticky comment (and check run) per name.
+    pub gate_name: String,
+    pub comment_on: CommentOn,
+    /// The pull request; default: from `GITHUB_EVENT_PATH`.
+    pub pr: Option<u64>,
+    pub check_run: bool,
+    /// Waits between retried API calls.
+    pub backoff: Backoff,
+}
+
+/// What publishing did, for the caller to show (stderr: the runner reads workflow
+/// commands there too).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// `::error`/`::warning` workflow commands for the verdict.
+    Annotations(String),
+    NoComment(String),
+    CommentPosted {
+        pr: u64,
+        id: u64,
+    },
+    CommentUpdated {
+        pr: u64,
+        id: u64,
+    },
+    CommentForbidden(String),
+    CommentFailed(String),
+    CheckRunCreated {
+        id: u64,
+        conclusion: &'static str,
+    },
+    CheckRunForbidden(String),
+    CheckRunFailed(String),
+}
+
+impl Event {
+    /// The event as lines for stderr.
+    pub fn note(&self) -> String {
+        match self {
+            Event::Annotations(text) => text.clone(),
+            Event::NoComment(why) => format!("note: no PR comment: {why}\n"),
+            Event::CommentPosted { pr, id } => {
+                format!("posted the goldgate comment on #{pr} (comment {id})\n")
+            }
+            Event::CommentUpdated { pr, id } => {
+                format!("updated the goldgate comment on #{pr} (comment {id})\n")
+            }
+            Event::CommentForbidden(why) => format!(
+                "::warning title=goldgate%3A no PR comment::{}\nwarning: {why}\n",
+                why.replace('%', "%25")
+            ),
+            Event::CommentFailed(e) => format!(
+                "::warning title=goldgate%3A no PR comment::{e}\nwarning: could not post the PR comment: {e}\n"
+            ),
+            Event::CheckRunCreated { id, conclusion } => {
+                format!("created check run {id} ({conclusion})\n")
+            }
+            Event::CheckRunForbidden(why) => format!("warning: {why}\n"),
+            Event::CheckRunFailed(e) => format!("warning: could not create the check run: {e}\n"),
+        }
+    }
+}
+
+/// Inside GitHub Actions: the comment as the job summary, step outputs (the verdict and
+/// `outputs`' paths), annotations, and the PR comment as `options` say. Outside, nothing.
+pub fn to_actions(
+    verdict: &Verdict,
+    markdown: &str,
+    outputs: &[(&str, PathBuf)],
+    options: &PublishOptions,
+) -> Result<Vec<Event>> {
+    if !actions::in_actions() {
+        return Ok(Vec::new());
+    }
+    write_summary(markdown)?;
+    if let Some(output) = std::env::var_os("GITHUB_OUTPUT").filter(|s| !s.is_empty()) {
+        let word = serde_json::to_value(verdict.verdict)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        let mut values = vec![
+            ("verdict", word),
+            ("exit-code", verdict.exit_code.to_string()),
+            ("summary", verdict.summary.clone()),
+        ];
+        values.extend(
+            outputs
+                .iter()
+                .map(|(name, path)| (*name, path.display().to_string())),
+        );
+        actions::write_outputs(Path::new(&output), &values)?;
+    }
+    let mut events = vec![Event::Annotations(actions::annotations(verdict))];
+    events.extend(post_comment(verdict, markdown, options)?);
+    Ok(events)
+}
+
+/// The comment as the job summary, when `GITHUB_STEP_SUMMARY` names a file.
+pub fn write_summary(markdown: &str) -> Result<()> {
+    match std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
+        Some(summary) => actions::write_summary(Path::new(&summary), markdown),
+        None => Ok(()),
+    }
+}
+
+/// Post or update the sticky PR comment (and create the check run), as `options` say.
+pub fn post_comment(verdict: &Verdict, body: &str, options: &PublishOptions) -> Result<Vec<Event>> {
+    use api::{ApiError, GitHub, Published, Target};
+    if options.comment_on == CommentOn::Never {
+        return Ok(Vec::new());
+    }
+    let target = match Target::from_env(options.pr) {
+        Ok(t) => t,
+        Err(why) => return Ok(vec![Event::NoComment(why)]),
+    };
+    let pr = target.pr;
+    let create = options.comment_on == CommentOn::Always || verdict.verdict != Outcome::Pass;
+    let marker = crate::report::markdown::marker(&options.gate_name);
+    let conclusion = match verdict.verdict {
+        Outcome::Pass => "success",
+        Outcome::Warn => "neutral",
+        Outcome::Fail | Outcome::Incomplete => "failure",
+    };
+    let (outcome, check) = crate::runtime::build()?
+        .block_on(async {
+            let github = GitHub::new(target)?.with_backoff(options.backoff);
+            let comment = github.sticky_comment(&marker, body, create).await;
+            let check = match options.check_run {
+                true => Some(
+                    github
+                        .check_run(&options.gate_name, conclusion, &verdict.summary, body)
+                        .await,
+                ),
+                false => None,
+            };
+            Ok::<_, ApiError>((comment, check))
+        })
+        .unwrap_or_else(|e| (Err(e), None));
+    let mut events = Vec::new();
+    match check {
+        Some(Ok(Published::Created(id))) => events.push(Event::CheckRunCreated { id, conclusion }),
+        Some(Ok(Published::Forbidden(why))) => events.push(Event::CheckRunForbidden(why)),
+        Some(Err(e)) => events.push(Event::CheckRunFailed(e.to_string())),
+        _ => {}
+    }
+    match outcome {
+        Ok(Published::Created(id)) => events.push(Event::CommentPosted { pr, id }),
+        Ok(Published::Updated(id)) => events.push(Event::CommentUpdated { pr, id }),
+        Ok(Published::Skipped) => {}
+        Ok(Published::Forbidden(why)) => events.push(Event::CommentForbidden(why)),
+        Err(e) => events.push(Event::CommentFailed(e.to_string())),
+    }
+    Ok(events)
+}
