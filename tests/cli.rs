@@ -2,8 +2,10 @@
 //! (`args`, `status`, optional `stdout_contains` / `stderr_contains` / `files`), optional
 //! exact `stdout.txt` / `stderr.txt`, and its fixture files. The folder is copied to a
 //! temporary directory and the command runs there; `{root}` in an argument is the
-//! repository root (for cases that run on the shipped `examples/`). `GOLDGATE_BLESS=1`
-//! rewrites the `.txt` expectations from the actual output.
+//! repository root (for cases that run on the shipped `examples/`). Every stream has an
+//! expectation: compared exactly (listed in `exact`, the default, with its `.txt` file) or
+//! checked for the `*_contains` strings; a case that asserts nothing about a stream fails.
+//! `GOLDGATE_BLESS=1` rewrites the `.txt` expectations from the actual output.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,13 +53,16 @@ fn check_exact(expected_file: &Path, actual: &str, failures: &mut Vec<String>) {
         std::fs::write(expected_file, actual).unwrap();
         return;
     }
-    if let Ok(expected) = std::fs::read_to_string(expected_file) {
-        if expected != actual {
-            failures.push(format!(
-                "{} differs:\n--- expected\n{expected}\n--- actual\n{actual}",
-                expected_file.display()
-            ));
-        }
+    match std::fs::read_to_string(expected_file) {
+        Ok(expected) if expected == actual => {}
+        Ok(expected) => failures.push(format!(
+            "{} differs:\n--- expected\n{expected}\n--- actual\n{actual}",
+            expected_file.display()
+        )),
+        Err(_) => failures.push(format!(
+            "{} is missing: the case compares this stream exactly; write it with GOLDGATE_BLESS=1 and review it",
+            expected_file.display()
+        )),
     }
 }
 
@@ -108,9 +113,17 @@ fn run_case(dir: &Path) -> Vec<String> {
     if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
         failures.push(format!("the command panicked:\n{stderr}"));
     }
-    for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+    for (stream, text, contains) in [
+        ("stdout", &stdout, &case.stdout_contains),
+        ("stderr", &stderr, &case.stderr_contains),
+    ] {
         if case.exact.iter().any(|e| e == stream) {
             check_exact(&dir.join(format!("{stream}.txt")), text, &mut failures);
+        } else if contains.is_empty() {
+            // A stream nothing is asserted about would let any output pass.
+            failures.push(format!(
+                "no expectation for {stream}: list it in `exact` (with {stream}.txt) or give {stream}_contains"
+            ));
         }
     }
     failures

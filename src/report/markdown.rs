@@ -343,6 +343,13 @@ mod tests {
         assert_eq!(marker("goldgate"), "<!-- goldgate:goldgate -->");
         let hostile = marker("x--><script>");
         assert_eq!(hostile.matches("-->").count(), 1, "{hostile}");
-        assert!(hostile.ends_with(" -->") && !hostile.contains('<') || hostile.starts_with("<!--"));
+        let name = hostile
+            .strip_prefix("<!-- goldgate:")
+            .and_then(|rest| rest.strip_suffix(" -->"))
+            .unwrap_or_else(|| panic!("the marker keeps its shape: {hostile}"));
+        assert!(
+            !name.contains(['<', '>']) && !name.contains("--"),
+            "the gate name cannot close the comment or open a tag: {hostile}"
+        );
     }
 }
