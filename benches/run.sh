@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark: the runner's own overhead (SPEC §3, issue targets).
+# Benchmark: the runner's own overhead.
 #  1. HTTP pipeline answering after 100 ms, 1,000 samples, --jobs 32:
 #     target within 10% of the ideal 1,000 x 0.1 s / 32 = 3.125 s.
 #  2. jsonl pipeline answering at once, 10,000 samples: target >= 5,000 samples/s.

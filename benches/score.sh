@@ -1,24 +1,57 @@
 #!/usr/bin/env bash
-# Benchmark: `goldgate score` on a generated 10,000-sample suite (~8 requirements each) with
-# the lexical matcher and the default 1,000 bootstrap resamples. Prints wall time and peak
-# memory (RSS) of the best of three runs. Target: under 2 s on a 2-core machine.
+# Benchmark: `goldgate score` on a generated suite (default 10,000 extraction samples with
+# ~8 requirements each), lexical matcher, the default 1,000 bootstrap resamples.
 #
-#   bash benches/score.sh [SAMPLES]
+#   bash benches/score.sh [--samples N] [--runs K] [--against OTHER_GOLDGATE]
+#
+# Builds this checkout's release binary and times it K times (default 5). With --against,
+# times the other binary too (e.g. one built from main), alternating the two so both see
+# the same machine, and prints the median wall time and peak memory (RSS) of each and the
+# ratio. The score files the two write must be identical (the time stamp is fixed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-samples="${1:-10000}"
+samples=10000 runs=5 other=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --samples) samples="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
+    --against) other="$2"; shift 2 ;;
+    *) echo "usage: bash benches/score.sh [--samples N] [--runs K] [--against OTHER_GOLDGATE]" >&2; exit 2 ;;
+  esac
+done
 work="${TMPDIR:-/tmp}/goldgate-bench-$samples"
 cargo build --release --quiet
+this="$PWD/target/release/goldgate"
 if [ ! -f "$work/answers.jsonl" ]; then
   python3 benches/generate_suite.py "$work" --samples "$samples"
 fi
-echo "suite: $(du -sh "$work/suite" | cut -f1), answers: $(du -sh "$work/answers.jsonl" | cut -f1), samples: $samples"
-best=""
-for i in 1 2 3; do
+echo "suite: $(du -sh "$work/suite" | cut -f1), answers: $(du -sh "$work/answers.jsonl" | cut -f1), samples: $samples, runs: $runs"
+export SOURCE_DATE_EPOCH=0
+
+# time_one NAME BINARY: one run, appends "secs kb" to $work/NAME.times
+time_one() {
   /usr/bin/time -f "%e %M" -o "$work/time.txt" \
-    target/release/goldgate score --suite "$work/suite" --run "$work/answers.jsonl" --output "$work/score.json" > /dev/null
-  read -r secs kb < "$work/time.txt"
-  echo "run $i: ${secs}s, peak RSS $((kb / 1024)) MiB"
-  if [ -z "$best" ] || awk "BEGIN {exit !($secs < $best)}"; then best="$secs"; fi
+    "$2" score --suite "$work/suite" --run "$work/answers.jsonl" --output "$work/$1.score.json" > /dev/null
+  cat "$work/time.txt" >> "$work/$1.times"
+}
+median() { sort -n | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+
+rm -f "$work/this.times" "$work/other.times"
+for _ in $(seq "$runs"); do
+  time_one this "$this"
+  if [ -n "$other" ]; then time_one other "$other"; fi
 done
-echo "best: ${best}s"
+t_this=$(cut -d' ' -f1 "$work/this.times" | median)
+m_this=$(cut -d' ' -f2 "$work/this.times" | median)
+echo "this checkout: median ${t_this}s, peak RSS $((${m_this%.*} / 1024)) MiB"
+if [ -n "$other" ]; then
+  t_other=$(cut -d' ' -f1 "$work/other.times" | median)
+  m_other=$(cut -d' ' -f2 "$work/other.times" | median)
+  echo "$other: median ${t_other}s, peak RSS $((${m_other%.*} / 1024)) MiB"
+  echo "speed-up: $(awk "BEGIN {printf \"%.2f\", $t_other / $t_this}")x"
+  if cmp -s "$work/this.score.json" "$work/other.score.json"; then
+    echo "score files: identical"
+  else
+    echo "score files: DIFFERENT ($work/this.score.json, $work/other.score.json)"
+  fi
+fi

@@ -1,5 +1,5 @@
 //! Agreement statistics: Cohen's kappa (binary and categorical, from a confusion table),
-//! Fleiss' kappa for three or more raters, and the interpretation bands of SPEC §5.
+//! Fleiss' kappa for three or more raters, and the interpretation bands (docs/metrics.md).
 
 use std::collections::BTreeMap;
 
@@ -86,7 +86,7 @@ pub fn fleiss_kappa<S: AsRef<str>>(subjects: &[Vec<S>]) -> Option<f64> {
     Some(kappa(p_bar, pe))
 }
 
-/// The interpretation band of a kappa value (SPEC §5, no gaps).
+/// The interpretation band of a kappa value (no gaps).
 pub fn band(kappa: f64) -> &'static str {
     match kappa {
         k if k < 0.0 => "poor",

@@ -1,4 +1,4 @@
-//! Aggregates with 95% bootstrap confidence intervals (SPEC §5): resample whole samples (with
+//! Aggregates with 95% bootstrap confidence intervals: resample whole samples (with
 //! all their repeats) with replacement, recompute every metric from the resampled sums, and
 //! take percentile bounds. Seeded per scope, so reports are reproducible and do not depend on
 //! how scopes are spread over threads.

@@ -1,4 +1,4 @@
-//! Calibration of predicted confidences against correctness (SPEC §5): ten equal-width bins,
+//! Calibration of predicted confidences against correctness: ten equal-width bins,
 //! ECE, MCE and Brier score. Empty bins are skipped, never divided by.
 
 use super::stats::{Stats, Sums};

@@ -1,4 +1,4 @@
-//! One-to-one requirement matching (SPEC §5): eligibility (similarity threshold, type rule,
+//! One-to-one requirement matching: eligibility (similarity threshold, type rule,
 //! actor synonym classes) and the Hungarian assignment that first maximises the number of
 //! matches, then the total similarity.
 

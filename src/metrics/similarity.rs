@@ -1,4 +1,4 @@
-//! The `lexical` similarity of SPEC §5: cosine of character-trigram count vectors of
+//! The `lexical` similarity: cosine of character-trigram count vectors of
 //! `" " + norm(s) + " "`, with integer counts and f64 arithmetic.
 
 use crate::text::norm;

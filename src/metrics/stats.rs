@@ -1,4 +1,4 @@
-//! Sufficient statistics. Every aggregate metric of SPEC §5 is a function of sums over
+//! Sufficient statistics. Every aggregate metric is a function of sums over
 //! samples (true positives, calibration bin totals, confusion cells, …), so a record is
 //! scored into named sums once, a sample's sums are the sums of its records (repeats pool),
 //! and a group, the whole suite or a bootstrap resample is just another sum. The score file

@@ -78,7 +78,7 @@ impl PipelineConfig {
     }
 }
 
-/// The pipeline fingerprint (SPEC §3): adapter kind, command or URL template (never an
+/// The pipeline fingerprint: adapter kind, command or URL template (never an
 /// expanded secret), model, and the content of every fingerprint file.
 pub fn fingerprint(config: &PipelineConfig) -> Result<String> {
     let mut h = Sha256::new();

@@ -28,7 +28,7 @@ use crate::runfile::writer::RecordWriter;
 pub struct Job {
     pub sample_id: String,
     pub repeat: u32,
-    /// The sample without `labels` and `annotations` (SPEC §3).
+    /// The sample without `labels` and `annotations`.
     pub request: Arc<Value>,
 }
 

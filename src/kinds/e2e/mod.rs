@@ -1,4 +1,5 @@
-//! End-to-end metrics (SPEC §5): coverage (recall) and accuracy (precision) of generated
+//! The e2e kind: a whole SRS document from a stakeholder's input (answer keys
+//! `requirements` and `srs_markdown`). Coverage (recall) and accuracy (precision) of generated
 //! requirements, IEEE 830 structure of the generated SRS (CommonMark headings), traceability
 //! of requirement ids into the document, and their weighted mean, the RD score.
 

@@ -1,6 +1,9 @@
-//! Extraction metrics (SPEC §5): requirement matching counts, type sets, acceptance-criteria
-//! completeness, message-level identification kappa, type kappa over type-blind matches,
-//! calibration, schema compliance and actor hallucination — scored per record into sums.
+//! The extraction kind: requirements extracted from a conversation (answer key
+//! `requirements`). Owns its gold preparation, one-to-one requirement matching, and per
+//! record: matching counts, type sets, acceptance-criteria completeness, message-level
+//! identification kappa, type kappa over type-blind matches, calibration, schema compliance
+//! and actor hallucination, scored into sums. Its primary score is the requirement F1;
+//! its metrics are in [`metrics`].
 
 use serde_json::Value;
 
@@ -189,7 +192,7 @@ fn type_agreement(
     }
 }
 
-/// Schema compliance of a parsed answer (SPEC §5). A failed parse fails.
+/// Schema compliance of a parsed answer (docs/metrics.md). A failed parse fails.
 pub fn schema_ok(answer: Option<&Value>, messages: usize, cfg: &ScoringConfig) -> bool {
     let list = match answer {
         Some(Value::Array(list)) => list,

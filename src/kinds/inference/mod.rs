@@ -1,5 +1,5 @@
-//! Inference metrics (SPEC §5): matching on the `requirement` fields of inferred
-//! requirements; relevance weighted by the gold item's necessity, false inferences, recall of
+//! The inference kind: requirements implied by explicit ones (answer key
+//! `inferred_requirements`). Matching on the `requirement` fields of inferred requirements; relevance weighted by the gold item's necessity, false inferences, recall of
 //! necessary items and calibration of the item's outer confidence.
 
 use crate::kinds::extraction::{match_requirements, pred_items, GoldRequirements};

@@ -1,4 +1,5 @@
-//! Validation metrics (SPEC §5): issues match on (`issue_type`, `field`) after `norm`,
+//! The validation kind: quality issues and personal data in requirements (answer keys
+//! `issues` and `pii`). Issues match on (`issue_type`, `field`) after `norm`,
 //! counted per key and paired in document order; PII as per-sample sets of `norm`'d strings;
 //! severity agreement over matched issues.
 
