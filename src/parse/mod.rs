@@ -1,8 +1,8 @@
-//! Parsing of pipeline answers into JSON (metric spec v2.0, "Parsing answers").
+//! Parsing of pipeline answers into JSON, as docs/metrics.md ("Parsing") describes.
 //!
 //! This module owns the classification of an answer text into one of four
 //! [`ParseOutcome`]s and the generic JSON value it yields. The checks run in
-//! the order of the contract:
+//! this order:
 //!
 //! 1. `raw`: the trimmed text is strict JSON as it is (any JSON value).
 //! 2. `no_json_found`: the text has no `{` and no `[` (empty text lands here).

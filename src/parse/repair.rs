@@ -1,4 +1,4 @@
-//! The four textual repairs of the answer-parsing contract, applied in one
+//! The four textual repairs of answer parsing (docs/metrics.md), applied in one
 //! left-to-right scan of a candidate text:
 //!
 //! - a trailing `,` before `}` / `]` is dropped (whitespace and `//` comments
