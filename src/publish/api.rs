@@ -1,15 +1,37 @@
-//! GitHub's REST API, as far as goldgate needs it: one sticky comment per gate on a pull
-//! request. The comment is found by its hidden marker among all comments (every page),
-//! updated in place or created. 5xx answers and rate limits are retried; a 403 "Resource
-//! not accessible by integration" (fork PRs, read-only tokens) is reported, not fatal. The
-//! token is sent in the Authorization header only and never appears in any message.
+//! GitHub's REST API through octocrab, as far as goldgate needs it: one sticky comment per
+//! gate on a pull request, and a check run. The comment is found by its hidden marker among
+//! all comments (every page), updated in place or created. 5xx answers and rate limits
+//! (429, and 403 with no rate left) are retried with `retry.rs`, honouring `Retry-After`; a
+//! 403 "Resource not accessible by integration" (fork PRs, read-only tokens) is reported,
+//! not fatal. `GITHUB_API_URL` (GitHub Enterprise, tests) is the base URI. The token is
+//! sent in the Authorization header only and is removed from every message.
+
+use std::time::Duration;
+
+use http::StatusCode;
+use octocrab::Octocrab;
+use serde_json::{json, Value};
 
 use crate::retry::{parse_retry_after, Backoff};
 use crate::rng::{label_hash, Rng};
-use std::time::Duration;
 
-use reqwest::{Method, StatusCode};
-use serde_json::{json, Value};
+/// The HTTP methods goldgate uses.
+#[derive(Clone, Copy, Debug)]
+enum Method {
+    Get,
+    Post,
+    Patch,
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Patch => "PATCH",
+        })
+    }
+}
 
 /// Where and as whom to publish.
 #[derive(Clone, Debug)]
@@ -77,23 +99,37 @@ pub struct ApiError(pub String);
 const ATTEMPTS: u32 = 4;
 
 pub struct GitHub {
-    client: reqwest::Client,
+    client: Octocrab,
     target: Target,
     backoff: Backoff,
 }
 
 impl GitHub {
+    /// A client for `target`'s API, authenticated with its token.
     pub fn new(target: Target) -> Result<GitHub, ApiError> {
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .user_agent(concat!("goldgate/", env!("CARGO_PKG_VERSION")))
+        let setup = |e: octocrab::Error| {
+            ApiError(format!(
+                "cannot set up the GitHub client: {}",
+                redact(&e.to_string(), &target.token)
+            ))
+        };
+        let client = Octocrab::builder()
+            .base_uri(target.api.trim_end_matches('/'))
+            .map_err(setup)?
+            .personal_token(target.token.clone())
+            .add_header(http::header::ACCEPT, "application/vnd.github+json".into())
+            .add_header(
+                http::header::HeaderName::from_static("x-github-api-version"),
+                "2022-11-28".into(),
+            )
+            .add_header(
+                http::header::USER_AGENT,
+                concat!("goldgate/", env!("CARGO_PKG_VERSION")).into(),
+            )
+            .set_connect_timeout(Some(Duration::from_secs(30)))
+            .set_read_timeout(Some(Duration::from_secs(30)))
             .build()
-            .map_err(|e| {
-                ApiError(format!(
-                    "cannot set up the HTTP client: {}",
-                    e.without_url()
-                ))
-            })?;
+            .map_err(setup)?;
         Ok(GitHub {
             client,
             target,
@@ -123,29 +159,20 @@ impl GitHub {
         let mut rng = Rng::new(label_hash(url) ^ u64::from(std::process::id()));
         loop {
             attempt += 1;
-            let mut request = self
-                .client
-                .request(method.clone(), url)
-                .header("Accept", "application/vnd.github+json")
-                .header("X-GitHub-Api-Version", "2022-11-28")
-                .bearer_auth(&self.target.token);
-            if let Some(b) = body {
-                request = request
-                    .header("Content-Type", "application/json")
-                    .body(serde_json::to_vec(b).unwrap_or_default());
-            }
-            let response = match request.send().await {
+            let sent = match method {
+                Method::Get => self.client._get(url).await,
+                Method::Post => self.client._post(url, body).await,
+                Method::Patch => self.client._patch(url, body).await,
+            };
+            let response = match sent {
                 Ok(r) => r,
                 Err(_) if attempt < ATTEMPTS => {
                     tokio::time::sleep(self.backoff.wait(attempt, None, &mut rng)).await;
                     continue;
                 }
                 Err(e) => {
-                    return Err(ApiError(format!(
-                        "{method} {}: {}",
-                        path_of(url),
-                        e.without_url()
-                    )))
+                    let why = redact(&e.to_string(), &self.target.token);
+                    return Err(ApiError(format!("{method} {}: {why}", path_of(url))));
                 }
             };
             let status = response.status();
@@ -167,7 +194,11 @@ impl GitHub {
                 .get("link")
                 .and_then(|v| v.to_str().ok())
                 .map(String::from);
-            let text = response.text().await.unwrap_or_default();
+            let text = self
+                .client
+                .body_to_string(response)
+                .await
+                .unwrap_or_default();
             let json = serde_json::from_str(&text).unwrap_or(Value::String(text));
             return Ok((status, link, json));
         }
@@ -184,7 +215,7 @@ impl GitHub {
     async fn all_comments(&self) -> Result<Result<Vec<Value>, Published>, ApiError> {
         let (mut comments, mut next) = (Vec::new(), Some(self.issue_comments()));
         while let Some(url) = next.take() {
-            let (status, link, body) = self.call(Method::GET, &url, None).await?;
+            let (status, link, body) = self.call(Method::Get, &url, None).await?;
             if let Some(forbidden) = forbidden(status, &body) {
                 return Ok(Err(forbidden));
             }
@@ -204,7 +235,7 @@ impl GitHub {
     /// The login the token acts as, when GitHub says (installation tokens may not).
     async fn login(&self) -> Option<String> {
         let (status, _, body) = self
-            .call(Method::GET, &self.url("/user"), None)
+            .call(Method::Get, &self.url("/user"), None)
             .await
             .ok()?;
         status
@@ -236,7 +267,7 @@ impl GitHub {
         let payload = json!({ "body": body });
         let (method, url, created) = match ours.and_then(|c| c["id"].as_u64()) {
             Some(id) => (
-                Method::PATCH,
+                Method::Patch,
                 self.url(&format!(
                     "/repos/{}/issues/comments/{id}",
                     self.target.repository
@@ -244,7 +275,7 @@ impl GitHub {
                 false,
             ),
             None if create => (
-                Method::POST,
+                Method::Post,
                 self.issue_comments().replace("?per_page=100", ""),
                 true,
             ),
@@ -285,7 +316,7 @@ impl GitHub {
         let cut: String = summary.chars().take(65_535).collect();
         let payload = json!({ "name": name, "head_sha": sha, "status": "completed", "conclusion": conclusion, "output": { "title": title, "summary": cut } });
         let url = self.url(&format!("/repos/{}/check-runs", self.target.repository));
-        let (status, _, answer) = self.call(Method::POST, &url, Some(&payload)).await?;
+        let (status, _, answer) = self.call(Method::Post, &url, Some(&payload)).await?;
         if status == StatusCode::FORBIDDEN {
             return Ok(Published::Forbidden(format!("GitHub refused the check run ({status}: {}): give the workflow `permissions: checks: write`.", message(&answer))));
         }
@@ -296,6 +327,16 @@ impl GitHub {
             )));
         }
         Ok(Published::Created(answer["id"].as_u64().unwrap_or(0)))
+    }
+}
+
+/// `text` with every occurrence of the token replaced (errors of the HTTP stack can quote
+/// a request).
+fn redact(text: &str, token: &str) -> String {
+    if token.is_empty() {
+        text.to_string()
+    } else {
+        text.replace(token, "***")
     }
 }
 
