@@ -12,9 +12,6 @@ use sha2::{Digest, Sha256};
 use super::call::Reply;
 use crate::runfile::record::Usage;
 
-/// Default cache directory.
-pub const DEFAULT_DIR: &str = ".goldgate/cache";
-
 /// Whether the cache is read and written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CacheMode {

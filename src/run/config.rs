@@ -60,24 +60,6 @@ pub struct PipelineConfig {
     pub fingerprint_files: Vec<PathBuf>,
 }
 
-/// Default per-call time limit.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
-/// Default answer size limit (16 MiB).
-pub const DEFAULT_MAX_OUTPUT: usize = 16 << 20;
-
-impl PipelineConfig {
-    pub fn new(adapter: Adapter) -> Self {
-        PipelineConfig {
-            adapter,
-            timeout: DEFAULT_TIMEOUT,
-            max_output_bytes: DEFAULT_MAX_OUTPUT,
-            retries: 3,
-            model: None,
-            fingerprint_files: Vec::new(),
-        }
-    }
-}
-
 /// The pipeline fingerprint: adapter kind, command or URL template (never an
 /// expanded secret), model, and the content of every fingerprint file.
 pub fn fingerprint(config: &PipelineConfig) -> Result<String> {
@@ -189,10 +171,17 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let prompt = dir.join("prompt.txt");
         std::fs::write(&prompt, "v1").unwrap();
-        let mut config = PipelineConfig::new(Adapter::Command {
-            command: "x".into(),
-            mode: Mode::Oneshot,
-        });
+        let mut config = PipelineConfig {
+            adapter: Adapter::Command {
+                command: "x".into(),
+                mode: Mode::Oneshot,
+            },
+            timeout: std::time::Duration::from_secs(1),
+            max_output_bytes: 1 << 20,
+            retries: 0,
+            model: None,
+            fingerprint_files: Vec::new(),
+        };
         let plain = fingerprint(&config).unwrap();
         config.model = Some("m".into());
         let with_model = fingerprint(&config).unwrap();
