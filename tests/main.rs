@@ -10,3 +10,5 @@ mod readme;
 mod reference;
 mod run;
 mod scoring;
+mod settings;
+mod terminal;

@@ -32,7 +32,14 @@ fn write_jsonl(path: &Path, lines: &[Value]) {
     std::fs::write(path, text).unwrap();
 }
 
-fn req(id: &str, title: &str, type_: &str, actor: &str, action: &str, sources: &[i64]) -> Value {
+pub(crate) fn req(
+    id: &str,
+    title: &str,
+    type_: &str,
+    actor: &str,
+    action: &str,
+    sources: &[i64],
+) -> Value {
     json!({"id": id, "title": title, "type": type_, "actor": actor, "action": action, "condition": null,
            "acceptance_criteria": ["criterion one is met", "criterion two is met"], "priority": "must",
            "source_messages": sources, "rationale": "r"})
@@ -42,11 +49,11 @@ fn conversation(n: usize) -> Value {
     Value::Array((0..n).map(|i| json!({"role": "user", "content": format!("message {i}: the customer tracks orders and the admin exports reports")})).collect())
 }
 
-fn extraction(id: &str, gold: Vec<Value>) -> Value {
+pub(crate) fn extraction(id: &str, gold: Vec<Value>) -> Value {
     json!({"id": id, "kind": "extraction", "domain": "shop", "conversation": conversation(3), "labels": {"requirements": gold}})
 }
 
-fn run(name: &str, samples: &[Value], outputs: &[(&str, Value)]) -> ScoreFile {
+pub(crate) fn run(name: &str, samples: &[Value], outputs: &[(&str, Value)]) -> ScoreFile {
     run_with(name, samples, outputs, &ScoringConfig::default())
 }
 
