@@ -11,4 +11,5 @@ mod reference;
 mod run;
 mod scoring;
 mod settings;
+mod snapshots;
 mod terminal;

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use crate::scoring::{extraction, req, run};
 
 /// Four samples with two requirements each; the candidate answers `kept` of the two.
-fn scores(name: &str, kept: usize) -> goldgate::score::ScoreFile {
+pub(crate) fn scores(name: &str, kept: usize) -> goldgate::score::ScoreFile {
     let gold = || {
         vec![
             req(
@@ -53,7 +53,7 @@ fn scores(name: &str, kept: usize) -> goldgate::score::ScoreFile {
     run(name, &samples, &outputs)
 }
 
-fn rules() -> Thresholds {
+pub(crate) fn rules() -> Thresholds {
     Thresholds::parse(
         "version = 1\n[metrics.\"extraction.recall\"]\nmin = 0.8\nmax_regression = 0.02\n",
         Path::new("thresholds.toml"),
@@ -61,7 +61,7 @@ fn rules() -> Thresholds {
     .unwrap()
 }
 
-fn options() -> CompareOptions {
+pub(crate) fn options() -> CompareOptions {
     CompareOptions {
         bootstrap: BootstrapConfig {
             resamples: 200,

@@ -300,18 +300,12 @@ mod tests {
             "the counts stay, the list goes"
         );
         assert!(body.starts_with("<!-- goldgate:goldgate -->"));
-        // The whole body is a snapshot (GOLDGATE_BLESS=1 rewrites it).
-        let snapshot =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/snapshots/comment-huge.md");
-        if std::env::var_os("GOLDGATE_BLESS").is_some() {
-            std::fs::create_dir_all(snapshot.parent().unwrap()).unwrap();
-            std::fs::write(&snapshot, &body).unwrap();
-        }
-        assert_eq!(
-            body,
-            std::fs::read_to_string(&snapshot).unwrap(),
-            "the huge-run comment changed; GOLDGATE_BLESS=1 to accept"
-        );
+        // The whole body is a snapshot, beside the other rendered artefacts'.
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path("../../tests/snapshots");
+        settings.set_prepend_module_to_snapshot(false);
+        settings.add_filter(&env!("CARGO_PKG_VERSION").replace('.', "\\."), "[VERSION]");
+        settings.bind(|| insta::assert_snapshot!("comment_huge", body));
     }
 
     #[test]

@@ -1,0 +1,104 @@
+//! Snapshots (insta) of every rendered artefact, made from one gate through the library: the
+//! PR comment (which is also the job summary and `report.md`), the HTML report, JUnit XML,
+//! and the terminal tables. Temporary paths and the version are redacted. Review a change
+//! with `cargo insta review`, or accept it with `INSTA_UPDATE=always cargo test`.
+
+use std::path::Path;
+
+use goldgate::gate::compare::compare;
+use goldgate::gate::verdict::Verdict;
+use goldgate::report::{html, junit, markdown, terminal};
+use goldgate::score::ScoreFile;
+use goldgate::suite::agreement::AgreementBuilder;
+use goldgate::suite::stats::SuiteStats;
+use goldgate::suite::Suite;
+
+use crate::terminal::{options, rules, scores};
+
+/// A failing gate (recall halves on every sample) and the candidate's score file.
+fn gate() -> (Verdict, ScoreFile) {
+    let (base, cand) = (scores("snap-base", 2), scores("snap-cand", 1));
+    let verdict = compare(&cand, Some(&base), &rules(), &options()).unwrap();
+    (verdict, cand)
+}
+
+/// Snapshot settings: temporary directories and the version redacted.
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("snapshots");
+    s.set_prepend_module_to_snapshot(false);
+    let tmp = regex_escape(&std::env::temp_dir().display().to_string());
+    s.add_filter(&format!(r"{tmp}/goldgate-[A-Za-z0-9_.-]+"), "[TMP]");
+    s.add_filter(&regex_escape(env!("CARGO_PKG_VERSION")), "[VERSION]");
+    s
+}
+
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$".contains(c);
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
+        })
+        .collect()
+}
+
+#[test]
+fn the_pr_comment() {
+    let (verdict, _) = gate();
+    let body = markdown::comment(&verdict, "goldgate", None).unwrap();
+    settings().bind(|| insta::assert_snapshot!("comment", body));
+}
+
+#[test]
+fn the_html_report() {
+    let (verdict, cand) = gate();
+    let page = html::report(&verdict, &cand, None).unwrap();
+    settings().bind(|| insta::assert_snapshot!("report_html", page));
+}
+
+#[test]
+fn junit_xml() {
+    let (verdict, _) = gate();
+    settings().bind(|| insta::assert_snapshot!("junit", junit::junit(&verdict)));
+}
+
+#[test]
+fn the_terminal_verdict_brief_and_score_summary() {
+    let (verdict, cand) = gate();
+    settings().bind(|| {
+        insta::assert_snapshot!("verdict_text", terminal::verdict(&verdict));
+        insta::assert_snapshot!("verdict_brief", terminal::brief(&verdict));
+        insta::assert_snapshot!(
+            "score_summary",
+            terminal::score_summary(&cand, Path::new("score.json"))
+        );
+        insta::assert_snapshot!(
+            "thresholds",
+            terminal::thresholds(&rules(), Path::new("thresholds.toml"))
+        );
+    });
+}
+
+#[test]
+fn the_suite_tables_of_the_example_project() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/requirements/suite");
+    let suite = Suite::open(&root).unwrap();
+    let (mut stats, mut agreement) = (SuiteStats::default(), AgreementBuilder::default());
+    suite
+        .each_sample(|s| {
+            stats.add(s);
+            agreement.add(s);
+        })
+        .unwrap();
+    let agreement = agreement.finish();
+    settings().bind(|| {
+        insta::assert_snapshot!("suite_stats", terminal::stats_table(&stats));
+        insta::assert_snapshot!(
+            "suite_agreement",
+            terminal::agreement_table(&agreement, 0.75)
+        );
+    });
+}
