@@ -4,46 +4,25 @@
 //! a `goldgate check` / `publish` on the example suite, with step outputs and exit codes.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::scoring::TempDir;
+use crate::support::mock_http::{MockServer, Response};
+use crate::support::TempDir;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const GOLDGATE: &str = env!("CARGO_BIN_EXE_goldgate");
 
-/// A static file server on 127.0.0.1 that answers 404 for anything it does not hold.
+/// A static file server on 127.0.0.1 that answers 404 for anything it does not hold; it
+/// lives as long as the test (the server is leaked: the process ends with the tests).
 fn serve(files: HashMap<String, Vec<u8>>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = Vec::new();
-            let mut buf = [0u8; 4096];
-            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => request.extend_from_slice(&buf[..n]),
-                }
-            }
-            let text = String::from_utf8_lossy(&request);
-            let path = text.split_whitespace().nth(1).unwrap_or("/").to_string();
-            let (status, body) = match files.get(&path) {
-                Some(body) => ("200 OK", body.clone()),
-                None => ("404 Not Found", b"not found".to_vec()),
-            };
-            let head = format!(
-                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(&body);
-        }
+    let server = MockServer::start(move |request| match files.get(&request.target) {
+        Some(body) => Response::new("200 OK", body.clone()),
+        None => Response::new("404 Not Found", "not found"),
     });
-    format!("http://{addr}")
+    let url = server.url("");
+    std::mem::forget(server);
+    url
 }
 
 fn version() -> String {

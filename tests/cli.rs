@@ -12,7 +12,7 @@ use std::process::Command;
 
 use serde::Deserialize;
 
-use crate::scoring::TempDir;
+use crate::support::TempDir;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -3,14 +3,13 @@
 //! a read-only token (403) that does not fail the gate, a 502 that is retried, and a token
 //! that never shows in any output.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
-use crate::scoring::TempDir;
+use crate::support::mock_http::{MockServer, Response};
+use crate::support::TempDir;
 
 const TOKEN: &str = "ghs_fake_TOKEN_never_printed";
 const MARKER: &str = "<!-- goldgate:goldgate -->";
@@ -29,6 +28,7 @@ struct State {
 struct FakeGitHub {
     port: u16,
     state: Arc<Mutex<State>>,
+    _server: MockServer,
 }
 
 fn comment(id: u64, login: &str, kind: &str, body: &str) -> Value {
@@ -36,8 +36,6 @@ fn comment(id: u64, login: &str, kind: &str, body: &str) -> Value {
 }
 
 fn start(comments: Vec<Value>) -> FakeGitHub {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     let next_id = comments
         .iter()
         .filter_map(|c| c["id"].as_u64())
@@ -50,52 +48,25 @@ fn start(comments: Vec<Value>) -> FakeGitHub {
         ..State::default()
     }));
     let shared = state.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let state = shared.clone();
-            std::thread::spawn(move || serve(stream, port, &state));
+    let port = Arc::new(std::sync::OnceLock::new());
+    let own_port = port.clone();
+    let server = MockServer::start(move |request| {
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        let auth = request.header("authorization").map(String::from);
+        let port = *own_port.get().unwrap();
+        let (status, link, reply) =
+            route(&request.method, &request.target, &body, auth, port, &shared);
+        let response = Response::json(&status, &reply);
+        match link {
+            Some(link) => response.with_header("Link", &link),
+            None => response,
         }
     });
-    FakeGitHub { port, state }
-}
-
-fn serve(mut stream: TcpStream, port: u16, state: &Mutex<State>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut parts = line.split_whitespace();
-        let (method, target) = (
-            parts.next().unwrap_or("").to_string(),
-            parts.next().unwrap_or("").to_string(),
-        );
-        let (mut length, mut auth) = (0, None);
-        loop {
-            let mut h = String::new();
-            reader.read_line(&mut h).unwrap();
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            let (name, value) = h.split_once(':').unwrap();
-            match name.to_ascii_lowercase().as_str() {
-                "content-length" => length = value.trim().parse().unwrap(),
-                "authorization" => auth = Some(value.trim().to_string()),
-                _ => {}
-            }
-        }
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body).unwrap();
-        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        let (status, link, reply) = route(&method, &target, &body, auth, port, state);
-        let reply = reply.to_string();
-        let link = link.map(|l| format!("Link: {l}\r\n")).unwrap_or_default();
-        let response = format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\n{link}Content-Length: {}\r\n\r\n{reply}", reply.len());
-        if stream.write_all(response.as_bytes()).is_err() {
-            return;
-        }
+    port.set(server.port).unwrap();
+    FakeGitHub {
+        port: server.port,
+        state,
+        _server: server,
     }
 }
 

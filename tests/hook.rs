@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::scoring::TempDir;
+use crate::support::TempDir;
 
 const GOLDGATE: &str = env!("CARGO_BIN_EXE_goldgate");
 

@@ -3,15 +3,14 @@
 //! token passed through `${ENV}` never appears in run files, logs or messages.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::scoring::TempDir;
+use crate::support::mock_http::{MockServer, Response};
+use crate::support::TempDir;
 
 const SECRET: &str = "tok-9f8e7d-SECRET";
 
@@ -22,90 +21,50 @@ type Seen = Arc<Mutex<Vec<(String, Option<String>, String)>>>;
 struct FakeServer {
     port: u16,
     seen: Seen,
-    stop: Arc<std::sync::atomic::AtomicBool>,
+    _server: MockServer,
 }
 
-impl Drop for FakeServer {
-    fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        let _ = TcpStream::connect(("127.0.0.1", self.port)); // wake the accept loop
-    }
-}
-
+/// `/down` always fails (500), `/flaky` is rate limited once per sample (429 with
+/// `Retry-After: 1`), `/check` wants the secret token; otherwise an empty answer.
 fn start() -> FakeServer {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     let seen: Seen = Arc::default();
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let counts: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
-    let (seen2, stop2) = (seen.clone(), stop.clone());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            if stop2.load(std::sync::atomic::Ordering::SeqCst) {
-                break;
-            }
-            let Ok(stream) = stream else { continue };
-            let (seen, counts) = (seen2.clone(), counts.clone());
-            std::thread::spawn(move || serve(stream, &seen, &counts));
-        }
+    let recorded = seen.clone();
+    let server = MockServer::start(move |request| {
+        let path = request.target.clone();
+        let auth = request.header("authorization").map(String::from);
+        let body = String::from_utf8(request.body.clone()).unwrap();
+        let id = serde_json::from_str::<Value>(&body)
+            .ok()
+            .and_then(|v| v["id"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        recorded
+            .lock()
+            .unwrap()
+            .push((path.clone(), auth.clone(), body));
+        let attempt = {
+            let mut c = counts.lock().unwrap();
+            let n = c.entry(format!("{path}#{id}")).or_default();
+            *n += 1;
+            *n
+        };
+        let response = if path.starts_with("/down") {
+            Response::new("500 Internal Server Error", "upstream exploded")
+        } else if path.starts_with("/flaky") && attempt == 1 {
+            Response::new("429 Too Many Requests", "slow down").with_header("Retry-After", "1")
+        } else if path.starts_with("/check") && auth.as_deref() != Some(&format!("Bearer {SECRET}"))
+        {
+            Response::new("401 Unauthorized", "bad token")
+        } else {
+            Response::new("200 OK", "{\"requirements\": []}")
+        };
+        response.with_header("Content-Type", "application/json")
     });
-    FakeServer { port, seen, stop }
-}
-
-fn serve(mut stream: TcpStream, seen: &Seen, counts: &Mutex<HashMap<String, usize>>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() || request_line.is_empty() {
-        return;
+    FakeServer {
+        port: server.port,
+        seen,
+        _server: server,
     }
-    let path = request_line
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("/")
-        .to_string();
-    let (mut length, mut auth) = (0usize, None);
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let (name, value) = line.split_once(':').unwrap();
-        match name.to_ascii_lowercase().as_str() {
-            "content-length" => length = value.trim().parse().unwrap(),
-            "authorization" => auth = Some(value.trim().to_string()),
-            _ => {}
-        }
-    }
-    let mut body = vec![0u8; length];
-    reader.read_exact(&mut body).unwrap();
-    let body = String::from_utf8(body).unwrap();
-    let id = serde_json::from_str::<Value>(&body)
-        .ok()
-        .and_then(|v| v["id"].as_str().map(str::to_string))
-        .unwrap_or_default();
-    seen.lock()
-        .unwrap()
-        .push((path.clone(), auth.clone(), body));
-    let attempt = {
-        let mut c = counts.lock().unwrap();
-        let n = c.entry(format!("{path}#{id}")).or_default();
-        *n += 1;
-        *n
-    };
-    let ok = "{\"requirements\": []}";
-    let (status, extra, reply) = if path.starts_with("/down") {
-        ("500 Internal Server Error", "", "upstream exploded")
-    } else if path.starts_with("/flaky") && attempt == 1 {
-        ("429 Too Many Requests", "Retry-After: 1\r\n", "slow down")
-    } else if path.starts_with("/check") && auth.as_deref() != Some(&format!("Bearer {SECRET}")) {
-        ("401 Unauthorized", "", "bad token")
-    } else {
-        ("200 OK", "", ok)
-    };
-    let response = format!("HTTP/1.1 {status}\r\n{extra}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}", reply.len());
-    let _ = stream.write_all(response.as_bytes());
 }
 
 fn suite(dir: &Path, n: usize) {

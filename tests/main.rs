@@ -12,4 +12,5 @@ mod run;
 mod scoring;
 mod settings;
 mod snapshots;
+mod support;
 mod terminal;

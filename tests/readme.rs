@@ -8,7 +8,7 @@ use std::process::Command;
 
 use clap::Parser;
 
-use crate::scoring::TempDir;
+use crate::support::TempDir;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::scoring::TempDir;
+use crate::support::TempDir;
 
 fn script(name: &str) -> String {
     format!("sh {}/tests/pipelines/{name}", env!("CARGO_MANIFEST_DIR"))

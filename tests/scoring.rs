@@ -1,7 +1,7 @@
 //! Scoring scenarios through the library: small suites written to a temporary directory,
 //! answers as outputs files, and the numbers a user relies on checked by hand.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use goldgate::metrics::bootstrap::BootstrapConfig;
 use goldgate::metrics::ScoringConfig;
@@ -9,23 +9,7 @@ use goldgate::score::{score, ScoreFile, ScoreRequest};
 use goldgate::suite::Suite;
 use serde_json::{json, Value};
 
-/// A directory removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("goldgate-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::support::TempDir;
 
 fn write_jsonl(path: &Path, lines: &[Value]) {
     let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();

@@ -7,7 +7,7 @@ use goldgate::run::plan::RunSettings;
 use goldgate::settings::{defaults, AgreementSettings, CheckCommand, ScoreSettings};
 use goldgate::Exit;
 
-use crate::scoring::TempDir;
+use crate::support::TempDir;
 
 fn cli(args: &[&str]) -> Command {
     Cli::try_parse_from(std::iter::once("goldgate").chain(args.iter().copied()))
