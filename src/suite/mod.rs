@@ -37,3 +37,6 @@ impl Suite {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
