@@ -27,7 +27,14 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     let paths = gated.written.named();
-    super::publish::to_actions(&gated.verdict, &s.gate, &paths, &gated.markdown, reporter)?;
+    super::publish::to_actions(
+        &gated.verdict,
+        &s.gate,
+        &paths,
+        &gated.markdown,
+        Some(&runtime),
+        reporter,
+    )?;
     super::compare::show_verdict(
         &gated.verdict,
         &gated.score,

@@ -18,15 +18,28 @@ pub(super) fn comment(verdict: &Verdict, gate: &GateSettings) -> Result<String> 
     )
 }
 
-/// Inside GitHub Actions: summary, outputs, annotations and the PR comment.
+/// Inside GitHub Actions: summary, outputs, annotations and the PR comment, on the
+/// command's runtime (one is built when the command has none and publishing needs it).
 pub(super) fn to_actions(
     verdict: &Verdict,
     gate: &GateSettings,
     paths: &[(&str, PathBuf)],
     markdown: &str,
+    runtime: Option<&tokio::runtime::Runtime>,
     reporter: &mut Reporter<'_>,
 ) -> Result<()> {
-    let events = publish::to_actions(verdict, markdown, paths, &gate.publish)?;
+    if !publish::actions::in_actions() {
+        return Ok(());
+    }
+    let built;
+    let runtime = match runtime {
+        Some(r) => r,
+        None => {
+            built = crate::runtime::build()?;
+            &built
+        }
+    };
+    let events = publish::to_actions(verdict, markdown, paths, &gate.publish, runtime)?;
     show(&events, reporter);
     Ok(())
 }
@@ -41,7 +54,8 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     let verdict = crate::gate::verdict::read(&s.verdict)?;
     let markdown = comment(&verdict, &s.gate)?;
     publish::write_summary(&markdown)?;
-    let events = publish::post_comment(&verdict, &markdown, &s.gate.publish)?;
+    let runtime = crate::runtime::build()?;
+    let events = publish::post_comment(&verdict, &markdown, &s.gate.publish, &runtime)?;
     show(&events, reporter);
     Ok(Exit::Ok)
 }

@@ -96,6 +96,7 @@ pub fn to_actions(
     markdown: &str,
     outputs: &[(&str, PathBuf)],
     options: &PublishOptions,
+    runtime: &tokio::runtime::Runtime,
 ) -> Result<Vec<Event>> {
     if !actions::in_actions() {
         return Ok(Vec::new());
@@ -119,7 +120,7 @@ pub fn to_actions(
         actions::write_outputs(Path::new(&output), &values)?;
     }
     let mut events = vec![Event::Annotations(actions::annotations(verdict))];
-    events.extend(post_comment(verdict, markdown, options)?);
+    events.extend(post_comment(verdict, markdown, options, runtime)?);
     Ok(events)
 }
 
@@ -131,8 +132,14 @@ pub fn write_summary(markdown: &str) -> Result<()> {
     }
 }
 
-/// Post or update the sticky PR comment (and create the check run), as `options` say.
-pub fn post_comment(verdict: &Verdict, body: &str, options: &PublishOptions) -> Result<Vec<Event>> {
+/// Post or update the sticky PR comment (and create the check run), as `options` say, on
+/// the command's runtime.
+pub fn post_comment(
+    verdict: &Verdict,
+    body: &str,
+    options: &PublishOptions,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<Vec<Event>> {
     use api::{ApiError, GitHub, Published, Target};
     if options.comment_on == CommentOn::Never {
         return Ok(Vec::new());
@@ -149,7 +156,7 @@ pub fn post_comment(verdict: &Verdict, body: &str, options: &PublishOptions) -> 
         Outcome::Warn => "neutral",
         Outcome::Fail | Outcome::Incomplete => "failure",
     };
-    let (outcome, check) = crate::runtime::build()?
+    let (outcome, check) = runtime
         .block_on(async {
             let github = GitHub::new(target)?.with_backoff(options.backoff);
             let comment = github.sticky_comment(&marker, body, create).await;
