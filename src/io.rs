@@ -1,5 +1,5 @@
 //! File input and output shared by every step: reading a text file with its path in the
-//! error, and atomic writes (a temporary file beside the target, synced, then renamed), so a
+//! error, positioned reads that threads can share, and atomic writes (a temporary file beside the target, synced, then renamed), so a
 //! reader never sees half a file and an interrupted write leaves the old file in place.
 
 use std::io::Write;
@@ -14,6 +14,31 @@ pub fn read(path: &Path) -> Result<String> {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// Fill `buf` from `file` at `offset`, without moving a shared cursor (so many threads can
+/// read one open file).
+pub fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let (mut buf, mut offset) = (buf, offset);
+        while !buf.is_empty() {
+            match std::os::windows::fs::FileExt::seek_read(file, buf, offset) {
+                Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => {
+                    buf = &mut buf[n..];
+                    offset += n as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Write a file atomically, streaming through `write`; creates missing parent directories.

@@ -1,5 +1,5 @@
 //! Text helpers shared by the metrics and the loaders: the normalisation `norm` (docs/metrics.md),
-//! and "did you mean" suggestions for misspelt keys and enum values.
+//! "did you mean" suggestions for misspelt keys and enum values, and lower-case hex of digests.
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -115,6 +115,11 @@ pub fn hint_for(word: &str, allowed: &[&'static str]) -> String {
         Some(s) => format!("did you mean `{s}`?"),
         None => format!("expected one of: {}", allowed.join(", ")),
     }
+}
+
+/// Lower-case hex of a digest.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -5,12 +5,13 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::registry::{Eval, Metric};
 use std::collections::HashMap;
 
-use super::stats::{Interned, ScopeSums, Stats, Sums};
+use super::stats::{Interned, ScopeSums, Stats};
 use crate::rng::{label_hash, Rng};
 
 /// One aggregate value: `null` with `n = 0` when there is no data.
@@ -54,20 +55,31 @@ impl<'a> Prepared<'a> {
     /// compute (at most 64: support is a bitmask).
     pub fn new(metrics: &'static [Metric], stats: &[&Stats], latencies: Vec<&'a [f64]>) -> Self {
         assert!(metrics.len() <= 64, "support masks hold 64 metrics");
-        let support = stats
-            .iter()
-            .map(|s| {
-                metrics
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, m)| s.get(m.support) > 0.0)
-                    .fold(0u64, |mask, (i, _)| mask | 1 << i)
+        let interned = Interned::new(stats);
+        // The metrics each key is the support of: a sample supports a metric when the sum
+        // under that key is positive.
+        let mut supports = vec![0u64; interned.names.len()];
+        for (i, metric) in metrics.iter().enumerate() {
+            if let Ok(k) = interned
+                .names
+                .binary_search_by(|n| n.as_str().cmp(metric.support))
+            {
+                supports[k] |= 1 << i;
+            }
+        }
+        let support = interned
+            .rows
+            .par_iter()
+            .map(|row| {
+                row.iter()
+                    .filter(|(_, v)| *v > 0.0)
+                    .fold(0u64, |mask, &(k, _)| mask | supports[k as usize])
             })
             .collect();
         Prepared {
             metrics,
             latencies,
-            interned: Interned::new(stats.iter().copied()),
+            interned,
             support,
         }
     }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::similarity::Trigrams;
+use super::similarity::{TrigramIndex, Trigrams};
 use crate::text::norm;
 
 /// Actor synonym classes, keyed by `norm`'d member.
@@ -87,9 +87,25 @@ pub struct Pair {
 /// Similarities of every (gold, predicted) pair, computed once per sample and shared by the
 /// matchings that apply different rules to it.
 pub fn similarities(gold: &[MatchItem], pred: &[MatchItem]) -> Vec<Vec<f64>> {
-    gold.iter()
-        .map(|g| pred.iter().map(|p| g.text.cosine(&p.text)).collect())
-        .collect()
+    similarities_indexed(&index(gold), pred)
+}
+
+/// The trigram index of match items' texts, for [`similarities_indexed`].
+pub fn index(items: &[MatchItem]) -> TrigramIndex {
+    TrigramIndex::new(items.iter().map(|i| &i.text))
+}
+
+/// [`similarities`] against gold items indexed once (a sample's repeats share the index).
+pub fn similarities_indexed(gold: &TrigramIndex, pred: &[MatchItem]) -> Vec<Vec<f64>> {
+    let mut sims = vec![Vec::with_capacity(pred.len()); gold.len()];
+    let (mut dots, mut column) = (Vec::new(), Vec::new());
+    for p in pred {
+        gold.cosines(&p.text, &mut dots, &mut column);
+        for (row, &s) in sims.iter_mut().zip(&column) {
+            row.push(s);
+        }
+    }
+    sims
 }
 
 /// Match gold against predicted items one-to-one under `rules`. Pairs come sorted by gold index.

@@ -1,6 +1,9 @@
 //! The `lexical` similarity: cosine of character-trigram count vectors of
 //! `" " + norm(s) + " "`, with integer counts and f64 arithmetic.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use crate::text::norm;
 
 /// A string's trigram multiset as sorted keys (a repeated trigram appears once per
@@ -24,11 +27,7 @@ impl Trigrams {
         let mut keys = Vec::with_capacity(len + 2);
         if parts.iter().all(|p| p.is_ascii()) {
             // NFKC is the identity on ASCII: normalise on the fly, no intermediate string.
-            let bytes = parts
-                .iter()
-                .enumerate()
-                .flat_map(|(i, p)| (i > 0).then_some(b' ').into_iter().chain(p.bytes()));
-            push_trigrams(bytes.map(|b| char::from(b.to_ascii_lowercase())), &mut keys);
+            push_ascii_trigrams(parts, &mut keys);
         } else {
             push_trigrams(norm(&parts.join(" ")).chars(), &mut keys);
         }
@@ -76,6 +75,104 @@ impl Trigrams {
     }
 }
 
+/// Several trigram sets indexed by trigram, to take the cosine of one other set against
+/// all of them at once: the cost is the trigrams the sets share, not every pair of keys.
+/// [`TrigramIndex::cosines`] gives exactly what [`Trigrams::cosine`] gives for each set.
+#[derive(Clone, Debug, Default)]
+pub struct TrigramIndex {
+    norms: Vec<u64>,
+    /// Trigram → range of `postings` holding (set, count) of every set that has it.
+    spans: HashMap<u64, (u32, u32), BuildHasherDefault<KeyHasher>>,
+    postings: Vec<(u32, u32)>,
+}
+
+impl TrigramIndex {
+    pub fn new<'a>(sets: impl IntoIterator<Item = &'a Trigrams>) -> Self {
+        let sets: Vec<&Trigrams> = sets.into_iter().collect();
+        let capacity = sets.iter().map(|s| s.keys.len()).sum();
+        // Count the sets holding each trigram, then place the postings after those counts.
+        let mut spans: HashMap<u64, (u32, u32), _> =
+            HashMap::with_capacity_and_hasher(capacity, BuildHasherDefault::<KeyHasher>::default());
+        for set in &sets {
+            for (key, _) in runs(&set.keys) {
+                spans.entry(key).or_insert((0, 0)).1 += 1;
+            }
+        }
+        let mut total = 0;
+        for span in spans.values_mut() {
+            let count = span.1;
+            *span = (total, total);
+            total += count;
+        }
+        let mut postings = vec![(0, 0); total as usize];
+        for (i, set) in sets.iter().enumerate() {
+            for (key, count) in runs(&set.keys) {
+                if let Some(span) = spans.get_mut(&key) {
+                    postings[span.1 as usize] = (i as u32, count as u32);
+                    span.1 += 1;
+                }
+            }
+        }
+        TrigramIndex {
+            norms: sets.iter().map(|s| s.norm_sq).collect(),
+            spans,
+            postings,
+        }
+    }
+
+    /// How many sets are indexed.
+    pub fn len(&self) -> usize {
+        self.norms.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.norms.is_empty()
+    }
+
+    /// `out[i]` = the cosine of indexed set `i` with `other` (set `i` first, as
+    /// `sets[i].cosine(other)` computes it).
+    pub fn cosines(&self, other: &Trigrams, dots: &mut Vec<u64>, out: &mut Vec<f64>) {
+        dots.clear();
+        dots.resize(self.norms.len(), 0);
+        for (key, count) in runs(&other.keys) {
+            if let Some(&(start, end)) = self.spans.get(&key) {
+                for &(i, c) in &self.postings[start as usize..end as usize] {
+                    dots[i as usize] += u64::from(c) * count;
+                }
+            }
+        }
+        out.clear();
+        out.extend(self.norms.iter().zip(dots.iter()).map(|(&norm_sq, &dot)| {
+            if norm_sq == 0 || other.is_empty() {
+                0.0
+            } else {
+                dot as f64 / (norm_sq as f64 * other.norm_sq as f64).sqrt()
+            }
+        }));
+    }
+}
+
+/// Hashes a trigram key (already well spread in its high bits) with one multiply.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        let h = (self.0 ^ key).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 29);
+    }
+}
+
 /// (key, count) runs of sorted keys.
 fn runs(keys: &[u64]) -> impl Iterator<Item = (u64, u64)> + '_ {
     keys.chunk_by(|a, b| a == b)
@@ -116,6 +213,41 @@ fn push_trigrams(chars: impl Iterator<Item = char>, keys: &mut Vec<u64>) {
     }
 }
 
+/// [`push_trigrams`] for ASCII parts joined by spaces, one byte at a time: the key of the
+/// last three characters rolls along as they come (21 bits per character, as in
+/// [`push_trigrams`]).
+fn push_ascii_trigrams(parts: &[&str], keys: &mut Vec<u64>) {
+    const MASK: u64 = (1 << 63) - 1;
+    let space = u64::from(b' ');
+    let (mut key, mut len) = ((space << 21) | space, 1usize);
+    let (mut started, mut pending_space) = (false, false);
+    let mut push = |c: u64| {
+        key = ((key << 21) | c) & MASK;
+        len += 1;
+        if len >= 3 {
+            keys.push(key);
+        }
+    };
+    for (i, part) in parts.iter().enumerate() {
+        pending_space |= i > 0;
+        for &b in part.as_bytes() {
+            if b.is_ascii_alphanumeric() {
+                if pending_space && started {
+                    push(space);
+                }
+                pending_space = false;
+                started = true;
+                push(u64::from(b.to_ascii_lowercase()));
+            } else {
+                pending_space = true;
+            }
+        }
+    }
+    if started {
+        push(space);
+    }
+}
+
 /// Lexical similarity of two strings.
 pub fn lexical(a: &str, b: &str) -> f64 {
     Trigrams::new(a).cosine(&Trigrams::new(b))
@@ -153,6 +285,11 @@ mod tests {
             Trigrams::new("Track orders")
         );
         assert_eq!(
+            Trigrams::of_parts(&["--Track ", "", " ORDERS!", "x"]),
+            Trigrams::new("--Track    ORDERS! x")
+        );
+        assert_eq!(Trigrams::of_parts(&["", "-"]), Trigrams::new(""));
+        assert_eq!(
             Trigrams::of_parts(&["Größe", "ok"]),
             Trigrams::new("Größe ok")
         );
@@ -185,6 +322,31 @@ mod tests {
             expected.sort_unstable();
             let got: Vec<u64> = Trigrams::new(s).keys;
             assert_eq!(got, expected, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn index_gives_the_pairwise_cosines() {
+        let texts = [
+            "Track orders",
+            "track the order status",
+            "",
+            "aaaa aaa",
+            "Größe ok",
+            "export reports",
+        ];
+        let sets: Vec<Trigrams> = texts.iter().map(|t| Trigrams::new(t)).collect();
+        let index = TrigramIndex::new(&sets);
+        assert_eq!(index.len(), texts.len());
+        let (mut dots, mut out) = (Vec::new(), Vec::new());
+        for other in texts
+            .iter()
+            .chain(&["order tracking", "aa", "---", "größe"])
+        {
+            let other = Trigrams::new(other);
+            index.cosines(&other, &mut dots, &mut out);
+            let pairwise: Vec<f64> = sets.iter().map(|s| s.cosine(&other)).collect();
+            assert_eq!(out, pairwise);
         }
     }
 

@@ -5,7 +5,9 @@
 //! keeps each sample's sums so `compare` can recompute any metric on paired resamples.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use rayon::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
@@ -94,17 +96,21 @@ pub struct Interned {
 }
 
 impl Interned {
-    pub fn new<'a>(all: impl IntoIterator<Item = &'a Stats>) -> Interned {
-        let all: Vec<&Stats> = all.into_iter().collect();
-        let mut index: HashMap<&str, u32> = HashMap::new();
-        for stats in &all {
-            for key in stats.0.keys() {
-                let next = index.len() as u32;
-                index.entry(key.as_ref()).or_insert(next);
-            }
-        }
-        // Renumber in name order so that a scope's columns come out sorted by name.
-        let mut names: Vec<&str> = index.keys().copied().collect();
+    /// Intern the keys of every sample (on every core: this runs once per score over every
+    /// sample's sums).
+    pub fn new(all: &[&Stats]) -> Interned {
+        let distinct = all
+            .par_iter()
+            .fold(HashSet::new, |mut keys: HashSet<&str>, stats| {
+                keys.extend(stats.0.keys().map(|k| k.as_ref()));
+                keys
+            })
+            .reduce(HashSet::new, |mut a, b| {
+                a.extend(b);
+                a
+            });
+        // Number the keys in name order so that a scope's columns come out sorted by name.
+        let mut names: Vec<&str> = distinct.into_iter().collect();
         names.sort_unstable();
         let order: HashMap<&str, u32> = names
             .iter()
@@ -112,7 +118,7 @@ impl Interned {
             .map(|(i, n)| (*n, i as u32))
             .collect();
         let rows = all
-            .iter()
+            .par_iter()
             .map(|s| s.0.iter().map(|(k, v)| (order[k.as_ref()], *v)).collect())
             .collect();
         Interned {
@@ -182,7 +188,7 @@ mod tests {
             vec![("x|x", 3.0), ("x|y", 1.0)]
         );
 
-        let interned = Interned::new([&a, &b]);
+        let interned = Interned::new(&[&a, &b]);
         let names: Vec<&str> = interned.names.iter().map(String::as_str).collect();
         let lookup: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
         let mut dense = vec![0.0; names.len()];

@@ -55,7 +55,7 @@ impl Cache {
         h.update(b"\0");
         h.update(pipeline_fingerprint.as_bytes());
         h.update(format!("\0{repeat}").as_bytes());
-        crate::suite::load::hex(&h.finalize())
+        crate::text::hex(&h.finalize())
     }
 
     fn path(&self, key: &str) -> PathBuf {

@@ -89,7 +89,7 @@ pub fn fingerprint(config: &PipelineConfig) -> Result<String> {
         h.update(format!("\0{name}\0").as_bytes());
         hash_path(file, &mut h)?;
     }
-    Ok(format!("sha256:{}", crate::suite::load::hex(&h.finalize())))
+    Ok(format!("sha256:{}", crate::text::hex(&h.finalize())))
 }
 
 /// Hash a file's bytes, or every file below a directory in name order.

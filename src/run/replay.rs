@@ -20,7 +20,7 @@ impl Replay {
     /// Read every recorded answer (the file is checked as `score` checks run files).
     pub fn open(path: &Path) -> Result<Replay> {
         let mut index = RunIndex::build(path)?;
-        let mut reader = index.reader()?;
+        let reader = index.reader()?;
         let (mut answers, mut errors, mut problems) = (HashMap::new(), HashMap::new(), Vec::new());
         for (id, entries) in index.drain() {
             for entry in entries {

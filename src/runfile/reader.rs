@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
@@ -126,6 +126,14 @@ impl RunIndex {
         Some(entries)
     }
 
+    /// The entries of one sample (sorted by repeat), leaving them in the index; `None` when
+    /// it has no answer.
+    pub fn entries(&self, id: &str) -> Option<Vec<Entry>> {
+        let mut entries = self.entries.get(id)?.clone();
+        entries.sort_by_key(|e| e.repeat);
+        Some(entries)
+    }
+
     /// Every sample's entries (sorted by repeat), emptying the index.
     pub fn drain(&mut self) -> Vec<(String, Vec<Entry>)> {
         let mut all: Vec<(String, Vec<Entry>)> = self.entries.drain().collect();
@@ -160,7 +168,7 @@ impl RunIndex {
     }
 }
 
-/// Reads indexed answers back.
+/// Reads indexed answers back; threads can share one.
 pub struct AnswerReader {
     path: PathBuf,
     file: File,
@@ -168,12 +176,9 @@ pub struct AnswerReader {
 
 impl AnswerReader {
     /// Read and check one answer.
-    pub fn read(&mut self, entry: &Entry) -> std::result::Result<Answer, Problem> {
+    pub fn read(&self, entry: &Entry) -> std::result::Result<Answer, Problem> {
         let mut buf = vec![0u8; entry.len];
-        let io = self
-            .file
-            .seek(SeekFrom::Start(entry.offset))
-            .and_then(|_| self.file.read_exact(&mut buf));
+        let io = crate::io::read_exact_at(&self.file, &mut buf, entry.offset);
         let location = Location::new(&self.path, entry.line, 0);
         io.map_err(|e| Problem::new(location.clone(), None, format!("cannot read line: {e}")))?;
         let text = String::from_utf8_lossy(&buf);
@@ -225,7 +230,7 @@ pub fn answer_texts(
     ids: &std::collections::HashSet<&str>,
 ) -> Result<HashMap<String, String>> {
     let mut index = RunIndex::build(run)?;
-    let mut reader = index.reader()?;
+    let reader = index.reader()?;
     let mut out = HashMap::new();
     for &id in ids {
         if let Some(entry) = index.take(id).and_then(|e| e.into_iter().next()) {

@@ -1,6 +1,6 @@
 //! `goldgate score`: join a suite with a run file, score every record, and aggregate per
 //! sample, per group and overall with bootstrap confidence intervals. The suite and the run
-//! file are read one sample at a time.
+//! file are read a round of samples at a time.
 
 pub mod file;
 mod provenance;
@@ -20,7 +20,7 @@ use crate::metrics::ScoringConfig;
 use crate::parse::{parse_answer, ParseOutcome};
 use crate::runfile::reader::{AnswerReader, RunIndex};
 use crate::runfile::record::Answer;
-use crate::suite::{Sample, Suite};
+use crate::suite::{Loaded, RawDocument, Sample, Suite, UniqueIds};
 use crate::text::did_you_mean;
 
 pub use file::{SampleScore, ScoreFile};
@@ -71,43 +71,59 @@ struct Reading {
     models: HashSet<Option<String>>,
 }
 
-/// One sample with its answers, ready to score; `index` keeps the suite order.
-struct Job {
-    index: usize,
-    sample: Sample,
-    answers: Vec<Answer>,
+/// One suite document, loaded, with what its answers gave when it is a sample.
+struct Done {
+    loaded: Loaded,
+    answered: Option<Answered>,
 }
 
-const BATCH: usize = 64;
+/// A sample's answers, read and scored.
+struct Answered {
+    problems: Vec<Problem>,
+    fingerprints: Vec<Option<String>>,
+    models: Vec<Option<String>>,
+    score: SampleScore,
+    view: Option<SampleView>,
+}
 
-/// Score a suite against a run file. Reading the suite and the answers is sequential (one
-/// batch of samples at a time, taken by whichever worker is free); scoring the batches is
-/// spread over the cores with rayon. Only the batches in flight are in memory, however
-/// large the suite.
+/// Documents read per round: one round is loaded and scored on every core while the next
+/// is read from disk. Only the rounds in flight are in memory, however large the suite.
+const ROUND: usize = 512;
+
+/// Score a suite against a run file. Reading the files is sequential; loading each document,
+/// reading its answers and scoring them run on every core (rayon), in rounds of documents
+/// that keep the suite order, so problems and results come out in the order they are in.
 pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     let mut index = RunIndex::build(req.run)?;
-    let mut answers = index.reader()?;
+    let answers = index.reader()?;
     let mut reading = Reading::default();
-    let mut reader = req.suite.reader();
-    let batches = std::iter::from_fn(|| {
-        let mut batch = Vec::with_capacity(BATCH);
-        for loaded in reader.by_ref() {
-            if let Some(job) = next_job(loaded, &mut index, &mut answers, &mut reading) {
-                batch.push(Job {
-                    index: reading.ids.len(),
-                    ..job
-                });
-                if batch.len() == BATCH {
-                    break;
-                }
-            }
+    let mut unique = UniqueIds::default();
+    let mut documents = req.suite.documents();
+    let mut samples = Vec::new();
+    let mut views = Vec::new();
+    let mut round: Vec<RawDocument> = documents.by_ref().take(ROUND).collect();
+    while !round.is_empty() {
+        let (done, next) = rayon::join(
+            || {
+                round
+                    .into_par_iter()
+                    .map(|document| load_and_score(document, &index, &answers, req))
+                    .collect::<Vec<_>>()
+            },
+            || documents.by_ref().take(ROUND).collect(),
+        );
+        for done in done {
+            record(
+                done,
+                &mut unique,
+                &mut index,
+                &mut reading,
+                &mut samples,
+                &mut views,
+            );
         }
-        (!batch.is_empty()).then_some(batch)
-    });
-    let mut results: Vec<Scored1> = batches
-        .par_bridge()
-        .flat_map_iter(|batch| batch.into_iter().map(|job| score_job(job, req)))
-        .collect();
+        round = next;
+    }
     if !reading.errors.is_empty() {
         return Err(Error::Invalid {
             what: "suite",
@@ -123,19 +139,10 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
             problems: reading.run_problems,
         });
     }
-    results.sort_by_key(|(i, _, _)| *i);
-    let mut views = Vec::new();
-    let samples: Vec<SampleScore> = results
-        .into_iter()
-        .map(|(_, score, view)| {
-            views.extend(view);
-            score
-        })
-        .collect();
     let (metrics, groups) = aggregates(&samples, &req.bootstrap);
     let provenance = provenance::collect(
         req,
-        &reader.fingerprint(),
+        &documents.fingerprint(),
         &samples,
         reading.fingerprints,
         reading.models,
@@ -157,13 +164,53 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     })
 }
 
-/// Take one loaded document: record its problems, and pair a valid sample with its answers.
-fn next_job(
-    loaded: crate::suite::Loaded,
+/// Load one document and, when it is a sample, read and score its answers (on any thread).
+fn load_and_score(
+    document: RawDocument,
+    index: &RunIndex,
+    answers: &AnswerReader,
+    req: &ScoreRequest<'_>,
+) -> Done {
+    let loaded = document.load();
+    let answered = loaded.sample.as_ref().and_then(|sample| {
+        let entries = index.entries(&sample.id)?;
+        let (mut records, mut problems) = (Vec::with_capacity(entries.len()), Vec::new());
+        for entry in &entries {
+            match answers.read(entry) {
+                Ok(answer) => records.push(answer),
+                Err(p) => problems.push(p),
+            }
+        }
+        let score = score_sample(sample, &records, req.scoring);
+        let view = req
+            .keep_view
+            .filter(|keep| keep(&score.id, score.primary))
+            .map(|_| SampleView::new(sample, &records));
+        Some(Answered {
+            problems,
+            fingerprints: records
+                .iter()
+                .map(|a| a.pipeline_fingerprint.clone())
+                .collect(),
+            models: records.iter().map(|a| a.model.clone()).collect(),
+            score,
+            view,
+        })
+    });
+    Done { loaded, answered }
+}
+
+/// Take one loaded document in suite order: record its problems, check its id is new, and
+/// keep its score.
+fn record(
+    done: Done,
+    unique: &mut UniqueIds,
     index: &mut RunIndex,
-    answers: &mut AnswerReader,
     reading: &mut Reading,
-) -> Option<Job> {
+    samples: &mut Vec<SampleScore>,
+    views: &mut Vec<SampleView>,
+) {
+    let loaded = unique.check(done.loaded);
     for p in loaded.problems {
         if p.is_error() {
             reading.errors.push(p);
@@ -171,45 +218,23 @@ fn next_job(
             reading.warnings.push(p);
         }
     }
-    let sample = loaded.sample?;
+    let Some(sample) = loaded.sample else { return };
     reading.ids.insert(sample.id.clone());
     if !reading.errors.is_empty() {
-        return None; // the suite will be refused: keep reading only to report every problem
+        return; // the suite will be refused: keep reading only to report every problem
     }
-    let Some(entries) = index.take(&sample.id) else {
-        reading.missing.push(sample.id.clone());
-        return None;
+    if index.take(&sample.id).is_none() {
+        reading.missing.push(sample.id);
+        return;
+    }
+    let Some(answered) = done.answered else {
+        return;
     };
-    let mut records = Vec::with_capacity(entries.len());
-    for entry in &entries {
-        match answers.read(entry) {
-            Ok(answer) => records.push(answer),
-            Err(p) => reading.run_problems.push(p),
-        }
-    }
-    reading
-        .fingerprints
-        .extend(records.iter().map(|a| a.pipeline_fingerprint.clone()));
-    reading
-        .models
-        .extend(records.iter().map(|a| a.model.clone()));
-    Some(Job {
-        index: 0,
-        sample,
-        answers: records,
-    })
-}
-
-/// A scored sample with its place in the suite, and its view when the caller asked for one.
-type Scored1 = (usize, SampleScore, Option<SampleView>);
-
-fn score_job(job: Job, req: &ScoreRequest<'_>) -> Scored1 {
-    let score = score_sample(&job.sample, &job.answers, req.scoring);
-    let view = req
-        .keep_view
-        .filter(|keep| keep(&score.id, score.primary))
-        .map(|_| SampleView::new(&job.sample, &job.answers));
-    (job.index, score, view)
+    reading.run_problems.extend(answered.problems);
+    reading.fingerprints.extend(answered.fingerprints);
+    reading.models.extend(answered.models);
+    samples.push(answered.score);
+    views.extend(answered.view);
 }
 
 fn unknown_samples(index: &RunIndex, ids: &HashSet<String>) -> Vec<Problem> {

@@ -2,6 +2,7 @@
 //! a time with exact error locations, and the checks `suite lint` reports.
 
 pub mod agreement;
+pub mod documents;
 mod findings;
 mod keys;
 pub mod load;
@@ -12,6 +13,7 @@ mod validate;
 
 pub use rules::in_enum;
 
+pub use documents::{Documents, RawDocument, UniqueIds};
 pub use load::{Suite, SuiteConfig, SuiteReader};
 pub use model::{Difficulty, Kind, Sample};
 pub use validate::Loaded;

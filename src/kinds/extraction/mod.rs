@@ -8,30 +8,34 @@
 use serde_json::Value;
 
 use crate::metrics::calibration::{self, add_bins, Bins};
-use crate::metrics::matching::{match_items, match_with, similarities, MatchItem, Pair};
+use crate::metrics::matching::{self, match_with, similarities_indexed, MatchItem, Pair};
 use crate::metrics::registry::Metric;
-use crate::metrics::similarity::Trigrams;
+use crate::metrics::similarity::{TrigramIndex, Trigrams};
 use crate::metrics::stats::Stats;
 use crate::metrics::{f1, precision, recall, SchemaMode, ScoringConfig};
 use crate::parse::prediction::{self, integer, PredRequirement, Prediction};
 use crate::suite::model::{enums, Requirement};
-use crate::suite::{Kind, Sample};
+use crate::suite::{in_enum, Kind, Sample};
 use crate::text::norm;
 
 /// What matching needs of gold requirements, computed once per sample (repeats reuse it).
 #[derive(Clone, Debug, Default)]
 pub struct GoldRequirements {
     pub items: Vec<MatchItem>,
+    /// The items' texts indexed for similarity against every prediction.
+    pub index: TrigramIndex,
     pub criteria: Vec<Vec<Trigrams>>,
 }
 
 impl GoldRequirements {
     pub fn new(requirements: &[Requirement]) -> Self {
+        let items: Vec<MatchItem> = requirements
+            .iter()
+            .map(|r| MatchItem::new(&r.title, &r.action, &r.type_, &r.actor))
+            .collect();
         GoldRequirements {
-            items: requirements
-                .iter()
-                .map(|r| MatchItem::new(&r.title, &r.action, &r.type_, &r.actor))
-                .collect(),
+            index: matching::index(&items),
+            items,
             criteria: requirements
                 .iter()
                 .map(|r| {
@@ -62,7 +66,8 @@ pub fn match_requirements(
     pred: &[MatchItem],
     cfg: &ScoringConfig,
 ) -> Vec<Pair> {
-    match_items(&gold.items, pred, cfg.rules(cfg.type_rule))
+    let sims = similarities_indexed(&gold.index, pred);
+    match_with(&gold.items, pred, &sims, cfg.rules(cfg.type_rule))
 }
 
 /// Score one extraction record. Returns its sums and its requirement F1.
@@ -75,7 +80,7 @@ pub fn score(
 ) -> (Stats, f64) {
     let mut s = Stats::default();
     let items = pred_items(&pred.requirements);
-    let sims = similarities(&gold.items, &items);
+    let sims = similarities_indexed(&gold.index, &items);
     let pairs = match_with(&gold.items, &items, &sims, cfg.rules(cfg.type_rule));
     let (g, p, tp) = (gold.items.len(), items.len(), pairs.len());
     let (fp, fn_) = ((p - tp) as f64, (g - tp) as f64);
@@ -214,9 +219,7 @@ fn requirement_ok(value: &Value, messages: usize, cfg: &ScoringConfig) -> bool {
     };
     let text = |k: &str| r.get(k).and_then(Value::as_str);
     let non_empty = |k: &str| text(k).is_some_and(|s| !s.is_empty());
-    let in_enum = |k: &str, allowed: &[&str]| {
-        text(k).is_some_and(|v| allowed.iter().any(|a| norm(a) == norm(v)))
-    };
+    let in_enum = |k: &str, allowed: &[&str]| text(k).is_some_and(|v| in_enum(v, allowed));
     let id_ok = text("id").is_some_and(|id| cfg.id_pattern.is_match(id));
     let condition_ok = matches!(
         r.get("condition"),

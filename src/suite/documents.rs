@@ -1,0 +1,279 @@
+//! Reading a suite's documents in three steps, so that the costly middle one can run on
+//! many threads: [`Documents`] reads the files in order (one document per `*.yaml`, `*.yml`
+//! or `*.json` file, one per non-blank `*.jsonl` line) and fingerprints them;
+//! [`RawDocument::load`] parses and checks one document on its own; [`UniqueIds`], fed the
+//! loaded documents in suite order, refuses a sample id seen before.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use super::validate::{self, Loaded};
+use crate::document::{self, Document};
+use crate::error::{Location, Problem};
+
+/// One document as read from disk: its text and where it starts, or the problem that kept
+/// it from being read.
+#[derive(Debug)]
+pub struct RawDocument {
+    path: Arc<Path>,
+    /// The JSONL line (1-based) the text is, or `None` for a whole YAML or JSON file.
+    line: Option<usize>,
+    text: Result<String, Problem>,
+    format: Format,
+}
+
+impl RawDocument {
+    /// Parse and check the document on its own (id uniqueness is [`UniqueIds`]'s part).
+    pub fn load(self) -> Loaded {
+        let text = match self.text {
+            Ok(text) => text,
+            Err(problem) => {
+                return Loaded {
+                    sample: None,
+                    problems: vec![problem],
+                }
+            }
+        };
+        match self.line {
+            Some(line) => load_jsonl_line(&self.path, line, &text),
+            None => load_file(&self.path, &text, self.format),
+        }
+    }
+}
+
+fn load_jsonl_line(path: &Path, line: usize, text: &str) -> Loaded {
+    let positions = || {
+        let mut positions = document::json_positions(text);
+        positions.offset_lines(line - 1);
+        positions
+    };
+    // Fast path: a valid line deserializes straight into the typed sample.
+    if let Ok(raw) = serde_json::from_str(text) {
+        return validate::check_typed(path, Location::new(path, line, 1), raw, positions);
+    }
+    // Slow path: locate every problem (duplicate keys are errors here, as in .json files).
+    match document::parse_json(text) {
+        Ok(Document {
+            value,
+            mut positions,
+        }) => {
+            positions.offset_lines(line - 1);
+            validate::check_document(path, Location::new(path, line, 1), value, move || positions)
+        }
+        Err(e) => syntax_problem(
+            path,
+            line + e.position.line - 1,
+            e.position.column,
+            &e.message,
+        ),
+    }
+}
+
+fn load_file(path: &Path, text: &str, format: Format) -> Loaded {
+    let parsed = match format {
+        Format::Yaml => document::parse_yaml(text),
+        _ => document::parse_json(text),
+    };
+    match parsed {
+        Ok(Document { value, positions }) => {
+            let at = positions.nearest("/id");
+            let origin = Location::new(path, at.line, at.column);
+            validate::check_document(path, origin, value, move || positions)
+        }
+        Err(e) => syntax_problem(path, e.position.line, e.position.column, &e.message),
+    }
+}
+
+fn syntax_problem(path: &Path, line: usize, column: usize, message: &str) -> Loaded {
+    let problem = Problem::new(Location::new(path, line, column), None, message.to_string())
+        .with_hint(
+            "fix the syntax; each YAML/JSON file holds one sample, each JSONL line one sample",
+        );
+    Loaded {
+        sample: None,
+        problems: vec![problem],
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Format {
+    Yaml,
+    Json,
+    Jsonl,
+}
+
+pub(super) fn format_of(path: &Path) -> Option<Format> {
+    match path.extension()?.to_str()? {
+        "yaml" | "yml" => Some(Format::Yaml),
+        "json" => Some(Format::Json),
+        "jsonl" => Some(Format::Jsonl),
+        _ => None,
+    }
+}
+
+struct JsonlLines {
+    path: Arc<Path>,
+    reader: BufReader<File>,
+    line: usize,
+}
+
+/// The documents of a suite's files, in order, read but not parsed. Also fingerprints what it
+/// read.
+pub struct Documents<'a> {
+    root: &'a Path,
+    files: std::slice::Iter<'a, PathBuf>,
+    lines: Option<JsonlLines>,
+    hasher: Sha256,
+}
+
+impl<'a> Documents<'a> {
+    pub(super) fn new(root: &'a Path, files: &'a [PathBuf]) -> Self {
+        Documents {
+            root,
+            files: files.iter(),
+            lines: None,
+            hasher: Sha256::new(),
+        }
+    }
+
+    /// SHA-256 over the relative path and bytes of every file read so far (the suite
+    /// fingerprint once the iterator is exhausted).
+    pub fn fingerprint(&self) -> String {
+        crate::text::hex(&self.hasher.clone().finalize())
+    }
+
+    fn hash_file_name(&mut self, path: &Path) {
+        let relative = path.strip_prefix(self.root).unwrap_or(path);
+        self.hasher.update(relative.to_string_lossy().as_bytes());
+        self.hasher.update([0u8]);
+    }
+
+    fn next_jsonl_line(&mut self) -> Option<RawDocument> {
+        let lines = self.lines.as_mut()?;
+        loop {
+            let mut buf = String::new();
+            lines.line += 1;
+            match lines.reader.read_line(&mut buf) {
+                Ok(0) => {
+                    self.lines = None;
+                    return None;
+                }
+                Ok(_) => {
+                    self.hasher.update(buf.as_bytes());
+                    if !buf.trim().is_empty() {
+                        return Some(RawDocument {
+                            path: lines.path.clone(),
+                            line: Some(lines.line),
+                            text: Ok(buf),
+                            format: Format::Jsonl,
+                        });
+                    }
+                }
+                Err(e) => {
+                    let problem = Problem::new(
+                        Location::new(&lines.path, lines.line, 0),
+                        None,
+                        format!("cannot read line: {e}"),
+                    )
+                    .with_hint("suite files must be UTF-8 text");
+                    let path = lines.path.clone();
+                    self.lines = None;
+                    return Some(RawDocument {
+                        path,
+                        line: None,
+                        text: Err(problem),
+                        format: Format::Jsonl,
+                    });
+                }
+            }
+        }
+    }
+
+    fn read_file(&mut self, path: Arc<Path>, format: Format) -> RawDocument {
+        let text = crate::io::read(&path).map_err(|e| {
+            Problem::new(Location::file(&path), None, e.to_string())
+                .with_hint("suite files must be readable UTF-8 text")
+        });
+        if let Ok(text) = &text {
+            self.hasher.update(text.as_bytes());
+        }
+        RawDocument {
+            path,
+            line: None,
+            text,
+            format,
+        }
+    }
+}
+
+impl Iterator for Documents<'_> {
+    type Item = RawDocument;
+
+    fn next(&mut self) -> Option<RawDocument> {
+        loop {
+            if let Some(document) = self.next_jsonl_line() {
+                return Some(document);
+            }
+            let path = self.files.next()?;
+            self.hash_file_name(path);
+            let shared: Arc<Path> = Arc::from(path.as_path());
+            match format_of(path) {
+                Some(Format::Jsonl) => match File::open(path) {
+                    Ok(file) => {
+                        self.lines = Some(JsonlLines {
+                            path: shared,
+                            reader: BufReader::new(file),
+                            line: 0,
+                        })
+                    }
+                    Err(e) => {
+                        let problem = Problem::new(Location::file(path), None, e.to_string());
+                        return Some(RawDocument {
+                            path: shared,
+                            line: None,
+                            text: Err(problem),
+                            format: Format::Jsonl,
+                        });
+                    }
+                },
+                Some(format) => return Some(self.read_file(shared, format)),
+                None => {}
+            }
+        }
+    }
+}
+
+/// Sample ids are unique across the suite: fed every loaded document in suite order, refuses
+/// (with an error naming the first definition) a sample whose id was seen before.
+#[derive(Debug, Default)]
+pub struct UniqueIds {
+    seen: HashMap<String, Location>,
+}
+
+impl UniqueIds {
+    pub fn check(&mut self, mut loaded: Loaded) -> Loaded {
+        if let Some(sample) = &loaded.sample {
+            if let Some(first) = self.seen.get(&sample.id) {
+                let problem = Problem::new(
+                    sample.origin.clone(),
+                    Some("id".to_string()),
+                    format!(
+                        "duplicate sample id `{}` (first defined at {first})",
+                        sample.id
+                    ),
+                )
+                .with_hint("sample ids must be unique in the suite; rename one of them");
+                loaded.problems.push(problem);
+                loaded.sample = None;
+            } else {
+                self.seen.insert(sample.id.clone(), sample.origin.clone());
+            }
+        }
+        loaded
+    }
+}
