@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
@@ -44,44 +45,58 @@ const MAX_PROBLEMS: usize = 50;
 
 impl RunIndex {
     /// Index a run file. Every malformed line and every duplicate (sample, repeat) is reported.
+    /// Lines are read in blocks; each block's lines are parsed on every core.
     pub fn build(path: &Path) -> Result<RunIndex> {
         let file = File::open(path).map_err(|source| Error::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut reader = BufReader::new(file);
+        let mut reader = BufReader::with_capacity(1 << 16, file);
         let mut index = RunIndex {
             path: path.to_path_buf(),
             entries: HashMap::new(),
         };
         let mut problems = Vec::new();
-        let (mut offset, mut line, mut buf) = (0u64, 0usize, Vec::new());
+        let (mut offset, mut line) = (0u64, 0usize);
         loop {
-            buf.clear();
-            let len = reader
-                .read_until(b'\n', &mut buf)
-                .map_err(|source| Error::Read {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-            if len == 0 {
+            let mut block = Vec::new();
+            let mut bytes = 0;
+            while block.len() < INDEX_BLOCK_LINES && bytes < INDEX_BLOCK_BYTES {
+                let mut buf = Vec::new();
+                let len = reader
+                    .read_until(b'\n', &mut buf)
+                    .map_err(|source| Error::Read {
+                        path: path.to_path_buf(),
+                        source,
+                    })?;
+                if len == 0 {
+                    break;
+                }
+                line += 1;
+                bytes += len;
+                let entry = Entry {
+                    repeat: 0,
+                    line,
+                    offset,
+                    len,
+                };
+                offset += len as u64;
+                if !buf.iter().all(u8::is_ascii_whitespace) {
+                    block.push((buf, entry));
+                }
+            }
+            if block.is_empty() {
                 break;
             }
-            line += 1;
-            if !buf.iter().all(u8::is_ascii_whitespace) {
-                if let Err(p) = index.add(
-                    &buf,
-                    Entry {
-                        repeat: 0,
-                        line,
-                        offset,
-                        len,
-                    },
-                ) {
+            let headers: Vec<_> = block
+                .par_iter()
+                .map(|(bytes, entry)| header(&index.path, bytes, entry.line))
+                .collect();
+            for ((_, entry), header) in block.into_iter().zip(headers) {
+                if let Err(p) = header.and_then(|(id, repeat)| index.add(id, repeat, entry)) {
                     problems.push(p);
                 }
             }
-            offset += len as u64;
         }
         if !problems.is_empty() {
             problems.truncate(MAX_PROBLEMS);
@@ -93,22 +108,19 @@ impl RunIndex {
         Ok(index)
     }
 
-    fn add(&mut self, bytes: &[u8], mut entry: Entry) -> std::result::Result<(), Problem> {
-        let at = |column| Location::new(&self.path, entry.line, column);
-        let header: Header = serde_json::from_slice(bytes).map_err(|e| {
-            let column = if e.line() == 1 { e.column() } else { 0 };
-            Problem::new(at(column), None, format!("not a JSON record: {}", explain_serde(&e.to_string()).0))
-                .with_hint("each line of a run file is one JSON record (goldgate run) or {\"id\": ..., \"output\": ...}")
-        })?;
-        let id = header.sample_id.or(header.id).ok_or_else(|| {
-            Problem::new(at(0), None, "line has neither `sample_id` nor `id`").with_hint(
-                "records of goldgate run have `sample_id`; outputs files have `id` and `output`",
-            )
-        })?;
-        entry.repeat = header.repeat.unwrap_or(0);
-        let entries = self.entries.entry(id.clone()).or_default();
-        if let Some(first) = entries.iter().find(|e| e.repeat == entry.repeat) {
-            return Err(Problem::new(at(0), Some("sample_id".into()), format!("duplicate answer for sample `{id}` repeat {} (first on line {})", entry.repeat, first.line))
+    fn add(
+        &mut self,
+        id: String,
+        repeat: u32,
+        mut entry: Entry,
+    ) -> std::result::Result<(), Problem> {
+        entry.repeat = repeat;
+        let Some(entries) = self.entries.get_mut(&id) else {
+            self.entries.insert(id, vec![entry]);
+            return Ok(());
+        };
+        if let Some(first) = entries.iter().find(|e| e.repeat == repeat) {
+            return Err(Problem::new(Location::new(&self.path, entry.line, 0), Some("sample_id".into()), format!("duplicate answer for sample `{id}` repeat {repeat} (first on line {})", first.line))
                 .with_hint("merge shard files with `goldgate merge`, which refuses duplicates, or remove one line"));
         }
         entries.push(entry);
@@ -166,6 +178,27 @@ impl RunIndex {
             file,
         })
     }
+}
+
+/// Lines indexed per block (each block's lines are parsed in parallel).
+const INDEX_BLOCK_LINES: usize = 4096;
+/// At most this many bytes of lines per block.
+const INDEX_BLOCK_BYTES: usize = 8 << 20;
+
+/// The sample id and repeat of one run-file line.
+fn header(path: &Path, bytes: &[u8], line: usize) -> std::result::Result<(String, u32), Problem> {
+    let at = |column| Location::new(path, line, column);
+    let header: Header = serde_json::from_slice(bytes).map_err(|e| {
+        let column = if e.line() == 1 { e.column() } else { 0 };
+        Problem::new(at(column), None, format!("not a JSON record: {}", explain_serde(&e.to_string()).0))
+            .with_hint("each line of a run file is one JSON record (goldgate run) or {\"id\": ..., \"output\": ...}")
+    })?;
+    let id = header.sample_id.or(header.id).ok_or_else(|| {
+        Problem::new(at(0), None, "line has neither `sample_id` nor `id`").with_hint(
+            "records of goldgate run have `sample_id`; outputs files have `id` and `output`",
+        )
+    })?;
+    Ok((id, header.repeat.unwrap_or(0)))
 }
 
 /// Reads indexed answers back; threads can share one.

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Location, Problem, Result};
@@ -86,6 +87,8 @@ impl ScoreFile {
     /// Write the file: indented JSON, except that each sample is one compact line, so the
     /// file stays small and a changed sample is one changed line in a diff.
     pub fn write_to(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        /// Samples serialized per round (each round's text is in memory until written).
+        const WRITE_GROUP: usize = 2048;
         let pretty = |v: &dyn erased::Json| v.pretty();
         writeln!(out, "{{")?;
         let head: [(&str, &dyn erased::Json); 7] = [
@@ -105,10 +108,24 @@ impl ScoreFile {
             )?;
         }
         write!(out, "  \"samples\": [")?;
-        for (i, sample) in self.samples.iter().enumerate() {
-            let sep = if i == 0 { "" } else { "," };
-            write!(out, "{sep}\n    ")?;
-            serde_json::to_writer(&mut *out, sample)?;
+        // Samples are serialized on every core, a bounded slice at a time, and written in order.
+        for (g, group) in self.samples.chunks(WRITE_GROUP).enumerate() {
+            let pieces = group
+                .par_chunks(64)
+                .enumerate()
+                .map(|(c, chunk)| {
+                    let mut buf = Vec::with_capacity(chunk.len() * 2048);
+                    for (i, sample) in chunk.iter().enumerate() {
+                        let first = g == 0 && c == 0 && i == 0;
+                        buf.extend_from_slice(if first { b"\n    " } else { b",\n    " });
+                        serde_json::to_writer(&mut buf, sample)?;
+                    }
+                    Ok(buf)
+                })
+                .collect::<std::io::Result<Vec<_>>>()?;
+            for piece in pieces {
+                out.write_all(&piece)?;
+            }
         }
         let close = if self.samples.is_empty() { "" } else { "\n  " };
         writeln!(out, "{close}]\n}}")
