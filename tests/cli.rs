@@ -1,11 +1,12 @@
 //! Data-driven CLI tests. Each folder under `tests/cases/` holds a `case.toml`
 //! (`args`, `status`, optional `stdout_contains` / `stderr_contains` / `files`), optional
-//! exact `stdout.txt` / `stderr.txt`, and its fixture files. The folder is copied to a
+//! `stdout.txt` / `stderr.txt` snapshots, and its fixture files. The folder is copied to a
 //! temporary directory and the command runs there; `{root}` in an argument is the
 //! repository root (for cases that run on the shipped `examples/`). Every stream has an
-//! expectation: compared exactly (listed in `exact`, the default, with its `.txt` file) or
-//! checked for the `*_contains` strings; a case that asserts nothing about a stream fails.
-//! `GOLDGATE_BLESS=1` rewrites the `.txt` expectations from the actual output.
+//! expectation: compared with its snapshot by snapbox (listed in `exact`, the default;
+//! `[ROOT]` stands for the repository root, `[..]` and `...` are wildcards) or checked for
+//! the `*_contains` strings; a case that asserts nothing about a stream fails.
+//! `SNAPSHOTS=overwrite` rewrites the snapshots from the actual output.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -48,21 +49,22 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Compare a stream with its expectation file through snapbox: `...` on a line of its own
+/// and `[..]` within a line are wildcards, `[ROOT]` is the repository root. A missing file
+/// fails; `SNAPSHOTS=overwrite` writes every compared file from the actual output.
 fn check_exact(expected_file: &Path, actual: &str, failures: &mut Vec<String>) {
-    if std::env::var_os("GOLDGATE_BLESS").is_some() {
-        std::fs::write(expected_file, actual).unwrap();
-        return;
-    }
-    match std::fs::read_to_string(expected_file) {
-        Ok(expected) if expected == actual => {}
-        Ok(expected) => failures.push(format!(
-            "{} differs:\n--- expected\n{expected}\n--- actual\n{actual}",
-            expected_file.display()
-        )),
-        Err(_) => failures.push(format!(
-            "{} is missing: the case compares this stream exactly; write it with GOLDGATE_BLESS=1 and review it",
-            expected_file.display()
-        )),
+    let mut redactions = snapbox::Redactions::new();
+    redactions
+        .insert("[ROOT]", env!("CARGO_MANIFEST_DIR"))
+        .unwrap();
+    let assert = snapbox::Assert::new()
+        .action_env("SNAPSHOTS")
+        .normalize_paths(false)
+        .redact_with(redactions);
+    let expected = snapbox::Data::read_from(expected_file, None);
+    let name = expected_file.display();
+    if let Err(e) = assert.try_eq(Some(&name), actual.to_string().into(), expected) {
+        failures.push(e.to_string());
     }
 }
 
@@ -85,8 +87,8 @@ fn run_case(dir: &Path) -> Vec<String> {
         .env("SOURCE_DATE_EPOCH", "0")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).replace(root, "{root}");
-    let stderr = String::from_utf8_lossy(&output.stderr).replace(root, "{root}");
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     let mut failures = Vec::new();
     if output.status.code() != Some(case.status) {
         failures.push(format!(
