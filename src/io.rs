@@ -1,6 +1,7 @@
 //! File input and output shared by every step: reading a text file with its path in the
-//! error, positioned reads that threads can share, and atomic writes (a temporary file beside the target, synced, then renamed), so a
-//! reader never sees half a file and an interrupted write leaves the old file in place.
+//! error, positioned reads that threads can share, and atomic writes (a temporary file
+//! beside the target, synced, then renamed), so a reader never sees half a file and an
+//! interrupted write leaves the old file in place.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

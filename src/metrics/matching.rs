@@ -84,19 +84,16 @@ pub struct Pair {
     pub similarity: f64,
 }
 
-/// Similarities of every (gold, predicted) pair, computed once per sample and shared by the
-/// matchings that apply different rules to it.
-pub fn similarities(gold: &[MatchItem], pred: &[MatchItem]) -> Vec<Vec<f64>> {
-    similarities_indexed(&index(gold), pred)
-}
-
-/// The trigram index of match items' texts, for [`similarities_indexed`].
+/// The trigram index of match items' texts, for [`similarities`]: built once per sample
+/// from the gold items (a sample's repeats share it).
 pub fn index(items: &[MatchItem]) -> TrigramIndex {
     TrigramIndex::new(items.iter().map(|i| &i.text))
 }
 
-/// [`similarities`] against gold items indexed once (a sample's repeats share the index).
-pub fn similarities_indexed(gold: &TrigramIndex, pred: &[MatchItem]) -> Vec<Vec<f64>> {
+/// Similarities of every (gold, predicted) pair (`sims[gold][pred]`), the gold items given
+/// by their [`index`]; computed once per record and shared by the matchings that apply
+/// different rules to it.
+pub fn similarities(gold: &TrigramIndex, pred: &[MatchItem]) -> Vec<Vec<f64>> {
     let mut sims = vec![Vec::with_capacity(pred.len()); gold.len()];
     let (mut dots, mut column) = (Vec::new(), Vec::new());
     for p in pred {
@@ -108,12 +105,8 @@ pub fn similarities_indexed(gold: &TrigramIndex, pred: &[MatchItem]) -> Vec<Vec<
     sims
 }
 
-/// Match gold against predicted items one-to-one under `rules`. Pairs come sorted by gold index.
-pub fn match_items(gold: &[MatchItem], pred: &[MatchItem], rules: MatchRules<'_>) -> Vec<Pair> {
-    match_with(gold, pred, &similarities(gold, pred), rules)
-}
-
-/// [`match_items`] over precomputed [`similarities`].
+/// Match gold against predicted items one-to-one under `rules`, over their [`similarities`].
+/// Pairs come sorted by gold index.
 pub fn match_with(
     gold: &[MatchItem],
     pred: &[MatchItem],

@@ -29,6 +29,7 @@ pub struct Entry {
 #[derive(Debug)]
 pub struct RunIndex {
     path: PathBuf,
+    /// Each sample's entries, sorted by repeat once the index is built.
     entries: HashMap<String, Vec<Entry>>,
 }
 
@@ -98,6 +99,9 @@ impl RunIndex {
                 }
             }
         }
+        for entries in index.entries.values_mut() {
+            entries.sort_by_key(|e| e.repeat);
+        }
         if !problems.is_empty() {
             problems.truncate(MAX_PROBLEMS);
             return Err(Error::Invalid {
@@ -133,25 +137,18 @@ impl RunIndex {
 
     /// Take the entries of one sample (sorted by repeat); `None` when it has no answer.
     pub fn take(&mut self, id: &str) -> Option<Vec<Entry>> {
-        let mut entries = self.entries.remove(id)?;
-        entries.sort_by_key(|e| e.repeat);
-        Some(entries)
+        self.entries.remove(id)
     }
 
     /// The entries of one sample (sorted by repeat), leaving them in the index; `None` when
     /// it has no answer.
-    pub fn entries(&self, id: &str) -> Option<Vec<Entry>> {
-        let mut entries = self.entries.get(id)?.clone();
-        entries.sort_by_key(|e| e.repeat);
-        Some(entries)
+    pub fn entries(&self, id: &str) -> Option<&[Entry]> {
+        self.entries.get(id).map(Vec::as_slice)
     }
 
     /// Every sample's entries (sorted by repeat), emptying the index.
     pub fn drain(&mut self) -> Vec<(String, Vec<Entry>)> {
         let mut all: Vec<(String, Vec<Entry>)> = self.entries.drain().collect();
-        for (_, entries) in &mut all {
-            entries.sort_by_key(|e| e.repeat);
-        }
         all.sort_by(|a, b| a.0.cmp(&b.0));
         all
     }

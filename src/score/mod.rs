@@ -175,7 +175,7 @@ fn load_and_score(
     let answered = loaded.sample.as_ref().and_then(|sample| {
         let entries = index.entries(&sample.id)?;
         let (mut records, mut problems) = (Vec::with_capacity(entries.len()), Vec::new());
-        for entry in &entries {
+        for entry in entries {
             match answers.read(entry) {
                 Ok(answer) => records.push(answer),
                 Err(p) => problems.push(p),

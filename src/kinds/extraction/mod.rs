@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::metrics::calibration::{self, add_bins, Bins};
-use crate::metrics::matching::{self, match_with, similarities_indexed, MatchItem, Pair};
+use crate::metrics::matching::{self, match_with, similarities, MatchItem, Pair};
 use crate::metrics::registry::Metric;
 use crate::metrics::similarity::{TrigramIndex, Trigrams};
 use crate::metrics::stats::Stats;
@@ -66,7 +66,7 @@ pub fn match_requirements(
     pred: &[MatchItem],
     cfg: &ScoringConfig,
 ) -> Vec<Pair> {
-    let sims = similarities_indexed(&gold.index, pred);
+    let sims = similarities(&gold.index, pred);
     match_with(&gold.items, pred, &sims, cfg.rules(cfg.type_rule))
 }
 
@@ -80,7 +80,7 @@ pub fn score(
 ) -> (Stats, f64) {
     let mut s = Stats::default();
     let items = pred_items(&pred.requirements);
-    let sims = similarities_indexed(&gold.index, &items);
+    let sims = similarities(&gold.index, &items);
     let pairs = match_with(&gold.items, &items, &sims, cfg.rules(cfg.type_rule));
     let (g, p, tp) = (gold.items.len(), items.len(), pairs.len());
     let (fp, fn_) = ((p - tp) as f64, (g - tp) as f64);
