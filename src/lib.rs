@@ -11,6 +11,7 @@ pub mod config;
 pub mod document;
 pub mod error;
 pub mod gate;
+pub mod hash;
 pub mod hook;
 pub mod io;
 pub mod kinds;

@@ -7,8 +7,21 @@ use unicode_normalization::UnicodeNormalization;
 /// (`char::is_alphanumeric`) becomes a space, runs of spaces collapse to one, trim.
 pub fn norm(s: &str) -> String {
     if s.is_ascii() {
-        // NFKC is the identity on ASCII; skip the allocation-heavy path.
-        return collapse(s.chars().map(|c| c.to_ascii_lowercase()));
+        // NFKC is the identity on ASCII; skip the allocation-heavy path, byte by byte.
+        let mut out = String::with_capacity(s.len());
+        let mut pending_space = false;
+        for b in s.bytes() {
+            if b.is_ascii_alphanumeric() {
+                if pending_space && !out.is_empty() {
+                    out.push(' ');
+                }
+                pending_space = false;
+                out.push(char::from(b.to_ascii_lowercase()));
+            } else {
+                pending_space = true;
+            }
+        }
+        return out;
     }
     let nfkc: String = s.nfkc().collect();
     collapse(nfkc.to_lowercase().chars())

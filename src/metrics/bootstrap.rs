@@ -9,8 +9,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::registry::{Eval, Metric};
-use std::collections::HashMap;
+use crate::hash::FastMap;
 
+use super::block_sums::{BlockSums, Counts, BLOCK};
 use super::stats::{Interned, ScopeSums, Stats};
 use crate::rng::{label_hash, Rng};
 
@@ -89,7 +90,7 @@ impl<'a> Prepared<'a> {
 struct Scope<'a> {
     metrics: &'static [Metric],
     names: Vec<&'a str>,
-    lookup: HashMap<&'a str, usize>,
+    lookup: FastMap<&'a str, usize>,
     /// Row r holds entries `starts[r]..starts[r + 1]` of `columns` and `values`.
     starts: Vec<usize>,
     columns: Vec<u32>,
@@ -154,17 +155,9 @@ impl<'a> Scope<'a> {
         }
     }
 
-    /// `sums[k][b]` = Σ_r counts[r][b] · row_r[k], for a block of resamples at once.
-    fn sum_block(&self, counts: &[[f64; BLOCK]], sums: &mut [[f64; BLOCK]]) {
-        sums.iter_mut().for_each(|s| *s = [0.0; BLOCK]);
-        for (r, c) in counts.iter().enumerate() {
-            for (k, x) in self.row(r) {
-                let acc = &mut sums[k];
-                for b in 0..BLOCK {
-                    acc[b] += x * c[b];
-                }
-            }
-        }
+    /// The scope's rows, ready to be summed a block of resamples at a time.
+    fn block_sums(&self) -> BlockSums {
+        BlockSums::new(self.width(), self.latencies.len(), |r| self.row(r))
     }
 
     /// The non-zero (column, value) entries of row `r`.
@@ -237,23 +230,19 @@ pub fn aggregate(
         .collect()
 }
 
-/// Draw `block` resamples of `counts.len()` samples with replacement: `counts[i][b]` is how
-/// often sample i is in resample b. Each resample is drawn in turn, so the stream of draws
-/// is one resample after another whatever the block size.
-fn draw_block(rng: &mut Rng, counts: &mut [[f64; BLOCK]], block: usize) {
-    let n = counts.len();
-    counts.iter_mut().for_each(|c| *c = [0.0; BLOCK]);
-    #[allow(clippy::needless_range_loop)] // `b` indexes the inner arrays of randomly chosen rows
+/// Draw `block` resamples of `counts.rows()` samples with replacement: `counts[i][b]` is
+/// how often sample i is in resample b. Each resample is drawn in turn, so the stream of
+/// draws is one resample after another whatever the block size.
+fn draw_block(rng: &mut Rng, counts: &mut Counts, block: usize) {
+    let n = counts.rows();
+    counts.clear();
     for b in 0..block {
         for _ in 0..n {
-            counts[rng.below(n)][b] += 1.0;
+            counts.add(rng.below(n), b);
         }
     }
+    counts.finish();
 }
-
-/// Resamples are summed this many at a time: each sample row is read once per block and
-/// added into every resample of the block (a small matrix product that vectorises).
-const BLOCK: usize = 8;
 
 fn resample(
     scope: &Scope<'_>,
@@ -271,23 +260,21 @@ fn resample(
         .any(|&i| matches!(scope.metrics[i].eval, Eval::LatencyQuantile(_)));
     let mut rng = Rng::new(cfg.seed ^ label_hash(label));
     let width = scope.width();
-    let mut counts = vec![[0.0f64; BLOCK]; n];
-    let mut sums = vec![[0.0f64; BLOCK]; width];
+    let mut counts = Counts::new(n);
+    let mut sums = scope.block_sums();
     let (mut dense, mut lat, mut single) = (vec![0.0; width], Vec::new(), vec![0u32; n]);
     let mut done = 0;
     while done < cfg.resamples {
         let block = BLOCK.min(cfg.resamples - done);
         draw_block(&mut rng, &mut counts, block);
-        scope.sum_block(&counts, &mut sums);
+        sums.sum(&counts);
         for b in 0..block {
-            for (d, s) in dense.iter_mut().zip(&sums) {
-                *d = s[b];
-            }
+            sums.resample(b, &mut dense);
             if with_latency {
                 single
                     .iter_mut()
-                    .zip(&counts)
-                    .for_each(|(s, c)| *s = c[b] as u32);
+                    .zip(&counts.drawn)
+                    .for_each(|(s, c)| *s = c[b]);
                 scope.gather_latencies(&single, &mut lat);
             }
             for (i, v) in scope.values(&dense, &mut lat, live).into_iter().enumerate() {
@@ -321,26 +308,23 @@ pub fn paired_deltas(
     }
     let all: Vec<usize> = (0..base.metrics.len()).collect();
     let mut rng = Rng::new(cfg.seed ^ label_hash(label));
-    let mut counts = vec![[0.0f64; BLOCK]; n];
-    let (mut b_sums, mut c_sums) = (
-        vec![[0.0f64; BLOCK]; bs.width()],
-        vec![[0.0f64; BLOCK]; cs.width()],
-    );
+    let mut counts = Counts::new(n);
+    let (mut b_sums, mut c_sums) = (bs.block_sums(), cs.block_sums());
     let (mut b_dense, mut c_dense) = (vec![0.0; bs.width()], vec![0.0; cs.width()]);
     let (mut lat, mut single) = (Vec::new(), vec![0u32; n]);
     let mut done = 0;
     while done < cfg.resamples {
         let block = BLOCK.min(cfg.resamples - done);
         draw_block(&mut rng, &mut counts, block);
-        bs.sum_block(&counts, &mut b_sums);
-        cs.sum_block(&counts, &mut c_sums);
+        b_sums.sum(&counts);
+        c_sums.sum(&counts);
         for b in 0..block {
-            b_dense.iter_mut().zip(&b_sums).for_each(|(d, s)| *d = s[b]);
-            c_dense.iter_mut().zip(&c_sums).for_each(|(d, s)| *d = s[b]);
+            b_sums.resample(b, &mut b_dense);
+            c_sums.resample(b, &mut c_dense);
             single
                 .iter_mut()
-                .zip(&counts)
-                .for_each(|(s, c)| *s = c[b] as u32);
+                .zip(&counts.drawn)
+                .for_each(|(s, c)| *s = c[b]);
             bs.gather_latencies(&single, &mut lat);
             let before = bs.values(&b_dense, &mut lat, &all);
             cs.gather_latencies(&single, &mut lat);

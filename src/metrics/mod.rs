@@ -5,6 +5,7 @@
 //! kind measures lives in its folder under `kinds/`.
 
 pub mod agreement;
+mod block_sums;
 pub mod bootstrap;
 pub mod calibration;
 pub mod matching;

@@ -1,17 +1,17 @@
 //! The `lexical` similarity: cosine of character-trigram count vectors of
 //! `" " + norm(s) + " "`, with integer counts and f64 arithmetic.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
+use crate::hash::FastMap;
 use crate::text::norm;
 
-/// A string's trigram multiset as sorted keys (a repeated trigram appears once per
-/// occurrence), ready for repeated cosines.
+/// A string's trigram multiset: each distinct trigram once with its count (in order of
+/// first occurrence), and Σ count², ready for repeated cosines.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trigrams {
-    keys: Vec<u64>,
+    distinct: Vec<(u64, u32)>,
     norm_sq: u64,
+    /// Whether `distinct` is in key order (then two such sets merge for a cosine).
+    sorted: bool,
 }
 
 impl Trigrams {
@@ -21,23 +21,76 @@ impl Trigrams {
     }
 
     /// Trigrams of the parts joined by single spaces (`title + " " + action`), without
-    /// building the joined string.
+    /// building the joined string; for [`TrigramIndex`]es.
     pub fn of_parts(parts: &[&str]) -> Self {
-        let len: usize = parts.iter().map(|p| p.len() + 1).sum();
-        let mut keys = Vec::with_capacity(len + 2);
-        if parts.iter().all(|p| p.is_ascii()) {
-            // NFKC is the identity on ASCII: normalise on the fly, no intermediate string.
-            push_ascii_trigrams(parts, &mut keys);
+        Trigrams::build(parts, false)
+    }
+
+    /// Trigrams of `s` in key order, for [`Trigrams::cosine`] against another sorted set
+    /// (a merge, cheaper than an index for a handful of pairs).
+    pub fn sorted(s: &str) -> Self {
+        Trigrams::build(&[s], true)
+    }
+
+    fn build(parts: &[&str], sorted: bool) -> Self {
+        KEYS.with_borrow_mut(|keys| {
+            keys.clear();
+            if parts.iter().all(|p| p.is_ascii()) {
+                // NFKC is the identity on ASCII: normalise on the fly, no intermediate string.
+                push_ascii_trigrams(parts, keys);
+            } else {
+                push_trigrams(norm(&parts.join(" ")).chars(), keys);
+            }
+            Trigrams::count(keys, sorted)
+        })
+    }
+
+    /// Count the distinct keys: through a small open-addressing table for short texts
+    /// (unless asked for key order), by sorting otherwise.
+    fn count(keys: &mut [u64], sorted: bool) -> Self {
+        let mut distinct: Vec<(u64, u32)> = Vec::with_capacity(keys.len());
+        let mut norm_sq = 0u64;
+        let by_table = !sorted && keys.len() <= SMALL;
+        if by_table {
+            // Keys are never 0 (every character code is at least a space), so 0 marks a
+            // free slot.
+            let mut slots = [(0u64, 0u8); SLOTS];
+            for &key in keys.iter() {
+                let mut h = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOT_BITS)) as usize;
+                loop {
+                    let (k, at) = slots[h];
+                    if k == key {
+                        let entry = &mut distinct[usize::from(at)];
+                        norm_sq += 2 * u64::from(entry.1) + 1; // (c + 1)² − c²
+                        entry.1 += 1;
+                        break;
+                    }
+                    if k == 0 {
+                        slots[h] = (key, distinct.len() as u8);
+                        distinct.push((key, 1));
+                        norm_sq += 1;
+                        break;
+                    }
+                    h = (h + 1) % SLOTS;
+                }
+            }
         } else {
-            push_trigrams(norm(&parts.join(" ")).chars(), &mut keys);
+            keys.sort_unstable();
+            for run in keys.chunk_by(|a, b| a == b) {
+                let c = run.len() as u64;
+                distinct.push((run[0], c as u32));
+                norm_sq += c * c;
+            }
         }
-        keys.sort_unstable();
-        let norm_sq = runs(&keys).map(|(_, c)| c * c).sum();
-        Trigrams { keys, norm_sq }
+        Trigrams {
+            distinct,
+            norm_sq,
+            sorted: !by_table,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.distinct.is_empty()
     }
 
     /// Cosine similarity: dot / sqrt(|a|² · |b|²); 0 when either side has no trigrams.
@@ -45,34 +98,44 @@ impl Trigrams {
         if self.is_empty() || other.is_empty() {
             return 0.0;
         }
+        if !(self.sorted && other.sorted) {
+            let (mut dots, mut out) = (Vec::new(), Vec::new());
+            TrigramIndex::new([self]).cosines(other, &mut dots, &mut out);
+            return out[0];
+        }
         let dot = self.dot(other);
         dot as f64 / (self.norm_sq as f64 * other.norm_sq as f64).sqrt()
     }
 
-    /// Σ count_a(k)·count_b(k) over the two sorted multisets.
+    /// Σ count_a(k)·count_b(k) over two sets in key order.
     fn dot(&self, other: &Trigrams) -> u64 {
-        let (a, b) = (&self.keys, &other.keys);
-        let (mut i, mut j, mut dot) = (0, 0, 0);
+        let (a, b) = (&self.distinct, &other.distinct);
+        let (mut i, mut j, mut dot) = (0, 0, 0u64);
         while i < a.len() && j < b.len() {
-            let (ka, kb) = (a[i], b[j]);
+            let ((ka, ca), (kb, cb)) = (a[i], b[j]);
             if ka < kb {
                 i += 1;
             } else if ka > kb {
                 j += 1;
             } else {
-                let start_a = i;
-                while i < a.len() && a[i] == ka {
-                    i += 1;
-                }
-                let start_b = j;
-                while j < b.len() && b[j] == kb {
-                    j += 1;
-                }
-                dot += ((i - start_a) * (j - start_b)) as u64;
+                dot += u64::from(ca) * u64::from(cb);
+                i += 1;
+                j += 1;
             }
         }
         dot
     }
+}
+
+/// Texts up to this many trigrams are counted in a table of [`SLOTS`] slots (at most half
+/// full); longer ones are sorted.
+const SMALL: usize = 128;
+const SLOT_BITS: u32 = 8;
+const SLOTS: usize = 1 << SLOT_BITS;
+
+thread_local! {
+    /// The trigram keys of the text being counted, reused from one text to the next.
+    static KEYS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Several trigram sets indexed by trigram, to take the cosine of one other set against
@@ -82,19 +145,19 @@ impl Trigrams {
 pub struct TrigramIndex {
     norms: Vec<u64>,
     /// Trigram → range of `postings` holding (set, count) of every set that has it.
-    spans: HashMap<u64, (u32, u32), BuildHasherDefault<KeyHasher>>,
+    spans: FastMap<u64, (u32, u32)>,
     postings: Vec<(u32, u32)>,
 }
 
 impl TrigramIndex {
     pub fn new<'a>(sets: impl IntoIterator<Item = &'a Trigrams>) -> Self {
         let sets: Vec<&Trigrams> = sets.into_iter().collect();
-        let capacity = sets.iter().map(|s| s.keys.len()).sum();
+        let capacity = sets.iter().map(|s| s.distinct.len()).sum();
         // Count the sets holding each trigram, then place the postings after those counts.
-        let mut spans: HashMap<u64, (u32, u32), _> =
-            HashMap::with_capacity_and_hasher(capacity, BuildHasherDefault::<KeyHasher>::default());
+        let mut spans: FastMap<u64, (u32, u32)> =
+            FastMap::with_capacity_and_hasher(capacity, Default::default());
         for set in &sets {
-            for (key, _) in runs(&set.keys) {
+            for &(key, _) in &set.distinct {
                 spans.entry(key).or_insert((0, 0)).1 += 1;
             }
         }
@@ -106,9 +169,9 @@ impl TrigramIndex {
         }
         let mut postings = vec![(0, 0); total as usize];
         for (i, set) in sets.iter().enumerate() {
-            for (key, count) in runs(&set.keys) {
+            for &(key, count) in &set.distinct {
                 if let Some(span) = spans.get_mut(&key) {
-                    postings[span.1 as usize] = (i as u32, count as u32);
+                    postings[span.1 as usize] = (i as u32, count);
                     span.1 += 1;
                 }
             }
@@ -134,10 +197,10 @@ impl TrigramIndex {
     pub fn cosines(&self, other: &Trigrams, dots: &mut Vec<u64>, out: &mut Vec<f64>) {
         dots.clear();
         dots.resize(self.norms.len(), 0);
-        for (key, count) in runs(&other.keys) {
+        for &(key, count) in &other.distinct {
             if let Some(&(start, end)) = self.spans.get(&key) {
                 for &(i, c) in &self.postings[start as usize..end as usize] {
-                    dots[i as usize] += u64::from(c) * count;
+                    dots[i as usize] += u64::from(c) * u64::from(count);
                 }
             }
         }
@@ -150,33 +213,6 @@ impl TrigramIndex {
             }
         }));
     }
-}
-
-/// Hashes a trigram key (already well spread in its high bits) with one multiply.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, key: u64) {
-        let h = (self.0 ^ key).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = h ^ (h >> 29);
-    }
-}
-
-/// (key, count) runs of sorted keys.
-fn runs(keys: &[u64]) -> impl Iterator<Item = (u64, u64)> + '_ {
-    keys.chunk_by(|a, b| a == b)
-        .map(|run| (run[0], run.len() as u64))
 }
 
 /// Push the trigram keys of `" " + collapse(chars) + " "`, where `collapse` maps every
@@ -277,6 +313,7 @@ mod tests {
         // Repeated trigrams count: " aaaa " -> " aa", "aaa" x2, "aa ".
         let t = Trigrams::new("aaaa");
         assert_eq!(t.norm_sq, 1 + 4 + 1);
+        assert_eq!(t.distinct.len(), 3);
         // One character: " x " is a single trigram.
         assert_eq!(lexical("x", "X"), 1.0);
         // Parts join with one space, as `title + " " + action` would.
@@ -320,8 +357,59 @@ mod tests {
                     .collect();
             }
             expected.sort_unstable();
-            let got: Vec<u64> = Trigrams::new(s).keys;
+            let got = expanded(&Trigrams::new(s));
             assert_eq!(got, expected, "{s:?}");
+        }
+    }
+
+    /// The cosine by merging the two sorted key lists: dot / sqrt(|a|² · |b|²).
+    fn merged_cosine(a: &Trigrams, b: &Trigrams) -> f64 {
+        let count = |keys: Vec<u64>| -> std::collections::BTreeMap<u64, u64> {
+            let mut m = std::collections::BTreeMap::new();
+            keys.into_iter().for_each(|k| *m.entry(k).or_insert(0) += 1);
+            m
+        };
+        let (ca, cb) = (count(expanded(a)), count(expanded(b)));
+        let dot: u64 = ca.iter().map(|(k, x)| x * cb.get(k).unwrap_or(&0)).sum();
+        let (na, nb): (u64, u64) = (
+            ca.values().map(|x| x * x).sum(),
+            cb.values().map(|x| x * x).sum(),
+        );
+        if na == 0 || nb == 0 {
+            return 0.0;
+        }
+        dot as f64 / (na as f64 * nb as f64).sqrt()
+    }
+
+    /// Every key as often as it occurs, sorted.
+    fn expanded(t: &Trigrams) -> Vec<u64> {
+        let mut keys: Vec<u64> = t
+            .distinct
+            .iter()
+            .flat_map(|&(k, c)| std::iter::repeat_n(k, c as usize))
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// The table and the sorting count alike, on either side of the size that picks one.
+    #[test]
+    fn long_and_short_texts_count_alike() {
+        for words in [1, 10, 25, 26, 27, 40, 200] {
+            let text: Vec<String> = (0..words).map(|i| format!("w{}", i % 13)).collect();
+            let text = text.join(" ");
+            let t = Trigrams::new(&text);
+            let keys = expanded(&t);
+            let norm_sq: u64 = keys
+                .chunk_by(|a, b| a == b)
+                .map(|r| (r.len() * r.len()) as u64)
+                .sum();
+            assert_eq!(t.norm_sq, norm_sq, "{words} words");
+            assert_eq!(
+                keys.len(),
+                text.len(),
+                "one trigram per character of the padded text"
+            );
         }
     }
 
@@ -339,14 +427,22 @@ mod tests {
         let index = TrigramIndex::new(&sets);
         assert_eq!(index.len(), texts.len());
         let (mut dots, mut out) = (Vec::new(), Vec::new());
-        for other in texts
+        for text in texts
             .iter()
             .chain(&["order tracking", "aa", "---", "größe"])
         {
-            let other = Trigrams::new(other);
+            let other = Trigrams::new(text);
             index.cosines(&other, &mut dots, &mut out);
-            let pairwise: Vec<f64> = sets.iter().map(|s| s.cosine(&other)).collect();
+            let pairwise: Vec<f64> = sets.iter().map(|s| merged_cosine(s, &other)).collect();
             assert_eq!(out, pairwise);
+            let one_by_one: Vec<f64> = sets.iter().map(|s| s.cosine(&other)).collect();
+            assert_eq!(out, one_by_one);
+            let sorted_other = Trigrams::sorted(text);
+            let merged: Vec<f64> = texts
+                .iter()
+                .map(|t| Trigrams::sorted(t).cosine(&sorted_other))
+                .collect();
+            assert_eq!(out, merged);
         }
     }
 

@@ -5,11 +5,13 @@
 //! keeps each sample's sums so `compare` can recompute any metric on paired resamples.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
 use serde::{Deserialize, Serialize};
+
+use crate::hash::{FastMap, FastSet};
 
 /// Named sums of one record, sample or group. Zero entries are not stored. Keys are
 /// static strings except for confusion-table cells, so scoring allocates little.
@@ -101,18 +103,18 @@ impl Interned {
     pub fn new(all: &[&Stats]) -> Interned {
         let distinct = all
             .par_iter()
-            .fold(HashSet::new, |mut keys: HashSet<&str>, stats| {
+            .fold(FastSet::default, |mut keys: FastSet<&str>, stats| {
                 keys.extend(stats.0.keys().map(|k| k.as_ref()));
                 keys
             })
-            .reduce(HashSet::new, |mut a, b| {
+            .reduce(FastSet::default, |mut a, b| {
                 a.extend(b);
                 a
             });
         // Number the keys in name order so that a scope's columns come out sorted by name.
         let mut names: Vec<&str> = distinct.into_iter().collect();
         names.sort_unstable();
-        let order: HashMap<&str, u32> = names
+        let order: FastMap<&str, u32> = names
             .iter()
             .enumerate()
             .map(|(i, n)| (*n, i as u32))
@@ -131,14 +133,14 @@ impl Interned {
 /// Sums over a scope's own keys, looked up by hash; prefix queries by sorted names.
 pub struct ScopeSums<'a> {
     names: &'a [&'a str],
-    lookup: &'a HashMap<&'a str, usize>,
+    lookup: &'a FastMap<&'a str, usize>,
     values: &'a [f64],
 }
 
 impl<'a> ScopeSums<'a> {
     pub fn new(
         names: &'a [&'a str],
-        lookup: &'a HashMap<&'a str, usize>,
+        lookup: &'a FastMap<&'a str, usize>,
         values: &'a [f64],
     ) -> Self {
         ScopeSums {
@@ -190,7 +192,7 @@ mod tests {
 
         let interned = Interned::new(&[&a, &b]);
         let names: Vec<&str> = interned.names.iter().map(String::as_str).collect();
-        let lookup: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let lookup: FastMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
         let mut dense = vec![0.0; names.len()];
         for row in &interned.rows {
             for &(i, v) in row {

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::kinds;
 use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared};
-use crate::metrics::registry::Eval;
+use crate::metrics::registry::{Eval, SHARED};
 use crate::metrics::stats::Stats;
 use crate::metrics::ScoringConfig;
 use crate::parse::{parse_answer, ParseOutcome};
@@ -267,8 +267,11 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
     let n = runs.len().max(1) as f64;
     let primary = runs.iter().sum::<f64>() / n;
     let std = (runs.iter().map(|r| (r - primary).powi(2)).sum::<f64>() / n).sqrt();
-    let metrics = kinds::metrics()
+    // Only the sample's own kind and the shared metrics can have support in its sums.
+    let metrics = kind
+        .metrics()
         .iter()
+        .chain(SHARED)
         .filter(|m| matches!(m.eval, Eval::Sums(_)))
         .filter_map(|m| {
             m.value(&stats)

@@ -24,6 +24,7 @@ pub struct GoldRequirements {
     pub items: Vec<MatchItem>,
     /// The items' texts indexed for similarity against every prediction.
     pub index: TrigramIndex,
+    /// Every requirement's acceptance criteria, in key order for pairwise cosines.
     pub criteria: Vec<Vec<Trigrams>>,
 }
 
@@ -41,7 +42,7 @@ impl GoldRequirements {
                 .map(|r| {
                     r.acceptance_criteria
                         .iter()
-                        .map(|c| Trigrams::new(c))
+                        .map(|c| Trigrams::sorted(c))
                         .collect()
                 })
                 .collect(),
@@ -132,7 +133,7 @@ fn completeness(
         let offered: Vec<Trigrams> = pred.requirements[pair.pred]
             .acceptance_criteria
             .iter()
-            .map(|c| Trigrams::new(c))
+            .map(|c| Trigrams::sorted(c))
             .collect();
         let covered = wanted
             .iter()
