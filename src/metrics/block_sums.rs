@@ -20,7 +20,10 @@ pub const BLOCK: usize = 16;
 
 /// How often each row is drawn in each resample of a block.
 pub struct Counts {
-    /// `drawn[r][b]`: the count of row r in resample b.
+    /// `by_resample[b][r]`: the count of row r in resample b, as drawn (one small array per
+    /// resample, so that random increments stay in cache).
+    by_resample: Vec<Vec<u32>>,
+    /// `drawn[r][b]`: the same counts by row, for summing.
     pub drawn: Vec<[u32; BLOCK]>,
     /// The same counts as `f32` (exact: a count is at most the number of rows, and
     /// columns are only summed in `f32` when rows · max|value| < 2^24).
@@ -32,6 +35,7 @@ pub struct Counts {
 impl Counts {
     pub fn new(rows: usize) -> Self {
         Counts {
+            by_resample: vec![vec![0; rows]; BLOCK],
             drawn: vec![[0; BLOCK]; rows],
             exact: vec![[0.0; BLOCK]; rows],
             wide: vec![[0.0; BLOCK]; rows],
@@ -44,17 +48,24 @@ impl Counts {
 
     /// Set every count to zero.
     pub fn clear(&mut self) {
-        self.drawn.iter_mut().for_each(|c| *c = [0; BLOCK]);
+        self.by_resample.iter_mut().for_each(|c| c.fill(0));
     }
 
-    /// Count one more draw of `row` in resample `b`.
-    pub fn add(&mut self, row: usize, b: usize) {
-        self.drawn[row][b] += 1;
+    /// The counts of resample `b`, to draw into.
+    pub fn resample_mut(&mut self, b: usize) -> &mut [u32] {
+        &mut self.by_resample[b]
     }
 
-    /// Bring the floating-point counts up to date (after the draws, before summing).
+    /// Bring the by-row counts up to date (after the draws, before summing).
     pub fn finish(&mut self) {
-        for ((d, e), w) in self.drawn.iter().zip(&mut self.exact).zip(&mut self.wide) {
+        for (r, ((d, e), w)) in self
+            .drawn
+            .iter_mut()
+            .zip(&mut self.exact)
+            .zip(&mut self.wide)
+            .enumerate()
+        {
+            *d = std::array::from_fn(|b| self.by_resample[b][r]);
             *e = d.map(|c| c as f32);
             *w = d.map(f64::from);
         }
@@ -233,8 +244,9 @@ mod tests {
         let mut counts = Counts::new(rows.len());
         let mut rng = crate::rng::Rng::new(3);
         for b in 0..BLOCK {
+            let drawn = counts.resample_mut(b);
             for _ in 0..rows.len() {
-                counts.add(rng.below(rows.len()), b);
+                drawn[rng.below(rows.len())] += 1;
             }
         }
         counts.finish();

@@ -237,8 +237,9 @@ fn draw_block(rng: &mut Rng, counts: &mut Counts, block: usize) {
     let n = counts.rows();
     counts.clear();
     for b in 0..block {
+        let drawn = counts.resample_mut(b);
         for _ in 0..n {
-            counts.add(rng.below(n), b);
+            drawn[rng.below(n)] += 1;
         }
     }
     counts.finish();
