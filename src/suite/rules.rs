@@ -27,16 +27,17 @@ pub fn in_enum(value: &str, allowed: &[&str]) -> bool {
     })
 }
 
+/// `pointer` is only built when there is something to report.
 fn check_enum(
     value: &str,
     allowed: &[&'static str],
-    pointer: &str,
+    pointer: impl FnOnce() -> String,
     what: &str,
     findings: &mut Findings,
 ) {
     if !in_enum(value, allowed) {
         findings.error(
-            pointer,
+            &pointer(),
             format!("`{value}` is not a valid {what}"),
             Some(hint_for(value, allowed)),
         );
@@ -60,7 +61,13 @@ pub(super) fn check_sample(raw: &RawSample, findings: &mut Findings) {
         );
     }
     if let Some(d) = &raw.difficulty {
-        check_enum(d, enums::DIFFICULTY, "/difficulty", "difficulty", findings);
+        check_enum(
+            d,
+            enums::DIFFICULTY,
+            || "/difficulty".to_string(),
+            "difficulty",
+            findings,
+        );
     }
     let messages = raw.conversation.as_ref().map_or(0, Vec::len);
     match kind {
@@ -175,36 +182,36 @@ fn check_labels(labels: &Labels, pointer: &str, messages: usize, findings: &mut 
         check_enum(
             &inferred.inference_type,
             enums::INFERENCE_TYPE,
-            &child(&p, "inference_type"),
+            || child(&p, "inference_type"),
             "inference_type",
             findings,
         );
         check_enum(
             &inferred.necessity,
             enums::NECESSITY,
-            &child(&p, "necessity"),
+            || child(&p, "necessity"),
             "necessity",
             findings,
         );
-        check_confidence(inferred.confidence, &child(&p, "confidence"), findings);
+        check_confidence(inferred.confidence, || child(&p, "confidence"), findings);
     }
     for (i, issue) in labels.issues.iter().enumerate() {
         let p = format!("{pointer}/issues/{i}");
         check_enum(
             &issue.issue_type,
             enums::ISSUE_TYPE,
-            &child(&p, "issue_type"),
+            || child(&p, "issue_type"),
             "issue_type",
             findings,
         );
         check_enum(
             &issue.severity,
             enums::SEVERITY,
-            &child(&p, "severity"),
+            || child(&p, "severity"),
             "severity",
             findings,
         );
-        check_confidence(issue.confidence, &child(&p, "confidence"), findings);
+        check_confidence(issue.confidence, || child(&p, "confidence"), findings);
     }
     for (i, pii) in labels.pii.iter().enumerate() {
         if norm(pii).is_empty() {
@@ -221,7 +228,7 @@ fn check_requirement(r: &Requirement, pointer: &str, messages: usize, findings: 
     check_enum(
         &r.type_,
         enums::REQUIREMENT_TYPE,
-        &child(pointer, "type"),
+        || child(pointer, "type"),
         "requirement type",
         findings,
     );
@@ -229,7 +236,7 @@ fn check_requirement(r: &Requirement, pointer: &str, messages: usize, findings: 
         Some(p) => check_enum(
             p,
             enums::PRIORITY,
-            &child(pointer, "priority"),
+            || child(pointer, "priority"),
             "priority",
             findings,
         ),
@@ -252,7 +259,7 @@ fn check_requirement(r: &Requirement, pointer: &str, messages: usize, findings: 
             );
         }
     }
-    check_confidence(r.confidence, &child(pointer, "confidence"), findings);
+    check_confidence(r.confidence, || child(pointer, "confidence"), findings);
     for (key, value) in [
         ("title", &r.title),
         ("actor", &r.actor),
@@ -279,8 +286,16 @@ fn check_requirement(r: &Requirement, pointer: &str, messages: usize, findings: 
     }
 }
 
-fn check_confidence(confidence: Option<f64>, pointer: &str, findings: &mut Findings) {
+fn check_confidence(
+    confidence: Option<f64>,
+    pointer: impl FnOnce() -> String,
+    findings: &mut Findings,
+) {
     if let Some(c) = confidence.filter(|c| !(0.0..=1.0).contains(c)) {
-        findings.error(pointer, format!("confidence {c} is outside [0, 1]"), None);
+        findings.error(
+            &pointer(),
+            format!("confidence {c} is outside [0, 1]"),
+            None,
+        );
     }
 }

@@ -55,8 +55,10 @@ pub fn pred_items(preds: &[PredRequirement]) -> Vec<MatchItem> {
     preds
         .iter()
         .map(|p| {
-            let s = |f: &Option<String>| f.clone().unwrap_or_default();
-            MatchItem::new(&s(&p.title), &s(&p.action), &s(&p.type_), &s(&p.actor))
+            fn s(f: &Option<String>) -> &str {
+                f.as_deref().unwrap_or_default()
+            }
+            MatchItem::new(s(&p.title), s(&p.action), s(&p.type_), s(&p.actor))
         })
         .collect()
 }
