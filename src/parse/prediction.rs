@@ -8,16 +8,16 @@ use serde_json::{Map, Value};
 
 /// A predicted requirement as far as it could be read.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct PredRequirement {
+pub struct PredRequirement<'a> {
     /// False for list elements that are not objects.
     pub is_object: bool,
-    pub id: Option<String>,
-    pub title: Option<String>,
-    pub type_: Option<String>,
-    pub actor: Option<String>,
-    pub action: Option<String>,
+    pub id: Option<&'a str>,
+    pub title: Option<&'a str>,
+    pub type_: Option<&'a str>,
+    pub actor: Option<&'a str>,
+    pub action: Option<&'a str>,
     /// The string elements of `acceptance_criteria`.
-    pub acceptance_criteria: Vec<String>,
+    pub acceptance_criteria: Vec<&'a str>,
     /// The integer elements of `source_messages` (others are ignored).
     pub source_messages: Vec<i64>,
     /// Whether `source_messages` was present as a list of integers only.
@@ -28,34 +28,34 @@ pub struct PredRequirement {
 
 /// A predicted inferred requirement.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct PredInferred {
-    pub requirement: PredRequirement,
+pub struct PredInferred<'a> {
+    pub requirement: PredRequirement<'a>,
     /// The item's outer `confidence`.
     pub confidence: Option<f64>,
 }
 
 /// A predicted validation issue.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct PredIssue {
-    pub issue_type: Option<String>,
-    pub field: Option<String>,
-    pub severity: Option<String>,
+pub struct PredIssue<'a> {
+    pub issue_type: Option<&'a str>,
+    pub field: Option<&'a str>,
+    pub severity: Option<&'a str>,
 }
 
 /// Everything a pipeline answered for one sample.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Prediction {
-    pub requirements: Vec<PredRequirement>,
-    pub inferred_requirements: Vec<PredInferred>,
-    pub issues: Vec<PredIssue>,
+pub struct Prediction<'a> {
+    pub requirements: Vec<PredRequirement<'a>>,
+    pub inferred_requirements: Vec<PredInferred<'a>>,
+    pub issues: Vec<PredIssue<'a>>,
     /// The string elements of `pii`.
-    pub pii: Vec<String>,
-    pub srs_markdown: Option<String>,
+    pub pii: Vec<&'a str>,
+    pub srs_markdown: Option<&'a str>,
 }
 
-impl Prediction {
+impl<'a> Prediction<'a> {
     /// Read every kind's keys from a parsed answer (`None`: the answer did not parse).
-    pub fn read(value: Option<&Value>) -> Prediction {
+    pub fn read(value: Option<&'a Value>) -> Prediction<'a> {
         Prediction {
             requirements: requirements(value),
             inferred_requirements: inferred_requirements(value),
@@ -72,7 +72,7 @@ fn object(value: Option<&Value>) -> Option<&Map<String, Value>> {
 }
 
 /// `requirements`: the answer's list, or the answer itself when it is a top-level array.
-pub fn requirements(value: Option<&Value>) -> Vec<PredRequirement> {
+pub fn requirements(value: Option<&Value>) -> Vec<PredRequirement<'_>> {
     match value {
         Some(Value::Array(items)) => items.iter().map(PredRequirement::read).collect(),
         _ => object(value)
@@ -86,7 +86,7 @@ pub fn requirements(value: Option<&Value>) -> Vec<PredRequirement> {
 }
 
 /// `inferred_requirements`.
-pub fn inferred_requirements(value: Option<&Value>) -> Vec<PredInferred> {
+pub fn inferred_requirements(value: Option<&Value>) -> Vec<PredInferred<'_>> {
     object(value)
         .map(|map| {
             list(map, "inferred_requirements")
@@ -97,25 +97,21 @@ pub fn inferred_requirements(value: Option<&Value>) -> Vec<PredInferred> {
 }
 
 /// `issues`.
-pub fn issues(value: Option<&Value>) -> Vec<PredIssue> {
+pub fn issues(value: Option<&Value>) -> Vec<PredIssue<'_>> {
     object(value)
         .map(|map| list(map, "issues").map(PredIssue::read).collect())
         .unwrap_or_default()
 }
 
 /// The string elements of `pii`.
-pub fn pii(value: Option<&Value>) -> Vec<String> {
+pub fn pii(value: Option<&Value>) -> Vec<&str> {
     object(value)
-        .map(|map| {
-            list(map, "pii")
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
+        .map(|map| list(map, "pii").filter_map(Value::as_str).collect())
         .unwrap_or_default()
 }
 
 /// `srs_markdown`.
-pub fn srs_markdown(value: Option<&Value>) -> Option<String> {
+pub fn srs_markdown(value: Option<&Value>) -> Option<&str> {
     object(value).and_then(|map| string(map, "srs_markdown"))
 }
 
@@ -123,8 +119,8 @@ fn list<'a>(map: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a 
     map.get(key).and_then(Value::as_array).into_iter().flatten()
 }
 
-fn string(map: &Map<String, Value>, key: &str) -> Option<String> {
-    map.get(key).and_then(Value::as_str).map(str::to_string)
+fn string<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    map.get(key).and_then(Value::as_str)
 }
 
 /// A JSON number as f64 (booleans and strings are not numbers).
@@ -141,8 +137,8 @@ pub fn integer(value: &Value) -> Option<i64> {
     }
 }
 
-impl PredRequirement {
-    pub fn read(value: &Value) -> PredRequirement {
+impl<'a> PredRequirement<'a> {
+    pub fn read(value: &'a Value) -> PredRequirement<'a> {
         let Some(map) = value.as_object() else {
             return PredRequirement::default();
         };
@@ -156,7 +152,7 @@ impl PredRequirement {
             actor: string(map, "actor"),
             action: string(map, "action"),
             acceptance_criteria: list(map, "acceptance_criteria")
-                .filter_map(|v| v.as_str().map(str::to_string))
+                .filter_map(Value::as_str)
                 .collect(),
             source_messages_clean: sources.is_some_and(|s| s.len() == source_messages.len()),
             source_messages,
@@ -165,8 +161,8 @@ impl PredRequirement {
     }
 }
 
-impl PredInferred {
-    fn read(value: &Value) -> PredInferred {
+impl<'a> PredInferred<'a> {
+    fn read(value: &'a Value) -> PredInferred<'a> {
         let Some(map) = value.as_object() else {
             return PredInferred::default();
         };
@@ -180,8 +176,8 @@ impl PredInferred {
     }
 }
 
-impl PredIssue {
-    fn read(value: &Value) -> PredIssue {
+impl<'a> PredIssue<'a> {
+    fn read(value: &'a Value) -> PredIssue<'a> {
         let Some(map) = value.as_object() else {
             return PredIssue::default();
         };
@@ -208,7 +204,7 @@ mod tests {
         let r = &p.requirements[0];
         assert_eq!(r.id, None);
         assert_eq!(r.type_, None);
-        assert_eq!(r.title.as_deref(), Some("Track"));
+        assert_eq!(r.title, Some("Track"));
         assert_eq!(r.acceptance_criteria, vec!["a", "b"]);
         assert_eq!(r.source_messages, vec![0, 3]);
         assert!(!r.source_messages_clean);

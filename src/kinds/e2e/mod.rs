@@ -43,7 +43,7 @@ pub fn score(
     let (fp, fn_) = (items.len() as f64 - tp, gold.items.len() as f64 - tp);
     let coverage = recall(tp, fp, fn_);
     let accuracy = precision(tp, fp, fn_);
-    let markdown = pred.srs_markdown.as_deref().unwrap_or("");
+    let markdown = pred.srs_markdown.unwrap_or("");
     let structure = structure(markdown);
     let messages = sample
         .has_conversation()
@@ -112,9 +112,7 @@ pub fn traceability(preds: &[PredRequirement], markdown: &str, messages: Option<
     let traced = preds
         .iter()
         .filter(|r| {
-            let id_ok =
-                r.id.as_deref()
-                    .is_some_and(|id| occurs_as_token(markdown, id));
+            let id_ok = r.id.is_some_and(|id| occurs_as_token(markdown, id));
             let sources_ok = match messages {
                 None => true,
                 Some(n) => {
@@ -229,13 +227,15 @@ mod tests {
 
     #[test]
     fn traceability_rules() {
-        let req = |id: &str, sources: Vec<i64>| PredRequirement {
-            is_object: true,
-            id: Some(id.to_string()),
-            source_messages_clean: true,
-            source_messages: sources,
-            ..PredRequirement::default()
-        };
+        fn req(id: &str, sources: Vec<i64>) -> PredRequirement<'_> {
+            PredRequirement {
+                is_object: true,
+                id: Some(id),
+                source_messages_clean: true,
+                source_messages: sources,
+                ..PredRequirement::default()
+            }
+        }
         let preds = vec![
             req("FR-01", vec![0]),
             req("FR-02", vec![]),

@@ -55,10 +55,12 @@ pub fn pred_items(preds: &[PredRequirement]) -> Vec<MatchItem> {
     preds
         .iter()
         .map(|p| {
-            fn s(f: &Option<String>) -> &str {
-                f.as_deref().unwrap_or_default()
-            }
-            MatchItem::new(s(&p.title), s(&p.action), s(&p.type_), s(&p.actor))
+            MatchItem::new(
+                p.title.unwrap_or_default(),
+                p.action.unwrap_or_default(),
+                p.type_.unwrap_or_default(),
+                p.actor.unwrap_or_default(),
+            )
         })
         .collect()
 }
@@ -113,10 +115,8 @@ pub fn score(
 
 fn type_sets(gold: &[Requirement], pred: &[PredRequirement], s: &mut Stats) {
     let g: std::collections::BTreeSet<String> = gold.iter().map(|r| norm(&r.type_)).collect();
-    let p: std::collections::BTreeSet<String> = pred
-        .iter()
-        .filter_map(|r| r.type_.as_deref().map(norm))
-        .collect();
+    let p: std::collections::BTreeSet<String> =
+        pred.iter().filter_map(|r| r.type_.map(norm)).collect();
     let (tp, fp, fn_) = crate::metrics::set_counts(&g, &p);
     s.add_count("ext.type_tp", tp);
     s.add_count("ext.type_fp", fp);
@@ -279,7 +279,7 @@ fn supported(r: &PredRequirement, text: &str, messages: usize, cfg: &ScoringConf
         .source_messages
         .iter()
         .all(|&i| i >= 0 && (i as u64) < messages as u64);
-    let actor = norm(r.actor.as_deref().unwrap_or(""));
+    let actor = norm(r.actor.unwrap_or(""));
     if !in_range || actor.is_empty() {
         return false;
     }
@@ -347,13 +347,12 @@ impl super::TaskKind for Extraction {
 
 /// A requirement as a diff line: `type | actor | title: action`.
 pub fn requirement_line(r: &PredRequirement) -> String {
-    let s = |x: &Option<String>| x.clone().unwrap_or_default();
     format!(
         "{} | {} | {}: {}",
-        s(&r.type_),
-        s(&r.actor),
-        s(&r.title),
-        s(&r.action)
+        r.type_.unwrap_or_default(),
+        r.actor.unwrap_or_default(),
+        r.title.unwrap_or_default(),
+        r.action.unwrap_or_default()
     )
 }
 

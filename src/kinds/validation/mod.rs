@@ -29,12 +29,12 @@ pub fn score(gold: &[Issue], pii: &[String], pred: &Prediction) -> (Stats, f64) 
         by_key.entry(k).or_default().0.push(norm(&g.severity));
     }
     for p in &pred.issues {
-        let k = key(p.issue_type.as_deref(), p.field.as_deref());
+        let k = key(p.issue_type, p.field);
         by_key
             .entry(k)
             .or_default()
             .1
-            .push(norm(p.severity.as_deref().unwrap_or("")));
+            .push(norm(p.severity.unwrap_or("")));
     }
     let mut tp = 0usize;
     for (gold_sev, pred_sev) in by_key.values() {
@@ -114,14 +114,13 @@ impl super::TaskKind for Validation {
     }
 
     fn predicted_lines(&self, answer: Option<&Value>) -> Vec<String> {
-        let s = |x: &Option<String>| x.clone().unwrap_or_default();
         let issues = prediction::issues(answer);
         let lines = issues.iter().map(|i| {
             format!(
                 "{} | {} | {}",
-                s(&i.issue_type),
-                s(&i.field),
-                s(&i.severity)
+                i.issue_type.unwrap_or_default(),
+                i.field.unwrap_or_default(),
+                i.severity.unwrap_or_default()
             )
         });
         let pii = prediction::pii(answer);
