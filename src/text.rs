@@ -7,28 +7,17 @@ use unicode_normalization::UnicodeNormalization;
 /// (`char::is_alphanumeric`) becomes a space, runs of spaces collapse to one, trim.
 pub fn norm(s: &str) -> String {
     if s.is_ascii() {
-        // NFKC is the identity on ASCII; skip the allocation-heavy path, byte by byte.
-        let mut out = String::with_capacity(s.len());
-        let mut pending_space = false;
-        for b in s.bytes() {
-            if b.is_ascii_alphanumeric() {
-                if pending_space && !out.is_empty() {
-                    out.push(' ');
-                }
-                pending_space = false;
-                out.push(char::from(b.to_ascii_lowercase()));
-            } else {
-                pending_space = true;
-            }
-        }
-        return out;
+        // NFKC is the identity on ASCII; skip the allocation-heavy path.
+        let lowered = s.bytes().map(|b| char::from(b.to_ascii_lowercase()));
+        return collapse(lowered, s.len());
     }
     let nfkc: String = s.nfkc().collect();
-    collapse(nfkc.to_lowercase().chars())
+    collapse(nfkc.to_lowercase().chars(), nfkc.len())
 }
 
-fn collapse(chars: impl Iterator<Item = char>) -> String {
-    let mut out = String::new();
+/// `chars` with non-alphanumerics as single spaces, trimmed; `len` is a capacity hint.
+fn collapse(chars: impl Iterator<Item = char>, len: usize) -> String {
+    let mut out = String::with_capacity(len);
     let mut pending_space = false;
     for c in chars {
         if c.is_alphanumeric() {

@@ -172,10 +172,11 @@ impl BlockSums {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn sum_avx2(&mut self, counts: &Counts) {
-        kernel(&self.exact, &counts.exact, &mut self.exact_sums);
-        kernel(&self.wide, &counts.wide, &mut self.wide_sums);
+        self.sum_portable(counts);
     }
 
+    /// Inlined into [`BlockSums::sum_avx2`] too, so it is compiled for that caller's vectors.
+    #[inline(always)]
     fn sum_portable(&mut self, counts: &Counts) {
         kernel(&self.exact, &counts.exact, &mut self.exact_sums);
         kernel(&self.wide, &counts.wide, &mut self.wide_sums);

@@ -286,7 +286,7 @@ fn push_ascii_trigrams(parts: &[&str], keys: &mut Vec<u64>) {
 
 /// Lexical similarity of two strings.
 pub fn lexical(a: &str, b: &str) -> f64 {
-    Trigrams::new(a).cosine(&Trigrams::new(b))
+    Trigrams::sorted(a).cosine(&Trigrams::sorted(b))
 }
 
 #[cfg(test)]

@@ -12,11 +12,10 @@ use std::path::Path;
 use crate::error::{Error, Location, Problem, Result};
 use rayon::prelude::*;
 
-use crate::hash::FastMap;
 use crate::kinds;
 use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared};
 use crate::metrics::registry::{Eval, SHARED};
-use crate::metrics::stats::{ScopeSums, Stats};
+use crate::metrics::stats::Stats;
 use crate::metrics::ScoringConfig;
 use crate::parse::{parse_answer, ParseOutcome};
 use crate::runfile::reader::{AnswerReader, RunIndex};
@@ -270,20 +269,17 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
     let std = (runs.iter().map(|r| (r - primary).powi(2)).sum::<f64>() / n).sqrt();
     // Only the sample's own kind and the shared metrics can have support in its sums; they
     // read the sums through a hashed view (the metrics look up many keys each).
-    let names: Vec<&str> = stats.iter().map(|(k, _)| k).collect();
-    let values: Vec<f64> = stats.iter().map(|(_, v)| v).collect();
-    let lookup: FastMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-    let view = ScopeSums::new(&names, &lookup, &values);
-    let metrics = kind
-        .metrics()
-        .iter()
-        .chain(SHARED)
-        .filter(|m| matches!(m.eval, Eval::Sums(_)))
-        .filter_map(|m| {
-            m.value(&view)
-                .map(|v| (std::borrow::Cow::Borrowed(m.name), v))
-        })
-        .collect();
+    let metrics = stats.with_view(|view| {
+        kind.metrics()
+            .iter()
+            .chain(SHARED)
+            .filter(|m| matches!(m.eval, Eval::Sums(_)))
+            .filter_map(|m| {
+                m.value(view)
+                    .map(|v| (std::borrow::Cow::Borrowed(m.name), v))
+            })
+            .collect()
+    });
     let score = SampleScore {
         id: sample.id.clone(),
         kind: sample.kind,
