@@ -13,7 +13,7 @@ pub mod validation;
 use std::any::Any;
 use std::sync::LazyLock;
 
-use serde_json::Value;
+use crate::parse::json::Json;
 
 use crate::metrics::registry::{Metric, SHARED};
 use crate::metrics::stats::Stats;
@@ -43,7 +43,7 @@ pub trait TaskKind: Sync {
         &self,
         sample: &Sample,
         gold: &Gold,
-        answer: Option<&Value>,
+        answer: Option<&Json<'_>>,
         cfg: &ScoringConfig,
     ) -> (Stats, f64);
 
@@ -51,7 +51,7 @@ pub trait TaskKind: Sync {
     fn gold_lines(&self, sample: &Sample) -> Vec<String>;
 
     /// The predicted items of a parsed answer, likewise.
-    fn predicted_lines(&self, answer: Option<&Value>) -> Vec<String>;
+    fn predicted_lines(&self, answer: Option<&Json<'_>>) -> Vec<String>;
 }
 
 /// Every kind, in report order.

@@ -9,10 +9,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::registry::{Eval, Metric};
-use crate::hash::FastMap;
 
 use super::block_sums::{BlockSums, Counts, BLOCK};
-use super::stats::{Interned, ScopeSums, Stats};
+use super::stats::{Interned, KeyIndex, ScopeSums, Stats};
 use crate::rng::{label_hash, Rng};
 
 /// One aggregate value: `null` with `n = 0` when there is no data.
@@ -90,7 +89,7 @@ impl<'a> Prepared<'a> {
 struct Scope<'a> {
     metrics: &'static [Metric],
     names: Vec<&'a str>,
-    lookup: FastMap<&'a str, usize>,
+    lookup: KeyIndex<'a>,
     /// Row r holds entries `starts[r]..starts[r + 1]` of `columns` and `values`.
     starts: Vec<usize>,
     columns: Vec<u32>,
@@ -121,7 +120,7 @@ impl<'a> Scope<'a> {
             }
             starts.push(columns.len());
         }
-        let lookup = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let lookup = KeyIndex::memoized(&names);
         let latencies = members.iter().map(|&m| prepared.latencies[m]).collect();
         Scope {
             metrics: prepared.metrics,
@@ -346,17 +345,20 @@ pub fn interval(draws: &[f64], confidence: f64) -> Option<[f64; 2]> {
     if draws.is_empty() {
         return None;
     }
-    let mut sorted = draws.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    let mut values = draws.to_vec();
     let tail = (1.0 - confidence) / 2.0;
-    Some([percentile(&sorted, tail), percentile(&sorted, 1.0 - tail)])
+    let low = percentile(&mut values, tail);
+    Some([low, percentile(&mut values, 1.0 - tail)])
 }
 
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    let pos = q * (sorted.len() - 1) as f64;
+/// `sorted[lo] + frac · (sorted[lo + 1] − sorted[lo])` of the values in ascending order,
+/// found by selection instead of a sort (the same order statistics, so the same bits).
+fn percentile(values: &mut [f64], q: f64) -> f64 {
+    let pos = q * (values.len() - 1) as f64;
     let lo = pos.floor() as usize;
-    let hi = (lo + 1).min(sorted.len() - 1);
-    sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
+    let (_, &mut a, right) = values.select_nth_unstable_by(lo, f64::total_cmp);
+    let b = right.iter().copied().min_by(f64::total_cmp).unwrap_or(a);
+    a + (pos - lo as f64) * (b - a)
 }
 
 /// The q-quantile of `values` (linear interpolation, like numpy's default); reorders them.

@@ -4,14 +4,15 @@
 use crate::hash::FastMap;
 use crate::text::norm;
 
-/// A string's trigram multiset: each distinct trigram once with its count (in order of
-/// first occurrence), and Σ count², ready for repeated cosines.
+/// A string's trigram multiset: each distinct trigram once with its count, and Σ count²,
+/// ready for repeated cosines.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trigrams {
     distinct: Vec<(u64, u32)>,
     norm_sq: u64,
-    /// Whether `distinct` is in key order (then two such sets merge for a cosine).
-    sorted: bool,
+    /// Whether every key is a compact id (below [`COMPACT`]): then cosines go through the
+    /// dense table.
+    compact: bool,
 }
 
 impl Trigrams {
@@ -21,18 +22,8 @@ impl Trigrams {
     }
 
     /// Trigrams of the parts joined by single spaces (`title + " " + action`), without
-    /// building the joined string; for [`TrigramIndex`]es.
+    /// building the joined string.
     pub fn of_parts(parts: &[&str]) -> Self {
-        Trigrams::build(parts, false)
-    }
-
-    /// Trigrams of `s` in key order, for [`Trigrams::cosine`] against another sorted set
-    /// (a merge, cheaper than an index for a handful of pairs).
-    pub fn sorted(s: &str) -> Self {
-        Trigrams::build(&[s], true)
-    }
-
-    fn build(parts: &[&str], sorted: bool) -> Self {
         KEYS.with_borrow_mut(|keys| {
             keys.clear();
             if parts.iter().all(|p| p.is_ascii()) {
@@ -41,40 +32,36 @@ impl Trigrams {
             } else {
                 push_trigrams(norm(&parts.join(" ")).chars(), keys);
             }
-            Trigrams::count(keys, sorted)
+            TABLE.with_borrow_mut(|table| Trigrams::count(keys, table))
         })
     }
 
-    /// Count the distinct keys: through a small open-addressing table for short texts
-    /// (unless asked for key order), by sorting otherwise.
-    fn count(keys: &mut [u64], sorted: bool) -> Self {
+    /// Count the distinct keys: compact ids in the dense table (in order of first
+    /// occurrence), the others (trigrams with a character outside ` a-z0-9`) by sorting.
+    fn count(keys: &mut Vec<u64>, table: &mut Table) -> Self {
+        let counts = table.get();
         let mut distinct: Vec<(u64, u32)> = Vec::with_capacity(keys.len());
-        let mut norm_sq = 0u64;
-        let by_table = !sorted && keys.len() <= SMALL;
-        if by_table {
-            // Keys are never 0 (every character code is at least a space), so 0 marks a
-            // free slot.
-            let mut slots = [(0u64, 0u8); SLOTS];
-            for &key in keys.iter() {
-                let mut h = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOT_BITS)) as usize;
-                loop {
-                    let (k, at) = slots[h];
-                    if k == key {
-                        let entry = &mut distinct[usize::from(at)];
-                        norm_sq += 2 * u64::from(entry.1) + 1; // (c + 1)² − c²
-                        entry.1 += 1;
-                        break;
-                    }
-                    if k == 0 {
-                        slots[h] = (key, distinct.len() as u8);
-                        distinct.push((key, 1));
-                        norm_sq += 1;
-                        break;
-                    }
-                    h = (h + 1) % SLOTS;
+        let mut wide = 0;
+        for &key in keys.iter() {
+            if key < COMPACT {
+                let count = &mut counts[key as usize];
+                if *count == 0 {
+                    distinct.push((key, 0));
                 }
+                *count += 1;
+            } else {
+                wide += 1;
             }
-        } else {
+        }
+        let mut norm_sq = 0u64;
+        for entry in &mut distinct {
+            let count = &mut counts[entry.0 as usize];
+            entry.1 = *count;
+            norm_sq += u64::from(*count) * u64::from(*count);
+            *count = 0;
+        }
+        if wide > 0 {
+            keys.retain(|&k| k >= COMPACT);
             keys.sort_unstable();
             for run in keys.chunk_by(|a, b| a == b) {
                 let c = run.len() as u64;
@@ -85,7 +72,7 @@ impl Trigrams {
         Trigrams {
             distinct,
             norm_sq,
-            sorted: !by_table,
+            compact: wide == 0,
         }
     }
 
@@ -98,44 +85,77 @@ impl Trigrams {
         if self.is_empty() || other.is_empty() {
             return 0.0;
         }
-        if !(self.sorted && other.sorted) {
+        if !(self.compact && other.compact) {
             let (mut dots, mut out) = (Vec::new(), Vec::new());
             TrigramIndex::new([self]).cosines(other, &mut dots, &mut out);
             return out[0];
         }
-        let dot = self.dot(other);
-        dot as f64 / (self.norm_sq as f64 * other.norm_sq as f64).sqrt()
-    }
-
-    /// Σ count_a(k)·count_b(k) over two sets in key order.
-    fn dot(&self, other: &Trigrams) -> u64 {
-        let (a, b) = (&self.distinct, &other.distinct);
-        let (mut i, mut j, mut dot) = (0, 0, 0u64);
-        while i < a.len() && j < b.len() {
-            let ((ka, ca), (kb, cb)) = (a[i], b[j]);
-            if ka < kb {
-                i += 1;
-            } else if ka > kb {
-                j += 1;
-            } else {
-                dot += u64::from(ca) * u64::from(cb);
-                i += 1;
-                j += 1;
+        let dot = TABLE.with_borrow_mut(|table| {
+            let counts = table.get();
+            for &(key, count) in &self.distinct {
+                counts[key as usize] = count;
             }
-        }
-        dot
+            let dot = other
+                .distinct
+                .iter()
+                .map(|&(key, count)| u64::from(counts[key as usize]) * u64::from(count))
+                .sum::<u64>();
+            for &(key, _) in &self.distinct {
+                counts[key as usize] = 0;
+            }
+            dot
+        });
+        dot as f64 / (self.norm_sq as f64 * other.norm_sq as f64).sqrt()
     }
 }
 
-/// Texts up to this many trigrams are counted in a table of [`SLOTS`] slots (at most half
-/// full); longer ones are sorted.
-const SMALL: usize = 128;
-const SLOT_BITS: u32 = 8;
-const SLOTS: usize = 1 << SLOT_BITS;
+/// Characters of a compact trigram: the space, `a`–`z` and `0`–`9`, everything ASCII text
+/// holds after `norm`.
+const ALPHABET: u64 = 37;
+/// Trigrams of three [`ALPHABET`] characters have ids below this; every other trigram's key
+/// (three 21-bit character codes, each at least a space) is far above it.
+const COMPACT: u64 = ALPHABET * ALPHABET * ALPHABET;
+
+/// The [`ALPHABET`] index of an ASCII character that `norm` keeps (a space, a lower-case
+/// letter or a digit).
+fn symbol(b: u8) -> u64 {
+    match b {
+        b'a'..=b'z' => u64::from(b - b'a') + 1,
+        b'0'..=b'9' => u64::from(b - b'0') + 27,
+        _ => 0,
+    }
+}
+
+/// The key of a trigram: its compact id when all three characters are in [`ALPHABET`],
+/// else the three character codes side by side.
+fn key(a: char, b: char, c: char) -> u64 {
+    let in_alphabet = |c: char| c == ' ' || c.is_ascii_lowercase() || c.is_ascii_digit();
+    if in_alphabet(a) && in_alphabet(b) && in_alphabet(c) {
+        (symbol(a as u8) * ALPHABET + symbol(b as u8)) * ALPHABET + symbol(c as u8)
+    } else {
+        (u64::from(a) << 42) | (u64::from(b) << 21) | u64::from(c)
+    }
+}
+
+/// One count per compact trigram id, all zero between uses (whoever fills entries clears
+/// them): counting and cosines index it directly instead of hashing.
+#[derive(Default)]
+struct Table(Vec<u32>);
+
+impl Table {
+    fn get(&mut self) -> &mut [u32] {
+        if self.0.is_empty() {
+            self.0 = vec![0; COMPACT as usize];
+        }
+        &mut self.0
+    }
+}
 
 thread_local! {
     /// The trigram keys of the text being counted, reused from one text to the next.
     static KEYS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// This thread's dense table of compact trigram counts.
+    static TABLE: std::cell::RefCell<Table> = std::cell::RefCell::new(Table::default());
 }
 
 /// Several trigram sets indexed by trigram, to take the cosine of one other set against
@@ -220,8 +240,6 @@ impl TrigramIndex {
 /// `chars` must already be NFKC and lower case). Nothing is pushed when no character is
 /// alphanumeric.
 fn push_trigrams(chars: impl Iterator<Item = char>, keys: &mut Vec<u64>) {
-    let key =
-        |a: char, b: char, c: char| (u64::from(a) << 42) | (u64::from(b) << 21) | u64::from(c);
     let (mut prev2, mut prev1) = (' ', ' ');
     let (mut started, mut pending_space, mut len) = (false, false, 1usize);
     let mut push = |c: char, prev2: &mut char, prev1: &mut char, len: &mut usize| {
@@ -249,44 +267,42 @@ fn push_trigrams(chars: impl Iterator<Item = char>, keys: &mut Vec<u64>) {
     }
 }
 
-/// [`push_trigrams`] for ASCII parts joined by spaces, one byte at a time: the key of the
-/// last three characters rolls along as they come (21 bits per character, as in
-/// [`push_trigrams`]).
+/// [`push_trigrams`] for ASCII parts joined by spaces, one byte at a time: every trigram is
+/// compact, its id rolled along from the last two characters' symbols.
 fn push_ascii_trigrams(parts: &[&str], keys: &mut Vec<u64>) {
-    const MASK: u64 = (1 << 63) - 1;
-    let space = u64::from(b' ');
-    let (mut key, mut len) = ((space << 21) | space, 1usize);
+    let (mut prev2, mut prev1, mut len) = (0u64, 0u64, 1usize);
     let (mut started, mut pending_space) = (false, false);
-    let mut push = |c: u64| {
-        key = ((key << 21) | c) & MASK;
+    let mut push = |s: u64| {
         len += 1;
         if len >= 3 {
-            keys.push(key);
+            keys.push((prev2 * ALPHABET + prev1) * ALPHABET + s);
         }
+        prev2 = prev1;
+        prev1 = s;
     };
     for (i, part) in parts.iter().enumerate() {
         pending_space |= i > 0;
         for &b in part.as_bytes() {
             if b.is_ascii_alphanumeric() {
                 if pending_space && started {
-                    push(space);
+                    push(0);
                 }
                 pending_space = false;
                 started = true;
-                push(u64::from(b.to_ascii_lowercase()));
+                push(symbol(b.to_ascii_lowercase()));
             } else {
                 pending_space = true;
             }
         }
     }
     if started {
-        push(space);
+        push(0);
     }
 }
 
 /// Lexical similarity of two strings.
 pub fn lexical(a: &str, b: &str) -> f64 {
-    Trigrams::sorted(a).cosine(&Trigrams::sorted(b))
+    Trigrams::new(a).cosine(&Trigrams::new(b))
 }
 
 #[cfg(test)]
@@ -351,10 +367,7 @@ mod tests {
                     .chain(normed.chars())
                     .chain(std::iter::once(' '))
                     .collect();
-                expected = chars
-                    .windows(3)
-                    .map(|w| (u64::from(w[0]) << 42) | (u64::from(w[1]) << 21) | u64::from(w[2]))
-                    .collect();
+                expected = chars.windows(3).map(|w| key(w[0], w[1], w[2])).collect();
             }
             expected.sort_unstable();
             let got = expanded(&Trigrams::new(s));
@@ -437,13 +450,30 @@ mod tests {
             assert_eq!(out, pairwise);
             let one_by_one: Vec<f64> = sets.iter().map(|s| s.cosine(&other)).collect();
             assert_eq!(out, one_by_one);
-            let sorted_other = Trigrams::sorted(text);
-            let merged: Vec<f64> = texts
-                .iter()
-                .map(|t| Trigrams::sorted(t).cosine(&sorted_other))
-                .collect();
-            assert_eq!(out, merged);
+            let reversed: Vec<f64> = sets.iter().map(|s| other.cosine(s)).collect();
+            assert_eq!(out, reversed);
         }
+        // Counting and cosines leave the dense table as they found it: all zero.
+        TABLE.with_borrow_mut(|table| assert!(table.get().iter().all(|&c| c == 0)));
+    }
+
+    /// Compact ids cover exactly the trigrams of ` a-z0-9`, and never meet a wide key.
+    #[test]
+    fn compact_ids_are_distinct_and_below_wide_keys() {
+        let alphabet: Vec<char> = " abcdefghijklmnopqrstuvwxyz0123456789".chars().collect();
+        let mut seen = std::collections::HashSet::new();
+        for &a in &alphabet {
+            for &b in &alphabet {
+                for &c in &alphabet {
+                    let k = key(a, b, c);
+                    assert!(k < COMPACT);
+                    assert!(seen.insert(k), "{a}{b}{c}");
+                }
+            }
+        }
+        assert_eq!(seen.len() as u64, COMPACT);
+        assert!(key(' ', ' ', 'é') > COMPACT);
+        assert!(!Trigrams::new("café").compact && Trigrams::new("cafe").compact);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! keeps each sample's sums so `compare` can recompute any metric on paired resamples.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
@@ -70,7 +71,7 @@ impl Stats {
     pub fn with_view<R>(&self, read: impl FnOnce(&ScopeSums<'_>) -> R) -> R {
         let names: Vec<&str> = self.0.keys().map(|k| k.as_ref()).collect();
         let values: Vec<f64> = self.0.values().copied().collect();
-        let lookup: FastMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let lookup = KeyIndex::new(&names);
         read(&ScopeSums::new(&names, &lookup, &values))
     }
 }
@@ -140,19 +141,75 @@ impl Interned {
     }
 }
 
+/// Where each key of a scope is, by hash of the key. With a memo ([`KeyIndex::memoized`]),
+/// a key asked for again is found by the address of its text (metric functions ask for the
+/// same static keys on every resample), checked against the text it was found for.
+pub struct KeyIndex<'a> {
+    map: FastMap<&'a str, usize>,
+    memo: Option<RefCell<Vec<Remembered>>>,
+}
+
+/// A key looked up before: the address and text it was asked with, and where it is.
+#[derive(Default)]
+struct Remembered {
+    address: usize,
+    key: Box<str>,
+    at: Option<usize>,
+}
+
+/// Slots of the memo (direct-mapped by address).
+const MEMO_SLOTS: usize = 1024;
+
+impl<'a> KeyIndex<'a> {
+    /// The index of `names`, each at its position.
+    pub fn new(names: &[&'a str]) -> Self {
+        KeyIndex {
+            map: names.iter().enumerate().map(|(i, n)| (*n, i)).collect(),
+            memo: None,
+        }
+    }
+
+    /// [`KeyIndex::new`] with a memo, for a caller that asks for the same keys many times.
+    pub fn memoized(names: &[&'a str]) -> Self {
+        let mut index = KeyIndex::new(names);
+        index.memo = Some(RefCell::new(
+            std::iter::repeat_with(Remembered::default)
+                .take(MEMO_SLOTS)
+                .collect(),
+        ));
+        index
+    }
+
+    pub fn find(&self, key: &str) -> Option<usize> {
+        let Some(memo) = &self.memo else {
+            return self.map.get(key).copied();
+        };
+        let address = key.as_ptr() as usize;
+        let slot = (address >> 3 ^ key.len()).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54;
+        let mut memo = memo.borrow_mut();
+        let remembered = &mut memo[slot % MEMO_SLOTS];
+        if remembered.address == address && *remembered.key == *key {
+            return remembered.at;
+        }
+        let at = self.map.get(key).copied();
+        *remembered = Remembered {
+            address,
+            key: key.into(),
+            at,
+        };
+        at
+    }
+}
+
 /// Sums over a scope's own keys, looked up by hash; prefix queries by sorted names.
 pub struct ScopeSums<'a> {
     names: &'a [&'a str],
-    lookup: &'a FastMap<&'a str, usize>,
+    lookup: &'a KeyIndex<'a>,
     values: &'a [f64],
 }
 
 impl<'a> ScopeSums<'a> {
-    pub fn new(
-        names: &'a [&'a str],
-        lookup: &'a FastMap<&'a str, usize>,
-        values: &'a [f64],
-    ) -> Self {
+    pub fn new(names: &'a [&'a str], lookup: &'a KeyIndex<'a>, values: &'a [f64]) -> Self {
         ScopeSums {
             names,
             lookup,
@@ -163,7 +220,7 @@ impl<'a> ScopeSums<'a> {
 
 impl Sums for ScopeSums<'_> {
     fn get(&self, key: &str) -> f64 {
-        self.lookup.get(key).map_or(0.0, |&i| self.values[i])
+        self.lookup.find(key).map_or(0.0, |i| self.values[i])
     }
 
     fn prefixed(&self, prefix: &str) -> Vec<(&str, f64)> {
@@ -207,7 +264,7 @@ mod tests {
 
         let interned = Interned::new(&[&a, &b]);
         let names: Vec<&str> = interned.names.iter().map(String::as_str).collect();
-        let lookup: FastMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let lookup = KeyIndex::memoized(&names);
         let mut dense = vec![0.0; names.len()];
         for row in &interned.rows {
             for &(i, v) in row {
@@ -216,6 +273,11 @@ mod tests {
         }
         let view = ScopeSums::new(&names, &lookup, &dense);
         assert_eq!(view.get("ext.tp"), 3.0);
+        // Asked again through the memo, and with the same text at another address.
+        assert_eq!(view.get("ext.tp"), 3.0);
+        assert_eq!(view.get(&String::from("ext.tp")), 3.0);
+        assert_eq!(view.get("ext.nothing"), 0.0);
+        assert_eq!(view.get("ext.nothing"), 0.0);
         assert_eq!(view.prefixed("ext.pair:"), total.prefixed("ext.pair:"));
     }
 }

@@ -16,6 +16,7 @@
 //! Reading a prediction out of the value is not done here. Parsing never
 //! panics; it is linear in the length of the answer.
 
+pub mod json;
 pub mod prediction;
 mod repair;
 
@@ -65,15 +66,42 @@ impl ParseOutcome {
 /// The result of [`parse_answer`]. `value` is `Some` exactly when the outcome
 /// is a success.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ParsedAnswer {
+pub struct ParsedAnswer<V = Value> {
     pub outcome: ParseOutcome,
     /// Empty for `raw`; otherwise a short human-readable explanation.
     pub detail: String,
-    pub value: Option<Value>,
+    pub value: Option<V>,
 }
 
-impl ParsedAnswer {
-    fn success(outcome: ParseOutcome, detail: String, value: Value) -> Self {
+/// A JSON tree an answer can be parsed into: `serde_json::Value` (kept in run records and
+/// shown in diffs) or [`json::Json`] (read by scoring, borrowing from the answer text).
+pub trait Tree<'a>: Sized {
+    /// Parse the text itself.
+    fn parse(text: &'a str) -> serde_json::Result<Self>;
+    /// Parse a text that does not live as long (a candidate cut out or repaired).
+    fn parse_owned(text: &str) -> serde_json::Result<Self>;
+}
+
+impl<'a> Tree<'a> for Value {
+    fn parse(text: &'a str) -> serde_json::Result<Self> {
+        serde_json::from_str(text)
+    }
+    fn parse_owned(text: &str) -> serde_json::Result<Self> {
+        serde_json::from_str(text)
+    }
+}
+
+impl<'a> Tree<'a> for json::Json<'a> {
+    fn parse(text: &'a str) -> serde_json::Result<Self> {
+        json::Json::parse(text)
+    }
+    fn parse_owned(text: &str) -> serde_json::Result<Self> {
+        json::Json::parse_owned(text)
+    }
+}
+
+impl<V> ParsedAnswer<V> {
+    fn success(outcome: ParseOutcome, detail: String, value: V) -> Self {
         ParsedAnswer {
             outcome,
             detail: cap_detail(detail),
@@ -92,8 +120,13 @@ impl ParsedAnswer {
 
 /// Classifies an answer text and parses the JSON it holds.
 pub fn parse_answer(text: &str) -> ParsedAnswer {
+    parse_answer_as(text)
+}
+
+/// [`parse_answer`] into any [`Tree`]: the outcome and detail do not depend on it.
+pub fn parse_answer_as<'a, V: Tree<'a>>(text: &'a str) -> ParsedAnswer<V> {
     let trimmed = text.trim();
-    let strict_error = match serde_json::from_str::<Value>(trimmed) {
+    let strict_error = match V::parse(trimmed) {
         Ok(value) => return ParsedAnswer::success(ParseOutcome::Raw, String::new(), value),
         Err(e) => e,
     };
@@ -176,8 +209,8 @@ fn is_json_info(info: &str) -> bool {
 
 /// Parses a candidate as it is, then with all repairs. On success returns the
 /// value and how it parsed; on failure, a detail suffix for the error report.
-fn parse_candidate(body: &str) -> Result<(Value, String), String> {
-    let as_is_error = match serde_json::from_str::<Value>(body) {
+fn parse_candidate<'a, V: Tree<'a>>(body: &str) -> Result<(V, String), String> {
+    let as_is_error = match V::parse_owned(body) {
         Ok(value) => return Ok((value, "as is".to_string())),
         Err(e) => e,
     };
@@ -185,7 +218,7 @@ fn parse_candidate(body: &str) -> Result<(Value, String), String> {
     if !repaired.applied.any() {
         return Err(format!(": {as_is_error}"));
     }
-    match serde_json::from_str::<Value>(&repaired.text) {
+    match V::parse_owned(&repaired.text) {
         Ok(value) => Ok((value, repaired.applied.describe())),
         Err(e) => Err(format!(" after repairs: {e}")),
     }

@@ -4,7 +4,7 @@
 //! as `{"requirements": [...]}`; an element that is not an object still counts as a
 //! prediction (one that can never match); a scalar answer yields an empty prediction.
 
-use serde_json::{Map, Value};
+use super::json::{Json, Object};
 
 /// A predicted requirement as far as it could be read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -55,7 +55,7 @@ pub struct Prediction<'a> {
 
 impl<'a> Prediction<'a> {
     /// Read every kind's keys from a parsed answer (`None`: the answer did not parse).
-    pub fn read(value: Option<&'a Value>) -> Prediction<'a> {
+    pub fn read(value: Option<&'a Json<'_>>) -> Prediction<'a> {
         Prediction {
             requirements: requirements(value),
             inferred_requirements: inferred_requirements(value),
@@ -67,14 +67,14 @@ impl<'a> Prediction<'a> {
 }
 
 /// The top-level object of an answer, when it is one.
-fn object(value: Option<&Value>) -> Option<&Map<String, Value>> {
-    value.and_then(Value::as_object)
+fn object<'a, 'j>(value: Option<&'a Json<'j>>) -> Option<&'a Object<'j>> {
+    value.and_then(Json::as_object)
 }
 
 /// `requirements`: the answer's list, or the answer itself when it is a top-level array.
-pub fn requirements(value: Option<&Value>) -> Vec<PredRequirement<'_>> {
+pub fn requirements<'a>(value: Option<&'a Json<'_>>) -> Vec<PredRequirement<'a>> {
     match value {
-        Some(Value::Array(items)) => items.iter().map(PredRequirement::read).collect(),
+        Some(Json::Array(items)) => items.iter().map(PredRequirement::read).collect(),
         _ => object(value)
             .map(|map| {
                 list(map, "requirements")
@@ -86,7 +86,7 @@ pub fn requirements(value: Option<&Value>) -> Vec<PredRequirement<'_>> {
 }
 
 /// `inferred_requirements`.
-pub fn inferred_requirements(value: Option<&Value>) -> Vec<PredInferred<'_>> {
+pub fn inferred_requirements<'a>(value: Option<&'a Json<'_>>) -> Vec<PredInferred<'a>> {
     object(value)
         .map(|map| {
             list(map, "inferred_requirements")
@@ -97,52 +97,52 @@ pub fn inferred_requirements(value: Option<&Value>) -> Vec<PredInferred<'_>> {
 }
 
 /// `issues`.
-pub fn issues(value: Option<&Value>) -> Vec<PredIssue<'_>> {
+pub fn issues<'a>(value: Option<&'a Json<'_>>) -> Vec<PredIssue<'a>> {
     object(value)
         .map(|map| list(map, "issues").map(PredIssue::read).collect())
         .unwrap_or_default()
 }
 
 /// The string elements of `pii`.
-pub fn pii(value: Option<&Value>) -> Vec<&str> {
+pub fn pii<'a>(value: Option<&'a Json<'_>>) -> Vec<&'a str> {
     object(value)
-        .map(|map| list(map, "pii").filter_map(Value::as_str).collect())
+        .map(|map| list(map, "pii").filter_map(Json::as_str).collect())
         .unwrap_or_default()
 }
 
 /// `srs_markdown`.
-pub fn srs_markdown(value: Option<&Value>) -> Option<&str> {
+pub fn srs_markdown<'a>(value: Option<&'a Json<'_>>) -> Option<&'a str> {
     object(value).and_then(|map| string(map, "srs_markdown"))
 }
 
-fn list<'a>(map: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Value> {
-    map.get(key).and_then(Value::as_array).into_iter().flatten()
+fn list<'a, 'j>(map: &'a Object<'j>, key: &str) -> impl Iterator<Item = &'a Json<'j>> {
+    map.get(key).and_then(Json::as_array).into_iter().flatten()
 }
 
-fn string<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    map.get(key).and_then(Value::as_str)
+fn string<'a>(map: &'a Object<'_>, key: &str) -> Option<&'a str> {
+    map.get(key).and_then(Json::as_str)
 }
 
 /// A JSON number as f64 (booleans and strings are not numbers).
-fn number(map: &Map<String, Value>, key: &str) -> Option<f64> {
-    map.get(key).and_then(Value::as_f64)
+fn number(map: &Object<'_>, key: &str) -> Option<f64> {
+    map.get(key).and_then(Json::as_f64)
 }
 
 /// A JSON integer; integers beyond i64 saturate (they are out of any range anyway).
-pub fn integer(value: &Value) -> Option<i64> {
+pub fn integer(value: &Json<'_>) -> Option<i64> {
     match value {
-        Value::Number(n) if n.is_i64() => n.as_i64(),
-        Value::Number(n) if n.is_u64() => Some(i64::MAX),
+        Json::Number(n) if n.is_i64() => n.as_i64(),
+        Json::Number(n) if n.is_u64() => Some(i64::MAX),
         _ => None,
     }
 }
 
 impl<'a> PredRequirement<'a> {
-    pub fn read(value: &'a Value) -> PredRequirement<'a> {
+    pub fn read(value: &'a Json<'_>) -> PredRequirement<'a> {
         let Some(map) = value.as_object() else {
             return PredRequirement::default();
         };
-        let sources = map.get("source_messages").and_then(Value::as_array);
+        let sources = map.get("source_messages").and_then(Json::as_array);
         let source_messages: Vec<i64> = sources.into_iter().flatten().filter_map(integer).collect();
         PredRequirement {
             is_object: true,
@@ -152,7 +152,7 @@ impl<'a> PredRequirement<'a> {
             actor: string(map, "actor"),
             action: string(map, "action"),
             acceptance_criteria: list(map, "acceptance_criteria")
-                .filter_map(Value::as_str)
+                .filter_map(Json::as_str)
                 .collect(),
             source_messages_clean: sources.is_some_and(|s| s.len() == source_messages.len()),
             source_messages,
@@ -162,7 +162,7 @@ impl<'a> PredRequirement<'a> {
 }
 
 impl<'a> PredInferred<'a> {
-    fn read(value: &'a Value) -> PredInferred<'a> {
+    fn read(value: &'a Json<'_>) -> PredInferred<'a> {
         let Some(map) = value.as_object() else {
             return PredInferred::default();
         };
@@ -177,7 +177,7 @@ impl<'a> PredInferred<'a> {
 }
 
 impl<'a> PredIssue<'a> {
-    fn read(value: &'a Value) -> PredIssue<'a> {
+    fn read(value: &'a Json<'_>) -> PredIssue<'a> {
         let Some(map) = value.as_object() else {
             return PredIssue::default();
         };
@@ -194,39 +194,58 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Read a `json!` value as scoring reads an answer (from its text).
+    fn read<R>(value: &serde_json::Value, check: impl FnOnce(Prediction<'_>) -> R) -> R {
+        let text = value.to_string();
+        let json = Json::parse(&text).unwrap();
+        check(Prediction::read(Some(&json)))
+    }
+
     #[test]
     fn wrong_types_count_as_missing() {
         let v = json!({"requirements": [{"id": 7, "title": "Track", "type": ["x"], "actor": "user",
             "action": "track", "acceptance_criteria": ["a", 3, "b"], "source_messages": [0, "1", 2.0, 3],
             "confidence": "0.9"}, 5]});
-        let p = Prediction::read(Some(&v));
-        assert_eq!(p.requirements.len(), 2);
-        let r = &p.requirements[0];
-        assert_eq!(r.id, None);
-        assert_eq!(r.type_, None);
-        assert_eq!(r.title, Some("Track"));
-        assert_eq!(r.acceptance_criteria, vec!["a", "b"]);
-        assert_eq!(r.source_messages, vec![0, 3]);
-        assert!(!r.source_messages_clean);
-        assert_eq!(r.confidence, None);
-        assert!(!p.requirements[1].is_object);
+        read(&v, |p| {
+            assert_eq!(p.requirements.len(), 2);
+            let r = &p.requirements[0];
+            assert_eq!(r.id, None);
+            assert_eq!(r.type_, None);
+            assert_eq!(r.title, Some("Track"));
+            assert_eq!(r.acceptance_criteria, vec!["a", "b"]);
+            assert_eq!(r.source_messages, vec![0, 3]);
+            assert!(!r.source_messages_clean);
+            assert_eq!(r.confidence, None);
+            assert!(!p.requirements[1].is_object);
+        });
     }
 
     #[test]
     fn shapes() {
-        let arr = json!([{"title": "a"}]);
-        assert_eq!(Prediction::read(Some(&arr)).requirements.len(), 1);
-        assert_eq!(Prediction::read(Some(&json!(42))), Prediction::default());
+        read(&json!([{"title": "a"}]), |p| {
+            assert_eq!(p.requirements.len(), 1)
+        });
+        read(&json!(42), |p| assert_eq!(p, Prediction::default()));
         assert_eq!(Prediction::read(None), Prediction::default());
         let wrong = json!({"requirements": {"title": "a"}, "pii": ["x", 1], "srs_markdown": 3});
-        let p = Prediction::read(Some(&wrong));
-        assert!(p.requirements.is_empty());
-        assert_eq!(p.pii, vec!["x"]);
-        assert_eq!(p.srs_markdown, None);
+        read(&wrong, |p| {
+            assert!(p.requirements.is_empty());
+            assert_eq!(p.pii, vec!["x"]);
+            assert_eq!(p.srs_markdown, None);
+        });
         let big = json!({"requirements": [{"source_messages": [18446744073709551615u64]}]});
-        assert_eq!(
-            Prediction::read(Some(&big)).requirements[0].source_messages,
-            vec![i64::MAX]
-        );
+        read(&big, |p| {
+            assert_eq!(p.requirements[0].source_messages, vec![i64::MAX])
+        });
+    }
+
+    /// A repeated key reads as its last value, as it did when answers were `Value`s.
+    #[test]
+    fn repeated_keys_read_as_the_last() {
+        let text = r#"{"requirements": [], "requirements": [{"title": "a", "title": "b"}]}"#;
+        let json = Json::parse(text).unwrap();
+        let p = Prediction::read(Some(&json));
+        assert_eq!(p.requirements.len(), 1);
+        assert_eq!(p.requirements[0].title, Some("b"));
     }
 }

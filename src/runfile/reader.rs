@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -46,58 +46,39 @@ const MAX_PROBLEMS: usize = 50;
 
 impl RunIndex {
     /// Index a run file. Every malformed line and every duplicate (sample, repeat) is reported.
-    /// Lines are read in blocks; each block's lines are parsed on every core.
+    /// The file is read in blocks of whole lines; while one block's lines are parsed on every
+    /// core, the next block is read.
     pub fn build(path: &Path) -> Result<RunIndex> {
-        let file = File::open(path).map_err(|source| Error::Read {
+        let read_error = |source| Error::Read {
             path: path.to_path_buf(),
             source,
-        })?;
-        let mut reader = BufReader::with_capacity(1 << 16, file);
+        };
+        let file = File::open(path).map_err(read_error)?;
+        let mut blocks = Blocks::new(file);
         let mut index = RunIndex {
             path: path.to_path_buf(),
-            entries: HashMap::new(),
+            entries: HashMap::default(),
         };
         let mut problems = Vec::new();
-        let (mut offset, mut line) = (0u64, 0usize);
-        loop {
-            let mut block = Vec::new();
-            let mut bytes = 0;
-            while block.len() < INDEX_BLOCK_LINES && bytes < INDEX_BLOCK_BYTES {
-                let mut buf = Vec::new();
-                let len = reader
-                    .read_until(b'\n', &mut buf)
-                    .map_err(|source| Error::Read {
-                        path: path.to_path_buf(),
-                        source,
-                    })?;
-                if len == 0 {
-                    break;
-                }
-                line += 1;
-                bytes += len;
-                let entry = Entry {
-                    repeat: 0,
-                    line,
-                    offset,
-                    len,
-                };
-                offset += len as u64;
-                if !buf.iter().all(u8::is_ascii_whitespace) {
-                    block.push((buf, entry));
-                }
-            }
-            if block.is_empty() {
-                break;
-            }
-            let headers: Vec<_> = block
-                .par_iter()
-                .map(|(bytes, entry)| header(&index.path, bytes, entry.line))
-                .collect();
-            for ((_, entry), header) in block.into_iter().zip(headers) {
+        let mut line = 0usize;
+        let mut current = blocks.next().map_err(read_error)?;
+        while let Some(block) = current {
+            let lines = block.lines(&mut line);
+            let (headers, next) = rayon::join(
+                || {
+                    lines
+                        .par_iter()
+                        .map(|(bytes, entry)| header(&index.path, bytes, entry.line))
+                        .collect::<Vec<_>>()
+                },
+                || blocks.next(),
+            );
+            for ((_, entry), header) in lines.into_iter().zip(headers) {
                 if let Err(p) = header.and_then(|(id, repeat)| index.add(id, repeat, entry)) {
                     problems.push(p);
                 }
             }
+            current = next.map_err(read_error)?;
         }
         for entries in index.entries.values_mut() {
             entries.sort_by_key(|e| e.repeat);
@@ -177,10 +158,91 @@ impl RunIndex {
     }
 }
 
-/// Lines indexed per block (each block's lines are parsed in parallel).
-const INDEX_BLOCK_LINES: usize = 4096;
-/// At most this many bytes of lines per block.
-const INDEX_BLOCK_BYTES: usize = 8 << 20;
+/// Bytes read per block (a block is extended to the end of its last line).
+const INDEX_BLOCK_BYTES: usize = 4 << 20;
+
+/// A run file read in blocks of whole lines.
+struct Blocks {
+    file: File,
+    /// The start of a line the last read cut off.
+    carry: Vec<u8>,
+    /// Where the next block starts in the file.
+    offset: u64,
+}
+
+/// Whole lines of a run file, starting `offset` bytes into it.
+struct Block {
+    bytes: Vec<u8>,
+    offset: u64,
+}
+
+impl Blocks {
+    fn new(file: File) -> Self {
+        Blocks {
+            file,
+            carry: Vec::new(),
+            offset: 0,
+        }
+    }
+
+    /// The next block; `None` at the end of the file. Only the file's last line may lack
+    /// its newline.
+    fn next(&mut self) -> std::io::Result<Option<Block>> {
+        let mut bytes = std::mem::take(&mut self.carry);
+        let mut searched = 0;
+        loop {
+            let start = bytes.len();
+            bytes.resize(start + INDEX_BLOCK_BYTES, 0);
+            let read = loop {
+                match self.file.read(&mut bytes[start..]) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    other => break other?,
+                }
+            };
+            bytes.truncate(start + read);
+            if read == 0 {
+                break; // the end of the file: the last line is whole as it is
+            }
+            if let Some(last) = memchr::memrchr(b'\n', &bytes[searched..]) {
+                self.carry = bytes.split_off(searched + last + 1);
+                break;
+            }
+            searched = bytes.len(); // one line longer than a block: read on
+        }
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        let offset = self.offset;
+        self.offset += bytes.len() as u64;
+        Ok(Some(Block { bytes, offset }))
+    }
+}
+
+impl Block {
+    /// The block's non-blank lines with their entries; `line` counts every line (blank ones
+    /// too) and is the number of the line before the block.
+    fn lines(&self, line: &mut usize) -> Vec<(&[u8], Entry)> {
+        let mut lines = Vec::new();
+        let mut start = 0;
+        while start < self.bytes.len() {
+            let end = memchr::memchr(b'\n', &self.bytes[start..])
+                .map_or(self.bytes.len(), |i| start + i + 1);
+            let bytes = &self.bytes[start..end];
+            *line += 1;
+            if !bytes.iter().all(u8::is_ascii_whitespace) {
+                let entry = Entry {
+                    repeat: 0,
+                    line: *line,
+                    offset: self.offset + start as u64,
+                    len: bytes.len(),
+                };
+                lines.push((bytes, entry));
+            }
+            start = end;
+        }
+        lines
+    }
+}
 
 /// The sample id and repeat of one run-file line.
 fn header(path: &Path, bytes: &[u8], line: usize) -> std::result::Result<(String, u32), Problem> {
@@ -211,7 +273,10 @@ impl AnswerReader {
         let io = crate::io::read_exact_at(&self.file, &mut buf, entry.offset);
         let location = Location::new(&self.path, entry.line, 0);
         io.map_err(|e| Problem::new(location.clone(), None, format!("cannot read line: {e}")))?;
-        let text = String::from_utf8_lossy(&buf);
+        let text = match std::str::from_utf8(&buf) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&buf),
+        };
         // Fast path: a valid line deserializes straight into its record type.
         let is_record = text.contains("\"sample_id\"");
         let fast = if is_record {
@@ -270,4 +335,63 @@ pub fn answer_texts(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks end on whole lines: a line longer than a block, blank lines (counted, not
+    /// indexed), a line split across two reads and a last line without its newline are all
+    /// indexed at their line and read back whole.
+    #[test]
+    fn every_line_is_indexed_whole_across_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("outputs.jsonl");
+        let long = "x".repeat(INDEX_BLOCK_BYTES + 1000);
+        let mut text = String::from("\n{\"id\": \"a\", \"output\": \"first\"}\n");
+        text.push_str(&format!("{{\"id\": \"b\", \"output\": \"{long}\"}}\n   \n"));
+        // Pad so that a line straddles the end of the second block.
+        let pad = "p".repeat(INDEX_BLOCK_BYTES - 500);
+        text.push_str(&format!("{{\"id\": \"c\", \"output\": \"{pad}\"}}\n"));
+        text.push_str("{\"id\": \"d\", \"repeat\": 2, \"output\": \"last\"}");
+        std::fs::write(&path, &text).unwrap();
+
+        let index = RunIndex::build(&path).unwrap();
+        let reader = index.reader().unwrap();
+        let read = |id: &str| {
+            let entries = index.entries(id).unwrap();
+            assert_eq!(entries.len(), 1, "{id}");
+            (
+                entries[0].line,
+                entries[0].repeat,
+                reader.read(&entries[0]).unwrap().text,
+            )
+        };
+        assert_eq!(read("a"), (2, 0, "first".to_string()));
+        assert_eq!(read("b"), (3, 0, long));
+        assert_eq!(read("c"), (5, 0, pad));
+        assert_eq!(read("d"), (6, 2, "last".to_string()));
+        assert!(index.entries("e").is_none());
+    }
+
+    /// Malformed lines are reported with their line numbers, in order, after every block.
+    #[test]
+    fn bad_lines_are_reported_at_their_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        let pad = "p".repeat(INDEX_BLOCK_BYTES);
+        let text = format!(
+            "{{\"id\": \"a\", \"output\": \"{pad}\"}}\nnot json\n{{\"output\": \"x\"}}\n{{\"id\": \"a\", \"output\": \"y\"}}\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        let Err(Error::Invalid { problems, .. }) = RunIndex::build(&path) else {
+            panic!("the run file must be refused");
+        };
+        let lines: Vec<usize> = problems.iter().map(|p| p.location.line).collect();
+        assert_eq!(lines, vec![2, 3, 4]);
+        assert!(problems[2]
+            .message
+            .contains("duplicate answer for sample `a`"));
+    }
 }

@@ -108,9 +108,10 @@ impl ScoreFile {
             )?;
         }
         write!(out, "  \"samples\": [")?;
-        // Samples are serialized on every core, a bounded slice at a time, and written in order.
-        for (g, group) in self.samples.chunks(WRITE_GROUP).enumerate() {
-            let pieces = group
+        // Samples are serialized on every core, a bounded slice at a time, and written in
+        // order: each slice is written while the next one is serialized.
+        let serialize = |g: usize, group: &[SampleScore]| {
+            group
                 .par_chunks(64)
                 .enumerate()
                 .map(|(c, chunk)| {
@@ -122,9 +123,24 @@ impl ScoreFile {
                     }
                     Ok(buf)
                 })
-                .collect::<std::io::Result<Vec<_>>>()?;
-            for piece in pieces {
-                out.write_all(&piece)?;
+                .collect::<std::io::Result<Vec<_>>>()
+        };
+        let mut groups = self.samples.chunks(WRITE_GROUP).enumerate();
+        let mut pending = match groups.next() {
+            Some((g, group)) => serialize(g, group)?,
+            None => Vec::new(),
+        };
+        loop {
+            let next = groups.next();
+            let mut serialized = None;
+            let written = rayon::in_place_scope(|scope| {
+                scope.spawn(|_| serialized = next.map(|(g, group)| serialize(g, group)));
+                pending.iter().try_for_each(|piece| out.write_all(piece))
+            });
+            written?;
+            match serialized.transpose()? {
+                Some(pieces) => pending = pieces,
+                None => break,
             }
         }
         let close = if self.samples.is_empty() { "" } else { "\n  " };

@@ -17,7 +17,8 @@ use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared};
 use crate::metrics::registry::{Eval, SHARED};
 use crate::metrics::stats::Stats;
 use crate::metrics::ScoringConfig;
-use crate::parse::{parse_answer, ParseOutcome};
+use crate::parse::json::Json;
+use crate::parse::{parse_answer_as, ParseOutcome};
 use crate::runfile::reader::{AnswerReader, RunIndex};
 use crate::runfile::record::Answer;
 use crate::suite::{Loaded, RawDocument, Sample, Suite, UniqueIds};
@@ -59,21 +60,26 @@ struct RecordScore {
     outcome: ParseOutcome,
 }
 
-/// What reading the suite and the run file turned up besides the samples to score.
+/// What reading the suite and the run file turned up, taken in suite order.
 #[derive(Default)]
 struct Reading {
     errors: Vec<Problem>,
     warnings: Vec<Problem>,
     run_problems: Vec<Problem>,
     missing: Vec<String>,
-    ids: HashSet<String>,
+    unique: UniqueIds,
     fingerprints: HashSet<Option<String>>,
     models: HashSet<Option<String>>,
+    samples: Vec<SampleScore>,
+    views: Vec<SampleView>,
 }
 
-/// One suite document, loaded, with what its answers gave when it is a sample.
+/// One suite document, loaded and (when it is a sample) scored, reduced to what the pass in
+/// suite order needs: the sample itself is dropped on the thread that loaded it.
 struct Done {
-    loaded: Loaded,
+    problems: Vec<Problem>,
+    /// The sample's id and where it is defined.
+    sample: Option<(String, Location)>,
     answered: Option<Answered>,
 }
 
@@ -86,42 +92,38 @@ struct Answered {
     view: Option<SampleView>,
 }
 
-/// Documents read per round: one round is loaded and scored on every core while the next
-/// is read from disk. Only the rounds in flight are in memory, however large the suite.
+/// Documents read per round. While one round is loaded and scored on every core, the round
+/// before it is taken in suite order and the next one is read from disk. Only the rounds in
+/// flight are in memory, however large the suite.
 const ROUND: usize = 512;
 
 /// Score a suite against a run file. Reading the files is sequential; loading each document,
 /// reading its answers and scoring them run on every core (rayon), in rounds of documents
 /// that keep the suite order, so problems and results come out in the order they are in.
 pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
-    let mut index = RunIndex::build(req.run)?;
+    let index = RunIndex::build(req.run)?;
     let answers = index.reader()?;
     let mut reading = Reading::default();
-    let mut unique = UniqueIds::default();
     let mut documents = req.suite.documents();
-    let mut samples = Vec::new();
-    let mut views = Vec::new();
     let mut round: Vec<RawDocument> = documents.by_ref().take(ROUND).collect();
-    while !round.is_empty() {
+    let mut finished: Vec<Done> = Vec::new();
+    while !round.is_empty() || !finished.is_empty() {
+        let scoring = std::mem::take(&mut round);
         let (done, next) = rayon::join(
             || {
-                round
+                scoring
                     .into_par_iter()
                     .map(|document| load_and_score(document, &index, &answers, req))
                     .collect::<Vec<_>>()
             },
-            || documents.by_ref().take(ROUND).collect(),
+            || {
+                for done in finished.drain(..) {
+                    reading.record(done, &index);
+                }
+                documents.by_ref().take(ROUND).collect()
+            },
         );
-        for done in done {
-            record(
-                done,
-                &mut unique,
-                &mut index,
-                &mut reading,
-                &mut samples,
-                &mut views,
-            );
-        }
+        finished = done;
         round = next;
     }
     if !reading.errors.is_empty() {
@@ -132,13 +134,14 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     }
     reading
         .run_problems
-        .extend(unknown_samples(&index, &reading.ids));
+        .extend(unknown_samples(&index, &reading.unique));
     if !reading.run_problems.is_empty() {
         return Err(Error::Invalid {
             what: "run file",
             problems: reading.run_problems,
         });
     }
+    let samples = reading.samples;
     let (metrics, groups) = aggregates(&samples, &req.bootstrap);
     let provenance = provenance::collect(
         req,
@@ -160,7 +163,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     Ok(Scored {
         file,
         warnings: reading.warnings,
-        views,
+        views: reading.views,
     })
 }
 
@@ -171,8 +174,8 @@ fn load_and_score(
     answers: &AnswerReader,
     req: &ScoreRequest<'_>,
 ) -> Done {
-    let loaded = document.load();
-    let answered = loaded.sample.as_ref().and_then(|sample| {
+    let Loaded { sample, problems } = document.load();
+    let answered = sample.as_ref().and_then(|sample| {
         let entries = index.entries(&sample.id)?;
         let (mut records, mut problems) = (Vec::with_capacity(entries.len()), Vec::new());
         for entry in entries {
@@ -197,53 +200,58 @@ fn load_and_score(
             view,
         })
     });
-    Done { loaded, answered }
+    Done {
+        problems,
+        sample: sample.map(|s| (s.id, s.origin)),
+        answered,
+    }
 }
 
-/// Take one loaded document in suite order: record its problems, check its id is new, and
-/// keep its score.
-fn record(
-    done: Done,
-    unique: &mut UniqueIds,
-    index: &mut RunIndex,
-    reading: &mut Reading,
-    samples: &mut Vec<SampleScore>,
-    views: &mut Vec<SampleView>,
-) {
-    let loaded = unique.check(done.loaded);
-    for p in loaded.problems {
-        if p.is_error() {
-            reading.errors.push(p);
-        } else {
-            reading.warnings.push(p);
+impl Reading {
+    /// Take one loaded document in suite order: record its problems, check its id is new,
+    /// and keep its score.
+    fn record(&mut self, done: Done, index: &RunIndex) {
+        for p in done.problems {
+            if p.is_error() {
+                self.errors.push(p);
+            } else {
+                self.warnings.push(p);
+            }
         }
+        let Some((id, origin)) = done.sample else {
+            return;
+        };
+        if let Some(duplicate) = self.unique.first_use(&id, &origin) {
+            self.errors.push(duplicate);
+            return;
+        }
+        if !self.errors.is_empty() {
+            return; // the suite will be refused: keep reading only to report every problem
+        }
+        if index.entries(&id).is_none() {
+            self.missing.push(id);
+            return;
+        }
+        let Some(answered) = done.answered else {
+            return;
+        };
+        self.run_problems.extend(answered.problems);
+        self.fingerprints.extend(answered.fingerprints);
+        self.models.extend(answered.models);
+        self.samples.push(answered.score);
+        self.views.extend(answered.view);
     }
-    let Some(sample) = loaded.sample else { return };
-    reading.ids.insert(sample.id.clone());
-    if !reading.errors.is_empty() {
-        return; // the suite will be refused: keep reading only to report every problem
-    }
-    if index.take(&sample.id).is_none() {
-        reading.missing.push(sample.id);
-        return;
-    }
-    let Some(answered) = done.answered else {
-        return;
-    };
-    reading.run_problems.extend(answered.problems);
-    reading.fingerprints.extend(answered.fingerprints);
-    reading.models.extend(answered.models);
-    samples.push(answered.score);
-    views.extend(answered.view);
 }
 
-fn unknown_samples(index: &RunIndex, ids: &HashSet<String>) -> Vec<Problem> {
+/// Answers for samples the suite does not have.
+fn unknown_samples(index: &RunIndex, ids: &UniqueIds) -> Vec<Problem> {
     index
         .leftover()
         .into_iter()
+        .filter(|(id, _)| !ids.contains(id))
         .map(|(id, line)| {
             let problem = Problem::new(Location::new(index.path(), line, 0), Some("sample_id".into()), format!("answer for unknown sample `{id}`"));
-            match did_you_mean(id, ids.iter().map(String::as_str)) {
+            match did_you_mean(id, ids.iter()) {
                 Some(s) => problem.with_hint(format!("did you mean `{s}`? the run must come from this suite")),
                 None => problem.with_hint("the run file does not belong to this suite (or the sample was renamed or removed)"),
             }
@@ -305,7 +313,7 @@ fn score_record(
     answer: &Answer,
     cfg: &ScoringConfig,
 ) -> RecordScore {
-    let parsed = parse_answer(&answer.text);
+    let parsed = parse_answer_as::<Json>(&answer.text);
     let (mut stats, mut primary) = kind.score(sample, gold, parsed.value.as_ref(), cfg);
     if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;

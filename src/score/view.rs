@@ -2,7 +2,8 @@
 //! gate diffs broken samples with it): the gold items and the predicted items as one line
 //! each (as its task kind writes them), sorted, and the answer text of the first record.
 
-use crate::parse::parse_answer;
+use crate::parse::json::Json;
+use crate::parse::parse_answer_as;
 use crate::runfile::record::Answer;
 use crate::suite::Sample;
 
@@ -23,7 +24,7 @@ impl SampleView {
         SampleView {
             id: sample.id.clone(),
             gold: kind.gold_lines(sample),
-            predicted: kind.predicted_lines(parse_answer(&answer).value.as_ref()),
+            predicted: kind.predicted_lines(parse_answer_as::<Json>(&answer).value.as_ref()),
             answer,
         }
     }

@@ -258,22 +258,37 @@ pub struct UniqueIds {
 impl UniqueIds {
     pub fn check(&mut self, mut loaded: Loaded) -> Loaded {
         if let Some(sample) = &loaded.sample {
-            if let Some(first) = self.seen.get(&sample.id) {
-                let problem = Problem::new(
-                    sample.origin.clone(),
-                    Some("id".to_string()),
-                    format!(
-                        "duplicate sample id `{}` (first defined at {first})",
-                        sample.id
-                    ),
-                )
-                .with_hint("sample ids must be unique in the suite; rename one of them");
-                loaded.problems.push(problem);
+            if let Some(duplicate) = self.first_use(&sample.id, &sample.origin) {
+                loaded.problems.push(duplicate);
                 loaded.sample = None;
-            } else {
-                self.seen.insert(sample.id.clone(), sample.origin.clone());
             }
         }
         loaded
+    }
+
+    /// Note the id of a sample defined at `origin`; when it was seen before, the error that
+    /// refuses this one.
+    pub fn first_use(&mut self, id: &str, origin: &Location) -> Option<Problem> {
+        if let Some(first) = self.seen.get(id) {
+            let problem = Problem::new(
+                origin.clone(),
+                Some("id".to_string()),
+                format!("duplicate sample id `{id}` (first defined at {first})"),
+            )
+            .with_hint("sample ids must be unique in the suite; rename one of them");
+            return Some(problem);
+        }
+        self.seen.insert(id.to_string(), origin.clone());
+        None
+    }
+
+    /// Whether a sample with this id was seen.
+    pub fn contains(&self, id: &str) -> bool {
+        self.seen.contains_key(id)
+    }
+
+    /// The ids seen, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.seen.keys().map(String::as_str)
     }
 }

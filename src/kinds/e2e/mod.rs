@@ -8,7 +8,7 @@ use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use crate::kinds::extraction::{match_requirements, pred_items, GoldRequirements};
 use crate::metrics::stats::Stats;
 use crate::metrics::{precision, recall, ScoringConfig};
-use serde_json::Value;
+use crate::parse::json::Json;
 
 use crate::metrics::registry::Metric;
 use crate::parse::prediction::{self, PredRequirement, Prediction};
@@ -167,7 +167,7 @@ impl super::TaskKind for E2e {
         &self,
         sample: &Sample,
         gold: &super::Gold,
-        answer: Option<&Value>,
+        answer: Option<&Json<'_>>,
         cfg: &ScoringConfig,
     ) -> (Stats, f64) {
         let pred = Prediction {
@@ -182,7 +182,7 @@ impl super::TaskKind for E2e {
         super::extraction::Extraction.gold_lines(sample)
     }
 
-    fn predicted_lines(&self, answer: Option<&Value>) -> Vec<String> {
+    fn predicted_lines(&self, answer: Option<&Json<'_>>) -> Vec<String> {
         super::extraction::Extraction.predicted_lines(answer)
     }
 }

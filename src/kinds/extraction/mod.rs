@@ -5,14 +5,13 @@
 //! and actor hallucination, scored into sums. Its primary score is the requirement F1;
 //! its metrics are in [`metrics`].
 
-use serde_json::Value;
-
 use crate::metrics::calibration::{self, add_bins, Bins};
 use crate::metrics::matching::{self, match_with, similarities, MatchItem, Pair};
 use crate::metrics::registry::Metric;
 use crate::metrics::similarity::{TrigramIndex, Trigrams};
 use crate::metrics::stats::Stats;
 use crate::metrics::{f1, precision, recall, SchemaMode, ScoringConfig};
+use crate::parse::json::Json;
 use crate::parse::prediction::{self, integer, PredRequirement, Prediction};
 use crate::suite::model::{enums, Requirement};
 use crate::suite::{in_enum, Kind, Sample};
@@ -24,7 +23,7 @@ pub struct GoldRequirements {
     pub items: Vec<MatchItem>,
     /// The items' texts indexed for similarity against every prediction.
     pub index: TrigramIndex,
-    /// Every requirement's acceptance criteria, in key order for pairwise cosines.
+    /// Every requirement's acceptance criteria, for pairwise cosines.
     pub criteria: Vec<Vec<Trigrams>>,
 }
 
@@ -42,7 +41,7 @@ impl GoldRequirements {
                 .map(|r| {
                     r.acceptance_criteria
                         .iter()
-                        .map(|c| Trigrams::sorted(c))
+                        .map(|c| Trigrams::new(c))
                         .collect()
                 })
                 .collect(),
@@ -80,7 +79,7 @@ pub fn score(
     sample: &Sample,
     gold: &GoldRequirements,
     pred: &Prediction,
-    answer: Option<&Value>,
+    answer: Option<&Json<'_>>,
     cfg: &ScoringConfig,
 ) -> (Stats, f64) {
     let mut s = Stats::default();
@@ -135,7 +134,7 @@ fn completeness(
         let offered: Vec<Trigrams> = pred.requirements[pair.pred]
             .acceptance_criteria
             .iter()
-            .map(|c| Trigrams::sorted(c))
+            .map(|c| Trigrams::new(c))
             .collect();
         let covered = wanted
             .iter()
@@ -201,11 +200,11 @@ fn type_agreement(
 }
 
 /// Schema compliance of a parsed answer (docs/metrics.md). A failed parse fails.
-pub fn schema_ok(answer: Option<&Value>, messages: usize, cfg: &ScoringConfig) -> bool {
+pub fn schema_ok(answer: Option<&Json<'_>>, messages: usize, cfg: &ScoringConfig) -> bool {
     let list = match answer {
-        Some(Value::Array(list)) => list,
-        Some(Value::Object(map)) => match map.get("requirements") {
-            Some(Value::Array(list)) => list,
+        Some(Json::Array(list)) => list,
+        Some(Json::Object(map)) => match map.get("requirements") {
+            Some(Json::Array(list)) => list,
             _ => return false,
         },
         _ => return false,
@@ -216,32 +215,29 @@ pub fn schema_ok(answer: Option<&Value>, messages: usize, cfg: &ScoringConfig) -
     }
 }
 
-fn requirement_ok(value: &Value, messages: usize, cfg: &ScoringConfig) -> bool {
+fn requirement_ok(value: &Json<'_>, messages: usize, cfg: &ScoringConfig) -> bool {
     let Some(r) = value.as_object() else {
         return false;
     };
-    let text = |k: &str| r.get(k).and_then(Value::as_str);
+    let text = |k: &str| r.get(k).and_then(Json::as_str);
     let non_empty = |k: &str| text(k).is_some_and(|s| !s.is_empty());
     let in_enum = |k: &str, allowed: &[&str]| text(k).is_some_and(|v| in_enum(v, allowed));
     let id_ok = text("id").is_some_and(|id| cfg.id_pattern.is_match(id));
-    let condition_ok = matches!(
-        r.get("condition"),
-        Some(Value::String(_)) | Some(Value::Null)
-    );
+    let condition_ok = matches!(r.get("condition"), Some(Json::String(_)) | Some(Json::Null));
     let criteria_ok = r
         .get("acceptance_criteria")
-        .and_then(Value::as_array)
-        .is_some_and(|c| c.len() >= 2 && c.iter().all(Value::is_string));
+        .and_then(Json::as_array)
+        .is_some_and(|c| c.len() >= 2 && c.iter().all(Json::is_string));
     let sources_ok = r
         .get("source_messages")
-        .and_then(Value::as_array)
+        .and_then(Json::as_array)
         .is_some_and(|s| {
             s.iter()
                 .all(|v| integer(v).is_some_and(|i| i >= 0 && (i as u64) < messages as u64))
         });
     let confidence_ok = r
         .get("confidence")
-        .and_then(Value::as_f64)
+        .and_then(Json::as_f64)
         .is_some_and(|c| (0.0..=1.0).contains(&c));
     id_ok
         && non_empty("title")
@@ -318,7 +314,7 @@ impl super::TaskKind for Extraction {
         &self,
         sample: &Sample,
         gold: &super::Gold,
-        answer: Option<&Value>,
+        answer: Option<&Json<'_>>,
         cfg: &ScoringConfig,
     ) -> (Stats, f64) {
         let pred = Prediction {
@@ -339,7 +335,7 @@ impl super::TaskKind for Extraction {
         )
     }
 
-    fn predicted_lines(&self, answer: Option<&Value>) -> Vec<String> {
+    fn predicted_lines(&self, answer: Option<&Json<'_>>) -> Vec<String> {
         let preds = prediction::requirements(answer);
         super::sorted(preds.iter().map(requirement_line).collect())
     }

@@ -7,7 +7,7 @@ use crate::metrics::calibration::add_bins;
 use crate::metrics::calibration::{self, Bins};
 use crate::metrics::stats::Stats;
 use crate::metrics::{f1, precision, recall, ScoringConfig};
-use serde_json::Value;
+use crate::parse::json::Json;
 
 use crate::metrics::registry::Metric;
 use crate::parse::prediction::{self, PredRequirement, Prediction};
@@ -107,7 +107,7 @@ impl super::TaskKind for Inference {
         &self,
         _sample: &Sample,
         gold: &super::Gold,
-        answer: Option<&Value>,
+        answer: Option<&Json<'_>>,
         cfg: &ScoringConfig,
     ) -> (Stats, f64) {
         let pred = Prediction {
@@ -128,7 +128,7 @@ impl super::TaskKind for Inference {
         super::sorted(lines.collect())
     }
 
-    fn predicted_lines(&self, answer: Option<&Value>) -> Vec<String> {
+    fn predicted_lines(&self, answer: Option<&Json<'_>>) -> Vec<String> {
         let items = prediction::inferred_requirements(answer);
         let lines = items
             .iter()

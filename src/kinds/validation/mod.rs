@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::metrics::stats::Stats;
 use crate::metrics::{f1, precision, recall};
-use serde_json::Value;
+use crate::parse::json::Json;
 
 use crate::metrics::registry::Metric;
 use crate::metrics::ScoringConfig;
@@ -85,7 +85,7 @@ impl super::TaskKind for Validation {
         &self,
         sample: &Sample,
         _gold: &super::Gold,
-        answer: Option<&Value>,
+        answer: Option<&Json<'_>>,
         _cfg: &ScoringConfig,
     ) -> (Stats, f64) {
         let pred = Prediction {
@@ -113,7 +113,7 @@ impl super::TaskKind for Validation {
         )
     }
 
-    fn predicted_lines(&self, answer: Option<&Value>) -> Vec<String> {
+    fn predicted_lines(&self, answer: Option<&Json<'_>>) -> Vec<String> {
         let issues = prediction::issues(answer);
         let lines = issues.iter().map(|i| {
             format!(
