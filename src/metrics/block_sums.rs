@@ -23,22 +23,19 @@ pub struct Counts {
     /// `by_resample[b][r]`: the count of row r in resample b, as drawn (one small array per
     /// resample, so that random increments stay in cache).
     by_resample: Vec<Vec<u32>>,
-    /// `drawn[r][b]`: the same counts by row, for summing.
+    /// `drawn[r][b]`: the same counts by row, for summing. The kernels turn them into `f32`
+    /// (exact: a count is at most the number of rows, and columns are only summed in `f32`
+    /// when rows · max|value| < 2^24) or `f64` as they read them.
     pub drawn: Vec<[u32; BLOCK]>,
-    /// The same counts as `f32` (exact: a count is at most the number of rows, and
-    /// columns are only summed in `f32` when rows · max|value| < 2^24).
-    exact: Vec<[f32; BLOCK]>,
-    /// The same counts as `f64`.
-    wide: Vec<[f64; BLOCK]>,
 }
 
 impl Counts {
     pub fn new(rows: usize) -> Self {
+        // Counts are converted through `i32` (the conversion vectors have): at most `rows`.
+        assert!(i32::try_from(rows).is_ok(), "at most 2^31 - 1 samples");
         Counts {
             by_resample: vec![vec![0; rows]; BLOCK],
             drawn: vec![[0; BLOCK]; rows],
-            exact: vec![[0.0; BLOCK]; rows],
-            wide: vec![[0.0; BLOCK]; rows],
         }
     }
 
@@ -58,17 +55,26 @@ impl Counts {
 
     /// Bring the by-row counts up to date (after the draws, before summing).
     pub fn finish(&mut self) {
-        for (r, ((d, e), w)) in self
-            .drawn
-            .iter_mut()
-            .zip(&mut self.exact)
-            .zip(&mut self.wide)
-            .enumerate()
-        {
+        for (r, d) in self.drawn.iter_mut().enumerate() {
             *d = std::array::from_fn(|b| self.by_resample[b][r]);
-            *e = d.map(|c| c as f32);
-            *w = d.map(f64::from);
         }
+    }
+}
+
+/// A lane type of the kernel: made from a count exactly.
+trait Lane: Copy + Default + Add<Output = Self> + Mul<Output = Self> {
+    fn of_count(c: i32) -> Self;
+}
+
+impl Lane for f32 {
+    fn of_count(c: i32) -> Self {
+        c as f32
+    }
+}
+
+impl Lane for f64 {
+    fn of_count(c: i32) -> Self {
+        f64::from(c)
     }
 }
 
@@ -161,11 +167,24 @@ impl BlockSums {
     /// Sum the rows of every resample of the block, weighted by `counts`.
     pub fn sum(&mut self, counts: &Counts) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above).
-            unsafe { self.sum_avx2(counts) };
-            return;
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F (checked just above).
+                unsafe { self.sum_avx512(counts) };
+                return;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (checked just above).
+                unsafe { self.sum_avx2(counts) };
+                return;
+            }
         }
+        self.sum_portable(counts);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn sum_avx512(&mut self, counts: &Counts) {
         self.sum_portable(counts);
     }
 
@@ -175,11 +194,12 @@ impl BlockSums {
         self.sum_portable(counts);
     }
 
-    /// Inlined into [`BlockSums::sum_avx2`] too, so it is compiled for that caller's vectors.
+    /// Inlined into [`BlockSums::sum_avx512`] and [`BlockSums::sum_avx2`] too, so it is
+    /// compiled for that caller's vectors.
     #[inline(always)]
     fn sum_portable(&mut self, counts: &Counts) {
-        kernel(&self.exact, &counts.exact, &mut self.exact_sums);
-        kernel(&self.wide, &counts.wide, &mut self.wide_sums);
+        kernel(&self.exact, &counts.drawn, &mut self.exact_sums);
+        kernel(&self.wide, &counts.drawn, &mut self.wide_sums);
     }
 
     /// Resample `b`'s sums of the last block, one per scope column, into `dense`.
@@ -197,19 +217,20 @@ impl BlockSums {
 /// `sums[k][b] = Σ_r counts[r][b] · value[r][k]`, rows in order, one multiply and one add
 /// per row and lane. Inlined into each caller so it is compiled for that caller's vectors.
 #[inline(always)]
-fn kernel<T>(rows: &Sparse<T>, counts: &[[T; BLOCK]], sums: &mut [[T; BLOCK]])
-where
-    T: Copy + Default + Add<Output = T> + Mul<Output = T>,
-{
+fn kernel<T: Lane>(rows: &Sparse<T>, counts: &[[u32; BLOCK]], sums: &mut [[T; BLOCK]]) {
     sums.iter_mut().for_each(|s| *s = [T::default(); BLOCK]);
     if sums.is_empty() {
         return;
     }
-    for (r, c) in counts.iter().enumerate() {
+    for (r, drawn) in counts.iter().enumerate() {
         let span = rows.starts[r]..rows.starts[r + 1];
+        if span.is_empty() {
+            continue;
+        }
+        let c = drawn.map(|d| T::of_count(d as i32));
         for (&k, &x) in rows.columns[span.clone()].iter().zip(&rows.values[span]) {
             // On copies, so that nothing can alias and the lanes vectorise.
-            let (mut acc, c) = (sums[k as usize], *c);
+            let mut acc = sums[k as usize];
             for b in 0..BLOCK {
                 acc[b] = acc[b] + x * c[b];
             }

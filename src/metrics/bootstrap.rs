@@ -236,10 +236,7 @@ fn draw_block(rng: &mut Rng, counts: &mut Counts, block: usize) {
     let n = counts.rows();
     counts.clear();
     for b in 0..block {
-        let drawn = counts.resample_mut(b);
-        for _ in 0..n {
-            drawn[rng.below(n)] += 1;
-        }
+        rng.count_draws(n, counts.resample_mut(b));
     }
     counts.finish();
 }
