@@ -59,10 +59,22 @@ impl Rng {
         let lane = |k: u64| GAMMA.wrapping_mul(k) as i64;
         let mut states = _mm512_add_epi64(
             _mm512_set1_epi64(self.0 as i64),
-            _mm512_setr_epi64(lane(1), lane(2), lane(3), lane(4), lane(5), lane(6), lane(7), lane(8)),
+            _mm512_setr_epi64(
+                lane(1),
+                lane(2),
+                lane(3),
+                lane(4),
+                lane(5),
+                lane(6),
+                lane(7),
+                lane(8),
+            ),
         );
         let step = _mm512_set1_epi64(lane(8));
-        let (mix1, mix2) = (_mm512_set1_epi64(MIX1 as i64), _mm512_set1_epi64(MIX2 as i64));
+        let (mix1, mix2) = (
+            _mm512_set1_epi64(MIX1 as i64),
+            _mm512_set1_epi64(MIX2 as i64),
+        );
         let nv = _mm512_set1_epi64(n as i64);
         let chunks = draws / 8;
         let mut drawn = [0u64; 8];
@@ -105,7 +117,14 @@ mod tests {
     /// a time gives, for any number of draws and of counts.
     #[test]
     fn bulk_draws_are_the_single_draws() {
-        for (seed, rows, draws) in [(1, 1, 1), (2, 7, 7), (3, 10_000, 10_000), (4, 13, 1000), (5, 3, 8), (6, 100, 9)] {
+        for (seed, rows, draws) in [
+            (1, 1, 1),
+            (2, 7, 7),
+            (3, 10_000, 10_000),
+            (4, 13, 1000),
+            (5, 3, 8),
+            (6, 100, 9),
+        ] {
             let (mut bulk, mut single) = (Rng::new(seed), Rng::new(seed));
             let (mut a, mut b) = (vec![0u32; rows], vec![0u32; rows]);
             bulk.count_draws(draws, &mut a);

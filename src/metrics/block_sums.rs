@@ -9,8 +9,8 @@
 //!   which `f32` holds exactly (as `f64` does): such columns (counts: true positives,
 //!   records, confusion cells, bin counts) are summed in `f32`, twice the lanes per
 //!   instruction. The other columns (sums of fractions) stay in `f64`, in row order.
-//! - **The widest vectors the CPU has**, chosen at run time (AVX2 on x86-64), with the same
-//!   arithmetic in every lane.
+//! - **The widest vectors the CPU has**, chosen at run time (AVX-512 or AVX2 on x86-64),
+//!   with the same arithmetic in every lane.
 
 use std::ops::{Add, Mul};
 

@@ -64,16 +64,6 @@ impl Stats {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-
-    /// Read these sums through a hashed view, for a caller that looks up many keys (a
-    /// sample's metric values): the same answers as reading `self`, without a tree search
-    /// and string comparisons per key.
-    pub fn with_view<R>(&self, read: impl FnOnce(&ScopeSums<'_>) -> R) -> R {
-        let names: Vec<&str> = self.0.keys().map(|k| k.as_ref()).collect();
-        let values: Vec<f64> = self.0.values().copied().collect();
-        let lookup = KeyIndex::new(&names);
-        read(&ScopeSums::new(&names, &lookup, &values))
-    }
 }
 
 /// Read access to sums, by key or by key prefix (for confusion tables).
@@ -256,12 +246,6 @@ mod tests {
             total.prefixed("ext.pair:"),
             vec![("x|x", 3.0), ("x|y", 1.0)]
         );
-        total.with_view(|view| {
-            assert_eq!(view.get("ext.tp"), 3.0);
-            assert_eq!(view.get("ext.zero"), 0.0);
-            assert_eq!(view.prefixed("ext.pair:"), total.prefixed("ext.pair:"));
-        });
-
         let interned = Interned::new(&[&a, &b]);
         let names: Vec<&str> = interned.names.iter().map(String::as_str).collect();
         let lookup = KeyIndex::memoized(&names);

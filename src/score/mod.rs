@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::kinds;
 use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared};
-use crate::metrics::registry::{Eval, SHARED};
+use crate::metrics::registry::SHARED;
 use crate::metrics::stats::Stats;
 use crate::metrics::ScoringConfig;
 use crate::parse::json::Json;
@@ -141,8 +141,8 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
             problems: reading.run_problems,
         });
     }
-    let samples = reading.samples;
-    let (metrics, groups) = aggregates(&samples, &req.bootstrap);
+    let mut samples = reading.samples;
+    let (metrics, groups) = aggregates(&mut samples, &req.bootstrap);
     let provenance = provenance::collect(
         req,
         &documents.fingerprint(),
@@ -275,19 +275,9 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
     let n = runs.len().max(1) as f64;
     let primary = runs.iter().sum::<f64>() / n;
     let std = (runs.iter().map(|r| (r - primary).powi(2)).sum::<f64>() / n).sqrt();
-    // Only the sample's own kind and the shared metrics can have support in its sums; they
-    // read the sums through a hashed view (the metrics look up many keys each).
-    let metrics = stats.with_view(|view| {
-        kind.metrics()
-            .iter()
-            .chain(SHARED)
-            .filter(|m| matches!(m.eval, Eval::Sums(_)))
-            .filter_map(|m| {
-                m.value(view)
-                    .map(|v| (std::borrow::Cow::Borrowed(m.name), v))
-            })
-            .collect()
-    });
+    // The metric values are filled in with the aggregates ([`sample_metrics`]), from the
+    // sums every sample's keys are interned into there.
+    let metrics = BTreeMap::new();
     let score = SampleScore {
         id: sample.id.clone(),
         kind: sample.kind,
@@ -355,14 +345,42 @@ fn run_health(answer: &Answer, stats: &mut Stats) {
 
 type Groups = BTreeMap<String, BTreeMap<String, file::Metrics>>;
 
-/// Overall and per-group aggregates; scopes are spread over the available cores.
-fn aggregates(samples: &[SampleScore], cfg: &BootstrapConfig) -> (file::Metrics, Groups) {
+/// Each sample's metric values and the overall and per-group aggregates; samples and scopes
+/// are spread over the available cores.
+fn aggregates(samples: &mut [SampleScore], cfg: &BootstrapConfig) -> (file::Metrics, Groups) {
     let stats: Vec<&crate::metrics::stats::Stats> = samples.iter().map(|s| &s.stats).collect();
     let prepared = Prepared::new(
         kinds::metrics(),
         &stats,
         samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
     );
+    let values = sample_metrics(&prepared, samples);
+    let aggregated = scopes(&prepared, samples, cfg);
+    drop(prepared);
+    for (sample, values) in samples.iter_mut().zip(values) {
+        sample.metrics = values
+            .into_iter()
+            .map(|(name, v)| (std::borrow::Cow::Borrowed(name), v))
+            .collect();
+    }
+    aggregated
+}
+
+/// Each sample's values of its own kind's metrics and the shared ones (only those can have
+/// support in its sums).
+fn sample_metrics(
+    prepared: &Prepared<'_>,
+    samples: &[SampleScore],
+) -> Vec<Vec<(&'static str, f64)>> {
+    prepared.sample_values(|i| kinds::of(samples[i].kind).metrics().iter().chain(SHARED))
+}
+
+/// The overall and per-group aggregates.
+fn scopes(
+    prepared: &Prepared<'_>,
+    samples: &[SampleScore],
+    cfg: &BootstrapConfig,
+) -> (file::Metrics, Groups) {
     let mut scopes: Vec<(String, String, Vec<usize>)> =
         vec![("all".into(), String::new(), (0..samples.len()).collect())];
     let mut by_group: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
@@ -392,7 +410,7 @@ fn aggregates(samples: &[SampleScore], cfg: &BootstrapConfig) -> (file::Metrics,
         .par_iter()
         .map(|&i| {
             let (dim, value, members) = &scopes[i];
-            aggregate(&prepared, members, cfg, &format!("{dim}:{value}"))
+            aggregate(prepared, members, cfg, &format!("{dim}:{value}"))
         })
         .collect();
     let by_index: HashMap<usize, _> = distinct.into_iter().zip(computed).collect();
@@ -518,7 +536,11 @@ mod tests {
             };
             let error = failed.then(|| crate::runfile::record::RecordError { kind: crate::runfile::record::ErrorKind::Exit, message: "x".into() });
             let answer = Answer { text, error, latency_ms: Some(5.0), ..Answer::default() };
-            let score = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
+            let mut scores = [score_sample(&sample(kind), &[answer], &ScoringConfig::default())];
+            let few = BootstrapConfig { resamples: 10, ..BootstrapConfig::default() };
+            aggregates(&mut scores, &few);
+            let [score] = scores;
+            prop_assert!(score.metrics.contains_key("run.error_rate"), "every sample has its metric values");
             prop_assert!((0.0..=1.0).contains(&score.primary), "primary {}", score.primary);
             if failed {
                 prop_assert_eq!(score.primary, 0.0);
