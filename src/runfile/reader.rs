@@ -42,7 +42,8 @@ struct Header {
     repeat: Option<u32>,
 }
 
-const MAX_PROBLEMS: usize = 50;
+/// At most this many problems of one kind are reported from a run file.
+pub const MAX_PROBLEMS: usize = 50;
 
 impl RunIndex {
     /// Index a run file. Every malformed line and every duplicate (sample, repeat) is reported.
