@@ -20,6 +20,12 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// Move `draws` values along the stream, as that many calls of [`Rng::next_u64`] would
+    /// (the n-th value depends on n alone).
+    pub fn skip(&mut self, draws: u64) {
+        self.0 = self.0.wrapping_add(GAMMA.wrapping_mul(draws));
+    }
+
     /// Uniform in 0..n (multiply-shift).
     pub fn below(&mut self, n: usize) -> usize {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
@@ -134,5 +140,15 @@ mod tests {
             assert_eq!(a, b, "seed {seed}, {rows} rows, {draws} draws");
             assert_eq!(bulk.next_u64(), single.next_u64());
         }
+    }
+
+    #[test]
+    fn skipping_is_drawing() {
+        let (mut skipped, mut drawn) = (Rng::new(9), Rng::new(9));
+        skipped.skip(1234);
+        (0..1234).for_each(|_| {
+            drawn.next_u64();
+        });
+        assert_eq!(skipped.next_u64(), drawn.next_u64());
     }
 }

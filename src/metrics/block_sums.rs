@@ -79,13 +79,18 @@ impl Lane for f64 {
 }
 
 /// One scope's rows, split by column into the exact (`f32`) and the other (`f64`) columns,
-/// as sparse rows; with the accumulators of one block.
+/// as sparse rows. Read-only: threads summing different blocks share it, each with its own
+/// [`BlockTotals`].
 pub struct BlockSums {
     width: usize,
     exact: Sparse<f32>,
     wide: Sparse<f64>,
-    exact_sums: Vec<[f32; BLOCK]>,
-    wide_sums: Vec<[f64; BLOCK]>,
+}
+
+/// The sums of one block of resamples, per column of each part.
+pub struct BlockTotals {
+    exact: Vec<[f32; BLOCK]>,
+    wide: Vec<[f64; BLOCK]>,
 }
 
 /// Sparse rows over some of the columns: row r is entries `starts[r]..starts[r + 1]` of
@@ -155,60 +160,62 @@ impl BlockSums {
             exact.starts.push(exact.columns.len());
             wide.starts.push(wide.columns.len());
         }
-        BlockSums {
-            width,
-            exact_sums: vec![[0.0; BLOCK]; exact.to_scope.len()],
-            wide_sums: vec![[0.0; BLOCK]; wide.to_scope.len()],
-            exact,
-            wide,
+        BlockSums { width, exact, wide }
+    }
+
+    /// Accumulators for the sums of one block.
+    pub fn totals(&self) -> BlockTotals {
+        BlockTotals {
+            exact: vec![[0.0; BLOCK]; self.exact.to_scope.len()],
+            wide: vec![[0.0; BLOCK]; self.wide.to_scope.len()],
         }
     }
 
-    /// Sum the rows of every resample of the block, weighted by `counts`.
-    pub fn sum(&mut self, counts: &Counts) {
+    /// Sum the rows of every resample of the block, weighted by `counts`, into `totals`.
+    pub fn sum(&self, counts: &Counts, totals: &mut BlockTotals) {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx512f") {
                 // SAFETY: the CPU has AVX-512F (checked just above).
-                unsafe { self.sum_avx512(counts) };
+                unsafe { self.sum_avx512(counts, totals) };
                 return;
             }
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2 (checked just above).
-                unsafe { self.sum_avx2(counts) };
+                unsafe { self.sum_avx2(counts, totals) };
                 return;
             }
         }
-        self.sum_portable(counts);
+        self.sum_portable(counts, totals);
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    fn sum_avx512(&mut self, counts: &Counts) {
-        self.sum_portable(counts);
+    fn sum_avx512(&self, counts: &Counts, totals: &mut BlockTotals) {
+        self.sum_portable(counts, totals);
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn sum_avx2(&mut self, counts: &Counts) {
-        self.sum_portable(counts);
+    fn sum_avx2(&self, counts: &Counts, totals: &mut BlockTotals) {
+        self.sum_portable(counts, totals);
     }
 
     /// Inlined into [`BlockSums::sum_avx512`] and [`BlockSums::sum_avx2`] too, so it is
     /// compiled for that caller's vectors.
     #[inline(always)]
-    fn sum_portable(&mut self, counts: &Counts) {
-        kernel(&self.exact, &counts.drawn, &mut self.exact_sums);
-        kernel(&self.wide, &counts.drawn, &mut self.wide_sums);
+    fn sum_portable(&self, counts: &Counts, totals: &mut BlockTotals) {
+        kernel(&self.exact, &counts.drawn, &mut totals.exact);
+        kernel(&self.wide, &counts.drawn, &mut totals.wide);
     }
 
-    /// Resample `b`'s sums of the last block, one per scope column, into `dense`.
-    pub fn resample(&self, b: usize, dense: &mut [f64]) {
+    /// Resample `b`'s sums in `totals`, one per scope column, into `dense`.
+    pub fn resample(&self, totals: &BlockTotals, b: usize, dense: &mut [f64]) {
         debug_assert_eq!(dense.len(), self.width);
-        for (s, &k) in self.exact_sums.iter().zip(&self.exact.to_scope) {
+        for (s, &k) in totals.exact.iter().zip(&self.exact.to_scope) {
             dense[k] = f64::from(s[b]);
         }
-        for (s, &k) in self.wide_sums.iter().zip(&self.wide.to_scope) {
+        for (s, &k) in totals.wide.iter().zip(&self.wide.to_scope) {
             dense[k] = s[b];
         }
     }
@@ -257,7 +264,8 @@ mod tests {
                 row
             })
             .collect();
-        let mut sums = BlockSums::new(5, rows.len(), |r| rows[r].iter().copied());
+        let sums = BlockSums::new(5, rows.len(), |r| rows[r].iter().copied());
+        let mut totals = sums.totals();
         assert_eq!(
             sums.exact.to_scope,
             vec![0, 1, 4],
@@ -272,10 +280,10 @@ mod tests {
             }
         }
         counts.finish();
-        sums.sum(&counts);
+        sums.sum(&counts, &mut totals);
         let mut dense = vec![0.0; 5];
         for b in 0..BLOCK {
-            sums.resample(b, &mut dense);
+            sums.resample(&totals, b, &mut dense);
             let mut plain = [0.0f64; 5];
             for (r, row) in rows.iter().enumerate() {
                 for &(k, v) in row {

@@ -125,7 +125,6 @@ impl Prepared<'_> {
 struct Scope<'a> {
     metrics: &'static [Metric],
     names: Vec<&'a str>,
-    lookup: KeyIndex<'a>,
     /// Row r holds entries `starts[r]..starts[r + 1]` of `columns` and `values`.
     starts: Vec<usize>,
     columns: Vec<u32>,
@@ -156,12 +155,10 @@ impl<'a> Scope<'a> {
             }
             starts.push(columns.len());
         }
-        let lookup = KeyIndex::memoized(&names);
         let latencies = members.iter().map(|&m| prepared.latencies[m]).collect();
         Scope {
             metrics: prepared.metrics,
             names,
-            lookup,
             starts,
             columns,
             values,
@@ -214,8 +211,19 @@ impl<'a> Scope<'a> {
         }
     }
 
-    fn values(&self, dense: &[f64], lat: &mut [f64], which: &[usize]) -> Vec<Option<f64>> {
-        let view = ScopeSums::new(&self.names, &self.lookup, dense);
+    /// Where the scope's keys are, for [`Scope::values`] (one per thread: it memoizes).
+    fn key_index(&self) -> KeyIndex<'_> {
+        KeyIndex::memoized(&self.names)
+    }
+
+    fn values(
+        &self,
+        index: &KeyIndex<'_>,
+        dense: &[f64],
+        lat: &mut [f64],
+        which: &[usize],
+    ) -> Vec<Option<f64>> {
+        let view = ScopeSums::new(&self.names, index, dense);
         let mut out = vec![None; self.metrics.len()];
         for &i in which {
             let metric = &self.metrics[i];
@@ -240,7 +248,7 @@ pub fn aggregate(
     let (mut dense, mut lat) = (vec![0.0; scope.width()], Vec::new());
     let all: Vec<usize> = (0..prepared.metrics.len()).collect();
     scope.sum(&vec![1; members.len()], &mut dense, &mut lat, true);
-    let point = scope.values(&dense, &mut lat, &all);
+    let point = scope.values(&scope.key_index(), &dense, &mut lat, &all);
     let live: Vec<usize> = all.into_iter().filter(|&i| point[i].is_some()).collect();
     let draws = resample(&scope, &live, cfg, label);
     prepared
@@ -277,6 +285,33 @@ fn draw_block(rng: &mut Rng, counts: &mut Counts, block: usize) {
     counts.finish();
 }
 
+/// Every block of `resamples` resamples of `n` samples, drawn from `rng`'s stream one
+/// resample after another, handed to `each` (with the thread's `init` state) on every core;
+/// the blocks' results in block order. A block starts at its place in the stream (every
+/// resample takes `n` draws), so the draws do not depend on which thread takes which block.
+fn in_blocks<S, T: Send>(
+    n: usize,
+    rng: &Rng,
+    resamples: usize,
+    init: impl Fn() -> S + Sync + Send,
+    each: impl Fn(&mut S, &Counts, usize) -> T + Sync + Send,
+) -> Vec<T> {
+    (0..resamples.div_ceil(BLOCK))
+        .into_par_iter()
+        .map_init(
+            || (Counts::new(n), init()),
+            |(counts, state), j| {
+                let mut rng = rng.clone();
+                rng.skip(((j * BLOCK) as u64).wrapping_mul(n as u64));
+                let block = BLOCK.min(resamples - j * BLOCK);
+                draw_block(&mut rng, counts, block);
+                each(state, counts, block)
+            },
+        )
+        .collect()
+}
+
+/// Each metric's value in every resample where it has one, in resample order.
 fn resample(
     scope: &Scope<'_>,
     live: &[usize],
@@ -291,32 +326,39 @@ fn resample(
     let with_latency = live
         .iter()
         .any(|&i| matches!(scope.metrics[i].eval, Eval::LatencyQuantile(_)));
-    let mut rng = Rng::new(cfg.seed ^ label_hash(label));
-    let width = scope.width();
-    let mut counts = Counts::new(n);
-    let mut sums = scope.block_sums();
-    let (mut dense, mut lat, mut single) = (vec![0.0; width], Vec::new(), vec![0u32; n]);
-    let mut done = 0;
-    while done < cfg.resamples {
-        let block = BLOCK.min(cfg.resamples - done);
-        draw_block(&mut rng, &mut counts, block);
-        sums.sum(&counts);
+    let rng = Rng::new(cfg.seed ^ label_hash(label));
+    let sums = scope.block_sums();
+    let init = || {
+        let scratch = (vec![0.0; scope.width()], Vec::new(), vec![0u32; n]);
+        (scope.key_index(), sums.totals(), scratch)
+    };
+    let blocks = in_blocks(n, &rng, cfg.resamples, init, |state, counts, block| {
+        let (index, totals, (dense, lat, single)) = state;
+        sums.sum(counts, totals);
+        let mut out = vec![Vec::with_capacity(block); scope.metrics.len()];
         for b in 0..block {
-            sums.resample(b, &mut dense);
+            sums.resample(totals, b, dense);
             if with_latency {
                 single
                     .iter_mut()
                     .zip(&counts.drawn)
                     .for_each(|(s, c)| *s = c[b]);
-                scope.gather_latencies(&single, &mut lat);
+                scope.gather_latencies(single, lat);
             }
-            for (i, v) in scope.values(&dense, &mut lat, live).into_iter().enumerate() {
-                if let Some(v) = v {
-                    draws[i].push(v);
-                }
+            for (i, v) in scope
+                .values(index, dense, lat, live)
+                .into_iter()
+                .enumerate()
+            {
+                out[i].extend(v);
             }
         }
-        done += block;
+        out
+    });
+    for block in blocks {
+        for (all, some) in draws.iter_mut().zip(block) {
+            all.extend(some);
+        }
     }
     draws
 }
@@ -340,35 +382,42 @@ pub fn paired_deltas(
         return draws;
     }
     let all: Vec<usize> = (0..base.metrics.len()).collect();
-    let mut rng = Rng::new(cfg.seed ^ label_hash(label));
-    let mut counts = Counts::new(n);
-    let (mut b_sums, mut c_sums) = (bs.block_sums(), cs.block_sums());
-    let (mut b_dense, mut c_dense) = (vec![0.0; bs.width()], vec![0.0; cs.width()]);
-    let (mut lat, mut single) = (Vec::new(), vec![0u32; n]);
-    let mut done = 0;
-    while done < cfg.resamples {
-        let block = BLOCK.min(cfg.resamples - done);
-        draw_block(&mut rng, &mut counts, block);
-        b_sums.sum(&counts);
-        c_sums.sum(&counts);
+    let rng = Rng::new(cfg.seed ^ label_hash(label));
+    let (b_sums, c_sums) = (bs.block_sums(), cs.block_sums());
+    let init = || {
+        let dense = (vec![0.0; bs.width()], vec![0.0; cs.width()]);
+        let totals = (b_sums.totals(), c_sums.totals());
+        let indexes = (bs.key_index(), cs.key_index());
+        (indexes, totals, dense, Vec::new(), vec![0u32; n])
+    };
+    let blocks = in_blocks(n, &rng, cfg.resamples, init, |state, counts, block| {
+        let ((b_index, c_index), (b_totals, c_totals), (b_dense, c_dense), lat, single) = state;
+        b_sums.sum(counts, b_totals);
+        c_sums.sum(counts, c_totals);
+        let mut out = vec![Vec::with_capacity(block); base.metrics.len()];
         for b in 0..block {
-            b_sums.resample(b, &mut b_dense);
-            c_sums.resample(b, &mut c_dense);
+            b_sums.resample(b_totals, b, b_dense);
+            c_sums.resample(c_totals, b, c_dense);
             single
                 .iter_mut()
                 .zip(&counts.drawn)
                 .for_each(|(s, c)| *s = c[b]);
-            bs.gather_latencies(&single, &mut lat);
-            let before = bs.values(&b_dense, &mut lat, &all);
-            cs.gather_latencies(&single, &mut lat);
-            let after = cs.values(&c_dense, &mut lat, &all);
+            bs.gather_latencies(single, lat);
+            let before = bs.values(b_index, b_dense, lat, &all);
+            cs.gather_latencies(single, lat);
+            let after = cs.values(c_index, c_dense, lat, &all);
             for (i, (x, y)) in before.into_iter().zip(after).enumerate() {
                 if let (Some(x), Some(y)) = (x, y) {
-                    draws[i].push(y - x);
+                    out[i].push(y - x);
                 }
             }
         }
-        done += block;
+        out
+    });
+    for block in blocks {
+        for (all, some) in draws.iter_mut().zip(block) {
+            all.extend(some);
+        }
     }
     draws
 }
@@ -447,6 +496,30 @@ mod tests {
                 .collect();
             assert!(!direct.is_empty());
             assert_eq!(values, &direct);
+        }
+    }
+
+    /// Blocks drawn on every core are the blocks one stream draws one after another.
+    #[test]
+    fn blocks_in_parallel_are_the_sequential_stream() {
+        let (n, resamples) = (37, 5 * BLOCK + 3);
+        let rng = Rng::new(11);
+        let parallel = in_blocks(
+            n,
+            &rng,
+            resamples,
+            || (),
+            |_, counts, block| (counts.drawn.clone(), block),
+        );
+        let (mut sequential, mut counts) = (rng.clone(), Counts::new(n));
+        assert_eq!(parallel.len(), resamples.div_ceil(BLOCK));
+        for (j, (drawn, block)) in parallel.into_iter().enumerate() {
+            let expected = BLOCK.min(resamples - j * BLOCK);
+            assert_eq!(block, expected);
+            draw_block(&mut sequential, &mut counts, expected);
+            for (got, want) in drawn.iter().zip(&counts.drawn) {
+                assert_eq!(got[..block], want[..block], "block {j}");
+            }
         }
     }
 

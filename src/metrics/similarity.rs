@@ -118,10 +118,10 @@ const COMPACT: u64 = ALPHABET * ALPHABET * ALPHABET;
 
 /// The [`ALPHABET`] index of an ASCII character that `norm` keeps (a space, a lower-case
 /// letter or a digit).
-fn symbol(b: u8) -> u64 {
+const fn symbol(b: u8) -> u64 {
     match b {
-        b'a'..=b'z' => u64::from(b - b'a') + 1,
-        b'0'..=b'9' => u64::from(b - b'0') + 27,
+        b'a'..=b'z' => (b - b'a') as u64 + 1,
+        b'0'..=b'9' => (b - b'0') as u64 + 27,
         _ => 0,
     }
 }
@@ -267,6 +267,21 @@ fn push_trigrams(chars: impl Iterator<Item = char>, keys: &mut Vec<u64>) {
     }
 }
 
+/// The [`ALPHABET`] index of each byte's lower-case form: 0 for a byte `norm` turns into a
+/// separator (anything but an ASCII letter or digit).
+const ASCII_SYMBOL: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = (b as u8).to_ascii_lowercase();
+        if c.is_ascii_alphanumeric() {
+            table[b] = symbol(c);
+        }
+        b += 1;
+    }
+    table
+};
+
 /// [`push_trigrams`] for ASCII parts joined by spaces, one byte at a time: every trigram is
 /// compact, its id rolled along from the last two characters' symbols.
 fn push_ascii_trigrams(parts: &[&str], keys: &mut Vec<u64>) {
@@ -283,13 +298,14 @@ fn push_ascii_trigrams(parts: &[&str], keys: &mut Vec<u64>) {
     for (i, part) in parts.iter().enumerate() {
         pending_space |= i > 0;
         for &b in part.as_bytes() {
-            if b.is_ascii_alphanumeric() {
+            let s = ASCII_SYMBOL[usize::from(b)];
+            if s != 0 {
                 if pending_space && started {
                     push(0);
                 }
                 pending_space = false;
                 started = true;
-                push(symbol(b.to_ascii_lowercase()));
+                push(s);
             } else {
                 pending_space = true;
             }
