@@ -108,7 +108,7 @@ fn sample_results(
             kind: s.kind,
             primary: s.primary,
             baseline: before.get(s.id.as_str()).copied(),
-            pass: s.primary >= sample_pass,
+            pass: super::samples::passes(s.primary, sample_pass),
         })
         .collect()
 }

@@ -1,12 +1,23 @@
-//! Per-sample regression analysis: with pass = primary score ≥ `sample_pass`, each
-//! sample both runs scored is a fix (fail → pass), a break (pass → fail), a keep or a still;
-//! rates of each, score changes, and McNemar's exact test on the flips.
+//! Per-sample regression analysis: with pass = primary score ≥ `sample_pass` (within
+//! [`PASS_TOLERANCE`]), each sample both runs scored is a fix (fail → pass), a break
+//! (pass → fail), a keep or a still; rates of each, score changes, and McNemar's exact test
+//! on the flips.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::score::file::ScoreFile;
+
+/// How far below `sample_pass` a primary score may be from rounding alone and still pass:
+/// a score of 4/5 computed as 0.7999999999999999 passes `sample_pass = 0.8`.
+pub const PASS_TOLERANCE: f64 = 1e-9;
+
+/// Whether a sample with this primary score passes (`primary ≥ sample_pass`, within
+/// [`PASS_TOLERANCE`]). Every report and the analysis decide through this.
+pub fn passes(primary: f64, sample_pass: f64) -> bool {
+    primary >= sample_pass - PASS_TOLERANCE
+}
 
 /// One sample that flipped or changed, for the report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -66,7 +77,7 @@ pub fn analyse(baseline: &ScoreFile, candidate: &ScoreFile, sample_pass: f64) ->
             baseline: b,
             candidate: c,
         };
-        match (b >= sample_pass, c >= sample_pass) {
+        match (passes(b, sample_pass), passes(c, sample_pass)) {
             (false, true) => {
                 a.fix += 1;
                 a.fixed.push(change);
@@ -123,6 +134,19 @@ pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A score that is `sample_pass` up to rounding passes; a score really below it fails.
+    #[test]
+    fn passing_allows_for_rounding_only() {
+        let four_fifths = (0.6 + 1.0) / 2.0; // 0.8 in exact arithmetic
+        assert!(passes(0.7999999999999999, 0.8));
+        assert!(passes(four_fifths, 0.8));
+        assert!(passes(0.8, 0.8));
+        assert!(!passes(0.7999, 0.8));
+        assert!(!passes(0.8 - 1e-6, 0.8));
+        assert!(!passes(f64::NAN, 0.8));
+        assert!(passes(0.0, 0.0));
+    }
 
     #[test]
     fn mcnemar_matches_the_binomial() {

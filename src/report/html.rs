@@ -9,6 +9,7 @@ use std::path::Path;
 use minijinja::{context, Environment, Value};
 
 use crate::error::{Error, Result};
+use crate::gate::samples::passes;
 use crate::gate::verdict::{Outcome, Status, Verdict};
 use crate::metrics::calibration::bins_from;
 use crate::metrics::calibration::{Bins, BINS};
@@ -164,11 +165,11 @@ pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> R
         .collect();
     let sample_pass = v.samples.as_ref().map_or(0.8, |s| s.sample_pass);
     let mut rows: Vec<_> = v.sample_results.iter().collect();
-    rows.sort_by_key(|s| (s.pass, s.baseline.is_none_or(|b| b < sample_pass)));
+    rows.sort_by_key(|s| (s.pass, s.baseline.is_none_or(|b| !passes(b, sample_pass))));
     let rows: Vec<Value> = rows
         .iter()
         .map(|s| {
-            let (outcome, css) = match (s.baseline.map(|b| b >= sample_pass), s.pass) {
+            let (outcome, css) = match (s.baseline.map(|b| passes(b, sample_pass)), s.pass) {
                 (Some(true), false) => ("broken", "fail"),
                 (Some(false), true) => ("fixed", "pass"),
                 (_, true) => ("pass", "pass"),

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::gate::samples::passes;
 use crate::gate::verdict::{Status, Verdict};
 
 /// XML text: escaped, with characters XML 1.0 cannot hold dropped.
@@ -85,7 +86,7 @@ pub fn junit(v: &Verdict) -> String {
             continue;
         }
         let message = match s.baseline {
-            Some(b) if b >= v.samples.as_ref().map_or(f64::INFINITY, |a| a.sample_pass) => {
+            Some(b) if v.samples.as_ref().is_some_and(|a| passes(b, a.sample_pass)) => {
                 format!("broken: primary score {b:.3} → {:.3}", s.primary)
             }
             Some(b) => format!("still failing: primary score {b:.3} → {:.3}", s.primary),
