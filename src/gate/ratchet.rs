@@ -43,10 +43,7 @@ pub fn at_revision(revision: &str, path: &Path) -> Result<Option<Thresholds>> {
 /// Every way `current` is looser than `base`.
 pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
     let mut findings = Vec::new();
-    let (bd, cd) = (
-        base.defaults.clone().unwrap_or_default(),
-        current.defaults.clone().unwrap_or_default(),
-    );
+    let (bd, cd) = (base.defaults(), current.defaults());
     if cd.sample_pass < bd.sample_pass {
         findings.push(format!(
             "defaults.sample_pass lowered from {} to {}",

@@ -51,7 +51,7 @@ pub fn rule_for(
     metric: &Metric,
     thresholds: &Thresholds,
 ) -> Option<(Rule, Option<Regression>, Severity)> {
-    let defaults = thresholds.defaults.clone().unwrap_or_default();
+    let defaults = thresholds.defaults();
     let configured = thresholds
         .metrics
         .iter()

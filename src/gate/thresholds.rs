@@ -141,7 +141,7 @@ pub struct RdScore {
 pub struct Thresholds {
     pub version: u32,
     #[serde(default)]
-    pub defaults: Option<Defaults>,
+    pub defaults: Option<Spanned<Defaults>>,
     #[serde(default)]
     pub metrics: BTreeMap<Spanned<String>, MetricRule>,
     #[serde(default)]
@@ -153,7 +153,15 @@ pub struct Thresholds {
 impl Thresholds {
     /// The primary score at or above which a sample passes (`[defaults] sample_pass`).
     pub fn sample_pass(&self) -> f64 {
-        self.defaults.as_ref().map_or(0.8, |d| d.sample_pass)
+        self.defaults().sample_pass
+    }
+
+    /// `[defaults]` as written, or the built-in defaults without one.
+    pub fn defaults(&self) -> Defaults {
+        self.defaults
+            .as_ref()
+            .map(|d| d.get_ref().clone())
+            .unwrap_or_default()
     }
 
     /// Read and validate a thresholds file.
@@ -200,6 +208,9 @@ impl Thresholds {
                 .with_hint("this goldgate reads `version = 1`"),
             );
         }
+        if let Some(defaults) = &self.defaults {
+            problems.extend(check_defaults(defaults, at));
+        }
         for (name, rule) in &self.metrics {
             let location = at(name.span().start);
             let field = Some(format!("metrics.\"{}\"", name.get_ref()));
@@ -217,6 +228,20 @@ impl Thresholds {
                     .with_hint(hint),
                 );
             }
+            for (key, value) in [("min", rule.min), ("max", rule.max)] {
+                if let Some(v) = value.filter(|v| !v.is_finite()) {
+                    problems.push(
+                        Problem::new(
+                            location.clone(),
+                            field.clone(),
+                            format!("{key} {v} is not a finite number"),
+                        )
+                        .with_hint(
+                            "a bound is a number in the metric's own range, e.g. `min = 0.8`",
+                        ),
+                    );
+                }
+            }
             if let (Some(min), Some(max)) = (rule.min, rule.max) {
                 if min > max {
                     problems.push(Problem::new(
@@ -227,11 +252,14 @@ impl Thresholds {
                 }
             }
             if let Some(c) = rule.confidence.filter(|c| !(c > &0.0 && c < &1.0)) {
-                problems.push(Problem::new(
-                    location,
-                    field,
-                    format!("confidence {c} must be between 0 and 1"),
-                ));
+                problems.push(
+                    Problem::new(
+                        location,
+                        field,
+                        format!("confidence {c} must be between 0 and 1"),
+                    )
+                    .with_hint(CONFIDENCE_HINT),
+                );
             }
         }
         if let Some(m) = &self.matching {
@@ -281,6 +309,37 @@ impl Thresholds {
         }
         cfg
     }
+}
+
+const CONFIDENCE_HINT: &str = "a confidence level strictly between 0 and 1, e.g. 0.95";
+
+/// `[defaults]` values in their ranges: a confidence level in (0, 1), `sample_pass` a primary
+/// score in [0, 1] (`nan` and infinities are out of every range).
+fn check_defaults(defaults: &Spanned<Defaults>, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
+    let d = defaults.get_ref();
+    let location = at(defaults.span().start);
+    let mut problems = Vec::new();
+    if !(d.confidence > 0.0 && d.confidence < 1.0) {
+        problems.push(
+            Problem::new(
+                location.clone(),
+                Some("defaults.confidence".into()),
+                format!("confidence {} must be between 0 and 1", d.confidence),
+            )
+            .with_hint(CONFIDENCE_HINT),
+        );
+    }
+    if !(0.0..=1.0).contains(&d.sample_pass) {
+        problems.push(
+            Problem::new(
+                location,
+                Some("defaults.sample_pass".into()),
+                format!("sample_pass {} must be between 0 and 1", d.sample_pass),
+            )
+            .with_hint("a primary score from 0 to 1 at or above which a sample passes, e.g. 0.8"),
+        );
+    }
+    problems
 }
 
 fn check_matching(m: &Spanned<Matching>, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
