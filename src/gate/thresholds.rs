@@ -64,7 +64,7 @@ impl<'de> Deserialize<'de> for Regression {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Defaults {
-    #[serde(default)]
+    #[serde(default = "default_max_regression")]
     pub max_regression: Option<Regression>,
     #[serde(default = "yes")]
     pub require_significance: bool,
@@ -79,6 +79,10 @@ pub struct Defaults {
 fn yes() -> bool {
     true
 }
+/// Every key of `[defaults]` a file leaves out keeps its built-in value.
+fn default_max_regression() -> Option<Regression> {
+    Some(Regression::Absolute(0.02))
+}
 fn default_confidence() -> f64 {
     0.95
 }
@@ -89,7 +93,7 @@ fn default_sample_pass() -> f64 {
 impl Default for Defaults {
     fn default() -> Self {
         Defaults {
-            max_regression: Some(Regression::Absolute(0.02)),
+            max_regression: default_max_regression(),
             require_significance: true,
             confidence: default_confidence(),
             sample_pass: default_sample_pass(),
