@@ -151,6 +151,16 @@ fn check(dir: &Path, server: &FakeGitHub) -> std::process::Output {
 }
 
 fn check_with(dir: &Path, server: &FakeGitHub, extra: &[&str]) -> std::process::Output {
+    check_env(dir, server, extra, &[])
+}
+
+/// `check` as in a pull request's workflow, with some variables set to `env`'s values.
+fn check_env(
+    dir: &Path,
+    server: &FakeGitHub,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
     let root = env!("CARGO_MANIFEST_DIR");
     std::fs::write(
         dir.join("event.json"),
@@ -178,6 +188,7 @@ fn check_with(dir: &Path, server: &FakeGitHub, extra: &[&str]) -> std::process::
         .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
         .env("GITHUB_OUTPUT", dir.join("output.txt"))
         .env("GOLDGATE_TEST_BACKOFF_MS", "10")
+        .envs(env.iter().copied())
         .args(extra)
         .current_dir(dir)
         .output()
@@ -353,4 +364,47 @@ fn a_check_run_goes_to_the_head_commit() {
         .unwrap()
         .starts_with(MARKER));
     no_token(&out);
+}
+
+/// A malformed environment is an input error, never a quiet "nothing to post": a
+/// repository with path segments cannot steer a request elsewhere, the API must be
+/// http(s), and an event file that is not JSON is not "not a pull request".
+#[test]
+fn malformed_github_variables_are_input_errors_and_send_nothing() {
+    let dir = TempDir::new("github-bad-env");
+    std::fs::write(dir.0.join("broken-event.json"), "{not json").unwrap();
+    let broken = dir.0.join("broken-event.json");
+    let cases: [(&str, &str, &str); 3] = [
+        (
+            "GITHUB_REPOSITORY",
+            "o/r/../../../user",
+            "is not `owner/name`",
+        ),
+        (
+            "GITHUB_API_URL",
+            "file:///etc/passwd",
+            "is not an http(s) URL",
+        ),
+        (
+            "GITHUB_EVENT_PATH",
+            broken.to_str().unwrap(),
+            "is not a JSON event",
+        ),
+    ];
+    for (key, value, says) in cases {
+        let server = start(vec![]);
+        let out = check_env(&dir.0, &server, &[], &[(key, value)]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{key}: {stderr}");
+        assert!(
+            stderr.contains(key) && stderr.contains(says),
+            "{key}: {stderr}"
+        );
+        assert!(!stderr.contains("no PR comment"), "{key}: {stderr}");
+        assert!(
+            server.state.lock().unwrap().requests.is_empty(),
+            "{key}: a request was sent"
+        );
+        no_token(&out);
+    }
 }

@@ -144,7 +144,7 @@ pub fn post_comment(
     if options.comment_on == CommentOn::Never {
         return Ok(Vec::new());
     }
-    let target = match Target::from_env(options.pr) {
+    let target = match Target::from_env(options.pr)? {
         Ok(t) => t,
         Err(why) => return Ok(vec![Event::NoComment(why)]),
     };
