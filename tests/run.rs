@@ -906,3 +906,54 @@ fn outside_fences(markdown: &str) -> String {
     }
     out
 }
+
+/// Job files the runner cannot take (here: directories) are reported as warnings and never
+/// change the gate's exit code, whichever way the gate went.
+#[test]
+fn unwritable_job_files_are_reported_and_keep_the_gates_exit_code() {
+    let dir = TempDir::new("run-actions-unwritable");
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::write(
+        dir.0.join("pass.toml"),
+        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.0.join("fail.toml"),
+        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.99\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.0.join("a-directory")).unwrap();
+    for (rules, code) in [("pass.toml", 0), ("fail.toml", 1)] {
+        let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .args([
+                "check",
+                "--suite",
+                &format!("{root}/examples/requirements/suite"),
+                "--replay",
+                &format!("{root}/examples/requirements/answers/main.jsonl"),
+                "--thresholds",
+                rules,
+            ])
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_STEP_SUMMARY", dir.0.join("a-directory"))
+            .env("GITHUB_OUTPUT", dir.0.join("a-directory"))
+            .current_dir(&dir.0)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{rules}: {stderr}");
+        assert!(
+            stderr.contains("warning: job summary (GITHUB_STEP_SUMMARY):"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("warning: step outputs (GITHUB_OUTPUT):"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("::warning title=goldgate%3A job file not written::"),
+            "{stderr}"
+        );
+    }
+}

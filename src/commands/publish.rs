@@ -53,9 +53,14 @@ fn show(events: &[Event], reporter: &mut Reporter<'_>) {
 pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let verdict = crate::gate::verdict::read(&s.verdict)?;
     let markdown = comment(&verdict, &s.gate)?;
-    publish::write_summary(&markdown)?;
+    let mut events: Vec<Event> = publish::write_summary(&markdown).into_iter().collect();
     let runtime = crate::runtime::build()?;
-    let events = publish::post_comment(&verdict, &markdown, &s.gate.publish, &runtime)?;
+    events.extend(publish::post_comment(
+        &verdict,
+        &markdown,
+        &s.gate.publish,
+        &runtime,
+    )?);
     show(&events, reporter);
     Ok(Exit::Ok)
 }

@@ -59,6 +59,9 @@ pub enum Event {
     },
     CheckRunForbidden(String),
     CheckRunFailed(String),
+    /// A file of the runner's (`GITHUB_STEP_SUMMARY`, `GITHUB_OUTPUT`) could not be written:
+    /// reported, never a change of the gate's exit code.
+    ActionsFileFailed(String),
 }
 
 impl Event {
@@ -85,6 +88,10 @@ impl Event {
             }
             Event::CheckRunForbidden(why) => format!("warning: {why}\n"),
             Event::CheckRunFailed(e) => format!("warning: could not create the check run: {e}\n"),
+            Event::ActionsFileFailed(e) => {
+                let command = e.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+                format!("::warning title=goldgate%3A job file not written::{command}\nwarning: {e}\n")
+            }
         }
     }
 }
@@ -101,7 +108,7 @@ pub fn to_actions(
     if !actions::in_actions() {
         return Ok(Vec::new());
     }
-    write_summary(markdown)?;
+    let mut events: Vec<Event> = write_summary(markdown).into_iter().collect();
     if let Some(output) = std::env::var_os("GITHUB_OUTPUT").filter(|s| !s.is_empty()) {
         let word = serde_json::to_value(verdict.verdict)
             .ok()
@@ -117,19 +124,24 @@ pub fn to_actions(
                 .iter()
                 .map(|(name, path)| (*name, path.display().to_string())),
         );
-        actions::write_outputs(Path::new(&output), &values)?;
+        if let Err(e) = actions::write_outputs(Path::new(&output), &values) {
+            events.push(Event::ActionsFileFailed(format!(
+                "step outputs (GITHUB_OUTPUT): {e}"
+            )));
+        }
     }
-    let mut events = vec![Event::Annotations(actions::annotations(verdict))];
+    events.push(Event::Annotations(actions::annotations(verdict)));
     events.extend(post_comment(verdict, markdown, options, runtime)?);
     Ok(events)
 }
 
-/// The comment as the job summary, when `GITHUB_STEP_SUMMARY` names a file.
-pub fn write_summary(markdown: &str) -> Result<()> {
-    match std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
-        Some(summary) => actions::write_summary(Path::new(&summary), markdown),
-        None => Ok(()),
-    }
+/// The comment as the job summary, when `GITHUB_STEP_SUMMARY` names a file; the event to
+/// report when it cannot be written.
+pub fn write_summary(markdown: &str) -> Option<Event> {
+    let summary = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty())?;
+    actions::write_summary(Path::new(&summary), markdown)
+        .err()
+        .map(|e| Event::ActionsFileFailed(format!("job summary (GITHUB_STEP_SUMMARY): {e}")))
 }
 
 /// Post or update the sticky PR comment (and create the check run), as `options` say, on
