@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 
 use crate::support::mock_http::{MockServer, Response};
-use crate::support::TempDir;
+use crate::support::{check_example_in_actions, TempDir};
 
 const TOKEN: &str = "ghs_fake_TOKEN_never_printed";
 const MARKER: &str = "<!-- goldgate:goldgate -->";
@@ -167,32 +167,24 @@ fn check_env(
         r#"{"pull_request": {"number": 7, "head": {"sha": "abc123"}}}"#,
     )
     .unwrap();
-    std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
-        .args([
-            "check",
-            "--suite",
-            &format!("{root}/examples/requirements/suite"),
-            "--replay",
-            &format!("{root}/examples/requirements/answers/main.jsonl"),
-            "--thresholds",
-            &format!("{root}/examples/requirements/thresholds.toml"),
-        ])
-        .env("GITHUB_ACTIONS", "true")
-        .env(
-            "GITHUB_API_URL",
-            format!("http://127.0.0.1:{}", server.port),
-        )
-        .env("GITHUB_REPOSITORY", "o/r")
-        .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_EVENT_PATH", dir.join("event.json"))
-        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
-        .env("GITHUB_OUTPUT", dir.join("output.txt"))
-        .env("GOLDGATE_TEST_BACKOFF_MS", "10")
-        .envs(env.iter().copied())
-        .args(extra)
-        .current_dir(dir)
-        .output()
-        .unwrap()
+    check_example_in_actions(
+        dir,
+        &format!("{root}/examples/requirements/thresholds.toml"),
+    )
+    .env(
+        "GITHUB_API_URL",
+        format!("http://127.0.0.1:{}", server.port),
+    )
+    .env("GITHUB_REPOSITORY", "o/r")
+    .env("GITHUB_TOKEN", TOKEN)
+    .env("GITHUB_EVENT_PATH", dir.join("event.json"))
+    .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+    .env("GITHUB_OUTPUT", dir.join("output.txt"))
+    .env("GOLDGATE_TEST_BACKOFF_MS", "10")
+    .envs(env.iter().copied())
+    .args(extra)
+    .output()
+    .unwrap()
 }
 
 fn no_token(out: &std::process::Output) {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::TempDir;
+use crate::support::{check_example_in_actions, TempDir};
 
 fn script(name: &str) -> String {
     format!("sh {}/tests/pipelines/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -748,25 +748,12 @@ fn baseline_refresh_then_show_then_check_against_it() {
 #[test]
 fn inside_github_actions_check_writes_the_summary_outputs_and_annotations() {
     let dir = TempDir::new("run-actions");
-    let root = env!("CARGO_MANIFEST_DIR");
     std::fs::write(dir.0.join("t.toml"), "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.99\n[metrics.\"validation.f1\"]\nmin = 0.99\nseverity = \"warn\"\n").unwrap();
     let (summary, output) = (dir.0.join("summary.md"), dir.0.join("output.txt"));
-    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
-        .args([
-            "check",
-            "--suite",
-            &format!("{root}/examples/requirements/suite"),
-            "--replay",
-            &format!("{root}/examples/requirements/answers/main.jsonl"),
-            "--thresholds",
-            "t.toml",
-            "--format",
-            "json",
-        ])
-        .env("GITHUB_ACTIONS", "true")
+    let out = check_example_in_actions(&dir.0, "t.toml")
+        .args(["--format", "json"])
         .env("GITHUB_STEP_SUMMARY", &summary)
         .env("GITHUB_OUTPUT", &output)
-        .current_dir(&dir.0)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -912,7 +899,6 @@ fn outside_fences(markdown: &str) -> String {
 #[test]
 fn unwritable_job_files_are_reported_and_keep_the_gates_exit_code() {
     let dir = TempDir::new("run-actions-unwritable");
-    let root = env!("CARGO_MANIFEST_DIR");
     std::fs::write(
         dir.0.join("pass.toml"),
         "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.1\n",
@@ -925,20 +911,9 @@ fn unwritable_job_files_are_reported_and_keep_the_gates_exit_code() {
     .unwrap();
     std::fs::create_dir_all(dir.0.join("a-directory")).unwrap();
     for (rules, code) in [("pass.toml", 0), ("fail.toml", 1)] {
-        let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
-            .args([
-                "check",
-                "--suite",
-                &format!("{root}/examples/requirements/suite"),
-                "--replay",
-                &format!("{root}/examples/requirements/answers/main.jsonl"),
-                "--thresholds",
-                rules,
-            ])
-            .env("GITHUB_ACTIONS", "true")
+        let out = check_example_in_actions(&dir.0, rules)
             .env("GITHUB_STEP_SUMMARY", dir.0.join("a-directory"))
             .env("GITHUB_OUTPUT", dir.0.join("a-directory"))
-            .current_dir(&dir.0)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);

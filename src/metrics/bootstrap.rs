@@ -100,7 +100,7 @@ impl Prepared<'_> {
         (0..self.interned.rows.len())
             .into_par_iter()
             .map_init(
-                || (KeyIndex::memoized(&names), vec![0.0; names.len()]),
+                || (KeyIndex::new(&names), vec![0.0; names.len()]),
                 |(index, dense), i| {
                     let row = &self.interned.rows[i];
                     for &(k, v) in row {
@@ -213,7 +213,7 @@ impl<'a> Scope<'a> {
 
     /// Where the scope's keys are, for [`Scope::values`] (one per thread: it memoizes).
     fn key_index(&self) -> KeyIndex<'_> {
-        KeyIndex::memoized(&self.names)
+        KeyIndex::new(&self.names)
     }
 
     fn values(
@@ -311,6 +311,16 @@ fn in_blocks<S, T: Send>(
         .collect()
 }
 
+/// Each metric's draws of every block (in block order, as [`in_blocks`] gives them) appended
+/// to its list in `draws`, so the lists are in resample order.
+fn join_blocks(draws: &mut [Vec<f64>], blocks: Vec<Vec<Vec<f64>>>) {
+    for block in blocks {
+        for (all, some) in draws.iter_mut().zip(block) {
+            all.extend(some);
+        }
+    }
+}
+
 /// Each metric's value in every resample where it has one, in resample order.
 fn resample(
     scope: &Scope<'_>,
@@ -355,11 +365,7 @@ fn resample(
         }
         out
     });
-    for block in blocks {
-        for (all, some) in draws.iter_mut().zip(block) {
-            all.extend(some);
-        }
-    }
+    join_blocks(&mut draws, blocks);
     draws
 }
 
@@ -414,11 +420,7 @@ pub fn paired_deltas(
         }
         out
     });
-    for block in blocks {
-        for (all, some) in draws.iter_mut().zip(block) {
-            all.extend(some);
-        }
-    }
+    join_blocks(&mut draws, blocks);
     draws
 }
 

@@ -131,12 +131,12 @@ impl Interned {
     }
 }
 
-/// Where each key of a scope is, by hash of the key. With a memo ([`KeyIndex::memoized`]),
-/// a key asked for again is found by the address of its text (metric functions ask for the
-/// same static keys on every resample), checked against the text it was found for.
+/// Where each key of a scope is, by hash of the key, with a memo: a key asked for again is
+/// found by the address of its text (metric functions ask for the same static keys on every
+/// resample and every sample), checked against the text it was found for. One per thread.
 pub struct KeyIndex<'a> {
     map: FastMap<&'a str, usize>,
-    memo: Option<RefCell<Vec<Remembered>>>,
+    memo: RefCell<Vec<Remembered>>,
 }
 
 /// A key looked up before: the address and text it was asked with, and where it is.
@@ -155,28 +155,18 @@ impl<'a> KeyIndex<'a> {
     pub fn new(names: &[&'a str]) -> Self {
         KeyIndex {
             map: names.iter().enumerate().map(|(i, n)| (*n, i)).collect(),
-            memo: None,
+            memo: RefCell::new(
+                std::iter::repeat_with(Remembered::default)
+                    .take(MEMO_SLOTS)
+                    .collect(),
+            ),
         }
     }
 
-    /// [`KeyIndex::new`] with a memo, for a caller that asks for the same keys many times.
-    pub fn memoized(names: &[&'a str]) -> Self {
-        let mut index = KeyIndex::new(names);
-        index.memo = Some(RefCell::new(
-            std::iter::repeat_with(Remembered::default)
-                .take(MEMO_SLOTS)
-                .collect(),
-        ));
-        index
-    }
-
     pub fn find(&self, key: &str) -> Option<usize> {
-        let Some(memo) = &self.memo else {
-            return self.map.get(key).copied();
-        };
         let address = key.as_ptr() as usize;
         let slot = (address >> 3 ^ key.len()).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54;
-        let mut memo = memo.borrow_mut();
+        let mut memo = self.memo.borrow_mut();
         let remembered = &mut memo[slot % MEMO_SLOTS];
         if remembered.address == address && *remembered.key == *key {
             return remembered.at;
@@ -248,7 +238,7 @@ mod tests {
         );
         let interned = Interned::new(&[&a, &b]);
         let names: Vec<&str> = interned.names.iter().map(String::as_str).collect();
-        let lookup = KeyIndex::memoized(&names);
+        let lookup = KeyIndex::new(&names);
         let mut dense = vec![0.0; names.len()];
         for row in &interned.rows {
             for &(i, v) in row {

@@ -274,6 +274,8 @@ impl AnswerReader {
         let io = crate::io::read_exact_at(&self.file, &mut buf, entry.offset);
         let location = Location::new(&self.path, entry.line, 0);
         io.map_err(|e| Problem::new(location.clone(), None, format!("cannot read line: {e}")))?;
+        // `from_utf8` checks a valid line much faster than `from_utf8_lossy` does, and valid
+        // is the common case; the lossy reading is kept for the rest.
         let text = match std::str::from_utf8(&buf) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
             Err(_) => String::from_utf8_lossy(&buf),

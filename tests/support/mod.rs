@@ -2,7 +2,8 @@
 
 pub mod mock_http;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// A fresh directory for one test (`goldgate-NAME-…` in the temporary directory), removed
 /// when dropped.
@@ -16,4 +17,25 @@ impl TempDir {
             .unwrap();
         TempDir(dir.path().to_path_buf(), dir)
     }
+}
+
+/// `goldgate check` on the example project (its suite, its main answers replayed) under
+/// `thresholds`, inside GitHub Actions (`GITHUB_ACTIONS=true`), run in `dir`; callers add
+/// the rest of the environment and arguments.
+pub fn check_example_in_actions(dir: &Path, thresholds: &str) -> Command {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+    command
+        .args([
+            "check",
+            "--suite",
+            &format!("{root}/examples/requirements/suite"),
+            "--replay",
+            &format!("{root}/examples/requirements/answers/main.jsonl"),
+            "--thresholds",
+            thresholds,
+        ])
+        .env("GITHUB_ACTIONS", "true")
+        .current_dir(dir);
+    command
 }
