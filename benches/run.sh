@@ -4,37 +4,92 @@
 #     target within 10% of the ideal 1,000 x 0.1 s / 32 = 3.125 s.
 #  2. jsonl pipeline answering at once, 10,000 samples: target >= 5,000 samples/s.
 #  3. A warm cache, 1,000 samples: target under 1 s for the whole command.
-# Everything runs on 127.0.0.1; servers and pipelines are started and stopped here.
+# Everything runs on 127.0.0.1; servers and pipelines are started and stopped here. The
+# pipelines run inside a git repository (as they do in a project), so the answer cache's
+# fingerprint of the repository is part of what is measured.
 #
-#   bash benches/run.sh
+#   bash benches/run.sh [--runs K] [--against OTHER_GOLDGATE]
+#
+# Builds this checkout's release binary and times each scenario K times (default 1). With
+# --against, times the other binary too (e.g. one built from main), alternating the two so
+# both see the same machine, and prints the median of each and their ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+runs=1 other=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --against) other="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    *) echo "usage: bash benches/run.sh [--runs K] [--against OTHER_GOLDGATE]" >&2; exit 2 ;;
+  esac
+done
+repo="$PWD"
 cargo build --release --quiet
-bin="$PWD/target/release/goldgate"
+this="$repo/target/release/goldgate"
 work="${TMPDIR:-/tmp}/goldgate-run-bench"
 rm -rf "$work" && mkdir -p "$work"
-python3 benches/generate_suite.py "$work/s1000" --samples 1000
-python3 benches/generate_suite.py "$work/s10000" --samples 10000
-cd "$work"
+python3 benches/generate_suite.py "$work/s1000" --samples 1000 > /dev/null
+python3 benches/generate_suite.py "$work/s10000" --samples 10000 > /dev/null
 
-python3 "$OLDPWD/benches/slow_server.py" port.txt 0.1 &
+# One project (a git repository with the pipelines) per binary, so their caches stay apart.
+for who in this other; do
+  mkdir -p "$work/$who"
+  cp "$repo/tests/pipelines/jsonl_echo.py" "$repo/tests/pipelines/count.sh" "$work/$who/"
+  git -C "$work/$who" init -q
+  git -C "$work/$who" add -A
+  git -C "$work/$who" -c user.name=bench -c user.email=bench@localhost commit -qm pipelines
+done
+
+python3 "$repo/benches/slow_server.py" "$work/port.txt" 0.1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 50); do [ -s port.txt ] && break; sleep 0.1; done
-port=$(cat port.txt)
+for _ in $(seq 50); do [ -s "$work/port.txt" ] && break; sleep 0.1; done
+port=$(cat "$work/port.txt")
 
-start=$(date +%s.%N)
-"$bin" run --suite s1000/suite --output http.jsonl --http "http://127.0.0.1:$port/" --jobs 32 --no-cache
-end=$(date +%s.%N)
-awk -v s="$start" -v e="$end" 'BEGIN { t = e - s; printf "1. http, 100 ms, 1000 samples, --jobs 32: %.2f s (ideal 3.125 s, overhead %.1f%%)\n", t, (t / 3.125 - 1) * 100 }'
+# timed WHO SCENARIO COMMAND...: runs COMMAND in WHO's project, appends its seconds to a file
+timed() {
+  local who="$1" scenario="$2"; shift 2
+  local start end
+  start=$(date +%s.%N)
+  (cd "$work/$who" && "$@" > /dev/null 2>&1)
+  end=$(date +%s.%N)
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }' >> "$work/$who.$scenario"
+}
+scenarios() {
+  local who="$1" bin="$2"
+  timed "$who" http "$bin" run --suite ../s1000/suite --output http.jsonl \
+    --http "http://127.0.0.1:$port/" --jobs 32 --no-cache
+  timed "$who" jsonl "$bin" run --suite ../s10000/suite --output jsonl.jsonl --mode jsonl \
+    --command "python3 jsonl_echo.py" --jobs 32 --no-cache
+  rm -rf "$work/$who/.goldgate"
+  (cd "$work/$who" && "$bin" run --suite ../s1000/suite --output cold.jsonl \
+    --command "sh count.sh" --jobs 32 > /dev/null 2>&1)
+  timed "$who" warm "$bin" run --suite ../s1000/suite --output warm.jsonl \
+    --command "sh count.sh" --jobs 32
+  if ! grep -q '"cached":true' "$work/$who/warm.jsonl"; then
+    echo "warning: $who's warm run did not use the cache" >&2
+  fi
+}
+median() { sort -n | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
-start=$(date +%s.%N)
-"$bin" run --suite s10000/suite --output jsonl.jsonl --mode jsonl --command "python3 $OLDPWD/tests/pipelines/jsonl_echo.py" --jobs 32 --no-cache
-end=$(date +%s.%N)
-awk -v s="$start" -v e="$end" 'BEGIN { t = e - s; printf "2. jsonl, instant, 10000 samples: %.2f s for the whole command, %.0f samples/s\n", t, 10000 / t }'
+for _ in $(seq "$runs"); do
+  scenarios this "$this"
+  if [ -n "$other" ]; then scenarios other "$other"; fi
+done
 
-"$bin" run --suite s1000/suite --output cold.jsonl --command "sh $OLDPWD/tests/pipelines/count.sh" --jobs 32 > /dev/null
-start=$(date +%s.%N)
-"$bin" run --suite s1000/suite --output warm.jsonl --command "sh $OLDPWD/tests/pipelines/count.sh" --jobs 32
-end=$(date +%s.%N)
-awk -v s="$start" -v e="$end" 'BEGIN { printf "3. warm cache, 1000 samples: %.2f s for the whole command\n", e - s }'
+report() {
+  local scenario="$1" label="$2"
+  local t o
+  t=$(median < "$work/this.$scenario")
+  if [ -n "$other" ]; then
+    o=$(median < "$work/other.$scenario")
+    awk -v t="$t" -v o="$o" -v l="$label" \
+      'BEGIN { printf "%s: this %.2f s, other %.2f s (this/other %.3f)\n", l, t, o, t / o }'
+  else
+    echo "$label: $t s"
+  fi
+}
+echo "medians of $runs run(s)${other:+; other = $other}"
+report http "1. http, 100 ms, 1000 samples, --jobs 32 (ideal 3.125 s)"
+report jsonl "2. jsonl, instant, 10000 samples (target >= 5000 samples/s, i.e. <= 2 s)"
+report warm "3. warm cache, 1000 samples (target < 1 s)"
