@@ -157,6 +157,10 @@ pub struct ScoreArgs {
     /// Exit 0 even when some suite samples have no answer in the run (they are excluded)
     #[arg(long)]
     pub allow_missing: bool,
+    /// Largest suite sample read, in bytes (a YAML or JSON file, or one JSONL line); a bigger
+    /// one is an input error [default: 16 MiB]
+    #[arg(long, value_name = "BYTES")]
+    pub max_sample_bytes: Option<u64>,
     /// Summary format on stdout [default: text]
     #[arg(long, value_enum)]
     pub format: Option<ScoreFormat>,
@@ -214,6 +218,10 @@ pub struct PipelineArgs {
     /// Largest answer kept, in bytes; a pipeline printing more is stopped [default: 16 MiB]
     #[arg(long, value_name = "BYTES")]
     pub max_output_bytes: Option<usize>,
+    /// Largest suite sample read, in bytes (a YAML or JSON file, or one JSONL line); a bigger
+    /// one is an input error [default: 16 MiB, or [suite] max_sample_bytes]
+    #[arg(long, value_name = "BYTES")]
+    pub max_sample_bytes: Option<u64>,
     /// At most N calls a minute, evenly spaced (every attempt counts)
     #[arg(long, env = "GOLDGATE_RPM", value_name = "N")]
     pub rpm: Option<u32>,
@@ -285,6 +293,11 @@ pub struct SuiteArgs {
     /// Output format [default: text]
     #[arg(long, value_enum)]
     pub format: Option<SuiteFormat>,
+    /// Largest sample read, in bytes (a YAML or JSON file, or one JSONL line); a bigger one
+    /// is a problem [default: 16 MiB, or [suite] max_sample_bytes of the project's
+    /// goldgate.toml]
+    #[arg(long, value_name = "BYTES")]
+    pub max_sample_bytes: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -464,6 +477,18 @@ mod tests {
             (
                 vec!["run"],
                 format!("[default: {} MiB]", defaults::MAX_OUTPUT_BYTES >> 20),
+            ),
+            (
+                vec!["run"],
+                format!("[default: {} MiB", defaults::MAX_SAMPLE_BYTES >> 20),
+            ),
+            (
+                vec!["score"],
+                format!("[default: {} MiB]", defaults::MAX_SAMPLE_BYTES >> 20),
+            ),
+            (
+                vec!["suite", "lint"],
+                format!("[default: {} MiB", defaults::MAX_SAMPLE_BYTES >> 20),
             ),
             (vec!["run"], format!("[default: {}]", defaults::RETRIES)),
             (vec!["run"], format!("[default: {}]", defaults::REPEAT)),

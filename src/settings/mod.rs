@@ -45,6 +45,8 @@ pub mod defaults {
     pub const TIMEOUT_SECS: u64 = 120;
     /// Largest answer kept (16 MiB).
     pub const MAX_OUTPUT_BYTES: usize = 16 << 20;
+    /// Largest suite sample read: a YAML or JSON file, or one JSONL line (16 MiB).
+    pub const MAX_SAMPLE_BYTES: u64 = 16 << 20;
     /// Extra attempts after a retryable failure.
     pub const RETRIES: u32 = 3;
     /// Records per sample.
@@ -122,10 +124,28 @@ fn bootstrap(resamples: Option<usize>, seed: Option<u64>) -> Result<BootstrapCon
     })
 }
 
+/// The largest suite sample read: the flag, else `[suite] max_sample_bytes`, else the
+/// default; at least one byte.
+pub fn max_sample_bytes(flag: Option<u64>, file: &ConfigFile) -> Result<u64, Error> {
+    match flag.or(file.suite.max_sample_bytes) {
+        Some(0) => Err(Error::usage(
+            "max_sample_bytes = 0 would refuse every sample",
+            format!(
+                "give a size in bytes, e.g. {} (the default, 16 MiB)",
+                defaults::MAX_SAMPLE_BYTES
+            ),
+        )),
+        Some(n) => Ok(n),
+        None => Ok(defaults::MAX_SAMPLE_BYTES),
+    }
+}
+
 /// `goldgate score`.
 #[derive(Clone, Debug)]
 pub struct ScoreSettings {
     pub suite: PathBuf,
+    /// The largest suite sample read.
+    pub max_sample_bytes: u64,
     pub run: PathBuf,
     pub output: PathBuf,
     pub thresholds: Option<PathBuf>,
@@ -140,6 +160,7 @@ impl TryFrom<cli::ScoreArgs> for ScoreSettings {
 
     fn try_from(a: cli::ScoreArgs) -> Result<Self, Error> {
         Ok(ScoreSettings {
+            max_sample_bytes: max_sample_bytes(a.max_sample_bytes, &ConfigFile::default())?,
             suite: a.suite,
             run: a.run,
             output: a.output.unwrap_or_else(|| defaults::SCORE_FILE.into()),
@@ -174,6 +195,9 @@ pub struct SuiteSettings {
     /// The suite directory, or a project directory whose goldgate.toml names it.
     pub dir: PathBuf,
     pub format: SuiteFormat,
+    /// `--max-sample-bytes`; without it, the project's `[suite] max_sample_bytes` or the
+    /// default ([`max_sample_bytes`], once the project is known).
+    pub max_sample_bytes: Option<u64>,
 }
 
 impl From<cli::SuiteArgs> for SuiteSettings {
@@ -181,6 +205,7 @@ impl From<cli::SuiteArgs> for SuiteSettings {
         SuiteSettings {
             dir: a.dir,
             format: a.format.unwrap_or(SuiteFormat::Text),
+            max_sample_bytes: a.max_sample_bytes,
         }
     }
 }

@@ -88,6 +88,7 @@ pub fn run_settings(
     };
     Ok(RunSettings {
         suite,
+        max_sample_bytes: super::max_sample_bytes(a.max_sample_bytes, file)?,
         output,
         pipeline,
         jobs,
