@@ -353,10 +353,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
     fn try_from(a: cli::CheckArgs) -> Result<Self, Error> {
         let file = config_file(a.pipeline.config.as_deref())?;
         let suite = suite_dir(a.suite, &file, "no suite to check")?;
-        let out_dir = a
-            .out_dir
-            .or(file.check.out_dir.clone())
-            .unwrap_or_else(|| defaults::OUT_DIR.into());
+        let out_dir = out_dir(a.out_dir, &file);
         let baseline = a
             .baseline
             .or(file.check.baseline.clone())
@@ -448,6 +445,63 @@ pub fn thresholds_file(flag: Option<PathBuf>) -> PathBuf {
     flag.unwrap_or_else(|| defaults::THRESHOLDS_FILE.into())
 }
 
+/// `check`'s output directory: `--out-dir`, else `[check] out_dir`, else the default.
+fn out_dir(flag: Option<PathBuf>, file: &ConfigFile) -> PathBuf {
+    flag.or(file.check.out_dir.clone())
+        .unwrap_or_else(|| defaults::OUT_DIR.into())
+}
+
+/// The answer cache: `--cache-dir`, else `[run] cache_dir`, else the default.
+fn cache_dir(flag: Option<PathBuf>, file: &ConfigFile) -> PathBuf {
+    flag.or(file.run.cache_dir.clone())
+        .unwrap_or_else(|| defaults::CACHE_DIR.into())
+}
+
+/// The goldgate binary running now (the hook runs the same one).
+fn this_binary() -> PathBuf {
+    std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .unwrap_or_else(|_| PathBuf::from("goldgate"))
+}
+
+/// `goldgate hook run`: how each pushed commit is checked.
+#[derive(Clone, Debug)]
+pub struct HookRunSettings {
+    /// The remote pushed to, when git named it.
+    pub remote: Option<String>,
+    /// The check: the user's arguments, with the cache and output directory that `check`
+    /// would use here, made absolute so the check in the temporary worktree shares them.
+    pub check: crate::hook::push::CheckWith,
+}
+
+impl TryFrom<cli::HookRunArgs> for HookRunSettings {
+    type Error = Error;
+
+    fn try_from(a: cli::HookRunArgs) -> Result<Self, Error> {
+        let check = cli::parse_check_args(&a.check_args).map_err(|why| {
+            Error::usage(
+                format!("the hook's check arguments are not valid: {why}"),
+                "reinstall the hook with valid `goldgate check` options: goldgate hook install -- OPTIONS",
+            )
+        })?;
+        // A goldgate.toml that does not load here fails the check itself, with its message.
+        let file = config_file(check.pipeline.config.as_deref()).unwrap_or_default();
+        let here = std::env::current_dir().map_err(|source| Error::Read {
+            path: ".".into(),
+            source,
+        })?;
+        Ok(HookRunSettings {
+            remote: a.remote,
+            check: crate::hook::push::CheckWith {
+                goldgate: this_binary(),
+                cache_dir: here.join(cache_dir(check.pipeline.cache_dir, &file)),
+                out_dir: here.join(out_dir(check.out_dir, &file)),
+                check_args: a.check_args,
+            },
+        })
+    }
+}
+
 /// `goldgate hook install`.
 #[derive(Clone, Debug)]
 pub struct HookInstallSettings {
@@ -468,13 +522,10 @@ impl TryFrom<cli::HookInstallArgs> for HookInstallSettings {
                 "pass `goldgate check` options after `--`, e.g. goldgate hook install -- --config ci/goldgate.toml",
             )
         })?;
-        let goldgate = std::env::current_exe()
-            .and_then(|p| p.canonicalize())
-            .unwrap_or_else(|_| PathBuf::from("goldgate"));
         Ok(HookInstallSettings {
             force: a.force,
             check_args: a.check_args,
-            goldgate,
+            goldgate: this_binary(),
         })
     }
 }

@@ -95,10 +95,7 @@ pub fn run_settings(
         resume: a.resume,
         repeat,
         shard,
-        cache_dir: a
-            .cache_dir
-            .or(r.cache_dir)
-            .unwrap_or_else(|| defaults::CACHE_DIR.into()),
+        cache_dir: super::cache_dir(a.cache_dir, file),
         cache,
         max_errors: a.max_errors.or(r.max_errors),
         rpm: a.rpm.or(p.rpm),
