@@ -47,7 +47,7 @@ pub fn refresh(
     if !run.is_complete() {
         return Ok((run, Refreshed::RunIncomplete));
     }
-    let suite = Suite::open(&s.run.suite)?;
+    let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
     let scored = score::score(&ScoreRequest {
         suite: &suite,
         run: &run.path,

@@ -95,7 +95,7 @@ pub fn check(
     if !run.is_complete() {
         return Ok(Checked { run, gated: None });
     }
-    let suite = Suite::open(&s.run.suite)?;
+    let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
     let baseline = match s.baseline.is_file() {
         true => Some(score::file::read(&s.baseline)?),
         false => None,

@@ -51,11 +51,17 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
-    /// Write .git/hooks/pre-push (or into core.hooksPath): `goldgate check --format brief
-    /// --comment-on never [CHECK_ARGS]` runs from the repository root before every push and
-    /// blocks the push when the gate fails or the run is incomplete
+    /// Write .git/hooks/pre-push (or into core.hooksPath): before every push, each pushed
+    /// commit is checked out in a temporary worktree and gated there with `goldgate check
+    /// --format brief --comment-on never [CHECK_ARGS]`; the push is blocked when the gate
+    /// fails or the run is incomplete
     #[command(after_help = "Example: goldgate hook install -- --config ci/goldgate.toml --jobs 8")]
     Install(HookInstallArgs),
+    /// What the installed hook runs: read the pushed refs from stdin (as git writes them),
+    /// check each pushed commit in a temporary worktree (removed afterwards) with the
+    /// repository's answer cache and output directory, and warn about uncommitted changes
+    /// (they are not pushed, so not checked)
+    Run(HookRunArgs),
     /// Remove goldgate's pre-push hook (and put back a hook it replaced)
     Uninstall {
         /// Also delete a pre-push hook goldgate did not write
@@ -75,9 +81,28 @@ pub struct HookInstallArgs {
     pub check_args: Vec<String>,
 }
 
+#[derive(Debug, Args)]
+pub struct HookRunArgs {
+    /// The name of the remote pushed to (git passes it)
+    #[arg(value_name = "REMOTE")]
+    pub remote: Option<String>,
+    /// The URL of the remote (git passes it)
+    #[arg(value_name = "URL")]
+    pub url: Option<String>,
+    /// Arguments for `goldgate check`, after `--`
+    #[arg(last = true, value_name = "CHECK_ARGS")]
+    pub check_args: Vec<String>,
+}
+
 /// Whether `args` are valid `goldgate check` arguments (the hook would fail on every push
 /// otherwise); the error is clap's message.
 pub fn validate_check_args(args: &[String]) -> Result<(), String> {
+    parse_check_args(args).map(|_| ())
+}
+
+/// `args` read as `goldgate check` arguments (after the hook's own `--format brief
+/// --comment-on never`); the error is clap's message.
+pub fn parse_check_args(args: &[String]) -> Result<CheckArgs, String> {
     use clap::Parser;
     let argv = [
         "goldgate",
@@ -90,14 +115,18 @@ pub fn validate_check_args(args: &[String]) -> Result<(), String> {
     .into_iter()
     .map(String::from)
     .chain(args.iter().cloned());
-    Cli::try_parse_from(argv).map(|_| ()).map_err(|e| {
+    let message = |e: clap::Error| {
         let text = e.render().to_string();
         text.lines()
             .next()
             .unwrap_or_default()
             .trim_start_matches("error: ")
             .to_string()
-    })
+    };
+    match Cli::try_parse_from(argv).map_err(message)?.command {
+        Command::Check(args) => Ok(*args),
+        _ => Err("not a `goldgate check` command line".to_string()),
+    }
 }
 
 /// What `score` prints.
@@ -157,6 +186,10 @@ pub struct ScoreArgs {
     /// Exit 0 even when some suite samples have no answer in the run (they are excluded)
     #[arg(long)]
     pub allow_missing: bool,
+    /// Largest suite sample read, in bytes (a YAML or JSON file, or one JSONL line); a bigger
+    /// one is an input error [default: 16 MiB]
+    #[arg(long, value_name = "BYTES")]
+    pub max_sample_bytes: Option<u64>,
     /// Summary format on stdout [default: text]
     #[arg(long, value_enum)]
     pub format: Option<ScoreFormat>,
@@ -214,6 +247,10 @@ pub struct PipelineArgs {
     /// Largest answer kept, in bytes; a pipeline printing more is stopped [default: 16 MiB]
     #[arg(long, value_name = "BYTES")]
     pub max_output_bytes: Option<usize>,
+    /// Largest suite sample read, in bytes (a YAML or JSON file, or one JSONL line); a bigger
+    /// one is an input error [default: 16 MiB, or [suite] max_sample_bytes]
+    #[arg(long, value_name = "BYTES")]
+    pub max_sample_bytes: Option<u64>,
     /// At most N calls a minute, evenly spaced (every attempt counts)
     #[arg(long, env = "GOLDGATE_RPM", value_name = "N")]
     pub rpm: Option<u32>,
@@ -285,6 +322,11 @@ pub struct SuiteArgs {
     /// Output format [default: text]
     #[arg(long, value_enum)]
     pub format: Option<SuiteFormat>,
+    /// Largest sample read, in bytes (a YAML or JSON file, or one JSONL line); a bigger one
+    /// is a problem [default: 16 MiB, or [suite] max_sample_bytes of the project's
+    /// goldgate.toml]
+    #[arg(long, value_name = "BYTES")]
+    pub max_sample_bytes: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -464,6 +506,18 @@ mod tests {
             (
                 vec!["run"],
                 format!("[default: {} MiB]", defaults::MAX_OUTPUT_BYTES >> 20),
+            ),
+            (
+                vec!["run"],
+                format!("[default: {} MiB", defaults::MAX_SAMPLE_BYTES >> 20),
+            ),
+            (
+                vec!["score"],
+                format!("[default: {} MiB]", defaults::MAX_SAMPLE_BYTES >> 20),
+            ),
+            (
+                vec!["suite", "lint"],
+                format!("[default: {} MiB", defaults::MAX_SAMPLE_BYTES >> 20),
             ),
             (vec!["run"], format!("[default: {}]", defaults::RETRIES)),
             (vec!["run"], format!("[default: {}]", defaults::REPEAT)),

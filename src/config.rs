@@ -1,6 +1,6 @@
 //! `goldgate.toml`: the project's settings, so a command line can stay short — `[pipeline]`
-//! (which pipeline to call, and how), `[run]` and `[check]` (where `check` finds its inputs
-//! and writes its outputs). Flags override the file (see `settings`). Every table denies
+//! (which pipeline to call, and how), `[run]`, `[check]` (where `check` finds its inputs
+//! and writes its outputs) and `[suite]` (how suites are read). Flags override the file (see `settings`). Every table denies
 //! unknown keys; errors name the file, line and key, with a hint. Relative paths are
 //! relative to the file's directory.
 
@@ -56,6 +56,14 @@ pub struct CheckTable {
     pub out_dir: Option<PathBuf>,
 }
 
+/// `[suite]`: how suite files are read.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteTable {
+    /// The largest sample read, in bytes: a YAML or JSON file, or one JSONL line.
+    pub max_sample_bytes: Option<u64>,
+}
+
 /// A whole `goldgate.toml`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -66,6 +74,8 @@ pub struct ConfigFile {
     pub run: RunTable,
     #[serde(default)]
     pub check: CheckTable,
+    #[serde(default)]
+    pub suite: SuiteTable,
 }
 
 impl ConfigFile {

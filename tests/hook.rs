@@ -1,9 +1,13 @@
 //! `goldgate hook install`: a real `git push` to a local bare remote runs the gate through
-//! the pre-push hook, blocks the push when the gate fails, costs no pipeline calls when
-//! nothing changed (the cache), honours `core.hooksPath`, and `uninstall` takes it away.
+//! the pre-push hook on the commit being pushed (in a temporary worktree, not the working
+//! tree), blocks the push when the gate fails, costs no pipeline calls when nothing changed
+//! (the cache), honours `core.hooksPath`, and `uninstall` takes it away.
 
+use std::io::Write;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::support::TempDir;
 
@@ -13,10 +17,10 @@ const GOOD: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Track order 
 const BAD: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Export invoices", "type": "interface", "actor": "accountant", "action": "download invoices as PDF", "acceptance_criteria": ["a", "b"], "priority": "must", "source_messages": [0], "confidence": 0.9}]}"#;
 
 /// A scratch repository with a three-sample suite, a pipeline that answers with the content
-/// of `answer.json` (and counts its calls in `calls.log`, which git ignores), the gate's
-/// settings, and a bare remote.
+/// of `answer.json` (and counts its calls in `calls.log`, outside the repository, wherever
+/// the pipeline runs), the gate's settings, and a bare remote.
 struct Scratch {
-    _dir: TempDir,
+    dir: TempDir,
     repo: PathBuf,
 }
 
@@ -35,7 +39,10 @@ impl Scratch {
         std::fs::write(repo.join("suite/samples.jsonl"), suite).unwrap();
         std::fs::write(
             repo.join("pipeline.sh"),
-            "cat >/dev/null\necho call >> calls.log\ncat answer.json\n",
+            format!(
+                "cat >/dev/null\necho call >> '{}'\ncat answer.json\n",
+                dir.0.join("calls.log").display()
+            ),
         )
         .unwrap();
         std::fs::write(repo.join("answer.json"), GOOD).unwrap();
@@ -56,7 +63,7 @@ impl Scratch {
             &repo,
             &["remote", "add", "origin", remote.to_str().unwrap()],
         );
-        let scratch = Scratch { _dir: dir, repo };
+        let scratch = Scratch { dir, repo };
         scratch.commit("the suite and the pipeline");
         scratch
     }
@@ -107,8 +114,18 @@ impl Scratch {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
+    /// The worktrees git knows of (the main one included).
+    fn worktrees(&self) -> Vec<String> {
+        let out = git_output(&self.repo, &["worktree", "list", "--porcelain"]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix("worktree "))
+            .map(String::from)
+            .collect()
+    }
+
     fn calls(&self) -> usize {
-        std::fs::read_to_string(self.repo.join("calls.log"))
+        std::fs::read_to_string(self.dir.0.join("calls.log"))
             .map(|t| t.lines().count())
             .unwrap_or(0)
     }
@@ -233,7 +250,7 @@ fn the_hook_respects_core_hooks_path_and_other_peoples_hooks() {
         "{forced:?}"
     );
     let hook = std::fs::read_to_string(s.repo.join(".githooks/pre-push")).unwrap();
-    assert!(hook.contains("--comment-on never --jobs 2"), "{hook}");
+    assert!(hook.contains("hook run \"$@\" -- --jobs 2"), "{hook}");
     assert!(s.repo.join(".githooks/pre-push.goldgate-backup").is_file());
 
     std::fs::write(s.repo.join("answer.json"), BAD).unwrap();
@@ -298,5 +315,130 @@ fn base_ref_calls_out_loosened_rules_and_tolerates_a_new_rules_file() {
     assert!(
         String::from_utf8_lossy(&out.stdout).starts_with("goldgate: passed: 2 rules hold"),
         "{out:?}"
+    );
+}
+
+/// The hook gates what is pushed: the committed answers, not the ones on disk. A good commit
+/// with a breaking change left uncommitted goes through (with a warning that the change was
+/// not checked); a bad commit with a fix left uncommitted is blocked. The check runs in a
+/// temporary worktree that is gone afterwards, and uses the repository's own cache and
+/// output directory.
+#[test]
+fn the_hook_checks_the_pushed_commit_not_the_working_tree() {
+    let s = Scratch::new("pushed");
+    assert!(s.goldgate(&["hook", "install"]).status.success());
+
+    std::fs::write(s.repo.join("answer.json"), BAD).unwrap();
+    let (ok, text) = s.push(&[]);
+    assert!(ok, "the pushed commit answers well:\n{text}");
+    assert!(
+        text.contains("uncommitted") && text.contains("answer.json"),
+        "the change left out is named:\n{text}"
+    );
+    assert!(text.contains("goldgate: passed"), "{text}");
+    assert_eq!(s.remote_head(), s.head());
+    assert_eq!(s.calls(), 3);
+    assert_eq!(s.worktrees().len(), 1, "no worktree is left behind");
+    assert!(
+        s.repo.join(".goldgate/out/verdict.json").is_file(),
+        "the reports land in the repository's own output directory"
+    );
+    assert!(
+        std::fs::read_dir(s.repo.join(".goldgate/cache")).is_ok_and(|mut d| d.next().is_some()),
+        "the answers land in the repository's own cache"
+    );
+
+    // The same commit pushed again (to another branch) is answered from that cache.
+    let (ok, text) = s.push(&["HEAD:refs/heads/copy"]);
+    assert!(ok, "{text}");
+    assert_eq!(s.calls(), 3, "the shared cache answered:\n{text}");
+
+    // The reverse: the commit breaks extraction, the working tree has the fix.
+    s.commit("a prompt change that breaks extraction");
+    std::fs::write(s.repo.join("answer.json"), GOOD).unwrap();
+    let before = s.remote_head();
+    let (ok, text) = s.push(&[]);
+    assert!(!ok, "the pushed commit fails the gate:\n{text}");
+    assert!(text.contains("failed: extraction.f1"), "{text}");
+    assert!(text.contains("push blocked"), "{text}");
+    assert!(text.contains("uncommitted"), "{text}");
+    assert_eq!(s.remote_head(), before, "the remote did not move");
+    assert_eq!(s.worktrees().len(), 1, "no worktree is left behind");
+
+    // Deleting a branch checks nothing.
+    let calls = s.calls();
+    let deleted = git_output(&s.repo, &["push", "origin", "--delete", "copy"]);
+    assert!(deleted.status.success(), "{deleted:?}");
+    assert_eq!(s.calls(), calls);
+}
+
+/// Ctrl-C while the pushed commit is being checked: the check stops, the push is blocked,
+/// and the temporary worktree is removed.
+#[test]
+fn an_interrupted_hook_removes_its_worktree() {
+    let s = Scratch::new("interrupted");
+    let script = std::fs::read_to_string(s.repo.join("pipeline.sh")).unwrap();
+    std::fs::write(
+        s.repo.join("pipeline.sh"),
+        script.replace("cat answer.json", "sleep 30\ncat answer.json"),
+    )
+    .unwrap();
+    s.commit("a slow pipeline");
+    let line = format!(
+        "refs/heads/main {} refs/heads/main {}\n",
+        s.head(),
+        "0".repeat(40)
+    );
+    let mut child = Command::new(GOLDGATE)
+        .args(["hook", "run", "origin", "unused-url"])
+        .current_dir(&s.repo)
+        .env_remove("GITHUB_ACTIONS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(line.as_bytes())
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while s.calls() == 0 {
+        assert!(
+            Instant::now() < deadline && child.try_wait().unwrap().is_none(),
+            "the pipeline never started: {:?}",
+            child.wait_with_output()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        s.worktrees().len(),
+        2,
+        "the check runs in a worktree of its own"
+    );
+    // Ctrl-C on a terminal: SIGINT to the whole foreground process group.
+    let group = i32::try_from(child.id()).unwrap();
+    assert_eq!(unsafe { libc::kill(-group, libc::SIGINT) }, 0);
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the hook did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    assert_ne!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("push blocked"),
+        "{output:?}"
+    );
+    assert_eq!(
+        s.worktrees().len(),
+        1,
+        "the worktree is removed: {output:?}"
     );
 }

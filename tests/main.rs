@@ -4,6 +4,7 @@ mod action;
 mod cli;
 mod github;
 mod hook;
+mod hostile_suite;
 mod http;
 mod layers;
 mod readme;

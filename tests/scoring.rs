@@ -55,7 +55,11 @@ fn run_with(
         .map(|(id, out)| json!({"id": id, "output": out}))
         .collect();
     write_jsonl(&dir.0.join("answers.jsonl"), &lines);
-    let suite = Suite::open(&dir.0.join("suite")).unwrap();
+    let suite = Suite::open(
+        &dir.0.join("suite"),
+        goldgate::settings::defaults::MAX_SAMPLE_BYTES,
+    )
+    .unwrap();
     let run = dir.0.join("answers.jsonl");
     let bootstrap = BootstrapConfig {
         resamples: 200,
@@ -378,7 +382,11 @@ fn repeats_pool_records_and_keep_per_sample_spread() {
         json!({"sample_id": "r", "repeat": 1, "raw_output": "", "error": {"kind": "timeout", "message": "timed out after 60s"}, "latency_ms": 60000.0}),
     ];
     write_jsonl(&dir.0.join("run.jsonl"), &lines);
-    let suite = Suite::open(&dir.0.join("suite")).unwrap();
+    let suite = Suite::open(
+        &dir.0.join("suite"),
+        goldgate::settings::defaults::MAX_SAMPLE_BYTES,
+    )
+    .unwrap();
     let req = ScoreRequest {
         suite: &suite,
         run: &dir.0.join("run.jsonl"),

@@ -85,7 +85,7 @@ fn the_terminal_verdict_brief_and_score_summary() {
 #[test]
 fn the_suite_tables_of_the_example_project() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/requirements/suite");
-    let suite = Suite::open(&root).unwrap();
+    let suite = Suite::open(&root, goldgate::settings::defaults::MAX_SAMPLE_BYTES).unwrap();
     let (mut stats, mut agreement) = (SuiteStats::default(), AgreementBuilder::default());
     suite
         .each_sample(|s| {

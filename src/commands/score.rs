@@ -12,7 +12,7 @@ use crate::settings::ScoreSettings;
 use crate::suite::Suite;
 
 pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let suite = Suite::open(&s.suite)?;
+    let suite = Suite::open(&s.suite, s.max_sample_bytes)?;
     let scoring = match &s.thresholds {
         Some(path) => Thresholds::load(path)?.scoring(),
         None => ScoringConfig::default(),

@@ -1,19 +1,17 @@
 //! `goldgate suite lint | stats | agreement`.
 
-use std::path::Path;
-
 use crate::cli::SuiteFormat;
 use crate::config::ConfigFile;
 use crate::error::{Exit, Result};
 use crate::output::Reporter;
 use crate::report::terminal;
-use crate::settings::{defaults, AgreementSettings, SuiteSettings};
+use crate::settings::{defaults, max_sample_bytes, AgreementSettings, SuiteSettings};
 use crate::suite::agreement::AgreementBuilder;
 use crate::suite::stats::SuiteStats;
 use crate::suite::Suite;
 
 pub fn lint(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let suite = open_suite(&s.dir, reporter)?;
+    let suite = open_suite(&s, reporter)?;
     let (mut problems, mut samples) = (Vec::new(), 0);
     for loaded in suite.reader() {
         samples += usize::from(loaded.sample.is_some());
@@ -34,7 +32,7 @@ pub fn lint(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
 }
 
 pub fn stats(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let suite = open_suite(&s.dir, reporter)?;
+    let suite = open_suite(&s, reporter)?;
     let mut stats = SuiteStats::default();
     suite.each_sample(|sample| stats.add(sample))?;
     match s.format {
@@ -45,7 +43,7 @@ pub fn stats(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
 }
 
 pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let suite = open_suite(&s.suite.dir, reporter)?;
+    let suite = open_suite(&s.suite, reporter)?;
     let mut builder = AgreementBuilder::default();
     suite.each_sample(|sample| builder.add(sample))?;
     let report = builder.finish();
@@ -59,21 +57,27 @@ pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Ex
     })
 }
 
-/// Open the suite at `dir`, or, when `dir` is a project directory (a `goldgate.toml` whose
-/// `[check] suite` names another directory, and no `suite.toml`), the suite it names.
-fn open_suite(dir: &Path, reporter: &mut Reporter<'_>) -> Result<Suite> {
+/// Open the suite at `s.dir`, or, when it is a project directory (a `goldgate.toml` whose
+/// `[check] suite` names another directory, and no `suite.toml`), the suite it names, under
+/// that file's `[suite]` settings.
+fn open_suite(s: &SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Suite> {
+    let dir = &s.dir;
     let config = dir.join(defaults::CONFIG_FILE);
     if config.is_file() && !dir.join("suite.toml").is_file() {
-        if let Some(named) = ConfigFile::load(&config)?.check.suite {
+        let file = ConfigFile::load(&config)?;
+        if let Some(named) = &file.check.suite {
             if named != dir {
                 reporter.note(&format!(
                     "suite: {} (named by {})\n",
                     named.display(),
                     config.display()
                 ));
-                return Suite::open(&named);
+                return Suite::open(named, max_sample_bytes(s.max_sample_bytes, &file)?);
             }
         }
     }
-    Suite::open(dir)
+    Suite::open(
+        dir,
+        max_sample_bytes(s.max_sample_bytes, &ConfigFile::default())?,
+    )
 }

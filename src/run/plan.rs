@@ -20,6 +20,8 @@ use crate::suite::Suite;
 #[derive(Clone, Debug)]
 pub struct RunSettings {
     pub suite: PathBuf,
+    /// The largest suite sample read (a YAML or JSON file, or one JSONL line).
+    pub max_sample_bytes: u64,
     pub output: PathBuf,
     pub pipeline: PipelineConfig,
     pub jobs: usize,
@@ -94,7 +96,7 @@ pub fn run_suite(
     runtime: &tokio::runtime::Runtime,
     observer: &mut dyn Observer,
 ) -> Result<RunReport> {
-    let suite = Suite::open(&settings.suite)?;
+    let suite = Suite::open(&settings.suite, settings.max_sample_bytes)?;
     let mut samples = Vec::new();
     suite.each_sample(|sample| {
         if settings

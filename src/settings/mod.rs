@@ -45,6 +45,8 @@ pub mod defaults {
     pub const TIMEOUT_SECS: u64 = 120;
     /// Largest answer kept (16 MiB).
     pub const MAX_OUTPUT_BYTES: usize = 16 << 20;
+    /// Largest suite sample read: a YAML or JSON file, or one JSONL line (16 MiB).
+    pub const MAX_SAMPLE_BYTES: u64 = 16 << 20;
     /// Extra attempts after a retryable failure.
     pub const RETRIES: u32 = 3;
     /// Records per sample.
@@ -122,10 +124,28 @@ fn bootstrap(resamples: Option<usize>, seed: Option<u64>) -> Result<BootstrapCon
     })
 }
 
+/// The largest suite sample read: the flag, else `[suite] max_sample_bytes`, else the
+/// default; at least one byte.
+pub fn max_sample_bytes(flag: Option<u64>, file: &ConfigFile) -> Result<u64, Error> {
+    match flag.or(file.suite.max_sample_bytes) {
+        Some(0) => Err(Error::usage(
+            "max_sample_bytes = 0 would refuse every sample",
+            format!(
+                "give a size in bytes, e.g. {} (the default, 16 MiB)",
+                defaults::MAX_SAMPLE_BYTES
+            ),
+        )),
+        Some(n) => Ok(n),
+        None => Ok(defaults::MAX_SAMPLE_BYTES),
+    }
+}
+
 /// `goldgate score`.
 #[derive(Clone, Debug)]
 pub struct ScoreSettings {
     pub suite: PathBuf,
+    /// The largest suite sample read.
+    pub max_sample_bytes: u64,
     pub run: PathBuf,
     pub output: PathBuf,
     pub thresholds: Option<PathBuf>,
@@ -140,6 +160,7 @@ impl TryFrom<cli::ScoreArgs> for ScoreSettings {
 
     fn try_from(a: cli::ScoreArgs) -> Result<Self, Error> {
         Ok(ScoreSettings {
+            max_sample_bytes: max_sample_bytes(a.max_sample_bytes, &ConfigFile::default())?,
             suite: a.suite,
             run: a.run,
             output: a.output.unwrap_or_else(|| defaults::SCORE_FILE.into()),
@@ -174,6 +195,9 @@ pub struct SuiteSettings {
     /// The suite directory, or a project directory whose goldgate.toml names it.
     pub dir: PathBuf,
     pub format: SuiteFormat,
+    /// `--max-sample-bytes`; without it, the project's `[suite] max_sample_bytes` or the
+    /// default ([`max_sample_bytes`], once the project is known).
+    pub max_sample_bytes: Option<u64>,
 }
 
 impl From<cli::SuiteArgs> for SuiteSettings {
@@ -181,6 +205,7 @@ impl From<cli::SuiteArgs> for SuiteSettings {
         SuiteSettings {
             dir: a.dir,
             format: a.format.unwrap_or(SuiteFormat::Text),
+            max_sample_bytes: a.max_sample_bytes,
         }
     }
 }
@@ -328,10 +353,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
     fn try_from(a: cli::CheckArgs) -> Result<Self, Error> {
         let file = config_file(a.pipeline.config.as_deref())?;
         let suite = suite_dir(a.suite, &file, "no suite to check")?;
-        let out_dir = a
-            .out_dir
-            .or(file.check.out_dir.clone())
-            .unwrap_or_else(|| defaults::OUT_DIR.into());
+        let out_dir = out_dir(a.out_dir, &file);
         let baseline = a
             .baseline
             .or(file.check.baseline.clone())
@@ -423,6 +445,63 @@ pub fn thresholds_file(flag: Option<PathBuf>) -> PathBuf {
     flag.unwrap_or_else(|| defaults::THRESHOLDS_FILE.into())
 }
 
+/// `check`'s output directory: `--out-dir`, else `[check] out_dir`, else the default.
+fn out_dir(flag: Option<PathBuf>, file: &ConfigFile) -> PathBuf {
+    flag.or(file.check.out_dir.clone())
+        .unwrap_or_else(|| defaults::OUT_DIR.into())
+}
+
+/// The answer cache: `--cache-dir`, else `[run] cache_dir`, else the default.
+fn cache_dir(flag: Option<PathBuf>, file: &ConfigFile) -> PathBuf {
+    flag.or(file.run.cache_dir.clone())
+        .unwrap_or_else(|| defaults::CACHE_DIR.into())
+}
+
+/// The goldgate binary running now (the hook runs the same one).
+fn this_binary() -> PathBuf {
+    std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .unwrap_or_else(|_| PathBuf::from("goldgate"))
+}
+
+/// `goldgate hook run`: how each pushed commit is checked.
+#[derive(Clone, Debug)]
+pub struct HookRunSettings {
+    /// The remote pushed to, when git named it.
+    pub remote: Option<String>,
+    /// The check: the user's arguments, with the cache and output directory that `check`
+    /// would use here, made absolute so the check in the temporary worktree shares them.
+    pub check: crate::hook::push::CheckWith,
+}
+
+impl TryFrom<cli::HookRunArgs> for HookRunSettings {
+    type Error = Error;
+
+    fn try_from(a: cli::HookRunArgs) -> Result<Self, Error> {
+        let check = cli::parse_check_args(&a.check_args).map_err(|why| {
+            Error::usage(
+                format!("the hook's check arguments are not valid: {why}"),
+                "reinstall the hook with valid `goldgate check` options: goldgate hook install -- OPTIONS",
+            )
+        })?;
+        // A goldgate.toml that does not load here fails the check itself, with its message.
+        let file = config_file(check.pipeline.config.as_deref()).unwrap_or_default();
+        let here = std::env::current_dir().map_err(|source| Error::Read {
+            path: ".".into(),
+            source,
+        })?;
+        Ok(HookRunSettings {
+            remote: a.remote,
+            check: crate::hook::push::CheckWith {
+                goldgate: this_binary(),
+                cache_dir: here.join(cache_dir(check.pipeline.cache_dir, &file)),
+                out_dir: here.join(out_dir(check.out_dir, &file)),
+                check_args: a.check_args,
+            },
+        })
+    }
+}
+
 /// `goldgate hook install`.
 #[derive(Clone, Debug)]
 pub struct HookInstallSettings {
@@ -443,13 +522,10 @@ impl TryFrom<cli::HookInstallArgs> for HookInstallSettings {
                 "pass `goldgate check` options after `--`, e.g. goldgate hook install -- --config ci/goldgate.toml",
             )
         })?;
-        let goldgate = std::env::current_exe()
-            .and_then(|p| p.canonicalize())
-            .unwrap_or_else(|_| PathBuf::from("goldgate"));
         Ok(HookInstallSettings {
             force: a.force,
             check_args: a.check_args,
-            goldgate,
+            goldgate: this_binary(),
         })
     }
 }

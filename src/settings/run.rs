@@ -88,16 +88,14 @@ pub fn run_settings(
     };
     Ok(RunSettings {
         suite,
+        max_sample_bytes: super::max_sample_bytes(a.max_sample_bytes, file)?,
         output,
         pipeline,
         jobs,
         resume: a.resume,
         repeat,
         shard,
-        cache_dir: a
-            .cache_dir
-            .or(r.cache_dir)
-            .unwrap_or_else(|| defaults::CACHE_DIR.into()),
+        cache_dir: super::cache_dir(a.cache_dir, file),
         cache,
         max_errors: a.max_errors.or(r.max_errors),
         rpm: a.rpm.or(p.rpm),

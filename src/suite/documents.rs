@@ -6,12 +6,13 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
+use super::files::{self, format_of, Format, Line};
 use super::validate::{self, Loaded};
 use crate::document::{self, Document};
 use crate::error::{Location, Problem};
@@ -100,44 +101,30 @@ fn syntax_problem(path: &Path, line: usize, column: usize, message: &str) -> Loa
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Format {
-    Yaml,
-    Json,
-    Jsonl,
-}
-
-pub(super) fn format_of(path: &Path) -> Option<Format> {
-    match path.extension()?.to_str()? {
-        "yaml" | "yml" => Some(Format::Yaml),
-        "json" => Some(Format::Json),
-        "jsonl" => Some(Format::Jsonl),
-        _ => None,
-    }
-}
-
 struct JsonlLines {
     path: Arc<Path>,
     reader: BufReader<File>,
     line: usize,
 }
 
-/// The documents of a suite's files, in order, read but not parsed. Also fingerprints what it
-/// read.
+/// The documents of a suite's files, in order, read but not parsed, each at most
+/// `max_sample_bytes` long (a file, or a JSONL line). Also fingerprints what it read.
 pub struct Documents<'a> {
     root: &'a Path,
     files: std::slice::Iter<'a, PathBuf>,
     lines: Option<JsonlLines>,
     hasher: Sha256,
+    max_sample_bytes: u64,
 }
 
 impl<'a> Documents<'a> {
-    pub(super) fn new(root: &'a Path, files: &'a [PathBuf]) -> Self {
+    pub(super) fn new(root: &'a Path, files: &'a [PathBuf], max_sample_bytes: u64) -> Self {
         Documents {
             root,
             files: files.iter(),
             lines: None,
             hasher: Sha256::new(),
+            max_sample_bytes,
         }
     }
 
@@ -156,31 +143,35 @@ impl<'a> Documents<'a> {
     fn next_jsonl_line(&mut self) -> Option<RawDocument> {
         let lines = self.lines.as_mut()?;
         loop {
-            let mut buf = String::new();
             lines.line += 1;
-            match lines.reader.read_line(&mut buf) {
-                Ok(0) => {
+            let at = Location::new(&lines.path, lines.line, 0);
+            let text = match files::read_line(&mut lines.reader, self.max_sample_bytes) {
+                Ok(Line::End) => {
                     self.lines = None;
                     return None;
                 }
-                Ok(_) => {
-                    self.hasher.update(buf.as_bytes());
-                    if !buf.trim().is_empty() {
-                        return Some(RawDocument {
-                            path: lines.path.clone(),
-                            line: Some(lines.line),
-                            text: Ok(buf),
-                            format: Format::Jsonl,
-                        });
+                Ok(Line::Text(bytes)) => {
+                    self.hasher.update(&bytes);
+                    match String::from_utf8(bytes) {
+                        Ok(text) if text.trim().is_empty() => continue,
+                        Ok(text) => Ok(text),
+                        Err(_) => Err(Problem::new(
+                            at,
+                            None,
+                            "cannot read line: stream did not contain valid UTF-8",
+                        )
+                        .with_hint("suite files must be UTF-8 text")),
                     }
                 }
+                Ok(Line::TooLong(size)) => Err(files::too_large(
+                    at,
+                    "the line",
+                    size,
+                    self.max_sample_bytes,
+                )),
                 Err(e) => {
-                    let problem = Problem::new(
-                        Location::new(&lines.path, lines.line, 0),
-                        None,
-                        format!("cannot read line: {e}"),
-                    )
-                    .with_hint("suite files must be UTF-8 text");
+                    let problem = Problem::new(at, None, format!("cannot read line: {e}"))
+                        .with_hint("suite files must be UTF-8 text");
                     let path = lines.path.clone();
                     self.lines = None;
                     return Some(RawDocument {
@@ -190,15 +181,18 @@ impl<'a> Documents<'a> {
                         format: Format::Jsonl,
                     });
                 }
-            }
+            };
+            return Some(RawDocument {
+                path: lines.path.clone(),
+                line: Some(lines.line),
+                text,
+                format: Format::Jsonl,
+            });
         }
     }
 
     fn read_file(&mut self, path: Arc<Path>, format: Format) -> RawDocument {
-        let text = crate::io::read(&path).map_err(|e| {
-            Problem::new(Location::file(&path), None, e.to_string())
-                .with_hint("suite files must be readable UTF-8 text")
-        });
+        let text = files::read_sample(&path, self.max_sample_bytes);
         if let Ok(text) = &text {
             self.hasher.update(text.as_bytes());
         }
@@ -223,16 +217,15 @@ impl Iterator for Documents<'_> {
             self.hash_file_name(path);
             let shared: Arc<Path> = Arc::from(path.as_path());
             match format_of(path) {
-                Some(Format::Jsonl) => match File::open(path) {
-                    Ok(file) => {
+                Some(Format::Jsonl) => match files::open_regular(path) {
+                    Ok((file, _)) => {
                         self.lines = Some(JsonlLines {
                             path: shared,
                             reader: BufReader::new(file),
                             line: 0,
                         })
                     }
-                    Err(e) => {
-                        let problem = Problem::new(Location::file(path), None, e.to_string());
+                    Err(problem) => {
                         return Some(RawDocument {
                             path: shared,
                             line: None,

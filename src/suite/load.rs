@@ -1,14 +1,16 @@
 //! Finding and reading suite files. A suite is a directory: every `*.yaml`, `*.yml` and
 //! `*.json` file below it holds one sample, every `*.jsonl` file one sample per line, and an
 //! optional `suite.toml` at its root names the suite. Samples are read one at a time (a
-//! [`SuiteReader`] is an iterator over [`Documents`](super::documents::Documents)), so memory
-//! does not grow with the suite.
+//! [`SuiteReader`] is an iterator over [`Documents`](super::documents::Documents)), each at
+//! most `max_sample_bytes` long, so memory does not grow with the suite; which files are read,
+//! and how safely, is [`super::files`]'s part.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::documents::{format_of, Documents, UniqueIds};
+use super::documents::{Documents, UniqueIds};
+use super::files;
 use super::validate::Loaded;
 use crate::error::{Error, Location, Problem, Result};
 
@@ -44,21 +46,23 @@ pub struct Suite {
     pub root: PathBuf,
     pub config: SuiteConfig,
     files: Vec<PathBuf>,
+    /// The largest sample read: a YAML or JSON file, or one JSONL line.
+    max_sample_bytes: u64,
 }
 
 impl Suite {
-    /// Open a suite directory: read `suite.toml` if present and list the sample files.
-    pub fn open(root: &Path) -> Result<Suite> {
+    /// Open a suite directory: read `suite.toml` if present and list the sample files (see
+    /// [`files`] for what is refused). Samples larger than `max_sample_bytes` are problems
+    /// when they are read.
+    pub fn open(root: &Path, max_sample_bytes: u64) -> Result<Suite> {
         if !root.is_dir() {
             return Err(Error::usage(
                 format!("suite directory {} does not exist", root.display()),
                 "pass the directory that holds your gold samples (*.yaml, *.json, *.jsonl)",
             ));
         }
-        let config = read_suite_toml(&root.join("suite.toml"))?;
-        let mut files = Vec::new();
-        collect_files(root, &mut files)?;
-        files.sort();
+        let files = files::sample_files(root)?;
+        let config = read_suite_toml(&root.join("suite.toml"), max_sample_bytes)?;
         if files.is_empty() {
             return Err(Error::usage(
                 format!("no sample files in {}", root.display()),
@@ -69,6 +73,7 @@ impl Suite {
             root: root.to_path_buf(),
             config,
             files,
+            max_sample_bytes,
         })
     }
 
@@ -86,15 +91,34 @@ impl Suite {
 
     /// The suite's documents as read from disk, not yet parsed.
     pub fn documents(&self) -> Documents<'_> {
-        Documents::new(&self.root, &self.files)
+        Documents::new(&self.root, &self.files, self.max_sample_bytes)
     }
 }
 
-fn read_suite_toml(path: &Path) -> Result<SuiteConfig> {
-    if !path.exists() {
+/// `suite.toml`, read like a sample file (a regular file inside the suite, at most `cap`
+/// bytes).
+fn read_suite_toml(path: &Path, cap: u64) -> Result<SuiteConfig> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
         return Ok(SuiteConfig::default());
+    };
+    if meta.is_symlink() {
+        // Followed only inside the suite, like the links to sample files.
+        let root = path.parent().unwrap_or(Path::new("."));
+        let inside = match (path.canonicalize(), root.canonicalize()) {
+            (Ok(target), Ok(root)) => target.starts_with(root),
+            _ => false,
+        };
+        if !inside {
+            let problem = Problem::new(
+                Location::file(path),
+                None,
+                "links outside the suite (or nowhere); goldgate does not follow it",
+            )
+            .with_hint("make suite.toml a file inside the suite directory");
+            return Err(Error::invalid("suite.toml", problem));
+        }
     }
-    let text = crate::io::read(path)?;
+    let text = files::read_sample(path, cap).map_err(|p| Error::invalid("suite.toml", p))?;
     toml::from_str(&text).map_err(|e| {
         let line = e.span().map_or(0, |s| {
             text[..s.start.min(text.len())].matches('\n').count() + 1
@@ -103,30 +127,6 @@ fn read_suite_toml(path: &Path) -> Result<SuiteConfig> {
             .with_hint("suite.toml knows `name`, `protocol_version` and `description`");
         Error::invalid("suite.toml", problem)
     })
-}
-
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|source| Error::Read {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    for entry in entries {
-        let entry = entry.map_err(|source| Error::Read {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let path = entry.path();
-        let hidden = entry.file_name().to_string_lossy().starts_with('.');
-        if hidden {
-            continue;
-        }
-        if path.is_dir() {
-            collect_files(&path, out)?;
-        } else if format_of(&path).is_some() {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// Iterator over the loaded documents of a suite, in file order: [`Documents`] read one at

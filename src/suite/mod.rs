@@ -3,6 +3,7 @@
 
 pub mod agreement;
 pub mod documents;
+mod files;
 mod findings;
 mod keys;
 pub mod load;

@@ -32,7 +32,7 @@ fn load(files: &[(&str, &str)]) -> Vec<Loaded> {
     for (name, text) in files {
         std::fs::write(dir.path().join(name), text).unwrap();
     }
-    let suite = Suite::open(dir.path()).unwrap();
+    let suite = Suite::open(dir.path(), 16 << 20).unwrap();
     suite.reader().collect()
 }
 
@@ -167,7 +167,7 @@ fn yaml_syntax_errors_and_suite_toml_errors_have_their_place() {
         "name = \"s\"\nprotocl_version = \"1\"\n",
     )
     .unwrap();
-    let error = match Suite::open(dir.path()) {
+    let error = match Suite::open(dir.path(), 16 << 20) {
         Ok(_) => panic!("an unknown key in suite.toml is an error"),
         Err(e) => e.to_string(),
     };
@@ -185,7 +185,7 @@ fn the_fingerprint_follows_the_bytes_read() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.yaml"), SAMPLE).unwrap();
     let fingerprint = |root: &Path| {
-        let suite = Suite::open(root).unwrap();
+        let suite = Suite::open(root, 16 << 20).unwrap();
         let mut reader = suite.reader();
         reader.by_ref().for_each(drop);
         reader.fingerprint()

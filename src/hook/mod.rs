@@ -1,9 +1,13 @@
 //! `goldgate hook install | uninstall`: the local pre-push check. The hook is a small shell
-//! script that runs `goldgate check --format brief --comment-on never` from the repository
-//! root, so an unchanged pipeline is answered from the cache and a failing gate blocks the
-//! push. The hook goes where git looks for it (`git rev-parse --git-path hooks`, which
-//! honours `core.hooksPath`); a hook goldgate did not write is never overwritten or removed
-//! without `--force`, and a replaced hook is kept beside it and restored on uninstall.
+//! script that hands git's arguments and stdin to `goldgate hook run` ([`push`]), which
+//! checks each pushed commit with `goldgate check --format brief --comment-on never` in a
+//! temporary worktree, so an unchanged pipeline is answered from the cache and a failing
+//! gate blocks the push. The hook goes where git looks for it (`git rev-parse --git-path
+//! hooks`, which honours `core.hooksPath`); a hook goldgate did not write is never
+//! overwritten or removed without `--force`, and a replaced hook is kept beside it and
+//! restored on uninstall.
+
+pub mod push;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,7 +15,11 @@ use std::process::Command;
 use crate::error::{Error, Result};
 
 /// The line that marks a hook as goldgate's own.
-pub const MARKER: &str = "# goldgate-hook: pre-push v1";
+pub const MARKER: &str = "# goldgate-hook: pre-push v2";
+
+/// What every version of the marker starts with (a hook written by an earlier goldgate is
+/// goldgate's too).
+const MARKER_PREFIX: &str = "# goldgate-hook: pre-push";
 
 /// What `install` did.
 #[derive(Debug, PartialEq, Eq)]
@@ -72,7 +80,7 @@ fn backup_path(hook: &Path) -> PathBuf {
 
 /// Whether the file at `path` is a hook goldgate wrote.
 fn is_ours(text: &str) -> bool {
-    text.lines().any(|l| l.trim() == MARKER)
+    text.lines().any(|l| l.trim().starts_with(MARKER_PREFIX))
 }
 
 /// Quote `arg` for a POSIX shell.
@@ -87,8 +95,9 @@ fn shell_quote(arg: &str) -> String {
     format!("'{}'", arg.replace('\'', r"'\''"))
 }
 
-/// The hook script: runs `goldgate` (the binary that installed it, else the one on `PATH`)
-/// with `check_args` after `check --format brief --comment-on never`.
+/// The hook script: hands git's arguments (the remote's name and URL) and stdin (the pushed
+/// refs) to `goldgate hook run` (the binary that installed it, else the one on `PATH`), with
+/// `check_args` for the `goldgate check` it runs on each pushed commit.
 pub fn script(goldgate: &Path, check_args: &[String]) -> String {
     let args: String = check_args
         .iter()
@@ -98,27 +107,14 @@ pub fn script(goldgate: &Path, check_args: &[String]) -> String {
         r#"#!/bin/sh
 {MARKER}
 # Written by `goldgate hook install`; `goldgate hook uninstall` removes it.
-# Runs the gate on this checkout before every push and blocks the push when it fails.
+# Runs the gate on each commit being pushed (checked out in a temporary worktree, so
+# uncommitted changes are not what is checked) and blocks the push when it fails.
 # Nothing is published. Unchanged pipelines are answered from goldgate's cache.
 # Skip it once with `git push --no-verify`, or set GOLDGATE_SKIP_HOOK=1.
 [ -n "$GOLDGATE_SKIP_HOOK" ] && exit 0
 goldgate=${{GOLDGATE_BIN:-{bin}}}
 [ -x "$goldgate" ] || goldgate=goldgate
-# git passes one line per ref; a push that only deletes refs has nothing to check.
-check=0
-while read -r _local_ref local_sha _remote_ref _remote_sha; do
-  case "$local_sha" in *[!0]*) check=1 ;; esac
-done
-[ "$check" = 1 ] || exit 0
-GITHUB_ACTIONS=false "$goldgate" check --format brief --comment-on never{args} </dev/null
-status=$?
-case $status in
-  0) ;;
-  1) echo "goldgate: the gate failed; push blocked (fix it, or push with --no-verify)" >&2 ;;
-  3) echo "goldgate: the run was incomplete; push blocked (is the pipeline reachable?)" >&2 ;;
-  *) echo "goldgate: check could not run (exit $status); push blocked" >&2 ;;
-esac
-exit $status
+exec "$goldgate" hook run "$@" --{args}
 "#,
         bin = shell_quote(&goldgate.display().to_string()),
     )
@@ -151,7 +147,7 @@ pub fn install(
         Some(_) => {
             return Err(Error::usage(
                 format!("{} exists and was not written by goldgate", hook.display()),
-                "merge `goldgate check --format brief --comment-on never` into it by hand, or pass --force to replace it (it is kept as pre-push.goldgate-backup and restored by `goldgate hook uninstall`)",
+                "call `goldgate hook run \"$@\"` from it by hand (with its stdin), or pass --force to replace it (it is kept as pre-push.goldgate-backup and restored by `goldgate hook uninstall`)",
             ))
         }
     };
@@ -221,7 +217,7 @@ mod tests {
     }
 
     #[test]
-    fn the_script_is_marked_and_runs_check_quietly() {
+    fn the_script_is_marked_and_hands_the_push_to_hook_run() {
         let s = script(
             Path::new("/opt/gold gate/goldgate"),
             &["--config".into(), "ci/goldgate.toml".into()],
@@ -229,9 +225,11 @@ mod tests {
         assert!(is_ours(&s));
         assert!(s.starts_with("#!/bin/sh\n"));
         assert!(s.contains("goldgate=${GOLDGATE_BIN:-'/opt/gold gate/goldgate'}"));
-        assert!(s.contains(
-            "\"$goldgate\" check --format brief --comment-on never --config ci/goldgate.toml </dev/null"
-        ));
+        assert!(s.contains("exec \"$goldgate\" hook run \"$@\" -- --config ci/goldgate.toml\n"));
         assert!(!is_ours("#!/bin/sh\nnpm test\n"));
+        assert!(
+            is_ours("#!/bin/sh\n# goldgate-hook: pre-push v1\n"),
+            "an earlier goldgate's hook is goldgate's"
+        );
     }
 }
