@@ -237,7 +237,7 @@ impl GateSettings {
             });
         let thresholds = match &path {
             Some(p) => Thresholds::load(p)?,
-            None => Thresholds::parse("version = 1", Path::new("(no thresholds file)"))?,
+            None => Thresholds::built_in(),
         };
         let base = match (&a.base_thresholds, &a.base_ref) {
             (Some(file), _) => Some(Thresholds::load(file)?),
@@ -250,6 +250,15 @@ impl GateSettings {
         let ratchet = base
             .map(|b| crate::gate::ratchet::loosened(&b, &thresholds))
             .unwrap_or_default();
+        if a.resamples == Some(0) {
+            return Err(Error::usage(
+                "--resamples 0 (or GOLDGATE_RESAMPLES=0) would draw no paired interval, and so turn off every rule that requires a significant regression",
+                format!(
+                    "use at least 1 resample (the default, {}, is plenty for a 95% interval); a rule that should fail without significance says require_significance = false in thresholds.toml",
+                    defaults::RESAMPLES
+                ),
+            ));
+        }
         Ok(GateSettings {
             thresholds,
             compare: CompareOptions {

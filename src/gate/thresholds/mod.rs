@@ -9,12 +9,14 @@ use regex::Regex;
 use serde::Deserialize;
 use toml::Spanned;
 
+mod check;
+
 use crate::error::{Error, Location, Problem, Result};
 use crate::metrics::matching::ActorClasses;
 use crate::metrics::RdWeights;
 use crate::metrics::SchemaMode;
 use crate::metrics::ScoringConfig;
-use crate::text::{did_you_mean, explain_serde, norm};
+use crate::text::{explain_serde, norm};
 
 /// A rule's severity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -32,6 +34,28 @@ pub enum Regression {
     Relative(f64),
 }
 
+impl Regression {
+    /// The amount as written: the number, or the percentage.
+    fn amount(self) -> f64 {
+        match self {
+            Regression::Absolute(x) => x,
+            Regression::Relative(p) => p * 100.0,
+        }
+    }
+}
+
+impl std::fmt::Display for Regression {
+    /// As written in `thresholds.toml`: `0.02` or `5%`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Regression::Absolute(x) => write!(f, "{x}"),
+            Regression::Relative(_) => write!(f, "{}%", self.amount()),
+        }
+    }
+}
+
+/// Any number, or a number followed by `%`: values out of range are checked with the rest of
+/// the file (so one run reports them all), not here.
 impl<'de> Deserialize<'de> for Regression {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -41,15 +65,11 @@ impl<'de> Deserialize<'de> for Regression {
             Text(String),
         }
         match Raw::deserialize(d)? {
-            Raw::Number(x) if x >= 0.0 && x.is_finite() => Ok(Regression::Absolute(x)),
-            Raw::Number(x) => Err(serde::de::Error::custom(format!(
-                "max_regression must be >= 0, got {x}"
-            ))),
+            Raw::Number(x) => Ok(Regression::Absolute(x)),
             Raw::Text(s) => s
                 .trim()
                 .strip_suffix('%')
                 .and_then(|n| n.trim().parse::<f64>().ok())
-                .filter(|p| *p >= 0.0 && p.is_finite())
                 .map(|p| Regression::Relative(p / 100.0))
                 .ok_or_else(|| {
                     serde::de::Error::custom(format!(
@@ -106,12 +126,31 @@ impl Default for Defaults {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricRule {
-    pub min: Option<f64>,
-    pub max: Option<f64>,
-    pub max_regression: Option<Regression>,
+    pub min: Option<Spanned<f64>>,
+    pub max: Option<Spanned<f64>>,
+    pub max_regression: Option<Spanned<Regression>>,
     pub require_significance: Option<bool>,
-    pub confidence: Option<f64>,
+    pub confidence: Option<Spanned<f64>>,
     pub severity: Option<Severity>,
+}
+
+impl MetricRule {
+    /// The floor as a number.
+    pub fn min(&self) -> Option<f64> {
+        self.min.as_ref().map(|v| *v.get_ref())
+    }
+    /// The ceiling as a number.
+    pub fn max(&self) -> Option<f64> {
+        self.max.as_ref().map(|v| *v.get_ref())
+    }
+    /// The allowed regression.
+    pub fn max_regression(&self) -> Option<Regression> {
+        self.max_regression.as_ref().map(|v| *v.get_ref())
+    }
+    /// The confidence of the paired interval.
+    pub fn confidence(&self) -> Option<f64> {
+        self.confidence.as_ref().map(|v| *v.get_ref())
+    }
 }
 
 /// `[matching]`.
@@ -152,9 +191,63 @@ pub struct Thresholds {
     pub matching: Option<Spanned<Matching>>,
     #[serde(default)]
     pub rd_score: Option<Spanned<RdScore>>,
+    /// Where the rules came from.
+    #[serde(skip)]
+    pub source: RulesSource,
+}
+
+/// How the built-in rules are named where a verdict says where its rules came from.
+pub const BUILT_IN_SOURCE: &str = "built-in defaults";
+
+/// Where a gate's rules came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum RulesSource {
+    /// No rules file was found: [`Thresholds::built_in`].
+    #[default]
+    BuiltIn,
+    /// A `thresholds.toml`.
+    File(std::path::PathBuf),
+}
+
+impl std::fmt::Display for RulesSource {
+    /// `built-in defaults`, or the file's path.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RulesSource::BuiltIn => f.write_str(BUILT_IN_SOURCE),
+            RulesSource::File(path) => write!(f, "{}", path.display()),
+        }
+    }
 }
 
 impl Thresholds {
+    /// The rules that apply when no rules file is found: a significant drop of more than
+    /// the default allowed regression in each kind's primary metric fails (only kinds the
+    /// run has are judged), and [`super::rule`] adds the run-health ceilings.
+    pub fn built_in() -> Thresholds {
+        let metrics = crate::kinds::ALL
+            .iter()
+            .map(|k| {
+                (
+                    Spanned::new(0..0, k.primary_metric().to_string()),
+                    MetricRule::default(),
+                )
+            })
+            .collect();
+        Thresholds {
+            version: 1,
+            defaults: None,
+            metrics,
+            matching: None,
+            rd_score: None,
+            source: RulesSource::BuiltIn,
+        }
+    }
+
+    /// Whether these are the built-in rules (no rules file was found).
+    pub fn is_built_in(&self) -> bool {
+        self.source == RulesSource::BuiltIn
+    }
+
     /// The primary score at or above which a sample passes (`[defaults] sample_pass`).
     pub fn sample_pass(&self) -> f64 {
         self.defaults().sample_pass
@@ -182,14 +275,16 @@ impl Thresholds {
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             Location::new(path, line, column)
         };
-        let thresholds: Thresholds = toml::from_str(text).map_err(|e| {
+        let mut thresholds: Thresholds = toml::from_str(text).map_err(|e| {
             let location = e.span().map_or(Location::file(path), |s| at(s.start));
             let (message, hint) = explain_serde(e.message().trim());
             let mut problem = Problem::new(location, None, message);
             problem.hint = hint;
             Error::invalid("thresholds file", problem)
         })?;
-        let problems = thresholds.check(&at);
+        thresholds.source = RulesSource::File(path.to_path_buf());
+        let mut problems = check::check(&thresholds, &at);
+        problems.sort_by(|a, b| a.location.cmp(&b.location));
         if problems.is_empty() {
             Ok(thresholds)
         } else {
@@ -198,89 +293,6 @@ impl Thresholds {
                 problems,
             })
         }
-    }
-
-    fn check(&self, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
-        let mut problems = Vec::new();
-        if self.version != 1 {
-            problems.push(
-                Problem::new(
-                    at(0),
-                    Some("version".into()),
-                    format!("unsupported version {}", self.version),
-                )
-                .with_hint("this goldgate reads `version = 1`"),
-            );
-        }
-        if let Some(defaults) = &self.defaults {
-            problems.extend(check_defaults(defaults, at));
-        }
-        for (name, rule) in &self.metrics {
-            let location = at(name.span().start);
-            let field = Some(format!("metrics.\"{}\"", name.get_ref()));
-            if crate::kinds::find(name.get_ref()).is_none() {
-                let hint = match did_you_mean(name.get_ref(), crate::kinds::names()) {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => "`goldgate score` writes every metric name into score.json".to_string(),
-                };
-                problems.push(
-                    Problem::new(
-                        location.clone(),
-                        field.clone(),
-                        format!("unknown metric `{}`", name.get_ref()),
-                    )
-                    .with_hint(hint),
-                );
-            }
-            for (key, value) in [("min", rule.min), ("max", rule.max)] {
-                if let Some(v) = value.filter(|v| !v.is_finite()) {
-                    problems.push(
-                        Problem::new(
-                            location.clone(),
-                            field.clone(),
-                            format!("{key} {v} is not a finite number"),
-                        )
-                        .with_hint(
-                            "a bound is a number in the metric's own range, e.g. `min = 0.8`",
-                        ),
-                    );
-                }
-            }
-            if let (Some(min), Some(max)) = (rule.min, rule.max) {
-                if min > max {
-                    problems.push(Problem::new(
-                        location.clone(),
-                        field.clone(),
-                        format!("min {min} is above max {max}"),
-                    ));
-                }
-            }
-            if let Some(c) = rule.confidence.filter(|c| !(c > &0.0 && c < &1.0)) {
-                problems.push(
-                    Problem::new(
-                        location,
-                        field,
-                        format!("confidence {c} must be between 0 and 1"),
-                    )
-                    .with_hint(CONFIDENCE_HINT),
-                );
-            }
-        }
-        if let Some(m) = &self.matching {
-            problems.extend(check_matching(m, at));
-        }
-        if let Some(rd) = &self.rd_score {
-            let w = rd.get_ref();
-            let sum = w.coverage + w.accuracy + w.structure + w.traceability;
-            if (sum - 1.0).abs() > 1e-9
-                || [w.coverage, w.accuracy, w.structure, w.traceability]
-                    .iter()
-                    .any(|x| *x < 0.0)
-            {
-                problems.push(Problem::new(at(rd.span().start), Some("rd_score".into()), format!("weights must be non-negative and sum to 1, they sum to {sum}")).with_hint("the defaults are coverage 0.4, accuracy 0.3, structure 0.2, traceability 0.1"));
-            }
-        }
-        problems
     }
 
     /// The scoring configuration these thresholds ask for.
@@ -315,91 +327,6 @@ impl Thresholds {
     }
 }
 
-const CONFIDENCE_HINT: &str = "a confidence level strictly between 0 and 1, e.g. 0.95";
-
-/// `[defaults]` values in their ranges: a confidence level in (0, 1), `sample_pass` a primary
-/// score in [0, 1] (`nan` and infinities are out of every range).
-fn check_defaults(defaults: &Spanned<Defaults>, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
-    let d = defaults.get_ref();
-    let location = at(defaults.span().start);
-    let mut problems = Vec::new();
-    if !(d.confidence > 0.0 && d.confidence < 1.0) {
-        problems.push(
-            Problem::new(
-                location.clone(),
-                Some("defaults.confidence".into()),
-                format!("confidence {} must be between 0 and 1", d.confidence),
-            )
-            .with_hint(CONFIDENCE_HINT),
-        );
-    }
-    if !(0.0..=1.0).contains(&d.sample_pass) {
-        problems.push(
-            Problem::new(
-                location,
-                Some("defaults.sample_pass".into()),
-                format!("sample_pass {} must be between 0 and 1", d.sample_pass),
-            )
-            .with_hint("a primary score from 0 to 1 at or above which a sample passes, e.g. 0.8"),
-        );
-    }
-    problems
-}
-
-fn check_matching(m: &Spanned<Matching>, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
-    let mut problems = Vec::new();
-    let location = at(m.span().start);
-    let m = m.get_ref();
-    match m.similarity.as_deref() {
-        None | Some("lexical") => {}
-        Some(other @ ("minilm" | "openai")) => problems.push(
-            Problem::new(
-                location.clone(),
-                Some("matching.similarity".into()),
-                format!("the `{other}` similarity is not available in this version of goldgate"),
-            )
-            .with_hint("use `lexical` (thresholds 0.60 / 0.50)"),
-        ),
-        Some(other) => problems.push(
-            Problem::new(
-                location.clone(),
-                Some("matching.similarity".into()),
-                format!("unknown similarity `{other}`"),
-            )
-            .with_hint(crate::text::hint_for(
-                other,
-                &["lexical", "minilm", "openai"],
-            )),
-        ),
-    }
-    for (key, value) in [
-        ("requirement_threshold", m.requirement_threshold),
-        ("ac_threshold", m.ac_threshold),
-    ] {
-        if let Some(v) = value.filter(|v| !(*v > 0.0 && *v <= 1.0)) {
-            let problem = Problem::new(
-                location.clone(),
-                Some(format!("matching.{key}")),
-                format!("{v} is outside (0, 1]"),
-            );
-            problems.push(
-                problem
-                    .with_hint("a threshold of 0 would match unrelated, even empty, requirements"),
-            );
-        }
-    }
-    if let Some(p) = &m.id_pattern {
-        if let Err(e) = Regex::new(p.get_ref()) {
-            problems.push(Problem::new(
-                at(p.span().start),
-                Some("matching.id_pattern".into()),
-                format!("invalid regular expression: {e}"),
-            ));
-        }
-    }
-    problems
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,7 +345,7 @@ mod tests {
             .find(|(k, _)| k.get_ref() == "extraction.f1")
             .unwrap()
             .1;
-        assert_eq!(f1.max_regression, Some(Regression::Relative(0.05)));
+        assert_eq!(f1.max_regression(), Some(Regression::Relative(0.05)));
     }
 
     #[test]
@@ -437,6 +364,32 @@ mod tests {
             e.contains("thresholds.toml:3:") && e.contains("did you mean `max_regression`?"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn bounds_in_range_on_the_metrics_side_are_accepted() {
+        let t = parse("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0\n[metrics.\"extraction.recall\"]\nmin = 1\n[metrics.\"extraction.kappa\"]\nmin = -0.5\n[metrics.\"extraction.ece\"]\nmax = 0\n[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n[metrics.\"run.cost_usd\"]\nmax = 12.5\nmax_regression = \"10%\"\n").unwrap();
+        assert_eq!(t.metrics.len(), 6);
+        let e = parse("version = 1\n[metrics.\"extraction.f1\"]\nmin = 80\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("thresholds.toml:3:7:") && e.contains("[0, 1]") && e.contains("not 80"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_built_in_rules_gate_every_kinds_primary_metric() {
+        let t = Thresholds::built_in();
+        assert!(t.is_built_in() && t.source.to_string() == BUILT_IN_SOURCE);
+        for kind in crate::kinds::ALL {
+            let metric = crate::kinds::find(kind.primary_metric()).unwrap();
+            let (rule, _, severity) = super::super::rule::rule_for(metric, &t).unwrap();
+            assert_eq!(rule.describe(), "Δ ≤ 0.02 (sig.)");
+            assert_eq!((rule.confidence, severity), (0.95, Severity::Fail));
+        }
+        assert!(!parse("version = 1\n").unwrap().is_built_in());
     }
 
     #[test]
