@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::baseline::RefreshSettings;
-use crate::check::{CheckSettings, ReportOptions};
+use crate::check::{CheckSettings, MissingBaseline, ReportOptions};
 use crate::cli::{self, CommentOn, GateFormat, ScoreFormat, SuiteFormat};
 use crate::config::ConfigFile;
 use crate::error::Error;
@@ -341,10 +341,21 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
             .out_dir
             .or(file.check.out_dir.clone())
             .unwrap_or_else(|| defaults::OUT_DIR.into());
-        let baseline = a
-            .baseline
-            .or(file.check.baseline.clone())
-            .unwrap_or_else(|| defaults::BASELINE.into());
+        // A baseline named by a flag or goldgate.toml must exist; the default one need not
+        // (a project's first run), and --allow-missing-baseline lifts the rule.
+        let (baseline, named_by) = match (a.baseline, file.check.baseline.clone()) {
+            (Some(p), _) => (p, Some("--baseline")),
+            (None, Some(p)) => (p, Some("[check] baseline in goldgate.toml")),
+            (None, None) => (defaults::BASELINE.into(), None),
+        };
+        let allow = a.allow_missing_baseline || file.check.allow_missing_baseline == Some(true);
+        let missing_baseline = match named_by {
+            Some(by) if !allow => MissingBaseline::Refuse {
+                named_by: by.into(),
+                instead: crate::check::ALLOW_MISSING_BASELINE,
+            },
+            _ => MissingBaseline::AbsoluteRulesOnly,
+        };
         let gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
         let run = run_settings(suite, out_dir.join(defaults::RUN_FILE), a.pipeline, &file)?;
         Ok(CheckCommand {
@@ -353,6 +364,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
                 out_dir,
                 baseline_run: baseline_run_path(&baseline),
                 baseline,
+                missing_baseline,
                 thresholds: gate.thresholds.clone(),
                 compare: gate.compare.clone(),
                 report: gate.report.clone(),
