@@ -378,7 +378,8 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
 impl TryFrom<cli::RefreshArgs> for RefreshSettings {
     type Error = Error;
 
-    /// The run goes to a temporary directory; the rules shape the scores.
+    /// The run goes to a temporary directory; the rules shape the scores and say whether the
+    /// run is healthy enough to be a baseline.
     fn try_from(a: cli::RefreshArgs) -> Result<Self, Error> {
         let file = config_file(a.pipeline.config.as_deref())?;
         let suite = suite_dir(a.suite, &file, "no suite to run")?;
@@ -387,11 +388,11 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
             .or(file.check.baseline.clone())
             .unwrap_or_else(|| defaults::BASELINE.into());
         let thresholds = match a.thresholds.as_deref().or(file.check.thresholds.as_deref()) {
-            Some(p) => Some(Thresholds::load(p)?),
+            Some(p) => Thresholds::load(p)?,
             None if Path::new(defaults::THRESHOLDS_FILE).is_file() => {
-                Some(Thresholds::load(Path::new(defaults::THRESHOLDS_FILE))?)
+                Thresholds::load(Path::new(defaults::THRESHOLDS_FILE))?
             }
-            None => None,
+            None => Thresholds::built_in(),
         };
         let work = std::env::temp_dir().join(format!("goldgate-refresh-{}", std::process::id()));
         let run = run_settings(suite, work.join(defaults::RUN_FILE), a.pipeline, &file)?;
@@ -399,7 +400,7 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
             run,
             baseline_run: baseline_run_path(&baseline),
             baseline,
-            scoring: thresholds.map(|t| t.scoring()).unwrap_or_default(),
+            thresholds,
             bootstrap: bootstrap(None, None)?,
             facts: provenance_facts(),
         })
