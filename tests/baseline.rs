@@ -46,8 +46,10 @@ fn answers(dir: &Path, n: usize, right: usize) {
 fn refresh(dir: &Path, pipeline: &[&str]) -> Output {
     let mut args = vec!["baseline", "refresh", "--suite", "suite"];
     args.extend_from_slice(pipeline);
+    // A refused refresh keeps its run in the temporary directory: make that one the test's.
     Command::new(env!("CARGO_BIN_EXE_goldgate"))
         .args(&args)
+        .env("TMPDIR", dir)
         .current_dir(dir)
         .output()
         .unwrap()
