@@ -240,7 +240,10 @@ impl GateSettings {
             None => Thresholds::built_in(),
         };
         let base = match (&a.base_thresholds, &a.base_ref) {
-            (Some(file), _) => Some(Thresholds::load(file)?),
+            (Some(file), _) => {
+                let text = crate::io::read(file)?;
+                Some(Thresholds::parse_unchecked(&text, file)?)
+            }
             (None, Some(rev)) => {
                 let p = path.unwrap_or_else(|| PathBuf::from(defaults::THRESHOLDS_FILE));
                 crate::gate::ratchet::at_revision(rev, &p)?

@@ -196,6 +196,14 @@ pub struct Thresholds {
     pub source: RulesSource,
 }
 
+/// The line and column of a byte offset in `text`.
+fn locate(text: &str, path: &Path, offset: usize) -> Location {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Location::new(path, line, column)
+}
+
 /// How the built-in rules are named where a verdict says where its rules came from.
 pub const BUILT_IN_SOURCE: &str = "built-in defaults";
 
@@ -269,20 +277,8 @@ impl Thresholds {
 
     /// Parse and validate thresholds text (`path` is used in messages).
     pub fn parse(text: &str, path: &Path) -> Result<Thresholds> {
-        let at = |offset: usize| {
-            let before = &text[..offset.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            Location::new(path, line, column)
-        };
-        let mut thresholds: Thresholds = toml::from_str(text).map_err(|e| {
-            let location = e.span().map_or(Location::file(path), |s| at(s.start));
-            let (message, hint) = explain_serde(e.message().trim());
-            let mut problem = Problem::new(location, None, message);
-            problem.hint = hint;
-            Error::invalid("thresholds file", problem)
-        })?;
-        thresholds.source = RulesSource::File(path.to_path_buf());
+        let thresholds = Thresholds::parse_unchecked(text, path)?;
+        let at = |offset: usize| locate(text, path, offset);
         let mut problems = check::check(&thresholds, &at);
         problems.sort_by(|a, b| a.location.cmp(&b.location));
         if problems.is_empty() {
@@ -293,6 +289,23 @@ impl Thresholds {
                 problems,
             })
         }
+    }
+
+    /// Parse thresholds text without checking its values: the base branch's rules, which the
+    /// ratchet compares with and never applies (a file an older goldgate accepted must not
+    /// stop every pull request that fixes it).
+    pub fn parse_unchecked(text: &str, path: &Path) -> Result<Thresholds> {
+        let mut thresholds: Thresholds = toml::from_str(text).map_err(|e| {
+            let location = e
+                .span()
+                .map_or(Location::file(path), |s| locate(text, path, s.start));
+            let (message, hint) = explain_serde(e.message().trim());
+            let mut problem = Problem::new(location, None, message);
+            problem.hint = hint;
+            Error::invalid("thresholds file", problem)
+        })?;
+        thresholds.source = RulesSource::File(path.to_path_buf());
+        Ok(thresholds)
     }
 
     /// The scoring configuration these thresholds ask for.
