@@ -1,6 +1,8 @@
-//! `thresholds.toml`: defaults, per-metric rules, `[matching]` and `[rd_score]`.
-//! Every table denies unknown keys, metric names are checked against the registry with a
-//! did-you-mean hint, and every error names the file, line and key.
+//! `thresholds.toml`: defaults, per-metric rules, `[matching]` and `[rd_score]`; and the
+//! built-in rules that apply when no rules file is found. Every table denies unknown keys,
+//! every value is checked (in `check.rs`: metric names against the registry with a did-you-mean
+//! hint, bounds against each metric's direction and range), and every error names the
+//! file, line and key.
 
 use std::collections::BTreeMap;
 use std::path::Path;
