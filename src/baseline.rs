@@ -1,14 +1,18 @@
 //! `baseline refresh` as one library call: run the suite (never from a half-finished run),
 //! score it, and store the score as the new baseline with its run kept beside it, both
-//! written atomically. Nothing is changed unless the run completed and every sample has an
-//! answer.
+//! written atomically. A broken run is never a baseline: nothing is changed unless the run
+//! completed, every sample has an answer and no run-health rule broke (failed calls or
+//! unreadable answers over their ceiling). A new baseline that already breaks an absolute
+//! rule (a floor or a ceiling) is written, with a warning.
 
 use std::path::PathBuf;
 
 use crate::error::Result;
+use crate::gate::compare::{compare, CompareOptions};
+use crate::gate::thresholds::Thresholds;
+use crate::gate::verdict::{Outcome, Status};
 use crate::io::write_atomic;
 use crate::metrics::bootstrap::BootstrapConfig;
-use crate::metrics::ScoringConfig;
 use crate::run::plan::{run_suite, Observer, RunReport, RunSettings};
 use crate::score::{self, Facts, ScoreFile, ScoreRequest};
 use crate::suite::Suite;
@@ -21,7 +25,9 @@ pub struct RefreshSettings {
     pub baseline: PathBuf,
     /// Where the baseline's run is kept.
     pub baseline_run: PathBuf,
-    pub scoring: ScoringConfig,
+    /// The rules: their `[matching]` and `[rd_score]` shape the scores, their run-health
+    /// rules decide whether the run may become the baseline.
+    pub thresholds: Thresholds,
     pub bootstrap: BootstrapConfig,
     pub facts: Facts,
 }
@@ -29,8 +35,14 @@ pub struct RefreshSettings {
 /// How a refresh ended.
 #[derive(Clone, Debug)]
 pub enum Refreshed {
-    /// The baseline (and its run) were written.
-    Written { score: Box<ScoreFile> },
+    /// The baseline (and its run) were written; `broken` lists the absolute rules it
+    /// already breaks (`metric: reason`), for a warning.
+    Written {
+        score: Box<ScoreFile>,
+        broken: Vec<String>,
+    },
+    /// A run-health rule broke (`problems`: `metric: reason`): nothing changed.
+    Unhealthy { problems: Vec<String> },
     /// The run did not complete: nothing changed.
     RunIncomplete,
     /// Some samples have no answer: nothing changed.
@@ -51,7 +63,7 @@ pub fn refresh(
     let scored = score::score(&ScoreRequest {
         suite: &suite,
         run: &run.path,
-        scoring: &s.scoring,
+        scoring: &s.thresholds.scoring(),
         bootstrap: s.bootstrap,
         facts: &s.facts,
         keep_view: None,
@@ -60,6 +72,24 @@ pub fn refresh(
         let missing = scored.file.missing;
         return Ok((run, Refreshed::Missing { missing }));
     }
+    // The new baseline against the rules on its own: run health, floors and ceilings.
+    let options = CompareOptions {
+        bootstrap: s.bootstrap,
+        allow_version_change: false,
+        ratchet: Vec::new(),
+    };
+    let verdict = compare(&scored.file, None, &s.thresholds, &options)?;
+    let reasons = |status: Status| -> Vec<String> {
+        let metrics = verdict.metrics.iter().filter(|m| m.status == status);
+        metrics
+            .flat_map(|m| m.reasons.iter().map(move |r| format!("{}: {r}", m.name)))
+            .collect()
+    };
+    if verdict.verdict == Outcome::Incomplete {
+        let problems = reasons(Status::Incomplete);
+        return Ok((run, Refreshed::Unhealthy { problems }));
+    }
+    let broken = [reasons(Status::Fail), reasons(Status::Warn)].concat();
     write_atomic(&s.baseline, |w| scored.file.write_to(w))?;
     let records = std::fs::read(&run.path).map_err(|source| crate::error::Error::Read {
         path: run.path.clone(),
@@ -70,6 +100,7 @@ pub fn refresh(
         run,
         Refreshed::Written {
             score: Box::new(scored.file),
+            broken,
         },
     ))
 }

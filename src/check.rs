@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Problem, Result};
+use crate::error::{Error, Problem, Result};
 use crate::gate::compare::{compare, CompareOptions};
 use crate::gate::thresholds::Thresholds;
 use crate::gate::verdict::Verdict;
@@ -25,12 +25,102 @@ pub struct CheckSettings {
     pub run: RunSettings,
     pub out_dir: PathBuf,
     pub baseline: PathBuf,
+    /// What it means when `baseline` does not exist.
+    pub missing_baseline: MissingBaseline,
     /// Where the baseline's run is kept (for the baseline-vs-candidate answer diffs).
     pub baseline_run: PathBuf,
     pub thresholds: Thresholds,
     pub compare: CompareOptions,
     pub report: ReportOptions,
     pub facts: Facts,
+}
+
+/// What a baseline file that does not exist means.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MissingBaseline {
+    /// A first run: only the absolute rules apply, and the report says how to create one.
+    /// For the default path, and when a missing baseline is explicitly allowed.
+    AbsoluteRulesOnly,
+    /// An input error: the path was named (`named_by` says where), so a missing file is a
+    /// mistake (a typo, a renamed file), never a silent switch to absolute rules only.
+    Refuse {
+        named_by: String,
+        /// How to run with absolute rules only instead.
+        instead: &'static str,
+    },
+}
+
+/// How `check` runs with absolute rules only until a named baseline exists.
+pub const ALLOW_MISSING_BASELINE: &str = "to apply only the absolute rules until it exists, pass --allow-missing-baseline (or set allow_missing_baseline = true under [check] in goldgate.toml)";
+
+/// The baseline score file at `path`, read before anything runs: `None` when it does not
+/// exist and `missing` allows that; a directory, or a named file that does not exist, is
+/// an input error naming the score files near it.
+pub fn read_baseline(path: &Path, missing: &MissingBaseline) -> Result<Option<ScoreFile>> {
+    if path.is_dir() {
+        return Err(Error::usage(
+            format!(
+                "{} is a directory, not a baseline score file",
+                path.display()
+            ),
+            format!("{}name the score file itself", near_paths(path)),
+        ));
+    }
+    if path.exists() {
+        return score::file::read(path).map(Some);
+    }
+    match missing {
+        MissingBaseline::AbsoluteRulesOnly => Ok(None),
+        MissingBaseline::Refuse { named_by, instead } => Err(Error::usage(
+            format!("no baseline at {} (named by {named_by})", path.display()),
+            format!(
+                "{}create one from a trusted run with `goldgate baseline refresh` and commit it; {instead}",
+                near_paths(path)
+            ),
+        )),
+    }
+}
+
+/// "did you mean …? " for a path that is not a score file: the closest file name in its
+/// directory (or, for a directory, the score files in it), or the score files there.
+pub fn near_paths(path: &Path) -> String {
+    let (dir, name) = match path.is_dir() {
+        true => (path.to_path_buf(), None),
+        false => {
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+            (
+                parent.map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+                path.file_name().map(|n| n.to_string_lossy().to_string()),
+            )
+        }
+    };
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    files.sort();
+    let shown = |n: &str| match path.is_dir() {
+        true => path.join(n).display().to_string(),
+        false => path.with_file_name(n).display().to_string(),
+    };
+    if let Some(close) =
+        name.and_then(|n| crate::text::did_you_mean(&n, files.iter().map(String::as_str)))
+    {
+        return format!("did you mean {}? ", shown(close));
+    }
+    match files.len() {
+        0 => String::new(),
+        1..=5 => {
+            let list: Vec<String> = files.iter().map(|f| shown(f)).collect();
+            let place = if path.is_dir() { "in it" } else { "there" };
+            format!("score files {place}: {}; ", list.join(", "))
+        }
+        n => format!("{} has {n} .json files; ", dir.display()),
+    }
 }
 
 /// How the PR comment is rendered.
@@ -91,15 +181,12 @@ pub fn check(
     runtime: &tokio::runtime::Runtime,
     observer: &mut dyn Observer,
 ) -> Result<Checked> {
+    let baseline = read_baseline(&s.baseline, &s.missing_baseline)?;
     let run = run_suite(&s.run, runtime, observer)?;
     if !run.is_complete() {
         return Ok(Checked { run, gated: None });
     }
     let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
-    let baseline = match s.baseline.is_file() {
-        true => Some(score::file::read(&s.baseline)?),
-        false => None,
-    };
     let scoring = s.thresholds.scoring();
     let (scored, verdict) = gate(s, &suite, &run.path, &scoring, baseline.as_ref())?;
     let written = Written {

@@ -421,9 +421,13 @@ pub struct CheckArgs {
     /// The gold suite directory [default: [check] suite in goldgate.toml]
     #[arg(long, env = "GOLDGATE_SUITE", value_name = "DIR")]
     pub suite: Option<PathBuf>,
-    /// The baseline score file [default: baselines/main.json]
+    /// The baseline score file; one named here or in goldgate.toml must exist, the default
+    /// need not (a first run: absolute rules only) [default: baselines/main.json]
     #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// A named baseline that does not exist is not an error: apply the absolute rules only
+    #[arg(long)]
+    pub allow_missing_baseline: bool,
     /// Where run.jsonl, score.json, verdict.json and report.md (the PR comment) are written
     /// [default: .goldgate/out]
     #[arg(long, env = "GOLDGATE_OUT_DIR", value_name = "DIR")]

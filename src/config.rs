@@ -54,6 +54,8 @@ pub struct CheckTable {
     pub baseline: Option<PathBuf>,
     pub thresholds: Option<PathBuf>,
     pub out_dir: Option<PathBuf>,
+    /// A `baseline` that does not exist yet is not an error: only absolute rules apply.
+    pub allow_missing_baseline: Option<bool>,
 }
 
 /// `[suite]`: how suite files are read.

@@ -28,8 +28,32 @@ pub fn refresh(s: RefreshSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
             reporter.note(&terminal::missing_note(&missing, &run.path, &s.run.suite));
             Ok(Exit::Incomplete)
         }
-        Refreshed::Written { score } => {
+        Refreshed::Unhealthy { problems } => {
+            let mut note =
+                String::from("the baseline was not changed: a broken run is never a baseline\n");
+            for p in &problems {
+                note.push_str(&format!("  {p}\n"));
+            }
+            note.push_str(&format!(
+                "  the run is kept at {} (its records say what failed)\n",
+                run.path.display()
+            ));
+            reporter.note(&note);
+            Ok(Exit::Incomplete)
+        }
+        Refreshed::Written { score, broken } => {
             remove_work();
+            if !broken.is_empty() {
+                let mut note = format!(
+                    "warning: the new baseline already breaks {} absolute rule(s) of {}; checks fail them until the pipeline meets them or the rules change:\n",
+                    broken.len(),
+                    s.thresholds.source
+                );
+                for b in &broken {
+                    note.push_str(&format!("  {b}\n"));
+                }
+                reporter.note(&note);
+            }
             reporter.out(&format!(
                 "baseline written to {} ({} samples, {} records)\n",
                 s.baseline.display(),

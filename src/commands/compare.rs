@@ -11,7 +11,14 @@ use crate::settings::{CompareSettings, GateSettings};
 
 pub fn compare(s: CompareSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let candidate = file::read(&s.score)?;
-    let baseline = s.baseline.as_deref().map(file::read).transpose()?;
+    let named = crate::check::MissingBaseline::Refuse {
+        named_by: "--baseline".into(),
+        instead: "leave out --baseline to apply only the absolute rules",
+    };
+    let baseline = match s.baseline.as_deref() {
+        Some(path) => crate::check::read_baseline(path, &named)?,
+        None => None,
+    };
     let verdict = crate::gate::compare::compare(
         &candidate,
         baseline.as_ref(),

@@ -19,7 +19,9 @@ pub(super) fn judge(
     let value = |f: &ScoreFile| f.metrics.get(metric.name).and_then(|a| a.value);
     let (cand, base) = (value(candidate), baseline.and_then(value));
     let delta = cand.zip(base).map(|(c, b)| c - b);
-    let rule = rule_for(metric, thresholds);
+    // The built-in rules judge only the kinds the runs have.
+    let absent = thresholds.is_built_in() && cand.is_none() && base.is_none();
+    let rule = rule_for(metric, thresholds).filter(|_| !absent);
     let confidence = rule.as_ref().map_or(0.95, |(r, _, _)| r.confidence);
     let delta_ci = delta.and(draws).and_then(|d| interval(d, confidence));
     let mut result = MetricResult {
@@ -38,7 +40,7 @@ pub(super) fn judge(
         return result;
     };
     result.status = Status::Pass;
-    let broken = if metric.name.starts_with("run.") {
+    let broken = if metric.is_run_health() {
         Status::Incomplete
     } else {
         match severity {
@@ -160,5 +162,78 @@ pub(super) fn decide(
             Outcome::Warn,
             format!("passed with warnings: {}{base}", warned.join(", ")),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::compare::tests::file;
+    use super::super::compare::{compare, CompareOptions};
+    use super::super::verdict::{by_name, Outcome, Status};
+    use super::*;
+    use crate::metrics::bootstrap::BootstrapConfig;
+
+    /// 40 extraction samples of 5 gold items, `found` of each found.
+    fn run(found: usize) -> ScoreFile {
+        let f = found as f64;
+        file(&vec![(f, 0.0, 5.0 - f, false); 40], "1")
+    }
+
+    #[test]
+    fn built_in_rules_gate_the_primary_metric_of_the_kinds_present() {
+        let options = CompareOptions {
+            bootstrap: BootstrapConfig {
+                resamples: 200,
+                ..BootstrapConfig::default()
+            },
+            allow_version_change: false,
+            ratchet: vec![],
+        };
+        let rules = Thresholds::built_in();
+        let mut candidate = run(3);
+        for parse in ["parse.error_rate", "parse.no_json_rate"] {
+            candidate.metrics.get_mut(parse).unwrap().value = Some(0.0);
+        }
+        let v = compare(&candidate, Some(&run(5)), &rules, &options).unwrap();
+        let m = by_name(&v);
+        assert_eq!(v.verdict, Outcome::Fail, "{}", v.summary);
+        assert_eq!(m["extraction.f1"].status, Status::Fail);
+        assert!(m["extraction.f1"].reasons[0].contains("more than the 0.0200 allowed"));
+        assert!(v.built_in_rules() && v.rules_source == "built-in defaults");
+        // Kinds the runs do not have are not judged; run health is.
+        assert!(m["inference.recall"].rule.is_none() && m["e2e.rd_score"].rule.is_none());
+        for health in ["run.error_rate", "parse.error_rate", "parse.no_json_rate"] {
+            assert_eq!(m[health].status, Status::Pass, "{health}");
+        }
+        // The same run with a rules file that says nothing of extraction.f1: not gated.
+        let file_rules =
+            Thresholds::parse("version = 1\n", std::path::Path::new("t.toml")).unwrap();
+        let v = compare(&candidate, Some(&run(5)), &file_rules, &options).unwrap();
+        assert_eq!(v.verdict, Outcome::Pass);
+        assert!(!v.built_in_rules() && v.rules_source == "t.toml");
+        assert!(by_name(&v)["parse.error_rate"].rule.is_none());
+    }
+
+    #[test]
+    fn unreadable_answers_make_a_run_incomplete_not_failed() {
+        let options = CompareOptions {
+            bootstrap: BootstrapConfig::default(),
+            allow_version_change: false,
+            ratchet: vec![],
+        };
+        let mut prose = run(5);
+        prose.metrics.get_mut("parse.no_json_rate").unwrap().value = Some(0.5);
+        let v = compare(&prose, None, &Thresholds::built_in(), &options).unwrap();
+        assert_eq!((v.verdict, v.exit_code), (Outcome::Incomplete, 3));
+        let rules = Thresholds::parse(
+            "version = 1\n[metrics.\"parse.error_rate\"]\nmax = 0.05\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        let mut broken = run(5);
+        broken.metrics.get_mut("parse.error_rate").unwrap().value = Some(0.2);
+        let v = compare(&broken, None, &rules, &options).unwrap();
+        assert_eq!(by_name(&v)["parse.error_rate"].status, Status::Incomplete);
+        assert_eq!(v.verdict, Outcome::Incomplete);
     }
 }

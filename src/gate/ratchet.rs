@@ -3,6 +3,7 @@
 //! regression, significance or severity relaxed, a rule removed — so a PR cannot quietly
 //! lower its own bar.
 
+use std::cmp::Ordering;
 use std::path::Path;
 use std::process::Command;
 
@@ -37,14 +38,16 @@ pub fn at_revision(revision: &str, path: &Path) -> Result<Option<Thresholds>> {
             "fetch the base branch first (actions/checkout with fetch-depth: 0), or pass --base-thresholds FILE",
         ));
     }
-    Thresholds::parse(&String::from_utf8_lossy(&out.stdout), Path::new(&spec)).map(Some)
+    Thresholds::parse_unchecked(&String::from_utf8_lossy(&out.stdout), Path::new(&spec)).map(Some)
 }
 
 /// Every way `current` is looser than `base`.
 pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
     let mut findings = Vec::new();
     let (bd, cd) = (base.defaults(), current.defaults());
-    if cd.sample_pass < bd.sample_pass {
+    // Every comparison asks "at least as strict?", so a value that compares false (`nan`)
+    // is reported as loosened rather than slipping through.
+    if !at_least(cd.sample_pass, bd.sample_pass) {
         findings.push(format!(
             "defaults.sample_pass lowered from {} to {}",
             bd.sample_pass, cd.sample_pass
@@ -61,14 +64,14 @@ pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
             continue;
         };
         match (b.min, c.min) {
-            (Some(x), Some(y)) if y < x => {
+            (Some(x), Some(y)) if !at_least(y, x) => {
                 findings.push(format!("{name}: floor lowered from {x} to {y}"))
             }
             (Some(x), None) => findings.push(format!("{name}: floor {x} removed")),
             _ => {}
         }
         match (b.max, c.max) {
-            (Some(x), Some(y)) if y > x => {
+            (Some(x), Some(y)) if !at_most(y, x) => {
                 findings.push(format!("{name}: ceiling raised from {x} to {y}"))
             }
             (Some(x), None) => findings.push(format!("{name}: ceiling {x} removed")),
@@ -80,7 +83,8 @@ pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
         if !b.require_significance && c.require_significance {
             findings.push(format!("{name}: now requires significance before failing"));
         }
-        if c.require_significance && c.confidence > b.confidence && b.require_significance {
+        if c.require_significance && !at_most(c.confidence, b.confidence) && b.require_significance
+        {
             findings.push(format!(
                 "{name}: confidence raised from {} to {} (a regression must be surer to fail)",
                 b.confidence, c.confidence
@@ -93,11 +97,29 @@ pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
     findings
 }
 
+/// `now >= was`; never when either is `nan`.
+fn at_least(now: f64, was: f64) -> bool {
+    matches!(
+        now.partial_cmp(&was),
+        Some(Ordering::Greater | Ordering::Equal)
+    )
+}
+
+/// `now <= was`; never when either is `nan`.
+fn at_most(now: f64, was: f64) -> bool {
+    matches!(
+        now.partial_cmp(&was),
+        Some(Ordering::Less | Ordering::Equal)
+    )
+}
+
 fn regression_loosened(base: Option<Regression>, current: Option<Regression>) -> Option<String> {
     use Regression::{Absolute, Relative};
     match (base, current) {
-        (Some(Absolute(x)), Some(Absolute(y))) if y > x => Some(format!("raised from {x} to {y}")),
-        (Some(Relative(x)), Some(Relative(y))) if y > x => {
+        (Some(Absolute(x)), Some(Absolute(y))) if !at_most(y, x) => {
+            Some(format!("raised from {x} to {y}"))
+        }
+        (Some(Relative(x)), Some(Relative(y))) if !at_most(y, x) => {
             Some(format!("raised from {}% to {}%", x * 100.0, y * 100.0))
         }
         (Some(Absolute(x)), Some(Relative(y))) => Some(format!(
@@ -108,7 +130,7 @@ fn regression_loosened(base: Option<Regression>, current: Option<Regression>) ->
             "changed from {}% (relative) to {y} (absolute): check it is not looser",
             x * 100.0
         )),
-        (Some(x), None) => Some(format!("{x:?} removed")),
+        (Some(x), None) => Some(format!("{x} removed")),
         _ => None,
     }
 }
@@ -144,5 +166,45 @@ mod tests {
         assert!(loosened(&base, &removed)
             .iter()
             .any(|f| f.contains("extraction.ece: the rule was removed")));
+    }
+
+    /// A value that compares false with everything (`nan`) is looser, never "not tighter":
+    /// parsing refuses it, and the ratchet does not depend on that.
+    #[test]
+    fn nan_is_reported_as_loosened() {
+        let base = t("version = 1\n[defaults]\nsample_pass = 0.8\n[metrics.\"extraction.f1\"]\nmin = 0.8\nmax_regression = 0.02\nconfidence = 0.9\n[metrics.\"extraction.ece\"]\nmax = 0.1\nmax_regression = \"5%\"\n");
+        let mut nan = base.clone();
+        let spanned = |v: f64| Some(toml::Spanned::new(0..0, v));
+        for (name, rule) in nan.metrics.iter_mut() {
+            if name.get_ref() == "extraction.f1" {
+                rule.min = spanned(f64::NAN);
+                rule.confidence = spanned(f64::NAN);
+                rule.max_regression =
+                    Some(toml::Spanned::new(0..0, Regression::Absolute(f64::NAN)));
+            } else {
+                rule.max = spanned(f64::NAN);
+                rule.max_regression =
+                    Some(toml::Spanned::new(0..0, Regression::Relative(f64::NAN)));
+            }
+        }
+        if let Some(d) = nan.defaults.as_mut() {
+            d.get_mut().sample_pass = f64::NAN;
+        }
+        let found = loosened(&base, &nan);
+        for expected in [
+            "defaults.sample_pass lowered from 0.8 to NaN",
+            "extraction.f1: floor lowered from 0.8 to NaN",
+            "extraction.f1: max_regression raised from 0.02 to NaN",
+            "extraction.f1: confidence raised from 0.9 to NaN",
+            "extraction.ece: ceiling raised from 0.1 to NaN",
+            "extraction.ece: max_regression raised from 5% to NaN%",
+        ] {
+            assert!(
+                found.iter().any(|f| f.contains(expected)),
+                "{expected}: {found:?}"
+            );
+        }
+        assert_eq!(found.len(), 6, "{found:?}");
+        assert!(loosened(&base, &base).is_empty());
     }
 }

@@ -1,5 +1,6 @@
 //! The rule a metric is gated by: its `[metrics."name"]` table in `thresholds.toml` with
-//! `[defaults]` filled in, or the built-in run-health rule; and how a rule reads in reports.
+//! `[defaults]` filled in, or a built-in run-health rule; what the built-in rules are; and
+//! how a rule reads in reports.
 
 use serde::{Deserialize, Serialize};
 
@@ -42,10 +43,39 @@ impl Rule {
     }
 }
 
-/// Run-health error rate above which a run is incomplete when thresholds say nothing.
+/// The built-in run-health ceiling: more than this share of failed calls makes a run
+/// incomplete unless `thresholds.toml` has its own rule for `run.error_rate`; under the
+/// built-in rules (no rules file) the same holds for answers that do not parse
+/// (`parse.error_rate`) or hold no JSON at all (`parse.no_json_rate`).
 pub const DEFAULT_MAX_ERROR_RATE: f64 = 0.10;
 
-/// The rule for a metric: its `[metrics."name"]` table with `[defaults]` filled in, or the
+/// Whether `metric` gets the built-in run-health ceiling when no rule names it.
+fn built_in_health(metric: &Metric, thresholds: &Thresholds) -> bool {
+    metric.name == "run.error_rate"
+        || (thresholds.is_built_in()
+            && matches!(metric.name, "parse.error_rate" | "parse.no_json_rate"))
+}
+
+/// What the built-in rules are, in a sentence, for reports that say they were used.
+pub fn built_in_rules() -> String {
+    let primaries: Vec<&str> = crate::kinds::ALL
+        .iter()
+        .map(|k| k.primary_metric())
+        .collect();
+    format!(
+        "a significant drop of more than 0.02 in a kind's primary metric ({}) fails; more than {}% failed calls, answers that do not parse or answers without JSON make the run incomplete",
+        primaries.join(", "),
+        DEFAULT_MAX_ERROR_RATE * 100.0
+    )
+}
+
+/// Where writing a `thresholds.toml` is explained.
+pub const RULES_DOCS: &str = concat!(
+    env!("CARGO_PKG_REPOSITORY"),
+    "/blob/main/docs/thresholds.md"
+);
+
+/// The rule for a metric: its `[metrics."name"]` table with `[defaults]` filled in, or a
 /// built-in run-health rule. `None`: the metric is reported, not gated.
 pub fn rule_for(
     metric: &Metric,
@@ -59,7 +89,7 @@ pub fn rule_for(
         .map(|(_, r)| r.clone());
     let configured = match configured {
         Some(r) => r,
-        None if metric.name == "run.error_rate" => {
+        None if built_in_health(metric, thresholds) => {
             let rule = Rule {
                 min: None,
                 max: Some(DEFAULT_MAX_ERROR_RATE),
@@ -72,19 +102,16 @@ pub fn rule_for(
         }
         None => return None,
     };
-    let regression = configured.max_regression.or(defaults.max_regression);
+    let regression = configured.max_regression().or(defaults.max_regression);
     let severity = configured.severity.unwrap_or(defaults.severity);
     let rule = Rule {
-        min: configured.min,
-        max: configured.max,
-        max_regression: regression.map(|r| match r {
-            Regression::Absolute(x) => format!("{x}"),
-            Regression::Relative(p) => format!("{}%", p * 100.0),
-        }),
+        min: configured.min(),
+        max: configured.max(),
+        max_regression: regression.map(|r| r.to_string()),
         require_significance: configured
             .require_significance
             .unwrap_or(defaults.require_significance),
-        confidence: configured.confidence.unwrap_or(defaults.confidence),
+        confidence: configured.confidence().unwrap_or(defaults.confidence),
         severity: match severity {
             Severity::Fail => "fail".into(),
             Severity::Warn => "warn".into(),

@@ -68,6 +68,10 @@ pub struct Verdict {
     /// One line saying why.
     pub summary: String,
     pub baseline_present: bool,
+    /// Where the rules came from: the rules file's path, or `built-in defaults` when none
+    /// was found.
+    #[serde(default)]
+    pub rules_source: String,
     pub metrics: Vec<MetricResult>,
     pub samples: Option<SampleAnalysis>,
     /// Samples in the candidate but not the baseline, and the other way round.
@@ -85,6 +89,13 @@ pub struct Verdict {
     /// Diffs of broken samples (filled in by `check`, which has the runs).
     #[serde(default)]
     pub diffs: Vec<SampleDiff>,
+}
+
+impl Verdict {
+    /// Whether the built-in rules judged it (no rules file was found).
+    pub fn built_in_rules(&self) -> bool {
+        self.rules_source == super::thresholds::BUILT_IN_SOURCE
+    }
 }
 
 /// One candidate sample's outcome (JUnit and other per-sample reports).

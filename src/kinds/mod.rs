@@ -34,6 +34,11 @@ pub trait TaskKind: Sync {
     /// Its metrics, in report order; their names start with the kind's name.
     fn metrics(&self) -> &'static [Metric];
 
+    /// The one of its metrics that says best whether the kind got better or worse (higher
+    /// is better): without a `thresholds.toml`, the gate's built-in rules fail a significant
+    /// drop of it.
+    fn primary_metric(&self) -> &'static str;
+
     /// Gold data prepared once per sample.
     fn prepare(&self, sample: &Sample) -> Gold;
 
@@ -120,6 +125,14 @@ mod tests {
                 .metrics()
                 .iter()
                 .all(|m| m.name.starts_with(&prefix)));
+            let primary = of(kind).primary_metric();
+            assert!(
+                of(kind)
+                    .metrics()
+                    .iter()
+                    .any(|m| m.name == primary && m.direction == crate::metrics::registry::Higher),
+                "{primary}: one of the kind's own metrics, higher is better"
+            );
         }
         let names: Vec<&str> = names().collect();
         let mut unique = names.clone();

@@ -12,6 +12,43 @@ pub enum Direction {
     Lower,
 }
 
+/// The values a metric can take: a bound written outside them can never hold, or never
+/// break, so `thresholds.toml` refuses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Range {
+    /// A rate, share or score in [0, 1] (precision, recall, F1, calibration errors, …).
+    Unit,
+    /// An agreement coefficient (Cohen's kappa) in [-1, 1].
+    Agreement,
+    /// A non-negative quantity with no upper bound (latency, tokens, cost).
+    NonNegative,
+}
+
+impl Range {
+    /// The lowest and highest value (`None`: unbounded).
+    pub fn bounds(self) -> (f64, Option<f64>) {
+        match self {
+            Range::Unit => (0.0, Some(1.0)),
+            Range::Agreement => (-1.0, Some(1.0)),
+            Range::NonNegative => (0.0, None),
+        }
+    }
+
+    /// Whether `x` is one of the values.
+    pub fn contains(self, x: f64) -> bool {
+        let (lo, hi) = self.bounds();
+        x >= lo && hi.is_none_or(|hi| x <= hi)
+    }
+
+    /// `[0, 1]`, `[-1, 1]`, `≥ 0`: the range as people read it.
+    pub fn describe(self) -> String {
+        match self.bounds() {
+            (lo, Some(hi)) => format!("[{lo}, {hi}]"),
+            (lo, None) => format!("≥ {lo}"),
+        }
+    }
+}
+
 /// How a metric's value is computed.
 #[derive(Clone, Copy, Debug)]
 pub enum Eval {
@@ -31,9 +68,25 @@ pub struct Metric {
     pub support: &'static str,
     pub eval: Eval,
     pub about: &'static str,
+    /// The values it can take.
+    pub range: Range,
 }
 
 impl Metric {
+    /// The same metric with another range (a metric made by [`m`] is in [0, 1]).
+    pub const fn in_range(mut self, range: Range) -> Metric {
+        self.range = range;
+        self
+    }
+
+    /// Whether a broken rule on this metric makes the run incomplete (exit 3) rather than
+    /// failed: the run's health (failed calls, …) and answers that could not be read as
+    /// JSON at all. A broken pipeline is never mistaken for a quality regression.
+    pub fn is_run_health(&self) -> bool {
+        self.name.starts_with("run.")
+            || matches!(self.name, "parse.error_rate" | "parse.no_json_rate")
+    }
+
     /// The metric's value over summed statistics (`None` without support).
     pub fn value(&self, sums: &dyn Sums) -> Option<f64> {
         match self.eval {
@@ -56,6 +109,7 @@ pub const fn m(
         support,
         eval: Eval::Sums(f),
         about,
+        range: Range::Unit,
     }
 }
 
@@ -108,6 +162,7 @@ pub static SHARED: &[Metric] = &[
         support: "run.latency_known",
         eval: Eval::LatencyQuantile(0.50),
         about: "median latency",
+        range: Range::NonNegative,
     },
     Metric {
         name: "run.latency_p95_ms",
@@ -115,6 +170,7 @@ pub static SHARED: &[Metric] = &[
         support: "run.latency_known",
         eval: Eval::LatencyQuantile(0.95),
         about: "95th percentile latency",
+        range: Range::NonNegative,
     },
     m(
         "run.cache_hit_rate",
@@ -129,12 +185,14 @@ pub static SHARED: &[Metric] = &[
         "run.tokens_known",
         |s| Some(s.get("run.tokens")),
         "tokens used, where known",
-    ),
+    )
+    .in_range(Range::NonNegative),
     m(
         "run.cost_usd",
         Lower,
         "run.cost_known",
         |s| Some(s.get("run.cost")),
         "cost in USD, where known",
-    ),
+    )
+    .in_range(Range::NonNegative),
 ];

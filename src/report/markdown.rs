@@ -204,6 +204,8 @@ fn render_as(
         ratchet => v.ratchet.clone(),
         differences => v.provenance.differences.clone(),
         baseline_present => v.baseline_present,
+        built_in_rules => v.built_in_rules().then(crate::gate::rule::built_in_rules),
+        rules_docs => crate::gate::rule::RULES_DOCS,
         notes => notes,
         files => files,
         version => env!("CARGO_PKG_VERSION"),

@@ -408,6 +408,14 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
             let _ = writeln!(out, "  {f}");
         }
     }
+    if v.built_in_rules() {
+        let _ = writeln!(
+            out,
+            "\nrules: built-in defaults (no thresholds.toml found): {}.\nwrite a thresholds.toml to choose your own rules: {}",
+            crate::gate::rule::built_in_rules(),
+            crate::gate::rule::RULES_DOCS
+        );
+    }
     if !v.baseline_present {
         let _ = writeln!(
             out,

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::baseline::RefreshSettings;
-use crate::check::{CheckSettings, ReportOptions};
+use crate::check::{CheckSettings, MissingBaseline, ReportOptions};
 use crate::cli::{self, CommentOn, GateFormat, ScoreFormat, SuiteFormat};
 use crate::config::ConfigFile;
 use crate::error::Error;
@@ -262,10 +262,13 @@ impl GateSettings {
             });
         let thresholds = match &path {
             Some(p) => Thresholds::load(p)?,
-            None => Thresholds::parse("version = 1", Path::new("(no thresholds file)"))?,
+            None => Thresholds::built_in(),
         };
         let base = match (&a.base_thresholds, &a.base_ref) {
-            (Some(file), _) => Some(Thresholds::load(file)?),
+            (Some(file), _) => {
+                let text = crate::io::read(file)?;
+                Some(Thresholds::parse_unchecked(&text, file)?)
+            }
             (None, Some(rev)) => {
                 let p = path.unwrap_or_else(|| PathBuf::from(defaults::THRESHOLDS_FILE));
                 crate::gate::ratchet::at_revision(rev, &p)?
@@ -275,6 +278,15 @@ impl GateSettings {
         let ratchet = base
             .map(|b| crate::gate::ratchet::loosened(&b, &thresholds))
             .unwrap_or_default();
+        if a.resamples == Some(0) {
+            return Err(Error::usage(
+                "--resamples 0 (or GOLDGATE_RESAMPLES=0) would draw no paired interval, and so turn off every rule that requires a significant regression",
+                format!(
+                    "use at least 1 resample (the default, {}, is plenty for a 95% interval); a rule that should fail without significance says require_significance = false in thresholds.toml",
+                    defaults::RESAMPLES
+                ),
+            ));
+        }
         Ok(GateSettings {
             thresholds,
             compare: CompareOptions {
@@ -354,10 +366,21 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
         let file = config_file(a.pipeline.config.as_deref())?;
         let suite = suite_dir(a.suite, &file, "no suite to check")?;
         let out_dir = out_dir(a.out_dir, &file);
-        let baseline = a
-            .baseline
-            .or(file.check.baseline.clone())
-            .unwrap_or_else(|| defaults::BASELINE.into());
+        // A baseline named by a flag or goldgate.toml must exist; the default one need not
+        // (a project's first run), and --allow-missing-baseline lifts the rule.
+        let (baseline, named_by) = match (a.baseline, file.check.baseline.clone()) {
+            (Some(p), _) => (p, Some("--baseline")),
+            (None, Some(p)) => (p, Some("[check] baseline in goldgate.toml")),
+            (None, None) => (defaults::BASELINE.into(), None),
+        };
+        let allow = a.allow_missing_baseline || file.check.allow_missing_baseline == Some(true);
+        let missing_baseline = match named_by {
+            Some(by) if !allow => MissingBaseline::Refuse {
+                named_by: by.into(),
+                instead: crate::check::ALLOW_MISSING_BASELINE,
+            },
+            _ => MissingBaseline::AbsoluteRulesOnly,
+        };
         let gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
         let run = run_settings(suite, out_dir.join(defaults::RUN_FILE), a.pipeline, &file)?;
         Ok(CheckCommand {
@@ -366,6 +389,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
                 out_dir,
                 baseline_run: baseline_run_path(&baseline),
                 baseline,
+                missing_baseline,
                 thresholds: gate.thresholds.clone(),
                 compare: gate.compare.clone(),
                 report: gate.report.clone(),
@@ -379,7 +403,8 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
 impl TryFrom<cli::RefreshArgs> for RefreshSettings {
     type Error = Error;
 
-    /// The run goes to a temporary directory; the rules shape the scores.
+    /// The run goes to a temporary directory; the rules shape the scores and say whether the
+    /// run is healthy enough to be a baseline.
     fn try_from(a: cli::RefreshArgs) -> Result<Self, Error> {
         let file = config_file(a.pipeline.config.as_deref())?;
         let suite = suite_dir(a.suite, &file, "no suite to run")?;
@@ -388,11 +413,11 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
             .or(file.check.baseline.clone())
             .unwrap_or_else(|| defaults::BASELINE.into());
         let thresholds = match a.thresholds.as_deref().or(file.check.thresholds.as_deref()) {
-            Some(p) => Some(Thresholds::load(p)?),
+            Some(p) => Thresholds::load(p)?,
             None if Path::new(defaults::THRESHOLDS_FILE).is_file() => {
-                Some(Thresholds::load(Path::new(defaults::THRESHOLDS_FILE))?)
+                Thresholds::load(Path::new(defaults::THRESHOLDS_FILE))?
             }
-            None => None,
+            None => Thresholds::built_in(),
         };
         let work = std::env::temp_dir().join(format!("goldgate-refresh-{}", std::process::id()));
         let run = run_settings(suite, work.join(defaults::RUN_FILE), a.pipeline, &file)?;
@@ -400,7 +425,7 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
             run,
             baseline_run: baseline_run_path(&baseline),
             baseline,
-            scoring: thresholds.map(|t| t.scoring()).unwrap_or_default(),
+            thresholds,
             bootstrap: bootstrap(None, None)?,
             facts: provenance_facts(),
         })

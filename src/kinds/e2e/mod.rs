@@ -159,6 +159,10 @@ impl super::TaskKind for E2e {
         metrics::METRICS
     }
 
+    fn primary_metric(&self) -> &'static str {
+        "e2e.rd_score"
+    }
+
     fn prepare(&self, sample: &Sample) -> super::Gold {
         Box::new(GoldRequirements::new(&sample.labels.requirements))
     }

@@ -3,7 +3,7 @@
 
 use crate::metrics::agreement::{binary_kappa, cohen_kappa_cells};
 use crate::metrics::calibration::bins_from;
-use crate::metrics::registry::{m, Higher, Lower, Metric};
+use crate::metrics::registry::{m, Higher, Lower, Metric, Range};
 use crate::metrics::stats::Sums;
 use crate::metrics::{ratio_or, Prf, PrfKeys};
 
@@ -127,14 +127,16 @@ pub static METRICS: &[Metric] = &[
         "ext.msgs",
         kappa,
         "Cohen's kappa of message-level requirement identification",
-    ),
+    )
+    .in_range(Range::Agreement),
     m(
         "extraction.type_kappa",
         Higher,
         "ext.type_pairs",
         type_kappa,
         "Cohen's kappa of types over type-blind matches",
-    ),
+    )
+    .in_range(Range::Agreement),
     m(
         "extraction.ece",
         Lower,

@@ -306,6 +306,10 @@ impl super::TaskKind for Extraction {
         metrics::METRICS
     }
 
+    fn primary_metric(&self) -> &'static str {
+        "extraction.f1"
+    }
+
     fn prepare(&self, sample: &Sample) -> super::Gold {
         Box::new(GoldRequirements::new(&sample.labels.requirements))
     }

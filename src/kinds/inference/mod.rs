@@ -99,6 +99,10 @@ impl super::TaskKind for Inference {
         metrics::METRICS
     }
 
+    fn primary_metric(&self) -> &'static str {
+        "inference.recall"
+    }
+
     fn prepare(&self, sample: &Sample) -> super::Gold {
         Box::new(GoldInferred::new(&sample.labels.inferred_requirements))
     }

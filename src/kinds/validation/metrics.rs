@@ -2,7 +2,7 @@
 //! is computed from summed statistics, in report order.
 
 use crate::metrics::agreement::cohen_kappa_cells;
-use crate::metrics::registry::{m, Higher, Metric};
+use crate::metrics::registry::{m, Higher, Metric, Range};
 use crate::metrics::stats::Sums;
 use crate::metrics::{Prf, PrfKeys};
 
@@ -96,5 +96,6 @@ pub static METRICS: &[Metric] = &[
         "val.severity_pairs",
         severity_kappa,
         "Cohen's kappa of severity over matched issues",
-    ),
+    )
+    .in_range(Range::Agreement),
 ];

@@ -77,6 +77,10 @@ impl super::TaskKind for Validation {
         metrics::METRICS
     }
 
+    fn primary_metric(&self) -> &'static str {
+        "validation.f1"
+    }
+
     fn prepare(&self, _sample: &Sample) -> super::Gold {
         Box::new(())
     }

@@ -1,0 +1,255 @@
+//! Checking a parsed `thresholds.toml`: every value in its range, so no value can quietly
+//! defeat a rule — `nan` and infinities, a confidence outside (0, 1), a `sample_pass`
+//! outside [0, 1], a negative allowed regression, a bound on the wrong side of a metric's
+//! direction or outside the values it can take, an unknown metric. Every problem of the
+//! file is collected, each at its own line, so one run reports them all.
+
+use regex::Regex;
+use toml::Spanned;
+
+use super::{Defaults, Matching, MetricRule, Regression, Thresholds};
+use crate::error::{Location, Problem};
+use crate::metrics::registry::Direction;
+use crate::text::did_you_mean;
+
+/// Every problem of `t`; `at` turns a byte offset into a location.
+pub(super) fn check(t: &Thresholds, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if t.version != 1 {
+        problems.push(
+            Problem::new(
+                at(0),
+                Some("version".into()),
+                format!("unsupported version {}", t.version),
+            )
+            .with_hint("this goldgate reads `version = 1`"),
+        );
+    }
+    if let Some(defaults) = &t.defaults {
+        problems.extend(check_defaults(defaults, at));
+    }
+    for (name, rule) in &t.metrics {
+        problems.extend(check_rule(name, rule, at));
+    }
+    if let Some(m) = &t.matching {
+        problems.extend(check_matching(m, at));
+    }
+    if let Some(rd) = &t.rd_score {
+        let w = rd.get_ref();
+        let sum = w.coverage + w.accuracy + w.structure + w.traceability;
+        if (sum - 1.0).abs() > 1e-9
+            || [w.coverage, w.accuracy, w.structure, w.traceability]
+                .iter()
+                .any(|x| *x < 0.0)
+        {
+            problems.push(
+                Problem::new(
+                    at(rd.span().start),
+                    Some("rd_score".into()),
+                    format!("weights must be non-negative and sum to 1, they sum to {sum}"),
+                )
+                .with_hint(
+                    "the defaults are coverage 0.4, accuracy 0.3, structure 0.2, traceability 0.1",
+                ),
+            );
+        }
+    }
+    problems
+}
+
+const CONFIDENCE_HINT: &str = "a confidence level strictly between 0 and 1, e.g. 0.95";
+const REGRESSION_HINT: &str =
+    "the worsening allowed against the baseline: a number >= 0 (e.g. 0.02) or a percentage (\"5%\")";
+
+/// `max_regression` a finite amount >= 0 (a negative one fails every change, `nan` none).
+fn check_regression(regression: Regression) -> Option<String> {
+    let amount = regression.amount();
+    (!(amount >= 0.0 && amount.is_finite()))
+        .then(|| format!("max_regression {regression} must be a finite number >= 0"))
+}
+
+/// One `[metrics."name"]` table: a known metric; bounds that are finite, on the side the
+/// metric's direction allows (a floor for higher-is-better, a ceiling for lower-is-better)
+/// and within the values it can take; a confidence in (0, 1); an allowed regression >= 0.
+/// Every problem of the table is reported, each at its own key.
+fn check_rule(
+    name: &Spanned<String>,
+    rule: &MetricRule,
+    at: &dyn Fn(usize) -> Location,
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let metric = crate::kinds::find(name.get_ref());
+    let field = |key: &str| Some(format!("metrics.\"{}\".{key}", name.get_ref()));
+    if metric.is_none() {
+        let hint = match did_you_mean(name.get_ref(), crate::kinds::names()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => "`goldgate score` writes every metric name into score.json".to_string(),
+        };
+        let field = Some(format!("metrics.\"{}\"", name.get_ref()));
+        let message = format!("unknown metric `{}`", name.get_ref());
+        problems.push(Problem::new(at(name.span().start), field, message).with_hint(hint));
+    }
+    for (key, bound) in [("min", &rule.min), ("max", &rule.max)] {
+        let Some(bound) = bound else { continue };
+        let (v, here) = (*bound.get_ref(), at(bound.span().start));
+        let problem = |message: String, hint: String| {
+            Problem::new(here.clone(), field(key), message).with_hint(hint)
+        };
+        if !v.is_finite() {
+            problems.push(problem(
+                format!("{key} {v} is not a finite number"),
+                "a bound is a number in the metric's own range, e.g. `min = 0.8`".into(),
+            ));
+            continue;
+        }
+        let Some(metric) = metric else { continue };
+        let name = metric.name;
+        match (key, metric.direction) {
+            ("max", Direction::Higher) => problems.push(problem(
+                format!("`{name}` is higher-is-better: a ceiling would fail the gate when it improves"),
+                format!("use `min = {v}` for a floor; a drop against the baseline is caught by `max_regression`"),
+            )),
+            ("min", Direction::Lower) => problems.push(problem(
+                format!("`{name}` is lower-is-better: a floor would fail the gate when it improves"),
+                format!("use `max = {v}` for a ceiling; a rise against the baseline is caught by `max_regression`"),
+            )),
+            _ if !metric.range.contains(v) => {
+                let (lo, _) = metric.range.bounds();
+                let never = (key == "min") == (v < lo);
+                problems.push(problem(
+                    format!("{key} {v} is outside the values of `{name}`, {}", metric.range.describe()),
+                    format!(
+                        "this bound would {} break{}",
+                        if never { "never" } else { "always" },
+                        if v > 1.0 && metric.range.bounds().1 == Some(1.0) {
+                            " (a share is written 0.8, not 80)"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+    if let (Some(min), Some(max)) = (rule.min(), rule.max()) {
+        if min > max {
+            let at_max = at(rule.max.as_ref().map_or(0, |m| m.span().start));
+            let message = format!("min {min} is above max {max}");
+            problems.push(Problem::new(at_max, field("max"), message));
+        }
+    }
+    if let Some(c) = rule
+        .confidence
+        .as_ref()
+        .filter(|c| !(*c.get_ref() > 0.0 && *c.get_ref() < 1.0))
+    {
+        let message = format!("confidence {} must be between 0 and 1", c.get_ref());
+        problems.push(
+            Problem::new(at(c.span().start), field("confidence"), message)
+                .with_hint(CONFIDENCE_HINT),
+        );
+    }
+    if let Some(r) = &rule.max_regression {
+        if let Some(message) = check_regression(*r.get_ref()) {
+            problems.push(
+                Problem::new(at(r.span().start), field("max_regression"), message)
+                    .with_hint(REGRESSION_HINT),
+            );
+        }
+    }
+    problems
+}
+
+/// `[defaults]` values in their ranges: a confidence level in (0, 1), `sample_pass` a primary
+/// score in [0, 1] (`nan` and infinities are out of every range).
+fn check_defaults(defaults: &Spanned<Defaults>, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
+    let d = defaults.get_ref();
+    let location = at(defaults.span().start);
+    let mut problems = Vec::new();
+    if !(d.confidence > 0.0 && d.confidence < 1.0) {
+        problems.push(
+            Problem::new(
+                location.clone(),
+                Some("defaults.confidence".into()),
+                format!("confidence {} must be between 0 and 1", d.confidence),
+            )
+            .with_hint(CONFIDENCE_HINT),
+        );
+    }
+    if let Some(message) = d.max_regression.and_then(check_regression) {
+        problems.push(
+            Problem::new(
+                location.clone(),
+                Some("defaults.max_regression".into()),
+                message,
+            )
+            .with_hint(REGRESSION_HINT),
+        );
+    }
+    if !(0.0..=1.0).contains(&d.sample_pass) {
+        problems.push(
+            Problem::new(
+                location,
+                Some("defaults.sample_pass".into()),
+                format!("sample_pass {} must be between 0 and 1", d.sample_pass),
+            )
+            .with_hint("a primary score from 0 to 1 at or above which a sample passes, e.g. 0.8"),
+        );
+    }
+    problems
+}
+
+fn check_matching(m: &Spanned<Matching>, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let location = at(m.span().start);
+    let m = m.get_ref();
+    match m.similarity.as_deref() {
+        None | Some("lexical") => {}
+        Some(other @ ("minilm" | "openai")) => problems.push(
+            Problem::new(
+                location.clone(),
+                Some("matching.similarity".into()),
+                format!("the `{other}` similarity is not available in this version of goldgate"),
+            )
+            .with_hint("use `lexical` (thresholds 0.60 / 0.50)"),
+        ),
+        Some(other) => problems.push(
+            Problem::new(
+                location.clone(),
+                Some("matching.similarity".into()),
+                format!("unknown similarity `{other}`"),
+            )
+            .with_hint(crate::text::hint_for(
+                other,
+                &["lexical", "minilm", "openai"],
+            )),
+        ),
+    }
+    for (key, value) in [
+        ("requirement_threshold", m.requirement_threshold),
+        ("ac_threshold", m.ac_threshold),
+    ] {
+        if let Some(v) = value.filter(|v| !(*v > 0.0 && *v <= 1.0)) {
+            let problem = Problem::new(
+                location.clone(),
+                Some(format!("matching.{key}")),
+                format!("{v} is outside (0, 1]"),
+            );
+            problems.push(
+                problem
+                    .with_hint("a threshold of 0 would match unrelated, even empty, requirements"),
+            );
+        }
+    }
+    if let Some(p) = &m.id_pattern {
+        if let Err(e) = Regex::new(p.get_ref()) {
+            problems.push(Problem::new(
+                at(p.span().start),
+                Some("matching.id_pattern".into()),
+                format!("invalid regular expression: {e}"),
+            ));
+        }
+    }
+    problems
+}

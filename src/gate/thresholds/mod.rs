@@ -1,0 +1,417 @@
+//! `thresholds.toml`: defaults, per-metric rules, `[matching]` and `[rd_score]`; and the
+//! built-in rules that apply when no rules file is found. Every table denies unknown keys,
+//! every value is checked (in `check.rs`: metric names against the registry with a did-you-mean
+//! hint, bounds against each metric's direction and range), and every error names the
+//! file, line and key.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use regex::Regex;
+use serde::Deserialize;
+use toml::Spanned;
+
+mod check;
+
+use crate::error::{Error, Location, Problem, Result};
+use crate::metrics::matching::ActorClasses;
+use crate::metrics::RdWeights;
+use crate::metrics::SchemaMode;
+use crate::metrics::ScoringConfig;
+use crate::text::{explain_serde, norm};
+
+/// A rule's severity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    #[default]
+    Fail,
+    Warn,
+}
+
+/// An allowed worsening: absolute (`0.02`) or relative to the baseline (`"5%"`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Regression {
+    Absolute(f64),
+    Relative(f64),
+}
+
+impl Regression {
+    /// The amount as written: the number, or the percentage.
+    fn amount(self) -> f64 {
+        match self {
+            Regression::Absolute(x) => x,
+            Regression::Relative(p) => p * 100.0,
+        }
+    }
+}
+
+impl std::fmt::Display for Regression {
+    /// As written in `thresholds.toml`: `0.02` or `5%`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Regression::Absolute(x) => write!(f, "{x}"),
+            Regression::Relative(_) => write!(f, "{}%", self.amount()),
+        }
+    }
+}
+
+/// Any number, or a number followed by `%`: values out of range are checked with the rest of
+/// the file (so one run reports them all), not here.
+impl<'de> Deserialize<'de> for Regression {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Number(f64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Number(x) => Ok(Regression::Absolute(x)),
+            Raw::Text(s) => s
+                .trim()
+                .strip_suffix('%')
+                .and_then(|n| n.trim().parse::<f64>().ok())
+                .map(|p| Regression::Relative(p / 100.0))
+                .ok_or_else(|| {
+                    serde::de::Error::custom(format!(
+                        "max_regression `{s}` is neither a number nor a percentage like \"5%\""
+                    ))
+                }),
+        }
+    }
+}
+
+/// `[defaults]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    #[serde(default = "default_max_regression")]
+    pub max_regression: Option<Regression>,
+    #[serde(default = "yes")]
+    pub require_significance: bool,
+    #[serde(default = "default_confidence")]
+    pub confidence: f64,
+    #[serde(default = "default_sample_pass")]
+    pub sample_pass: f64,
+    #[serde(default)]
+    pub severity: Severity,
+}
+
+fn yes() -> bool {
+    true
+}
+/// Every key of `[defaults]` a file leaves out keeps its built-in value.
+fn default_max_regression() -> Option<Regression> {
+    Some(Regression::Absolute(0.02))
+}
+fn default_confidence() -> f64 {
+    0.95
+}
+fn default_sample_pass() -> f64 {
+    0.8
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults {
+            max_regression: default_max_regression(),
+            require_significance: true,
+            confidence: default_confidence(),
+            sample_pass: default_sample_pass(),
+            severity: Severity::Fail,
+        }
+    }
+}
+
+/// `[metrics."name"]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricRule {
+    pub min: Option<Spanned<f64>>,
+    pub max: Option<Spanned<f64>>,
+    pub max_regression: Option<Spanned<Regression>>,
+    pub require_significance: Option<bool>,
+    pub confidence: Option<Spanned<f64>>,
+    pub severity: Option<Severity>,
+}
+
+impl MetricRule {
+    /// The floor as a number.
+    pub fn min(&self) -> Option<f64> {
+        self.min.as_ref().map(|v| *v.get_ref())
+    }
+    /// The ceiling as a number.
+    pub fn max(&self) -> Option<f64> {
+        self.max.as_ref().map(|v| *v.get_ref())
+    }
+    /// The allowed regression.
+    pub fn max_regression(&self) -> Option<Regression> {
+        self.max_regression.as_ref().map(|v| *v.get_ref())
+    }
+    /// The confidence of the paired interval.
+    pub fn confidence(&self) -> Option<f64> {
+        self.confidence.as_ref().map(|v| *v.get_ref())
+    }
+}
+
+/// `[matching]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Matching {
+    pub similarity: Option<String>,
+    pub requirement_threshold: Option<f64>,
+    pub ac_threshold: Option<f64>,
+    pub type_rule: Option<bool>,
+    pub actor_rule: Option<bool>,
+    pub actor_synonyms: Option<Vec<Vec<String>>>,
+    pub generic_actors: Option<Vec<String>>,
+    pub schema: Option<SchemaMode>,
+    pub id_pattern: Option<Spanned<String>>,
+}
+
+/// `[rd_score]` weights.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RdScore {
+    pub coverage: f64,
+    pub accuracy: f64,
+    pub structure: f64,
+    pub traceability: f64,
+}
+
+/// A whole `thresholds.toml`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Thresholds {
+    pub version: u32,
+    #[serde(default)]
+    pub defaults: Option<Spanned<Defaults>>,
+    #[serde(default)]
+    pub metrics: BTreeMap<Spanned<String>, MetricRule>,
+    #[serde(default)]
+    pub matching: Option<Spanned<Matching>>,
+    #[serde(default)]
+    pub rd_score: Option<Spanned<RdScore>>,
+    /// Where the rules came from.
+    #[serde(skip)]
+    pub source: RulesSource,
+}
+
+/// The line and column of a byte offset in `text`.
+fn locate(text: &str, path: &Path, offset: usize) -> Location {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Location::new(path, line, column)
+}
+
+/// How the built-in rules are named where a verdict says where its rules came from.
+pub const BUILT_IN_SOURCE: &str = "built-in defaults";
+
+/// Where a gate's rules came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum RulesSource {
+    /// No rules file was found: [`Thresholds::built_in`].
+    #[default]
+    BuiltIn,
+    /// A `thresholds.toml`.
+    File(std::path::PathBuf),
+}
+
+impl std::fmt::Display for RulesSource {
+    /// `built-in defaults`, or the file's path.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RulesSource::BuiltIn => f.write_str(BUILT_IN_SOURCE),
+            RulesSource::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+impl Thresholds {
+    /// The rules that apply when no rules file is found: a significant drop of more than
+    /// the default allowed regression in each kind's primary metric fails (only kinds the
+    /// run has are judged), and [`super::rule`] adds the run-health ceilings.
+    pub fn built_in() -> Thresholds {
+        let metrics = crate::kinds::ALL
+            .iter()
+            .map(|k| {
+                (
+                    Spanned::new(0..0, k.primary_metric().to_string()),
+                    MetricRule::default(),
+                )
+            })
+            .collect();
+        Thresholds {
+            version: 1,
+            defaults: None,
+            metrics,
+            matching: None,
+            rd_score: None,
+            source: RulesSource::BuiltIn,
+        }
+    }
+
+    /// Whether these are the built-in rules (no rules file was found).
+    pub fn is_built_in(&self) -> bool {
+        self.source == RulesSource::BuiltIn
+    }
+
+    /// The primary score at or above which a sample passes (`[defaults] sample_pass`).
+    pub fn sample_pass(&self) -> f64 {
+        self.defaults().sample_pass
+    }
+
+    /// `[defaults]` as written, or the built-in defaults without one.
+    pub fn defaults(&self) -> Defaults {
+        self.defaults
+            .as_ref()
+            .map(|d| d.get_ref().clone())
+            .unwrap_or_default()
+    }
+
+    /// Read and validate a thresholds file.
+    pub fn load(path: &Path) -> Result<Thresholds> {
+        let text = crate::io::read(path)?;
+        Thresholds::parse(&text, path)
+    }
+
+    /// Parse and validate thresholds text (`path` is used in messages).
+    pub fn parse(text: &str, path: &Path) -> Result<Thresholds> {
+        let thresholds = Thresholds::parse_unchecked(text, path)?;
+        let at = |offset: usize| locate(text, path, offset);
+        let mut problems = check::check(&thresholds, &at);
+        problems.sort_by(|a, b| a.location.cmp(&b.location));
+        if problems.is_empty() {
+            Ok(thresholds)
+        } else {
+            Err(Error::Invalid {
+                what: "thresholds file",
+                problems,
+            })
+        }
+    }
+
+    /// Parse thresholds text without checking its values: the base branch's rules, which the
+    /// ratchet compares with and never applies (a file an older goldgate accepted must not
+    /// stop every pull request that fixes it).
+    pub fn parse_unchecked(text: &str, path: &Path) -> Result<Thresholds> {
+        let mut thresholds: Thresholds = toml::from_str(text).map_err(|e| {
+            let location = e
+                .span()
+                .map_or(Location::file(path), |s| locate(text, path, s.start));
+            let (message, hint) = explain_serde(e.message().trim());
+            let mut problem = Problem::new(location, None, message);
+            problem.hint = hint;
+            Error::invalid("thresholds file", problem)
+        })?;
+        thresholds.source = RulesSource::File(path.to_path_buf());
+        Ok(thresholds)
+    }
+
+    /// The scoring configuration these thresholds ask for.
+    pub fn scoring(&self) -> ScoringConfig {
+        let mut cfg = ScoringConfig::default();
+        if let Some(m) = self.matching.as_ref().map(Spanned::get_ref) {
+            cfg.requirement_threshold =
+                m.requirement_threshold.unwrap_or(cfg.requirement_threshold);
+            cfg.ac_threshold = m.ac_threshold.unwrap_or(cfg.ac_threshold);
+            cfg.type_rule = m.type_rule.unwrap_or(cfg.type_rule);
+            cfg.actor_rule = m.actor_rule.unwrap_or(cfg.actor_rule);
+            if let Some(classes) = &m.actor_synonyms {
+                cfg.actors = ActorClasses::new(classes);
+            }
+            if let Some(generic) = &m.generic_actors {
+                cfg.generic_actors = generic.iter().map(|g| norm(g)).collect();
+            }
+            cfg.schema = m.schema.unwrap_or(cfg.schema);
+            if let Some(Ok(re)) = m.id_pattern.as_ref().map(|p| Regex::new(p.get_ref())) {
+                cfg.id_pattern = re;
+            }
+        }
+        if let Some(w) = self.rd_score.as_ref().map(Spanned::get_ref) {
+            cfg.rd_weights = RdWeights {
+                coverage: w.coverage,
+                accuracy: w.accuracy,
+                structure: w.structure,
+                traceability: w.traceability,
+            };
+        }
+        cfg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Thresholds> {
+        Thresholds::parse(text, Path::new("thresholds.toml"))
+    }
+
+    #[test]
+    fn reads_the_spec_example() {
+        let t = parse("version = 1\n[defaults]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\nsample_pass = 0.8\n\n[metrics.\"extraction.f1\"]\nmin = 0.80\nmax_regression = \"5%\"\nseverity = \"fail\"\n\n[metrics.\"extraction.ece\"]\nmax = 0.10\n\n[matching]\nsimilarity = \"lexical\"\n").unwrap();
+        assert_eq!(t.metrics.len(), 2);
+        let f1 = t
+            .metrics
+            .iter()
+            .find(|(k, _)| k.get_ref() == "extraction.f1")
+            .unwrap()
+            .1;
+        assert_eq!(f1.max_regression(), Some(Regression::Relative(0.05)));
+    }
+
+    #[test]
+    fn unknown_metric_and_key_fail_loudly() {
+        let e = parse("version = 1\n\n[metrics.\"extraction.f2\"]\nmin = 0.8\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("thresholds.toml:3:") && e.contains("did you mean `extraction.f1`?"),
+            "{e}"
+        );
+        let e = parse("version = 1\n[defaults]\nmax_regresion = 0.1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("thresholds.toml:3:") && e.contains("did you mean `max_regression`?"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bounds_in_range_on_the_metrics_side_are_accepted() {
+        let t = parse("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0\n[metrics.\"extraction.recall\"]\nmin = 1\n[metrics.\"extraction.kappa\"]\nmin = -0.5\n[metrics.\"extraction.ece\"]\nmax = 0\n[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n[metrics.\"run.cost_usd\"]\nmax = 12.5\nmax_regression = \"10%\"\n").unwrap();
+        assert_eq!(t.metrics.len(), 6);
+        let e = parse("version = 1\n[metrics.\"extraction.f1\"]\nmin = 80\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("thresholds.toml:3:7:") && e.contains("[0, 1]") && e.contains("not 80"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_built_in_rules_gate_every_kinds_primary_metric() {
+        let t = Thresholds::built_in();
+        assert!(t.is_built_in() && t.source.to_string() == BUILT_IN_SOURCE);
+        for kind in crate::kinds::ALL {
+            let metric = crate::kinds::find(kind.primary_metric()).unwrap();
+            let (rule, _, severity) = super::super::rule::rule_for(metric, &t).unwrap();
+            assert_eq!(rule.describe(), "Δ ≤ 0.02 (sig.)");
+            assert_eq!((rule.confidence, severity), (0.95, Severity::Fail));
+        }
+        assert!(!parse("version = 1\n").unwrap().is_built_in());
+    }
+
+    #[test]
+    fn rd_weights_must_sum_to_one() {
+        let e = parse("version = 1\n[rd_score]\ncoverage = 0.5\naccuracy = 0.3\nstructure = 0.2\ntraceability = 0.1\n").unwrap_err().to_string();
+        assert!(e.contains("sum to 1"), "{e}");
+        let t = parse("version = 1\n[rd_score]\ncoverage = 0.25\naccuracy = 0.25\nstructure = 0.25\ntraceability = 0.25\n").unwrap();
+        assert_eq!(t.scoring().rd_weights.coverage, 0.25);
+    }
+}

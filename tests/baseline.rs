@@ -1,0 +1,168 @@
+//! `goldgate baseline refresh` never stores a broken run: a run whose calls failed or whose
+//! answers cannot be read is refused (exit 3) and the old baseline is left byte for byte; a
+//! healthy run that already breaks an absolute rule is stored, with a warning.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::json;
+
+use crate::support::TempDir;
+
+/// A suite of `n` extraction samples with one gold requirement each.
+fn suite(dir: &Path, n: usize) {
+    let root = dir.join("suite");
+    std::fs::create_dir_all(&root).unwrap();
+    let lines: String = (0..n)
+        .map(|i| {
+            json!({"id": format!("s-{i}"), "kind": "extraction", "domain": "shop",
+                "conversation": [{"role": "user", "content": "Customers track orders."}],
+                "labels": {"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional",
+                    "actor": "customer", "action": "track orders", "source_messages": [0]}]}})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(root.join("samples.jsonl"), lines).unwrap();
+}
+
+/// Answers for `s-0` … `s-{n-1}`: the gold requirement for the first `right`, none after.
+fn answers(dir: &Path, n: usize, right: usize) {
+    let found = json!({"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional",
+        "actor": "customer", "action": "track orders", "source_messages": [0]}]});
+    let lines: String = (0..n)
+        .map(|i| {
+            let output = if i < right {
+                found.clone()
+            } else {
+                json!({"requirements": []})
+            };
+            json!({"id": format!("s-{i}"), "output": output}).to_string() + "\n"
+        })
+        .collect();
+    std::fs::write(dir.join("answers.jsonl"), lines).unwrap();
+}
+
+fn refresh(dir: &Path, pipeline: &[&str]) -> Output {
+    let mut args = vec!["baseline", "refresh", "--suite", "suite"];
+    args.extend_from_slice(pipeline);
+    // A refused refresh keeps its run in the temporary directory: make that one the test's.
+    Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(&args)
+        .env("TMPDIR", dir)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// A stored baseline of `n` samples, made by a healthy refresh; its bytes.
+fn stored_baseline(dir: &Path, n: usize) -> Vec<u8> {
+    answers(dir, n, n);
+    let out = refresh(dir, &["--replay", "answers.jsonl"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(dir.join("baselines/main.json")).unwrap()
+}
+
+#[test]
+fn a_refresh_whose_calls_fail_is_refused_and_the_old_baseline_kept() {
+    let dir = TempDir::new("refresh-failing");
+    suite(&dir.0, 6);
+    let before = stored_baseline(&dir.0, 6);
+    let run_before = std::fs::read(dir.0.join("baselines/main.run.jsonl")).unwrap();
+    let out = refresh(&dir.0, &["--command", "exit 1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("the baseline was not changed")
+            && stderr.contains("run.error_rate: 1.0000 is above the ceiling 0.1000"),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("baseline written"));
+    assert_eq!(
+        std::fs::read(dir.0.join("baselines/main.json")).unwrap(),
+        before,
+        "the old baseline is byte for byte untouched"
+    );
+    assert_eq!(
+        std::fs::read(dir.0.join("baselines/main.run.jsonl")).unwrap(),
+        run_before
+    );
+}
+
+#[test]
+fn a_refresh_whose_answers_are_not_json_is_refused() {
+    let dir = TempDir::new("refresh-prose");
+    suite(&dir.0, 6);
+    let before = stored_baseline(&dir.0, 6);
+    let out = refresh(&dir.0, &["--command", "echo 'Here are the requirements.'"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("parse.no_json_rate: 1.0000 is above the ceiling"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(dir.0.join("baselines/main.json")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn a_refresh_over_its_error_rule_is_refused_under_a_rules_file_too() {
+    let dir = TempDir::new("refresh-rules-file");
+    suite(&dir.0, 20);
+    let before = stored_baseline(&dir.0, 20);
+    // One failed call in twenty (5%): under the built-in 10% ceiling, over the file's 2%.
+    std::fs::write(
+        dir.0.join("thresholds.toml"),
+        "version = 1\n[metrics.\"run.error_rate\"]\nmax = 0.02\n",
+    )
+    .unwrap();
+    let out = refresh(
+        &dir.0,
+        &[
+            "--command",
+            "grep -q '\"s-0\"' && exit 1; echo '{\"requirements\": []}'",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("run.error_rate: 0.0500 is above the ceiling 0.0200"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(dir.0.join("baselines/main.json")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn a_healthy_refresh_under_a_floor_it_breaks_is_stored_with_a_warning() {
+    let dir = TempDir::new("refresh-floor");
+    suite(&dir.0, 6);
+    answers(&dir.0, 6, 3);
+    std::fs::write(
+        dir.0.join("thresholds.toml"),
+        "version = 1\n[metrics.\"extraction.recall\"]\nmin = 0.8\n",
+    )
+    .unwrap();
+    let out = refresh(&dir.0, &["--replay", "answers.jsonl"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: the new baseline already breaks 1 absolute rule(s) of thresholds.toml"
+        ) && stderr.contains("extraction.recall: 0.5000 is below the floor 0.8000"),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("baseline written to baselines/main.json")
+    );
+    assert!(dir.0.join("baselines/main.json").is_file());
+}
