@@ -14,7 +14,7 @@ use super::verdict::{
 use crate::error::{Error, Result};
 use crate::metrics::bootstrap::{paired_deltas, BootstrapConfig, Prepared};
 use crate::metrics::stats::Stats;
-use crate::score::file::ScoreFile;
+use crate::score::file::{Provenance, ScoreFile};
 
 /// How to compare.
 #[derive(Clone, Debug)]
@@ -61,7 +61,12 @@ pub fn compare(
             .map(|b| differences(b, candidate))
             .unwrap_or_default(),
     };
-    let (verdict, summary) = decide(&metrics, candidate, baseline.is_some(), &options.ratchet);
+    let (verdict, summary) = decide(
+        &metrics,
+        candidate.missing.len(),
+        baseline.is_some(),
+        &options.ratchet,
+    );
     let gated: Vec<&str> = metrics
         .iter()
         .filter(|m| m.rule.is_some())
@@ -70,6 +75,7 @@ pub fn compare(
     let groups = group_rows(candidate, baseline, &gated);
     Ok(Verdict {
         schema: VERDICT_SCHEMA.into(),
+        metrics_version: Some(candidate.metrics_version.clone()),
         verdict,
         exit_code: crate::error::Exit::from(verdict).code(),
         summary,
@@ -218,6 +224,19 @@ fn differences(baseline: &ScoreFile, candidate: &ScoreFile) -> Vec<String> {
         baseline.protocol_version.clone(),
         candidate.protocol_version.clone(),
     );
+    out.extend(provenance_differences(b, c));
+    out
+}
+
+/// What changed between a baseline's provenance and a candidate's (suite, pipeline, model,
+/// repeats, goldgate, scoring settings).
+pub fn provenance_differences(b: &Provenance, c: &Provenance) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut diff = |what: &str, x: String, y: String| {
+        if x != y {
+            out.push(format!("{what}: {x} → {y}"));
+        }
+    };
     diff(
         "suite",
         b.suite_fingerprint.clone(),

@@ -1,7 +1,8 @@
 //! The gate: `thresholds.toml` ([`thresholds`]), the rule each metric is held to
 //! ([`rule`]), judging metrics and deciding ([`judge`]), comparing a candidate with its
 //! baseline into a [`verdict::Verdict`] ([`compare`]), the per-sample fix/break analysis
-//! ([`samples`]), diffs of broken samples ([`diff`]) and the threshold ratchet ([`ratchet`]).
+//! ([`samples`]), diffs of broken samples ([`diff`]), the threshold ratchet ([`ratchet`])
+//! and verdict files from elsewhere, checked and judged again ([`untrusted`]).
 
 pub mod compare;
 pub mod diff;
@@ -10,4 +11,5 @@ pub mod ratchet;
 pub mod rule;
 pub mod samples;
 pub mod thresholds;
+pub mod untrusted;
 pub mod verdict;

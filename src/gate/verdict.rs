@@ -63,6 +63,9 @@ pub struct MetricResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     pub schema: String,
+    /// The metrics version the candidate was scored with (absent in older files).
+    #[serde(default)]
+    pub metrics_version: Option<String>,
     pub verdict: Outcome,
     pub exit_code: i32,
     /// One line saying why.

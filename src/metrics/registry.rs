@@ -34,6 +34,19 @@ pub struct Metric {
 }
 
 impl Metric {
+    /// The values the metric can take, inclusive: kappas lie in [-1, 1]; latencies, token
+    /// counts and costs are non-negative with no upper bound; every other metric is a rate,
+    /// a share, a mean of scores in [0, 1] or a calibration error, in [0, 1]. Files that
+    /// claim a value outside it (a verdict from elsewhere) are refused.
+    pub fn range(&self) -> (f64, f64) {
+        match self.eval {
+            Eval::LatencyQuantile(_) => (0.0, f64::INFINITY),
+            Eval::Sums(_) if UNBOUNDED.contains(&self.name) => (0.0, f64::INFINITY),
+            Eval::Sums(_) if self.name.ends_with("kappa") => (-1.0, 1.0),
+            Eval::Sums(_) => (0.0, 1.0),
+        }
+    }
+
     /// The metric's value over summed statistics (`None` without support).
     pub fn value(&self, sums: &dyn Sums) -> Option<f64> {
         match self.eval {
@@ -60,6 +73,9 @@ pub const fn m(
 }
 
 pub use Direction::{Higher, Lower};
+
+/// Metrics that count or sum without an upper bound.
+const UNBOUNDED: &[&str] = &["run.tokens_total", "run.cost_usd"];
 
 pub fn rate(s: &dyn Sums, key: &str, of: &str) -> Option<f64> {
     Some(s.get(key) / s.get(of))
@@ -138,3 +154,23 @@ pub static SHARED: &[Metric] = &[
         "cost in USD, where known",
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_metric_has_the_range_its_values_take() {
+        let range = |name: &str| crate::kinds::find(name).unwrap().range();
+        assert_eq!(range("extraction.f1"), (0.0, 1.0));
+        assert_eq!(range("extraction.ece"), (0.0, 1.0));
+        assert_eq!(range("run.error_rate"), (0.0, 1.0));
+        assert_eq!(range("e2e.rd_score"), (0.0, 1.0));
+        assert_eq!(range("extraction.kappa"), (-1.0, 1.0));
+        assert_eq!(range("validation.severity_kappa"), (-1.0, 1.0));
+        for unbounded in ["run.latency_p95_ms", "run.tokens_total", "run.cost_usd"] {
+            assert_eq!(range(unbounded), (0.0, f64::INFINITY), "{unbounded}");
+        }
+        for name in super::UNBOUNDED {
+            assert!(crate::kinds::find(name).is_some(), "{name} is a metric");
+        }
+    }
+}
