@@ -6,6 +6,7 @@ mod github;
 mod hook;
 mod http;
 mod layers;
+mod publish;
 mod readme;
 mod reference;
 mod run;
