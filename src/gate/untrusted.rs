@@ -499,3 +499,124 @@ fn noise(claim: Option<&MetricResult>, baseline: Option<f64>, confidence: f64) -
         None => Noise::Unknown("the verdict file has no interval for the delta".into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::compare::{compare, tests::file, CompareOptions};
+    use crate::gate::verdict::by_name;
+    use crate::metrics::bootstrap::BootstrapConfig;
+
+    fn run(found: &[usize]) -> ScoreFile {
+        let samples: Vec<_> = found
+            .iter()
+            .map(|&f| (f as f64, 0.0, (5 - f) as f64, false))
+            .collect();
+        file(&samples, "1")
+    }
+
+    fn rules(text: &str) -> Thresholds {
+        Thresholds::parse(&format!("version = 1\n{text}"), Path::new("t.toml")).unwrap()
+    }
+
+    const OPTIONS: RederiveOptions<'static> = RederiveOptions {
+        ratchet: &[],
+        allow_version_change: false,
+    };
+
+    /// One sample worse out of 40: a drop beyond 0.02 that the paired interval calls noise.
+    fn noisy_verdict(thresholds: &Thresholds) -> (Verdict, ScoreFile) {
+        let base = run(&[5; 40]);
+        let mut one = vec![5; 40];
+        one[0] = 0;
+        let options = CompareOptions {
+            bootstrap: BootstrapConfig {
+                resamples: 400,
+                ..BootstrapConfig::default()
+            },
+            allow_version_change: false,
+            ratchet: vec![],
+        };
+        (
+            compare(&run(&one), Some(&base), thresholds, &options).unwrap(),
+            base,
+        )
+    }
+
+    #[test]
+    fn the_files_interval_counts_only_for_the_comparison_it_was_drawn_for() {
+        let sig = rules(
+            "[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\n",
+        );
+        let (v, base) = noisy_verdict(&sig);
+        assert_eq!(by_name(&v)["extraction.recall"].status, Status::Pass);
+        // The same baseline and confidence: the file's interval stands.
+        let again = rederive(&v, Some(&base), &sig, OPTIONS).unwrap();
+        assert_eq!(again.verdict.verdict, Outcome::Pass);
+        assert!(!again.verdict_overridden() && again.overridden.is_empty());
+        // Another confidence: the interval does not fit the rule, the drop counts.
+        let strict = rules("[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.9\n");
+        let judged = rederive(&v, Some(&base), &strict, OPTIONS).unwrap();
+        let recall = by_name(&judged.verdict)["extraction.recall"].clone();
+        assert_eq!(recall.status, Status::Fail);
+        assert!(
+            recall.reasons[0].contains("counted as significant"),
+            "{:?}",
+            recall.reasons
+        );
+        assert!(judged.verdict_overridden());
+        // Another baseline: the trusted one's values replace the file's.
+        let mut better = run(&[5; 40]);
+        better.metrics.get_mut("extraction.recall").unwrap().value = Some(1.0);
+        let mut forged = v.clone();
+        for m in &mut forged.metrics {
+            m.baseline = m.candidate;
+        }
+        let without = rederive(&forged, None, &sig, OPTIONS).unwrap();
+        assert_eq!(
+            without.verdict.verdict,
+            Outcome::Pass,
+            "the file's own values"
+        );
+        let with = rederive(&forged, Some(&better), &sig, OPTIONS).unwrap();
+        assert_eq!(
+            with.verdict.verdict,
+            Outcome::Fail,
+            "the trusted baseline's"
+        );
+        assert_eq!(
+            by_name(&with.verdict)["extraction.recall"].baseline,
+            Some(1.0)
+        );
+    }
+
+    #[test]
+    fn per_sample_results_are_judged_again_under_the_trusted_sample_pass() {
+        let (mut v, base) = noisy_verdict(&rules(""));
+        for s in &mut v.sample_results {
+            s.pass = false;
+        }
+        v.samples.as_mut().unwrap().broken.clear();
+        let again = rederive(&v, Some(&base), &rules(""), OPTIONS).unwrap();
+        assert_eq!(
+            again
+                .verdict
+                .sample_results
+                .iter()
+                .filter(|s| s.pass)
+                .count(),
+            39
+        );
+        let analysis = again.verdict.samples.unwrap();
+        assert_eq!(
+            (analysis.break_, analysis.broken[0].id.as_str()),
+            (1, "s-0")
+        );
+        let versions = ScoreFile {
+            metrics_version: "0".into(),
+            ..base
+        };
+        let e = rederive(&v, Some(&versions), &rules(""), OPTIONS).unwrap_err();
+        assert!(e.to_string().contains("metrics_version"), "{e}");
+    }
+}
