@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Exit, Result};
-use crate::gate::untrusted::{self, RederiveOptions, Rederived};
+use crate::gate::rederive::{rederive, RederiveOptions, Rederived};
+use crate::gate::untrusted;
 use crate::gate::verdict::{Outcome, Status, Verdict};
 use crate::output::Reporter;
 use crate::publish::{self, Event, Report};
@@ -192,7 +193,7 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
         .as_deref()
         .map(crate::score::file::read)
         .transpose()?;
-    let derived = untrusted::rederive(
+    let derived = rederive(
         &file,
         baseline.as_ref(),
         &s.gate.thresholds,

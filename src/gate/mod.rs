@@ -2,12 +2,14 @@
 //! ([`rule`]), judging metrics and deciding ([`judge`]), comparing a candidate with its
 //! baseline into a [`verdict::Verdict`] ([`compare`]), the per-sample fix/break analysis
 //! ([`samples`]), diffs of broken samples ([`diff`]), the threshold ratchet ([`ratchet`])
-//! and verdict files from elsewhere, checked and judged again ([`untrusted`]).
+//! and verdict files from elsewhere, checked ([`untrusted`]) and judged again
+//! ([`rederive`]).
 
 pub mod compare;
 pub mod diff;
 pub mod judge;
 pub mod ratchet;
+pub mod rederive;
 pub mod rule;
 pub mod samples;
 pub mod thresholds;
