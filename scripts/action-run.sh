@@ -37,6 +37,8 @@ case "$command" in
     fi
     flag verdict "$INPUT_VERDICT"
     flag pr "${INPUT_PR:-}"
+    flag config "${INPUT_CONFIG:-}"
+    flag baseline "${INPUT_BASELINE:-}"
     ;;
   *)
     echo "::error title=goldgate::command must be check or publish (or install, which stops after installing), not '$command'"

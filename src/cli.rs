@@ -379,6 +379,10 @@ pub struct GateArgs {
     /// Also create a check run on the head commit (needs `permissions: checks: write`)
     #[arg(long, env = "GOLDGATE_CHECK_RUN")]
     pub check_run: bool,
+    /// Seconds to wait at most for GitHub's API rate limit to reset before publishing fails
+    /// with a rate-limit error [default: 60]
+    #[arg(long, env = "GOLDGATE_GITHUB_MAX_WAIT", value_name = "SECS")]
+    pub github_max_wait: Option<u64>,
 }
 
 /// When to post the PR comment.
@@ -392,9 +396,19 @@ pub enum CommentOn {
 
 #[derive(Debug, Args)]
 pub struct PublishArgs {
-    /// A verdict saved by `check` or `compare --output` (e.g. downloaded from a fork PR's run)
+    /// A verdict saved by `check` or `compare --output` (e.g. downloaded from a fork PR's
+    /// run). It is not trusted: its values are judged again under the rules here
     #[arg(long, value_name = "FILE")]
     pub verdict: PathBuf,
+    /// The trusted baseline score file the verdict's values are compared with [default:
+    /// [check] baseline in goldgate.toml, else baselines/main.json, when it exists; else
+    /// the verdict file's own baseline values]
+    #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Settings file ([check] thresholds and baseline); default: ./goldgate.toml when it
+    /// exists. Flags win
+    #[arg(long, env = "GOLDGATE_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
     #[command(flatten)]
     pub gate: GateArgs,
 }

@@ -1,6 +1,7 @@
 //! Retrying a call that failed for a reason worth another try (rate limits, server errors,
 //! dropped connections): exponential backoff with full jitter, never shorter than what the
-//! server asked for in `Retry-After`. One home for the pipeline runner and the GitHub client.
+//! server asked for in `Retry-After`, and the wait until a rate limit's reset. One home for
+//! the pipeline runner and the GitHub client.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -57,6 +58,14 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let at = http_date(value)?;
     let now = now.duration_since(UNIX_EPOCH).ok()?.as_secs();
     Some(Duration::from_secs(at.saturating_sub(now)))
+}
+
+/// The wait until a rate limit's reset, given as seconds since the epoch (GitHub's
+/// `x-ratelimit-reset`), read against `now`; a reset in the past is no wait.
+pub fn until_reset(value: &str, now: SystemTime) -> Option<Duration> {
+    let at = value.trim().parse::<u64>().ok()?;
+    let at = UNIX_EPOCH + Duration::from_secs(at);
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 /// Seconds since the epoch of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
@@ -141,6 +150,19 @@ mod tests {
         );
         for bad in ["-1", "NaN", "soon", "Sun, 06 Foo 1994 08:49:37 GMT", ""] {
             assert_eq!(parse_retry_after(bad, now), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_wait_until_a_rate_limit_resets() {
+        let now = UNIX_EPOCH + Duration::from_millis(1_700_000_000_500);
+        assert_eq!(
+            until_reset("1700000002", now),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(until_reset(" 1600000000 ", now), Some(Duration::ZERO));
+        for bad in ["", "soon", "-5", "1.5e9"] {
+            assert_eq!(until_reset(bad, now), None, "{bad}");
         }
     }
 }

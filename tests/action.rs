@@ -300,16 +300,22 @@ fn the_action_gates_the_example_suite_and_sets_its_outputs() {
         "annotations for broken rules"
     );
 
-    // publish posts the saved verdict; without a PR it says so and still exits 0.
+    // publish judges the saved verdict again under the config's rules and baseline (it
+    // fails), and without a PR says it has no comment to post.
     let verdict = dir.0.join(&o["verdict-file"]);
     let (out, _) = action_run(
         &dir.0,
         &[
             ("INPUT_COMMAND", "publish"),
+            ("INPUT_CONFIG", config),
             ("INPUT_VERDICT", verdict.to_str().unwrap()),
         ],
     );
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("goldgate publish: fail"),
+        "{out:?}"
+    );
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("no PR comment"),
         "{out:?}"

@@ -11,23 +11,53 @@ use serde_json::{json, Value};
 use crate::support::mock_http::{MockServer, Response};
 use crate::support::{check_example_in_actions, TempDir};
 
-const TOKEN: &str = "ghs_fake_TOKEN_never_printed";
-const MARKER: &str = "<!-- goldgate:goldgate -->";
+pub(crate) const TOKEN: &str = "ghs_fake_TOKEN_never_printed";
+pub(crate) const MARKER: &str = "<!-- goldgate:goldgate -->";
 
 #[derive(Default)]
-struct State {
-    comments: Vec<Value>,
-    next_id: u64,
+pub(crate) struct State {
+    pub(crate) comments: Vec<Value>,
+    pub(crate) next_id: u64,
     /// (method, path, authorization)
-    requests: Vec<(String, String, Option<String>)>,
-    forbid_writes: bool,
-    fail_next: Option<u16>,
-    check_runs: Vec<Value>,
+    pub(crate) requests: Vec<(String, String, Option<String>)>,
+    pub(crate) forbid_writes: bool,
+    pub(crate) fail_next: Option<u16>,
+    pub(crate) check_runs: Vec<Value>,
+    /// Comment creates to apply and then answer 502 to (a write GitHub applied before the
+    /// connection failed).
+    pub(crate) apply_then_fail: u32,
+    /// From the first request on, for this many seconds, every request is refused by the
+    /// primary rate limit (403, `x-ratelimit-remaining: 0`, `x-ratelimit-reset`).
+    pub(crate) rate_limit_secs: Option<u64>,
+    /// When the rate limit resets (seconds since the epoch).
+    pub(crate) rate_limited_until: Option<u64>,
+    /// When the comment was created (seconds since the epoch).
+    pub(crate) posted_at: Option<u64>,
+    /// The next comment write is refused as too long (422).
+    pub(crate) too_long_next: bool,
+    /// Comment bodies of more bytes than this are refused as too long (422).
+    pub(crate) max_body_bytes: Option<usize>,
 }
 
-struct FakeGitHub {
-    port: u16,
-    state: Arc<Mutex<State>>,
+fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+fn too_long() -> (String, Vec<(String, String)>, Option<String>, Value) {
+    (
+        "422 Unprocessable Entity".into(),
+        vec![],
+        None,
+        json!({"message": "Validation Failed", "errors": [{"resource": "IssueComment", "code": "custom", "field": "body", "message": "body is too long (maximum is 65536 characters)"}]}),
+    )
+}
+
+pub(crate) struct FakeGitHub {
+    pub(crate) port: u16,
+    pub(crate) state: Arc<Mutex<State>>,
     _server: MockServer,
 }
 
@@ -35,7 +65,7 @@ fn comment(id: u64, login: &str, kind: &str, body: &str) -> Value {
     json!({"id": id, "user": {"login": login, "type": kind}, "body": body})
 }
 
-fn start(comments: Vec<Value>) -> FakeGitHub {
+pub(crate) fn start(comments: Vec<Value>) -> FakeGitHub {
     let next_id = comments
         .iter()
         .filter_map(|c| c["id"].as_u64())
@@ -54,9 +84,12 @@ fn start(comments: Vec<Value>) -> FakeGitHub {
         let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
         let auth = request.header("authorization").map(String::from);
         let port = *own_port.get().unwrap();
-        let (status, link, reply) =
+        let (status, headers, link, reply) =
             route(&request.method, &request.target, &body, auth, port, &shared);
-        let response = Response::json(&status, &reply);
+        let mut response = Response::json(&status, &reply);
+        for (name, value) in headers {
+            response = response.with_header(&name, &value);
+        }
         match link {
             Some(link) => response.with_header("Link", &link),
             None => response,
@@ -77,18 +110,44 @@ fn route(
     auth: Option<String>,
     port: u16,
     state: &Mutex<State>,
-) -> (String, Option<String>, Value) {
+) -> (String, Vec<(String, String)>, Option<String>, Value) {
     let mut s = state.lock().unwrap();
     let path = target.split('?').next().unwrap().to_string();
     s.requests.push((method.into(), target.into(), auth));
+    if let Some(secs) = s.rate_limit_secs.take() {
+        s.rate_limited_until = Some(now_secs() + secs);
+    }
+    if let Some(until) = s.rate_limited_until.filter(|u| now_secs() < *u) {
+        let headers = vec![
+            ("x-ratelimit-remaining".to_string(), "0".to_string()),
+            ("x-ratelimit-reset".to_string(), until.to_string()),
+        ];
+        let message = json!({"message": "API rate limit exceeded for installation ID 1."});
+        return ("403 Forbidden".into(), headers, None, message);
+    }
     if let Some(code) = s.fail_next.take() {
         return (
             format!("{code} Bad Gateway"),
+            vec![],
             None,
             json!({"message": "upstream"}),
         );
     }
-    match (method, path.as_str()) {
+    let writes_comment = (method == "POST" && path == "/repos/o/r/issues/7/comments")
+        || (method == "PATCH" && path.starts_with("/repos/o/r/issues/comments/"));
+    let text = body["body"].as_str().unwrap_or("");
+    let too_big = s.max_body_bytes.is_some_and(|max| text.len() > max);
+    if writes_comment && !s.forbid_writes && (s.too_long_next || too_big) {
+        s.too_long_next = false;
+        return too_long();
+    }
+    if method == "POST" && path == "/repos/o/r/check-runs" {
+        // GitHub's limit on a check run's summary, counted in bytes.
+        if body["output"]["summary"].as_str().unwrap_or("").len() > 65_535 {
+            return too_long();
+        }
+    }
+    let (status, link, reply) = match (method, path.as_str()) {
         ("GET", "/user") => (
             "200 OK".into(),
             None,
@@ -130,7 +189,17 @@ fn route(
                 body["body"].as_str().unwrap_or(""),
             );
             s.comments.push(c.clone());
-            ("201 Created".into(), None, c)
+            s.posted_at = Some(now_secs());
+            if s.apply_then_fail > 0 {
+                s.apply_then_fail -= 1;
+                (
+                    "502 Bad Gateway".into(),
+                    None,
+                    json!({"message": "upstream"}),
+                )
+            } else {
+                ("201 Created".into(), None, c)
+            }
         }
         ("PATCH", p) if p.starts_with("/repos/o/r/issues/comments/") => {
             let id: u64 = p.rsplit('/').next().unwrap().parse().unwrap();
@@ -143,7 +212,8 @@ fn route(
             None,
             json!({"message": "Not Found"}),
         ),
-    }
+    };
+    (status, vec![], link, reply)
 }
 
 fn check(dir: &Path, server: &FakeGitHub) -> std::process::Output {
@@ -399,4 +469,99 @@ fn malformed_github_variables_are_input_errors_and_send_nothing() {
         );
         no_token(&out);
     }
+}
+
+/// A create GitHub applied before answering 502 is not repeated: the comments are listed
+/// again first and the comment found there is ours (it used to be posted once per retry).
+#[test]
+fn a_create_github_applied_before_a_502_is_not_posted_twice() {
+    let server = start(vec![]);
+    server.state.lock().unwrap().apply_then_fail = 3;
+    let dir = TempDir::new("github-applied-502");
+    let out = check(&dir.0, &server);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("posted the goldgate comment on #7"),
+        "{stderr}"
+    );
+    let s = server.state.lock().unwrap();
+    assert_eq!(
+        s.comments.len(),
+        1,
+        "one sticky comment, not one per attempt"
+    );
+    assert_eq!(
+        s.requests.iter().filter(|(m, _, _)| m == "POST").count(),
+        1,
+        "the applied create was found by listing, not repeated"
+    );
+}
+
+/// A primary rate limit (403, no requests left) is waited out until its reset, and the
+/// comment is posted (it used to be reported as a permission problem).
+#[test]
+fn a_primary_rate_limit_is_waited_out_until_its_reset() {
+    let server = start(vec![]);
+    server.state.lock().unwrap().rate_limit_secs = Some(2);
+    let dir = TempDir::new("github-rate-limit");
+    let out = check(&dir.0, &server);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("posted the goldgate comment on #7"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("pull-requests: write"), "{stderr}");
+    let s = server.state.lock().unwrap();
+    assert_eq!(s.comments.len(), 1);
+    assert!(
+        s.posted_at >= s.rate_limited_until,
+        "posted after the reset"
+    );
+    let refused = s.requests.len() - 3; // the list, the login and the create got through
+    assert!(
+        refused <= 2,
+        "the limit was waited out, not hammered: {:?}",
+        s.requests
+    );
+}
+
+/// A rate limit that resets later than goldgate waits fails at once as a rate limit, not as
+/// a permission problem, and does not change the gate's exit code.
+#[test]
+fn a_rate_limit_beyond_the_bound_is_reported_as_a_rate_limit() {
+    let server = start(vec![]);
+    server.state.lock().unwrap().rate_limit_secs = Some(3600);
+    let dir = TempDir::new("github-rate-limit-long");
+    let started = std::time::Instant::now();
+    let out = check_with(&dir.0, &server, &["--github-max-wait", "5"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("rate limit") && stderr.contains("--github-max-wait"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("pull-requests: write"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert!(server.state.lock().unwrap().comments.is_empty());
+    no_token(&out);
+}
+
+/// A 422 for the comment's size is tried once more, with the shorter rendering.
+#[test]
+fn a_comment_refused_as_too_long_is_sent_again_shorter() {
+    let server = start(vec![]);
+    server.state.lock().unwrap().too_long_next = true;
+    let dir = TempDir::new("github-422");
+    let out = check(&dir.0, &server);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("posted the goldgate comment on #7"),
+        "{stderr}"
+    );
+    let s = server.state.lock().unwrap();
+    assert_eq!(s.comments.len(), 1);
+    let posts = s.requests.iter().filter(|(m, _, _)| m == "POST").count();
+    assert_eq!(posts, 2, "once refused, once shorter");
+    let body = s.comments[0]["body"].as_str().unwrap();
+    assert!(body.starts_with(MARKER) && body.len() <= 65_535);
 }

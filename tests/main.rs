@@ -8,6 +8,7 @@ mod hook;
 mod hostile_suite;
 mod http;
 mod layers;
+mod publish;
 mod readme;
 mod reference;
 mod run;

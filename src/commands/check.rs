@@ -27,11 +27,14 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     let paths = gated.written.named();
+    let reproduce =
+        super::publish::reproduce_compare(&gated.written.score, gated.baseline.as_deref(), &s.gate);
     super::publish::to_actions(
         &gated.verdict,
         &s.gate,
         &paths,
         &gated.markdown,
+        reproduce,
         Some(&runtime),
         reporter,
     )?;

@@ -31,7 +31,10 @@ pub fn compare(s: CompareSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     let mut paths = vec![("score", s.score.clone())];
     paths.extend(s.output.clone().map(|o| ("verdict-file", o)));
     let comment = super::publish::comment(&verdict, &s.gate)?;
-    super::publish::to_actions(&verdict, &s.gate, &paths, &comment, None, reporter)?;
+    let reproduce = super::publish::reproduce_compare(&s.score, s.baseline.as_deref(), &s.gate);
+    super::publish::to_actions(
+        &verdict, &s.gate, &paths, &comment, reproduce, None, reporter,
+    )?;
     show_verdict(&verdict, &candidate, &s.gate, &comment, reporter)
 }
 

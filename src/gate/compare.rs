@@ -9,7 +9,8 @@ use super::judge::{decide, judge};
 use super::samples::analyse;
 use super::thresholds::Thresholds;
 use super::verdict::{
-    GroupRow, MetricResult, ProvenanceReport, SampleResult, Verdict, VERDICT_SCHEMA,
+    provenance_differences, GroupRow, MetricResult, ProvenanceReport, SampleResult, Verdict,
+    VERDICT_SCHEMA,
 };
 use crate::error::{Error, Result};
 use crate::metrics::bootstrap::{paired_deltas, BootstrapConfig, Prepared};
@@ -61,7 +62,12 @@ pub fn compare(
             .map(|b| differences(b, candidate))
             .unwrap_or_default(),
     };
-    let (verdict, summary) = decide(&metrics, candidate, baseline.is_some(), &options.ratchet);
+    let (verdict, summary) = decide(
+        &metrics,
+        candidate.missing.len(),
+        baseline.is_some(),
+        &options.ratchet,
+    );
     let gated: Vec<&str> = metrics
         .iter()
         .filter(|m| m.rule.is_some())
@@ -70,6 +76,7 @@ pub fn compare(
     let groups = group_rows(candidate, baseline, &gated);
     Ok(Verdict {
         schema: VERDICT_SCHEMA.into(),
+        metrics_version: Some(candidate.metrics_version.clone()),
         verdict,
         exit_code: crate::error::Exit::from(verdict).code(),
         summary,
@@ -219,29 +226,7 @@ fn differences(baseline: &ScoreFile, candidate: &ScoreFile) -> Vec<String> {
         baseline.protocol_version.clone(),
         candidate.protocol_version.clone(),
     );
-    diff(
-        "suite",
-        b.suite_fingerprint.clone(),
-        c.suite_fingerprint.clone(),
-    );
-    let shown = |x: &Option<String>| x.clone().unwrap_or_else(|| "(none)".into());
-    diff(
-        "pipeline",
-        shown(&b.pipeline_fingerprint),
-        shown(&c.pipeline_fingerprint),
-    );
-    diff("model", shown(&b.model), shown(&c.model));
-    diff("repeats", b.repeats.to_string(), c.repeats.to_string());
-    diff(
-        "goldgate",
-        b.goldgate_version.clone(),
-        c.goldgate_version.clone(),
-    );
-    diff(
-        "scoring settings",
-        serde_json::to_string(&b.scoring).unwrap_or_default(),
-        serde_json::to_string(&c.scoring).unwrap_or_default(),
-    );
+    out.extend(provenance_differences(b, c));
     out
 }
 

@@ -20,8 +20,9 @@ pub struct SampleDiff {
     pub baseline_vs_candidate: Option<String>,
 }
 
-/// Broken samples diffed at most (the comment has a size limit).
-pub const MAX_DIFFS: usize = 20;
+/// Broken samples diffed at most, worst first: the job summary shows every diff (within
+/// its 1 MiB), the PR comment as many as fit.
+pub const MAX_DIFFS: usize = 100;
 
 fn unified(old: &str, new: &str, from: &str, to: &str) -> String {
     TextDiff::from_lines(old, new)

@@ -17,13 +17,60 @@ pub(super) fn judge(
     draws: Option<&Vec<f64>>,
 ) -> MetricResult {
     let value = |f: &ScoreFile| f.metrics.get(metric.name).and_then(|a| a.value);
-    let (cand, base) = (value(candidate), baseline.and_then(value));
+    let values = Values {
+        candidate: value(candidate),
+        baseline: baseline.and_then(value),
+        n: candidate.metrics.get(metric.name).map_or(0, |a| a.n),
+    };
+    let delta = values.candidate.zip(values.baseline);
+    judge_values(metric, values, thresholds, |confidence| {
+        Noise::Interval(delta.and(draws).and_then(|d| interval(d, confidence)))
+    })
+}
+
+/// A metric's values in one comparison.
+#[derive(Clone, Copy, Debug)]
+pub struct Values {
+    pub candidate: Option<f64>,
+    pub baseline: Option<f64>,
+    /// Samples that count towards the candidate's value.
+    pub n: usize,
+}
+
+/// What is known of the delta's sampling noise.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Noise {
+    /// The paired-bootstrap interval of the delta at the rule's confidence (`None`: none
+    /// could be drawn).
+    Interval(Option<[f64; 2]>),
+    /// No interval fits this comparison (the reason says why): a regression beyond its
+    /// allowance cannot be excused as noise, so it counts as significant.
+    Unknown(String),
+}
+
+/// Judge one metric's values against its rule under `thresholds`. `noise` is asked for the
+/// delta's interval at the rule's confidence.
+pub fn judge_values(
+    metric: &Metric,
+    values: Values,
+    thresholds: &Thresholds,
+    noise: impl FnOnce(f64) -> Noise,
+) -> MetricResult {
+    let Values {
+        candidate: cand,
+        baseline: base,
+        n,
+    } = values;
     let delta = cand.zip(base).map(|(c, b)| c - b);
     // The built-in rules judge only the kinds the runs have.
     let absent = thresholds.is_built_in() && cand.is_none() && base.is_none();
     let rule = rule_for(metric, thresholds).filter(|_| !absent);
     let confidence = rule.as_ref().map_or(0.95, |(r, _, _)| r.confidence);
-    let delta_ci = delta.and(draws).and_then(|d| interval(d, confidence));
+    let noise = noise(confidence);
+    let delta_ci = match &noise {
+        Noise::Interval(ci) => delta.and(*ci),
+        Noise::Unknown(_) => None,
+    };
     let mut result = MetricResult {
         name: metric.name.into(),
         direction: metric.direction,
@@ -31,7 +78,7 @@ pub(super) fn judge(
         candidate: cand,
         delta,
         delta_ci,
-        n: candidate.metrics.get(metric.name).map_or(0, |a| a.n),
+        n,
         rule: None,
         status: Status::Info,
         reasons: Vec::new(),
@@ -93,7 +140,12 @@ pub(super) fn judge(
                 fmt(worse),
                 fmt(allowed)
             );
-            if significant || !rule.require_significance {
+            if let (Noise::Unknown(why), true) = (&noise, rule.require_significance) {
+                breaks(
+                    &mut result,
+                    format!("{what} (counted as significant: {why})"),
+                );
+            } else if significant || !rule.require_significance {
                 breaks(&mut result, what);
             } else {
                 result.reasons.push(format!(
@@ -112,9 +164,11 @@ fn fmt(v: f64) -> String {
     fmt_value(v, 4)
 }
 
-pub(super) fn decide(
+/// The overall outcome of judged metrics and its one-line summary; `missing` is the number
+/// of suite samples the candidate run had no answer for.
+pub fn decide(
     metrics: &[MetricResult],
-    candidate: &ScoreFile,
+    missing: usize,
     has_baseline: bool,
     ratchet: &[String],
 ) -> (Outcome, String) {
@@ -125,13 +179,10 @@ pub(super) fn decide(
             .map(|m| m.name.as_str())
             .collect::<Vec<_>>()
     };
-    if !candidate.missing.is_empty() {
+    if missing > 0 {
         return (
             Outcome::Incomplete,
-            format!(
-                "incomplete run: {} samples have no answer",
-                candidate.missing.len()
-            ),
+            format!("incomplete run: {missing} samples have no answer"),
         );
     }
     let incomplete = names(Status::Incomplete);

@@ -1,13 +1,17 @@
 //! The gate: `thresholds.toml` ([`thresholds`]), the rule each metric is held to
 //! ([`rule`]), judging metrics and deciding ([`judge`]), comparing a candidate with its
 //! baseline into a [`verdict::Verdict`] ([`compare`]), the per-sample fix/break analysis
-//! ([`samples`]), diffs of broken samples ([`diff`]) and the threshold ratchet ([`ratchet`]).
+//! ([`samples`]), diffs of broken samples ([`diff`]), the threshold ratchet ([`ratchet`])
+//! and verdict files from elsewhere, checked ([`untrusted`]) and judged again
+//! ([`rederive`]).
 
 pub mod compare;
 pub mod diff;
 pub mod judge;
 pub mod ratchet;
+pub mod rederive;
 pub mod rule;
 pub mod samples;
 pub mod thresholds;
+pub mod untrusted;
 pub mod verdict;

@@ -61,19 +61,29 @@ pub fn analyse(baseline: &ScoreFile, candidate: &ScoreFile, sample_pass: f64) ->
         .iter()
         .map(|s| (s.id.as_str(), s.primary))
         .collect();
+    let after = candidate.samples.iter().map(|s| (s.id.as_str(), s.primary));
+    analyse_primaries(&before, after, sample_pass)
+}
+
+/// Compare per-sample primary scores: the baseline's by sample id, and the candidate's
+/// (id, primary) in report order.
+pub fn analyse_primaries<'a>(
+    before: &HashMap<&str, f64>,
+    candidate: impl Iterator<Item = (&'a str, f64)>,
+    sample_pass: f64,
+) -> SampleAnalysis {
     let mut a = SampleAnalysis {
         sample_pass,
         ..SampleAnalysis::default()
     };
     let (mut changed, mut improved, mut degraded) = (0usize, 0usize, 0usize);
-    for s in &candidate.samples {
-        let Some(&b) = before.get(s.id.as_str()) else {
+    for (id, c) in candidate {
+        let Some(&b) = before.get(id) else {
             continue;
         };
-        let c = s.primary;
         a.shared += 1;
         let change = Change {
-            id: s.id.clone(),
+            id: id.to_string(),
             baseline: b,
             candidate: c,
         };

@@ -63,6 +63,9 @@ pub struct MetricResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     pub schema: String,
+    /// The metrics version the candidate was scored with (absent in older files).
+    #[serde(default)]
+    pub metrics_version: Option<String>,
     pub verdict: Outcome,
     pub exit_code: i32,
     /// One line saying why.
@@ -124,6 +127,41 @@ pub struct ProvenanceReport {
     pub candidate: Provenance,
     pub baseline: Option<Provenance>,
     pub differences: Vec<String>,
+}
+
+/// What changed between a baseline's provenance and a candidate's (suite, pipeline, model,
+/// repeats, goldgate, scoring settings).
+pub fn provenance_differences(b: &Provenance, c: &Provenance) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut diff = |what: &str, x: String, y: String| {
+        if x != y {
+            out.push(format!("{what}: {x} → {y}"));
+        }
+    };
+    diff(
+        "suite",
+        b.suite_fingerprint.clone(),
+        c.suite_fingerprint.clone(),
+    );
+    let shown = |x: &Option<String>| x.clone().unwrap_or_else(|| "(none)".into());
+    diff(
+        "pipeline",
+        shown(&b.pipeline_fingerprint),
+        shown(&c.pipeline_fingerprint),
+    );
+    diff("model", shown(&b.model), shown(&c.model));
+    diff("repeats", b.repeats.to_string(), c.repeats.to_string());
+    diff(
+        "goldgate",
+        b.goldgate_version.clone(),
+        c.goldgate_version.clone(),
+    );
+    diff(
+        "scoring settings",
+        serde_json::to_string(&b.scoring).unwrap_or_default(),
+        serde_json::to_string(&c.scoring).unwrap_or_default(),
+    );
+    out
 }
 
 /// Metric name → result, for tests and reports.

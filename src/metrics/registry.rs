@@ -87,6 +87,13 @@ impl Metric {
             || matches!(self.name, "parse.error_rate" | "parse.no_json_rate")
     }
 
+    /// The values the metric can take, inclusive, as numbers (`f64::INFINITY`: no upper
+    /// bound). Files that claim a value outside them (a verdict from elsewhere) are refused.
+    pub fn bounds(&self) -> (f64, f64) {
+        let (lo, hi) = self.range.bounds();
+        (lo, hi.unwrap_or(f64::INFINITY))
+    }
+
     /// The metric's value over summed statistics (`None` without support).
     pub fn value(&self, sums: &dyn Sums) -> Option<f64> {
         match self.eval {
@@ -115,6 +122,7 @@ pub const fn m(
 
 pub use Direction::{Higher, Lower};
 
+/// Metrics that count or sum without an upper bound.
 pub fn rate(s: &dyn Sums, key: &str, of: &str) -> Option<f64> {
     Some(s.get(key) / s.get(of))
 }
@@ -196,3 +204,20 @@ pub static SHARED: &[Metric] = &[
     )
     .in_range(Range::NonNegative),
 ];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_metric_has_the_range_its_values_take() {
+        let range = |name: &str| crate::kinds::find(name).unwrap().bounds();
+        assert_eq!(range("extraction.f1"), (0.0, 1.0));
+        assert_eq!(range("extraction.ece"), (0.0, 1.0));
+        assert_eq!(range("run.error_rate"), (0.0, 1.0));
+        assert_eq!(range("e2e.rd_score"), (0.0, 1.0));
+        assert_eq!(range("extraction.kappa"), (-1.0, 1.0));
+        assert_eq!(range("validation.severity_kappa"), (-1.0, 1.0));
+        for unbounded in ["run.latency_p95_ms", "run.tokens_total", "run.cost_usd"] {
+            assert_eq!(range(unbounded), (0.0, f64::INFINITY), "{unbounded}");
+        }
+    }
+}

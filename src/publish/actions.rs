@@ -8,8 +8,8 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::gate::verdict::{Status, Verdict};
 
-/// GitHub's limit on a job summary.
-pub const SUMMARY_LIMIT: usize = 1 << 20;
+/// GitHub's limit on a job summary, in bytes.
+pub const SUMMARY_LIMIT: usize = crate::report::markdown::SUMMARY_LIMIT;
 /// Annotations of one level GitHub shows per step.
 pub const ANNOTATIONS_PER_LEVEL: usize = 10;
 

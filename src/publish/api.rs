@@ -1,10 +1,13 @@
 //! GitHub's REST API through octocrab, as far as goldgate needs it: one sticky comment per
 //! gate on a pull request, and a check run. The comment is found by its hidden marker among
-//! all comments (every page), updated in place or created. 5xx answers and rate limits
-//! (429, and 403 with no rate left) are retried with `retry.rs`, honouring `Retry-After`; a
-//! 403 "Resource not accessible by integration" (fork PRs, read-only tokens) is reported,
-//! not fatal. `GITHUB_API_URL` (GitHub Enterprise, tests) is the base URI. The token is
-//! sent in the Authorization header only and is removed from every message.
+//! all comments (every page), updated in place or created. Reads and updates are retried on
+//! 5xx answers and lost connections with `retry.rs`; a create that may have been applied (a
+//! 5xx, a timeout) lists the comments again before it is repeated, so a comment is never
+//! posted twice. Rate limits (see [`super::limits`]) are waited out within a bound and
+//! reported as rate limits; a 403 "Resource not accessible by integration" (fork PRs,
+//! read-only tokens) is reported, not fatal; a 422 for a too-long text is tried once more
+//! with a shorter rendering. `GITHUB_API_URL` (GitHub Enterprise, tests) is the base URI.
+//! The token is sent in the Authorization header only and is removed from every message.
 
 use std::path::Path;
 use std::time::Duration;
@@ -13,7 +16,8 @@ use http::StatusCode;
 use octocrab::Octocrab;
 use serde_json::{json, Value};
 
-use crate::retry::{parse_retry_after, Backoff};
+use super::limits::{cut_bytes, too_long, Body, RateLimit, CHECK_RUN_SUMMARY_BYTES};
+use crate::retry::{parse_retry_after, until_reset, Backoff};
 use crate::rng::{label_hash, Rng};
 
 /// The HTTP methods goldgate uses.
@@ -163,11 +167,27 @@ pub enum Published {
 pub struct ApiError(pub String);
 
 const ATTEMPTS: u32 = 4;
+/// Slack added to a rate limit's reset time (clocks differ by a little).
+const RESET_SLACK: Duration = Duration::from_millis(250);
+
+/// One answer from GitHub.
+struct Reply {
+    status: StatusCode,
+    /// The `Link` header.
+    link: Option<String>,
+    body: Value,
+}
+
+/// A write that failed in a way that may or may not have applied it (a 5xx answer, a
+/// timeout, a dropped connection): what happened, for the message.
+struct Unsure(String);
 
 pub struct GitHub {
     client: Octocrab,
     target: Target,
     backoff: Backoff,
+    /// The longest wait for a primary rate limit to reset.
+    rate_limit_wait: Duration,
 }
 
 impl GitHub {
@@ -200,6 +220,7 @@ impl GitHub {
             client,
             target,
             backoff: Backoff::default(),
+            rate_limit_wait: Duration::ZERO,
         })
     }
 
@@ -209,18 +230,42 @@ impl GitHub {
         self
     }
 
+    /// The longest wait for a rate limit to reset (none unless set); beyond it, publishing
+    /// fails with a rate-limit error.
+    pub fn with_rate_limit_wait(mut self, wait: Duration) -> Self {
+        self.rate_limit_wait = wait;
+        self
+    }
+
     fn url(&self, path: &str) -> String {
         format!("{}{path}", self.target.api.trim_end_matches('/'))
     }
 
-    /// One call with retries on 5xx, 429 and rate-limited 403s. Returns status, the `Link`
-    /// header and the JSON body.
+    /// One call, retried on 5xx answers, lost connections and rate limits (safe for reads
+    /// and updates, which can be repeated).
     async fn call(
         &self,
         method: Method,
         url: &str,
         body: Option<&Value>,
-    ) -> Result<(StatusCode, Option<String>, Value), ApiError> {
+    ) -> Result<Reply, ApiError> {
+        self.request(method, url, body, true)
+            .await?
+            .map_err(|Unsure(why)| ApiError(why))
+    }
+
+    /// One call. Rate limits are waited out (they apply nothing): a primary one (no rate
+    /// left, `x-ratelimit-reset`) until its reset when that is within the bound, else an
+    /// error saying so; a secondary one (429, or 403 with `Retry-After`) with backoff. With
+    /// `retry_unsure`, 5xx answers and lost connections are tried again; without, they come
+    /// back as [`Unsure`] for the caller to find out whether the write was applied.
+    async fn request(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+        retry_unsure: bool,
+    ) -> Result<Result<Reply, Unsure>, ApiError> {
         let mut attempt = 0;
         let mut rng = Rng::new(label_hash(url) ^ u64::from(std::process::id()));
         loop {
@@ -232,41 +277,68 @@ impl GitHub {
             };
             let response = match sent {
                 Ok(r) => r,
-                Err(_) if attempt < ATTEMPTS => {
-                    tokio::time::sleep(self.backoff.wait(attempt, None, &mut rng)).await;
-                    continue;
-                }
                 Err(e) => {
                     let why = redact(&e.to_string(), &self.target.token);
-                    return Err(ApiError(format!("{method} {}: {why}", path_of(url))));
+                    let why = format!("{method} {}: {why}", path_of(url));
+                    if retry_unsure && attempt < ATTEMPTS {
+                        tokio::time::sleep(self.backoff.wait(attempt, None, &mut rng)).await;
+                        continue;
+                    }
+                    return Ok(Err(Unsure(why)));
                 }
             };
             let status = response.status();
             let headers = response.headers().clone();
-            let rate_limited = status == StatusCode::TOO_MANY_REQUESTS
-                || (status == StatusCode::FORBIDDEN
-                    && headers
-                        .get("x-ratelimit-remaining")
-                        .is_some_and(|v| v == "0"));
-            if (status.is_server_error() || rate_limited) && attempt < ATTEMPTS {
-                let asked = headers
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
-                tokio::time::sleep(self.backoff.wait(attempt, asked, &mut rng)).await;
+            let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+            match RateLimit::of(
+                status,
+                header("x-ratelimit-remaining"),
+                header("retry-after"),
+            ) {
+                Some(RateLimit::Primary) => {
+                    let now = std::time::SystemTime::now();
+                    let reset = header("x-ratelimit-reset").and_then(|v| until_reset(v, now));
+                    let wait = reset.unwrap_or_else(|| self.backoff.wait(attempt, None, &mut rng));
+                    if wait > self.rate_limit_wait || attempt >= ATTEMPTS {
+                        return Err(ApiError(format!(
+                            "{method} {}: GitHub's API rate limit for this token is used up{}; goldgate waits at most {} s for it (--github-max-wait). This is a rate limit, not a permission problem: retry the job later, or spread the workflows that share the token",
+                            path_of(url),
+                            reset.map_or(String::new(), |r| format!(" for another {} s", r.as_secs())),
+                            self.rate_limit_wait.as_secs()
+                        )));
+                    }
+                    tokio::time::sleep(wait + RESET_SLACK).await;
+                    continue;
+                }
+                Some(RateLimit::Secondary) if attempt < ATTEMPTS => {
+                    let asked = header("retry-after")
+                        .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
+                    tokio::time::sleep(self.backoff.wait(attempt, asked, &mut rng)).await;
+                    continue;
+                }
+                Some(RateLimit::Secondary) => {
+                    return Err(ApiError(format!(
+                        "{method} {}: GitHub kept answering {status} (a secondary rate limit) after {ATTEMPTS} attempts; retry the job later",
+                        path_of(url)
+                    )));
+                }
+                None => {}
+            }
+            if status.is_server_error() && attempt < ATTEMPTS && retry_unsure {
+                tokio::time::sleep(self.backoff.wait(attempt, None, &mut rng)).await;
                 continue;
             }
-            let link = headers
-                .get("link")
-                .and_then(|v| v.to_str().ok())
-                .map(String::from);
+            if status.is_server_error() && !retry_unsure {
+                return Ok(Err(Unsure(format!("{method} {}: {status}", path_of(url)))));
+            }
+            let link = header("link").map(String::from);
             let text = self
                 .client
                 .body_to_string(response)
                 .await
                 .unwrap_or_default();
-            let json = serde_json::from_str(&text).unwrap_or(Value::String(text));
-            return Ok((status, link, json));
+            let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+            return Ok(Ok(Reply { status, link, body }));
         }
     }
 
@@ -281,33 +353,50 @@ impl GitHub {
     async fn all_comments(&self) -> Result<Result<Vec<Value>, Published>, ApiError> {
         let (mut comments, mut next) = (Vec::new(), Some(self.issue_comments()));
         while let Some(url) = next.take() {
-            let (status, link, body) = self.call(Method::Get, &url, None).await?;
-            if let Some(forbidden) = forbidden(status, &body) {
+            let reply = self.call(Method::Get, &url, None).await?;
+            if let Some(forbidden) = forbidden(reply.status, &reply.body) {
                 return Ok(Err(forbidden));
             }
-            if !status.is_success() {
+            if !reply.status.is_success() {
                 return Err(ApiError(format!(
-                    "listing comments on #{}: {status} {}",
+                    "listing comments on #{}: {} {}",
                     self.target.pr,
-                    message(&body)
+                    reply.status,
+                    message(&reply.body)
                 )));
             }
-            comments.extend(body.as_array().cloned().unwrap_or_default());
-            next = link.as_deref().and_then(next_page);
+            comments.extend(reply.body.as_array().cloned().unwrap_or_default());
+            next = reply.link.as_deref().and_then(next_page);
         }
         Ok(Ok(comments))
     }
 
     /// The login the token acts as, when GitHub says (installation tokens may not).
     async fn login(&self) -> Option<String> {
-        let (status, _, body) = self
+        let reply = self
             .call(Method::Get, &self.url("/user"), None)
             .await
             .ok()?;
-        status
+        reply
+            .status
             .is_success()
-            .then(|| body["login"].as_str().map(String::from))
+            .then(|| reply.body["login"].as_str().map(String::from))
             .flatten()
+    }
+
+    /// This gate's sticky comment among `comments`: ours (by `me`, or a bot when the login
+    /// is unknown) and starting with `marker`.
+    fn ours(comments: &[Value], me: Option<&str>, marker: &str) -> Option<u64> {
+        comments
+            .iter()
+            .find(|c| {
+                let mine = match me {
+                    Some(login) => c["user"]["login"].as_str() == Some(login),
+                    None => c["user"]["type"].as_str() == Some("Bot"),
+                };
+                mine && c["body"].as_str().is_some_and(|b| b.starts_with(marker))
+            })
+            .and_then(|c| c["id"].as_u64())
     }
 
     /// Create or update this gate's sticky comment. `create` says whether a missing comment
@@ -315,7 +404,7 @@ impl GitHub {
     pub async fn sticky_comment(
         &self,
         marker: &str,
-        body: &str,
+        body: Body<'_>,
         create: bool,
     ) -> Result<Published, ApiError> {
         let comments = match self.all_comments().await? {
@@ -323,66 +412,120 @@ impl GitHub {
             Err(forbidden) => return Ok(forbidden),
         };
         let me = self.login().await;
-        let ours = comments.iter().find(|c| {
-            let mine = match &me {
-                Some(login) => c["user"]["login"].as_str() == Some(login),
-                None => c["user"]["type"].as_str() == Some("Bot"),
-            };
-            mine && c["body"].as_str().is_some_and(|b| b.starts_with(marker))
-        });
-        let payload = json!({ "body": body });
-        let (method, url, created) = match ours.and_then(|c| c["id"].as_u64()) {
-            Some(id) => (
-                Method::Patch,
-                self.url(&format!(
-                    "/repos/{}/issues/comments/{id}",
-                    self.target.repository
-                )),
-                false,
-            ),
-            None if create => (
-                Method::Post,
-                self.issue_comments().replace("?per_page=100", ""),
-                true,
-            ),
-            None => return Ok(Published::Skipped),
-        };
-        let (status, _, answer) = self.call(method, &url, Some(&payload)).await?;
-        if let Some(forbidden) = forbidden(status, &answer) {
+        match Self::ours(&comments, me.as_deref(), marker) {
+            Some(id) => self.update_comment(id, body).await,
+            None if create => self.create_comment(marker, me.as_deref(), body).await,
+            None => Ok(Published::Skipped),
+        }
+    }
+
+    async fn update_comment(&self, id: u64, body: Body<'_>) -> Result<Published, ApiError> {
+        let url = self.url(&format!(
+            "/repos/{}/issues/comments/{id}",
+            self.target.repository
+        ));
+        let mut reply = self
+            .call(Method::Patch, &url, Some(&json!({ "body": body.text })))
+            .await?;
+        if too_long(reply.status, &reply.body) {
+            let shorter = (body.shorter)();
+            reply = self
+                .call(Method::Patch, &url, Some(&json!({ "body": shorter })))
+                .await?;
+        }
+        self.written(reply, Published::Updated)
+    }
+
+    /// Create the comment. A create GitHub may have applied (a 5xx answer, a timeout) is not
+    /// repeated blindly: the comments are listed again first, and a comment of ours found
+    /// there is the one that was created.
+    async fn create_comment(
+        &self,
+        marker: &str,
+        me: Option<&str>,
+        body: Body<'_>,
+    ) -> Result<Published, ApiError> {
+        let url = self.issue_comments().replace("?per_page=100", "");
+        let mut rng = Rng::new(label_hash(&url) ^ u64::from(std::process::id()));
+        let (mut text, mut shortened) = (body.text.to_string(), false);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let payload = json!({ "body": text });
+            match self
+                .request(Method::Post, &url, Some(&payload), false)
+                .await?
+            {
+                Ok(reply) if too_long(reply.status, &reply.body) && !shortened => {
+                    (text, shortened) = ((body.shorter)(), true);
+                }
+                Ok(reply) => return self.written(reply, Published::Created),
+                Err(Unsure(why)) if attempt >= ATTEMPTS => {
+                    return Err(ApiError(format!(
+                        "writing the comment on #{}: {why} ({ATTEMPTS} attempts)",
+                        self.target.pr
+                    )));
+                }
+                Err(Unsure(_)) => {
+                    tokio::time::sleep(self.backoff.wait(attempt, None, &mut rng)).await;
+                    let comments = match self.all_comments().await? {
+                        Ok(c) => c,
+                        Err(forbidden) => return Ok(forbidden),
+                    };
+                    if let Some(id) = Self::ours(&comments, me, marker) {
+                        return Ok(Published::Created(id));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The outcome of a comment write.
+    fn written(&self, reply: Reply, done: fn(u64) -> Published) -> Result<Published, ApiError> {
+        if let Some(forbidden) = forbidden(reply.status, &reply.body) {
             return Ok(forbidden);
         }
-        if !status.is_success() {
+        if !reply.status.is_success() {
             return Err(ApiError(format!(
-                "writing the comment on #{}: {status} {}",
+                "writing the comment on #{}: {} {}",
                 self.target.pr,
-                message(&answer)
+                reply.status,
+                message(&reply.body)
             )));
         }
-        let id = answer["id"].as_u64().unwrap_or(0);
-        Ok(if created {
-            Published::Created(id)
-        } else {
-            Published::Updated(id)
-        })
+        Ok(done(reply.body["id"].as_u64().unwrap_or(0)))
     }
 }
 
 impl GitHub {
-    /// A completed check run on the head commit, with the report as its summary.
+    /// A completed check run on the head commit, with the report as its summary (the
+    /// shorter rendering when the report has more bytes than GitHub takes).
     pub async fn check_run(
         &self,
         name: &str,
         conclusion: &str,
         title: &str,
-        summary: &str,
+        summary: Body<'_>,
     ) -> Result<Published, ApiError> {
         let Some(sha) = self.target.head_sha.clone() else {
             return Err(ApiError("no head commit (GITHUB_SHA or the event's pull_request.head.sha) for the check run".into()));
         };
-        let cut: String = summary.chars().take(65_535).collect();
-        let payload = json!({ "name": name, "head_sha": sha, "status": "completed", "conclusion": conclusion, "output": { "title": title, "summary": cut } });
+        let (mut text, mut shortened) = match summary.text.len() <= CHECK_RUN_SUMMARY_BYTES {
+            true => (summary.text.to_string(), false),
+            false => ((summary.shorter)(), true),
+        };
         let url = self.url(&format!("/repos/{}/check-runs", self.target.repository));
-        let (status, _, answer) = self.call(Method::Post, &url, Some(&payload)).await?;
+        let answer = loop {
+            let cut = cut_bytes(&text, CHECK_RUN_SUMMARY_BYTES);
+            let payload = json!({ "name": name, "head_sha": sha, "status": "completed", "conclusion": conclusion, "output": { "title": title, "summary": cut } });
+            let reply = self.call(Method::Post, &url, Some(&payload)).await?;
+            if too_long(reply.status, &reply.body) && !shortened {
+                (text, shortened) = ((summary.shorter)(), true);
+                continue;
+            }
+            break reply;
+        };
+        let (status, answer) = (answer.status, answer.body);
         if status == StatusCode::FORBIDDEN {
             return Ok(Published::Forbidden(format!("GitHub refused the check run ({status}: {}): give the workflow `permissions: checks: write`.", message(&answer))));
         }

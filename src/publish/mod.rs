@@ -1,11 +1,12 @@
 //! Publishing a verdict on GitHub: inside GitHub Actions, the job summary, step outputs
-//! and annotations ([`actions`]); through the REST API ([`api`]), the sticky PR comment and
-//! the check run. Decisions (whether to post, what a check run concludes) live here; what
+//! and annotations ([`actions`]); through the REST API ([`api`], with GitHub's rate and
+//! size limits in [`limits`]), the sticky PR comment and the check run. Decisions (whether to post, what a check run concludes) live here; what
 //! happened comes back as [`Event`]s for the caller to show. Failing to publish never
 //! changes the gate's exit code.
 
 pub mod actions;
 pub mod api;
+pub mod limits;
 
 use std::path::{Path, PathBuf};
 
@@ -34,6 +35,29 @@ pub struct PublishOptions {
     pub check_run: bool,
     /// Waits between retried API calls.
     pub backoff: Backoff,
+    /// The longest wait for GitHub's rate limit to reset; beyond it, publishing fails with
+    /// a rate-limit error.
+    pub rate_limit_wait: std::time::Duration,
+}
+
+/// What to publish: the PR comment, a shorter rendering for when GitHub refuses its size
+/// (also a check run's summary when the comment has more bytes than a check run takes), and
+/// the job summary (the full report).
+#[derive(Clone, Copy)]
+pub struct Report<'a> {
+    pub comment: &'a str,
+    /// Renders the comment within [`limits::CHECK_RUN_SUMMARY_BYTES`].
+    pub shorter: &'a dyn Fn() -> String,
+    pub summary: &'a str,
+}
+
+impl Report<'_> {
+    fn body(&self) -> limits::Body<'_> {
+        limits::Body {
+            text: self.comment,
+            shorter: self.shorter,
+        }
+    }
 }
 
 /// What publishing did, for the caller to show (stderr: the runner reads workflow
@@ -96,11 +120,11 @@ impl Event {
     }
 }
 
-/// Inside GitHub Actions: the comment as the job summary, step outputs (the verdict and
-/// `outputs`' paths), annotations, and the PR comment as `options` say. Outside, nothing.
+/// Inside GitHub Actions: the job summary, step outputs (the verdict and `outputs`'
+/// paths), annotations, and the PR comment as `options` say. Outside, nothing.
 pub fn to_actions(
     verdict: &Verdict,
-    markdown: &str,
+    report: Report<'_>,
     outputs: &[(&str, PathBuf)],
     options: &PublishOptions,
     runtime: &tokio::runtime::Runtime,
@@ -108,7 +132,7 @@ pub fn to_actions(
     if !actions::in_actions() {
         return Ok(Vec::new());
     }
-    let mut events: Vec<Event> = write_summary(markdown).into_iter().collect();
+    let mut events: Vec<Event> = write_summary(report.summary).into_iter().collect();
     if let Some(output) = std::env::var_os("GITHUB_OUTPUT").filter(|s| !s.is_empty()) {
         let word = serde_json::to_value(verdict.verdict)
             .ok()
@@ -131,12 +155,12 @@ pub fn to_actions(
         }
     }
     events.push(Event::Annotations(actions::annotations(verdict)));
-    events.extend(post_comment(verdict, markdown, options, runtime)?);
+    events.extend(post_comment(verdict, report, options, runtime)?);
     Ok(events)
 }
 
-/// The comment as the job summary, when `GITHUB_STEP_SUMMARY` names a file; the event to
-/// report when it cannot be written.
+/// The job summary, when `GITHUB_STEP_SUMMARY` names a file; the event to report when it
+/// cannot be written.
 pub fn write_summary(markdown: &str) -> Option<Event> {
     let summary = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty())?;
     actions::write_summary(Path::new(&summary), markdown)
@@ -148,7 +172,7 @@ pub fn write_summary(markdown: &str) -> Option<Event> {
 /// the command's runtime.
 pub fn post_comment(
     verdict: &Verdict,
-    body: &str,
+    report: Report<'_>,
     options: &PublishOptions,
     runtime: &tokio::runtime::Runtime,
 ) -> Result<Vec<Event>> {
@@ -170,12 +194,19 @@ pub fn post_comment(
     };
     let (outcome, check) = runtime
         .block_on(async {
-            let github = GitHub::new(target)?.with_backoff(options.backoff);
-            let comment = github.sticky_comment(&marker, body, create).await;
+            let github = GitHub::new(target)?
+                .with_backoff(options.backoff)
+                .with_rate_limit_wait(options.rate_limit_wait);
+            let comment = github.sticky_comment(&marker, report.body(), create).await;
             let check = match options.check_run {
                 true => Some(
                     github
-                        .check_run(&options.gate_name, conclusion, &verdict.summary, body)
+                        .check_run(
+                            &options.gate_name,
+                            conclusion,
+                            &verdict.summary,
+                            report.body(),
+                        )
                         .await,
                 ),
                 false => None,

@@ -1,14 +1,19 @@
-//! The PR comment (Markdown), rendered with minijinja from `templates/comment.md.j2` (built
-//! in; a `--templates DIR` may override it). Text that came from pipelines, gold files or
-//! users is escaped so it cannot mention anyone, inject HTML or break out of a table or code
-//! fence. The body stays under GitHub's 65,536-character limit: detail sections are dropped
-//! first, then the body is cut, and it says so.
+//! The PR comment and the job summary (Markdown), rendered with minijinja from
+//! `templates/comment.md.j2` and `templates/summary.md.j2` (built in; a `--templates DIR`
+//! may override them). Text that came from pipelines, gold files or users is escaped so it
+//! cannot mention anyone, inject HTML or break out of a table or code fence. The comment
+//! stays under GitHub's 65,536-character limit and the summary under 1 MiB by showing less
+//! detail (groups, then fixed samples, then diffs, then the least-dropped broken samples;
+//! the worst broken samples stay), saying how much was left out; only if that is not
+//! enough is the body cut.
 
 use std::path::Path;
 
 use minijinja::{context, Environment, Value};
 use serde::Serialize;
 
+use super::fit::{diffs_within, fit, Shown};
+pub use super::fit::{Limit, SUMMARY_LIMIT};
 use crate::error::{Error, Result};
 use crate::gate::verdict::{Outcome, Status, Verdict};
 
@@ -93,12 +98,21 @@ fn rows(v: &Verdict) -> Vec<Row> {
         .collect()
 }
 
-/// How much detail a rendering keeps.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Detail {
-    Full,
-    NoSamples,
-    NoGroups,
+/// What a rendering says beyond the verdict itself.
+#[derive(Clone, Debug, Default)]
+pub struct Render<'a> {
+    /// The gate's name: one sticky comment per name.
+    pub gate_name: &'a str,
+    /// A directory whose templates replace the built-in ones.
+    pub templates: Option<&'a Path>,
+    /// Where the verdict was computed, when it is not the run that posts it (`publish`).
+    pub origin: Option<String>,
+    /// Warnings shown under the verdict line (a verdict file's claim overridden).
+    pub warnings: Vec<String>,
+    /// The files the run wrote (job summary).
+    pub files: Vec<String>,
+    /// The command that reproduces the verdict (job summary).
+    pub reproduce: Option<String>,
 }
 
 fn environment(templates: Option<&Path>) -> Result<Environment<'static>> {
@@ -111,61 +125,43 @@ fn environment(templates: Option<&Path>) -> Result<Environment<'static>> {
 
 /// Render the PR comment for a verdict (`gate_name` names the sticky comment).
 pub fn comment(v: &Verdict, gate_name: &str, templates: Option<&Path>) -> Result<String> {
-    let env = environment(templates)?;
-    let mut notes = Vec::new();
-    for detail in [Detail::Full, Detail::NoSamples, Detail::NoGroups] {
-        let body = render(&env, v, gate_name, detail, &notes)?;
-        if body.chars().count() <= GITHUB_LIMIT {
-            return Ok(body);
-        }
-        notes = vec!["Some detail sections were left out to stay under GitHub's comment size limit; the full report is in verdict.json.".to_string()];
-    }
-    let body = render(&env, v, gate_name, Detail::NoGroups, &notes)?;
-    let note = "\n\n_…cut here: the report is longer than GitHub allows; see verdict.json._\n";
-    let keep = GITHUB_LIMIT - note.chars().count();
-    Ok(body.chars().take(keep).collect::<String>() + note)
-}
-
-fn render(
-    env: &Environment<'_>,
-    v: &Verdict,
-    gate_name: &str,
-    detail: Detail,
-    notes: &[String],
-) -> Result<String> {
-    render_as(env, "comment.md.j2", v, gate_name, detail, notes, &[])
-}
-
-/// The job summary: the comment (all detail kept: the summary's limit is 1 MiB) and the
-/// files the run wrote.
-pub fn summary(
-    v: &Verdict,
-    gate_name: &str,
-    templates: Option<&Path>,
-    files: &[String],
-) -> Result<String> {
-    let env = environment(templates)?;
-    render_as(
-        &env,
-        "summary.md.j2",
-        v,
+    let render = Render {
         gate_name,
-        Detail::Full,
-        &[],
-        files,
-    )
+        templates,
+        ..Render::default()
+    };
+    comment_within(v, &render, Limit::Chars(GITHUB_LIMIT))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Render the PR comment within `limit`, showing less detail when everything does not fit
+/// (see [`fit`]: the worst broken samples stay longest) and saying what was left out.
+pub fn comment_within(v: &Verdict, render: &Render<'_>, limit: Limit) -> Result<String> {
+    let env = environment(render.templates)?;
+    let full_report = "the job summary and verdict.json";
+    fit(v, limit, full_report, |shown| {
+        render_as(&env, "comment.md.j2", v, render, shown, full_report)
+    })
+}
+
+/// The job summary: the full report (every broken and fixed sample with its diff, the
+/// groups, the files written, the command that reproduces the verdict) from
+/// `summary.md.j2`, trimmed like the comment only if it exceeds GitHub's 1 MiB.
+pub fn summary(v: &Verdict, render: &Render<'_>) -> Result<String> {
+    let env = environment(render.templates)?;
+    fit(v, Limit::Bytes(SUMMARY_LIMIT), "verdict.json", |shown| {
+        render_as(&env, "summary.md.j2", v, render, shown, "verdict.json")
+    })
+}
+
 fn render_as(
     env: &Environment<'_>,
     template: &str,
     v: &Verdict,
-    gate_name: &str,
-    detail: Detail,
-    notes: &[String],
-    files: &[String],
+    render: &Render<'_>,
+    shown: Shown,
+    full_report: &str,
 ) -> Result<String> {
+    let gate_name = render.gate_name;
     let (word, icon) = match v.verdict {
         Outcome::Pass => ("pass", "✅"),
         Outcome::Warn => ("pass with warnings", "⚠️"),
@@ -178,11 +174,39 @@ fn render_as(
             sample_pass => s.sample_pass, shared => s.shared, fix => s.fix, broken_count => s.break_, keep => s.keep, still => s.still,
             net_gain => crate::number::delta(s.net_gain, None, 3),
             mcnemar_p => format!("{:.4}", s.mcnemar_p),
-            broken => s.broken.iter().map(change).collect::<Vec<_>>(),
-            fixed => s.fixed.iter().map(change).collect::<Vec<_>>(),
+            broken => s.broken.iter().take(shown.broken).map(change).collect::<Vec<_>>(),
+            fixed => if shown.fixed { s.fixed.iter().map(change).collect::<Vec<_>>() } else { Vec::new() },
         }
     });
+    let broken_total = v.samples.as_ref().map_or(0, |s| s.broken.len());
+    let fixed_total = v.samples.as_ref().map_or(0, |s| s.fixed.len());
+    let listed: std::collections::HashSet<&str> = v
+        .samples
+        .iter()
+        .flat_map(|s| s.broken.iter().take(shown.broken).map(|c| c.id.as_str()))
+        .collect();
+    let diffs: Vec<Value> = v
+        .diffs
+        .iter()
+        .filter(|d| listed.contains(d.id.as_str()))
+        .take(shown.diffs)
+        .map(|d| {
+            context! {
+                id => escape_inline(&d.id),
+                gold => fenced(d.gold_vs_candidate.trim_end(), "diff"),
+                answers => d.baseline_vs_candidate.as_deref().map(|a| fenced(a.trim_end(), "diff")),
+            }
+        })
+        .collect();
+    let diffs_hidden = diffs_within(v, shown.broken) - diffs.len();
     let groups: Vec<Value> = v.groups.iter().map(|g| context! { dimension => g.dimension.clone(), group => g.group.clone(), metric => g.metric.clone(), values => format!("{} → {}", num(g.baseline), num(g.candidate)), n => g.n }).collect();
+    let mut notes = Vec::new();
+    if !shown.groups && !groups.is_empty() {
+        notes.push(format!("The breakdown by group was left out to stay under GitHub's size limit (it is in {full_report})."));
+    }
+    if !shown.fixed && fixed_total > 0 {
+        notes.push(format!("The {fixed_total} fixed samples are not listed, to stay under GitHub's size limit (all are in {full_report})."));
+    }
     let list = |title: &str, ids: &[String]| context! { title => title, ids => ids.iter().map(|i| format!("`{}`", escape_inline(i))).collect::<Vec<_>>() };
     let ctx = context! {
         marker => marker(gate_name),
@@ -192,14 +216,13 @@ fn render_as(
         summary => v.summary.clone(),
         metrics => rows(v),
         samples => samples,
-        show_samples => detail < Detail::NoSamples,
+        show_samples => shown.broken > 0 || shown.fixed,
+        broken_hidden => broken_total - shown.broken.min(broken_total),
+        diffs_hidden => diffs_hidden,
+        full_report => full_report,
         groups => groups,
-        show_groups => detail < Detail::NoGroups,
-        diffs => if detail < Detail::NoSamples { v.diffs.iter().map(|d| context! {
-            id => escape_inline(&d.id),
-            gold => fenced(d.gold_vs_candidate.trim_end(), "diff"),
-            answers => d.baseline_vs_candidate.as_deref().map(|a| fenced(a.trim_end(), "diff")),
-        }).collect::<Vec<_>>() } else { Vec::new() },
+        show_groups => shown.groups,
+        diffs => diffs,
         lists => vec![list("Missing from the run", &v.missing), list("Added since the baseline", &v.added), list("Removed since the baseline", &v.removed)],
         ratchet => v.ratchet.clone(),
         differences => v.provenance.differences.clone(),
@@ -207,7 +230,10 @@ fn render_as(
         built_in_rules => v.built_in_rules().then(crate::gate::rule::built_in_rules),
         rules_docs => crate::gate::rule::RULES_DOCS,
         notes => notes,
-        files => files,
+        origin => render.origin.clone(),
+        warnings => render.warnings.clone(),
+        files => render.files.clone(),
+        reproduce => render.reproduce.as_deref().map(|r| fenced(r, "sh")),
         version => env!("CARGO_PKG_VERSION"),
         metrics_version => crate::score::file::METRICS_VERSION,
     };
@@ -279,12 +305,19 @@ mod tests {
     #[test]
     fn a_huge_report_stays_under_the_limit_and_says_so() {
         let v = verdict(&vec![5; 3000], &vec![0; 3000]);
-        let full = render(
+        let all = Shown {
+            broken: 3000,
+            diffs: 0,
+            fixed: true,
+            groups: true,
+        };
+        let full = render_as(
             &environment(None).unwrap(),
+            "comment.md.j2",
             &v,
-            "goldgate",
-            Detail::Full,
-            &[],
+            &Render::default(),
+            all,
+            "verdict.json",
         )
         .unwrap();
         assert!(
@@ -293,13 +326,18 @@ mod tests {
         );
         let body = comment(&v, "goldgate", None).unwrap();
         assert!(body.chars().count() <= GITHUB_LIMIT);
+        let shown = body.matches("| `s-").count();
         assert!(
-            body.contains("left out to stay under GitHub's comment size limit"),
-            "says so"
+            body.contains("**3000 broken**") && shown > 100,
+            "the counts stay, and the worst samples"
         );
         assert!(
-            body.contains("**3000 broken**") && !body.contains("Broken samples ("),
-            "the counts stay, the list goes"
+            body.contains(&format!("Broken samples (3000; the {shown} worst shown)"))
+                && body.contains(&format!(
+                    "…and {} more broken samples not shown",
+                    3000 - shown
+                )),
+            "says how many were left out"
         );
         assert!(body.starts_with("<!-- goldgate:goldgate -->"));
         // The whole body is a snapshot, beside the other rendered artefacts'.
@@ -308,6 +346,77 @@ mod tests {
         settings.set_prepend_module_to_snapshot(false);
         settings.add_filter(&env!("CARGO_PKG_VERSION").replace('.', "\\."), "[VERSION]");
         settings.bind(|| insta::assert_snapshot!("comment_huge", body));
+    }
+
+    /// 25 broken samples with long diffs: the comment keeps every one of them (ids and
+    /// scores, worst first), with the diffs of as many as fit, and says how many diffs it
+    /// left out; the job summary has every sample with its diff. A summary over 1 MiB is
+    /// trimmed the same way.
+    #[test]
+    fn a_trimmed_comment_keeps_the_worst_broken_samples_and_the_summary_keeps_all() {
+        use crate::gate::diff::SampleDiff;
+        let mut v = verdict(&[5; 25], &[0; 25]);
+        let long = |i: usize, what: &str| {
+            (0..80)
+                .map(|l| format!("-{what} {i} line {l}: {}\n", "x".repeat(60)))
+                .collect::<String>()
+        };
+        v.diffs = (0..25)
+            .map(|i| SampleDiff {
+                id: format!("s-{i}"),
+                gold_vs_candidate: long(i, "gold"),
+                baseline_vs_candidate: Some(long(i, "answer")),
+            })
+            .collect();
+        let body = comment(&v, "goldgate", None).unwrap();
+        assert!(body.chars().count() <= GITHUB_LIMIT);
+        for i in 0..25 {
+            assert!(
+                body.contains(&format!("| `s-{i}` | 1.000 | 0.000 |")),
+                "s-{i}"
+            );
+        }
+        let diffs = body.matches(": what changed").count();
+        assert!((1..25).contains(&diffs), "{diffs} diffs");
+        assert!(
+            body.contains(&format!(
+                "The diffs of {} of these samples are not shown",
+                25 - diffs
+            )),
+            "{body}"
+        );
+        let render = Render {
+            gate_name: "goldgate",
+            files: vec!["verdict-file: out/verdict.json".into()],
+            reproduce: Some("goldgate compare --score out/score.json".into()),
+            ..Render::default()
+        };
+        let full = summary(&v, &render).unwrap();
+        assert!(full.len() <= SUMMARY_LIMIT && !full.contains("not shown"));
+        for i in 0..25 {
+            assert!(
+                full.contains(&format!("<code>s-{i}</code>: what changed")),
+                "s-{i}"
+            );
+        }
+        assert!(full.contains("- verdict-file: out/verdict.json"));
+        assert!(full.contains("```sh\ngoldgate compare --score out/score.json\n```"));
+        // Past 1 MiB, the summary keeps every sample and as many diffs as fit.
+        let mut big = verdict(&[5; 200], &[0; 200]);
+        big.diffs = (0..200)
+            .map(|i| SampleDiff {
+                id: format!("s-{i}"),
+                gold_vs_candidate: long(i, "gold").repeat(2),
+                baseline_vs_candidate: Some(long(i, "answer").repeat(2)),
+            })
+            .collect();
+        let full = summary(&big, &render).unwrap();
+        assert!(full.len() <= SUMMARY_LIMIT);
+        assert_eq!(full.matches("| `s-").count(), 200);
+        assert!(
+            full.contains("of these samples are not shown")
+                && full.contains("(all are in verdict.json)")
+        );
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Renderers: turning results into text for people and tools — the terminal tables
-//! ([`terminal`]), the PR comment ([`markdown`]), the HTML report ([`html`]), JUnit XML
-//! ([`junit`]) and run progress ([`progress`]) — and the template loader they share.
+//! ([`terminal`]), the PR comment and job summary ([`markdown`], fitted to GitHub's size
+//! limits by [`fit`]), the HTML report ([`html`]), JUnit XML ([`junit`]) and run progress
+//! ([`progress`]) — and the template loader they share.
 
+pub mod fit;
 pub mod html;
 pub mod junit;
 pub mod markdown;

@@ -61,6 +61,8 @@ pub mod defaults {
     pub const MIN_KAPPA: f64 = 0.75;
     /// The gate's name (one sticky comment per name).
     pub const GATE_NAME: &str = "goldgate";
+    /// Seconds goldgate waits at most for GitHub's API rate limit to reset.
+    pub const GITHUB_MAX_WAIT_SECS: u64 = 60;
 }
 
 /// `goldgate.toml`: `--config`, else the one in the working directory, else none.
@@ -240,6 +242,8 @@ impl TryFrom<cli::AgreementArgs> for AgreementSettings {
 #[derive(Clone, Debug)]
 pub struct GateSettings {
     pub thresholds: Thresholds,
+    /// The file the rules came from; `None`: the built-in rules.
+    pub thresholds_path: Option<PathBuf>,
     pub compare: CompareOptions,
     pub format: GateFormat,
     pub report: ReportOptions,
@@ -287,8 +291,18 @@ impl GateSettings {
                 ),
             ));
         }
+        let thresholds_path = a
+            .thresholds
+            .as_deref()
+            .or(configured)
+            .map(PathBuf::from)
+            .or_else(|| {
+                let default = PathBuf::from(defaults::THRESHOLDS_FILE);
+                default.is_file().then_some(default)
+            });
         Ok(GateSettings {
             thresholds,
+            thresholds_path,
             compare: CompareOptions {
                 bootstrap: bootstrap(a.resamples, a.seed)?,
                 allow_version_change: a.allow_version_change,
@@ -315,6 +329,9 @@ impl GateSettings {
                 pr: a.pr,
                 check_run: a.check_run,
                 backoff: github_backoff(),
+                rate_limit_wait: Duration::from_secs(
+                    a.github_max_wait.unwrap_or(defaults::GITHUB_MAX_WAIT_SECS),
+                ),
             },
         })
     }
@@ -435,17 +452,45 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
 /// `goldgate publish`.
 #[derive(Clone, Debug)]
 pub struct PublishSettings {
+    /// The verdict file to post (untrusted: its values are judged again).
     pub verdict: PathBuf,
+    /// The trusted baseline its values are compared with; `None`: the file's own baseline
+    /// values.
+    pub baseline: Option<PathBuf>,
     pub gate: GateSettings,
+    /// The commit of the trusted checkout (`GITHUB_SHA`, else git's `HEAD`).
+    pub git_sha: Option<String>,
 }
 
 impl TryFrom<cli::PublishArgs> for PublishSettings {
     type Error = Error;
 
+    /// The rules as `check` finds them (`--thresholds`, `[check] thresholds`,
+    /// ./thresholds.toml); the baseline from `--baseline` (which must exist), else
+    /// `[check] baseline` or baselines/main.json when it exists.
     fn try_from(a: cli::PublishArgs) -> Result<Self, Error> {
+        let file = config_file(a.config.as_deref())?;
+        let baseline = match a.baseline {
+            Some(path) if path.is_file() => Some(path),
+            Some(path) => {
+                return Err(Error::usage(
+                    format!("the baseline {} is not a file", path.display()),
+                    "pass the trusted baseline score file (e.g. baselines/main.json from the default branch), or leave --baseline out to use the verdict file's own baseline values",
+                ))
+            }
+            None => Some(
+                file.check
+                    .baseline
+                    .clone()
+                    .unwrap_or_else(|| defaults::BASELINE.into()),
+            )
+            .filter(|p| p.is_file()),
+        };
         Ok(PublishSettings {
-            gate: GateSettings::resolve(&a.gate, None)?,
+            gate: GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?,
             verdict: a.verdict,
+            baseline,
+            git_sha: provenance_facts().git_sha,
         })
     }
 }
