@@ -519,5 +519,11 @@ mod tests {
             run.contains(&format!("./{}", defaults::CONFIG_FILE)),
             "{run}"
         );
+        for name in defaults::WITHHELD_ENV
+            .iter()
+            .chain(defaults::ENV_CLEAR_KEEPS)
+        {
+            assert!(run.contains(name), "`goldgate run --help` lacks {name}");
+        }
     }
 }

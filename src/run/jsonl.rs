@@ -57,7 +57,8 @@ pub struct Jsonl {
 
 /// Why an attempt failed.
 enum Failure {
-    /// The process died with the request in flight: worth one more attempt.
+    /// The process died with the request in flight (how it ended: "exited with code 1"):
+    /// worth one more attempt.
     Crashed(String),
     Other(CallError),
 }
@@ -141,19 +142,21 @@ impl Jsonl {
         let first = match self.attempt(sample_id, repeat, &line).await {
             Ok(reply) => return Ok(reply),
             Err(Failure::Other(e)) => return Err(e),
-            Err(Failure::Crashed(why)) => why,
+            Err(Failure::Crashed(how)) => how,
         };
         let _alone = self.retrying.lock().await;
-        match self.attempt(sample_id, repeat, &line).await {
-            Ok(reply) => Ok(reply),
-            Err(Failure::Other(e)) => Err(e),
-            Err(Failure::Crashed(again)) => Err(CallError::new(
-                ErrorKind::Exit,
-                format!(
-                    "{first}; sent again to a restarted process, it was in flight when that one ended too ({again}); the process is restarted for the next samples"
-                ),
-            )),
-        }
+        let again = match self.attempt(sample_id, repeat, &line).await {
+            Ok(reply) => return Ok(reply),
+            Err(Failure::Other(e)) => return Err(e),
+            Err(Failure::Crashed(how)) => how,
+        };
+        let who = named(sample_id, Some(repeat));
+        Err(CallError::new(
+            ErrorKind::Exit,
+            format!(
+                "the jsonl process {first} while {who} was in flight; sent again to a restarted process, it was in flight when that one {again} too; the process is restarted for the next samples"
+            ),
+        ))
     }
 
     /// Send one request to the current process and wait for its outcome.
@@ -169,20 +172,30 @@ impl Jsonl {
             token,
             answered: false,
         };
-        let written = {
+        // The write counts against the timeout too: a process that stops reading its input
+        // fills the pipe.
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let written = tokio::time::timeout_at(deadline, async {
             let mut stdin = process.stdin.lock().await;
-            match stdin.write_all(line).await {
-                Ok(()) => stdin.flush().await,
-                Err(e) => Err(e),
+            stdin.write_all(line).await?;
+            stdin.flush().await
+        })
+        .await;
+        match written {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                process.alive.store(false, Ordering::SeqCst);
+                return Err(Failure::Crashed(format!("stopped reading its input ({e})")));
             }
-        };
-        if let Err(e) = written {
-            process.alive.store(false, Ordering::SeqCst);
-            return Err(Failure::Crashed(format!(
-                "the jsonl process stopped reading its input ({e}) while `{sample_id}` was in flight"
-            )));
+            Err(_) => {
+                let message = format!(
+                    "the jsonl process did not take the request for `{sample_id}` within {:?} (it is not reading its input)",
+                    self.timeout
+                );
+                return Err(Failure::Other(CallError::new(ErrorKind::Timeout, message)));
+            }
         }
-        let outcome = tokio::time::timeout(self.timeout, rx).await;
+        let outcome = tokio::time::timeout_at(deadline, rx).await;
         registration.answered = matches!(outcome, Ok(Ok(_)));
         match outcome {
             Ok(Ok(Outcome::Answer(text))) => Ok(Reply {
@@ -192,10 +205,8 @@ impl Jsonl {
             Ok(Ok(Outcome::Bad(why))) => {
                 Err(Failure::Other(CallError::new(ErrorKind::Output, why)))
             }
-            Ok(Ok(Outcome::Crashed(why))) => Err(Failure::Crashed(why)),
-            Ok(Err(_)) => Err(Failure::Crashed(format!(
-                "the jsonl process went away while `{sample_id}` was in flight"
-            ))),
+            Ok(Ok(Outcome::Crashed(how))) => Err(Failure::Crashed(how)),
+            Ok(Err(_)) => Err(Failure::Crashed("went away".into())),
             Err(_) => {
                 drop(registration);
                 let mut message =
@@ -234,11 +245,7 @@ async fn route_answers(
         _ => "closed its output".to_string(),
     };
     let waiting = lock(&pending).drain();
-    for (id, w) in waiting {
-        let why = format!(
-            "the jsonl process {how} while {} was in flight",
-            named(&id, Some(w.repeat))
-        );
-        let _ = w.tx.send(Outcome::Crashed(why));
+    for (_, w) in waiting {
+        let _ = w.tx.send(Outcome::Crashed(how.clone()));
     }
 }

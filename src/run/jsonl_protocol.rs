@@ -22,7 +22,7 @@ pub(super) enum Outcome {
     Answer(String),
     /// A response line for it (or blamed on it) was not a usable response.
     Bad(String),
-    /// The process ended while it was in flight.
+    /// The process ended while it was in flight: how ("exited with code 1").
     Crashed(String),
 }
 

@@ -23,6 +23,15 @@ const INTERPRETERS: &[&str] = &[
 
 /// Check that `launch`'s command can start; `origin` names the setting in the error.
 pub fn check(launch: &Launch, mode: Mode, origin: &Origin) -> Result<()> {
+    if let Some(dir) = launch.workdir.as_deref().filter(|d| !d.is_dir()) {
+        return Err(Error::usage(
+            format!(
+                "the pipeline command's directory {} does not exist",
+                dir.display()
+            ),
+            "[pipeline] workdir is relative to its goldgate.toml; a command from goldgate.toml runs in that file's directory",
+        ));
+    }
     let Some(words) = leading_words(&launch.command) else {
         return Ok(());
     };
