@@ -24,15 +24,15 @@ done
 cargo build --release --quiet
 this="$PWD/target/release/goldgate"
 repo="$PWD"
-work="${TMPDIR:-/tmp}/goldgate-run-bench"
-rm -rf "$work" && mkdir -p "$work"
+# A directory of its own: two benchmarks on one machine must not share (or delete) files.
+work="$(mktemp -d "${TMPDIR:-/tmp}/goldgate-run-bench.XXXXXX")"
 python3 benches/generate_suite.py "$work/s1000" --samples 1000
 python3 benches/generate_suite.py "$work/s10000" --samples 10000
 cd "$work"
 
 python3 "$repo/benches/slow_server.py" port.txt 0.1 &
 server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
+trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 50); do [ -s port.txt ] && break; sleep 0.1; done
 port=$(cat port.txt)
 

@@ -172,30 +172,34 @@ impl Jsonl {
             token,
             answered: false,
         };
-        // The write counts against the timeout too: a process that stops reading its input
-        // fills the pipe.
+        // One deadline for writing the request and for its answer: a process that stops
+        // reading its input fills the pipe, and the write must not wait forever either.
+        let written = AtomicBool::new(false);
+        let exchange = async {
+            {
+                let mut stdin = process.stdin.lock().await;
+                stdin.write_all(line).await?;
+                stdin.flush().await?;
+            }
+            written.store(true, Ordering::Relaxed);
+            Ok::<_, std::io::Error>(rx.await)
+        };
         let deadline = tokio::time::Instant::now() + self.timeout;
-        let written = tokio::time::timeout_at(deadline, async {
-            let mut stdin = process.stdin.lock().await;
-            stdin.write_all(line).await?;
-            stdin.flush().await
-        })
-        .await;
-        match written {
-            Ok(Ok(())) => {}
+        let outcome = match tokio::time::timeout_at(deadline, exchange).await {
             Ok(Err(e)) => {
                 process.alive.store(false, Ordering::SeqCst);
                 return Err(Failure::Crashed(format!("stopped reading its input ({e})")));
             }
-            Err(_) => {
-                let message = format!(
-                    "the jsonl process did not take the request for `{sample_id}` within {:?} (it is not reading its input)",
-                    self.timeout
-                );
-                return Err(Failure::Other(CallError::new(ErrorKind::Timeout, message)));
-            }
+            Ok(Ok(received)) => Ok(received),
+            Err(elapsed) => Err(elapsed),
+        };
+        if outcome.is_err() && !written.load(Ordering::Relaxed) {
+            let message = format!(
+                "the jsonl process did not take the request for `{sample_id}` within {:?} (it is not reading its input)",
+                self.timeout
+            );
+            return Err(Failure::Other(CallError::new(ErrorKind::Timeout, message)));
         }
-        let outcome = tokio::time::timeout_at(deadline, rx).await;
         registration.answered = matches!(outcome, Ok(Ok(_)));
         match outcome {
             Ok(Ok(Outcome::Answer(text))) => Ok(Reply {

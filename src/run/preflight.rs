@@ -1,6 +1,6 @@
 //! Checking a command pipeline before the first call: the program its command starts must
-//! be one `sh` can run from the command's directory (a builtin, a name on `PATH`, or an
-//! executable file), and a script handed to a known interpreter (`python3 pipeline.py`,
+//! be one `sh` can run from the command's directory (a builtin, an executable on the `PATH`
+//! the command gets, or an executable file), and a script handed to a known interpreter (`python3 pipeline.py`,
 //! `sh run.sh`, `node main.js`, …) must exist. A command that cannot start is a
 //! configuration error naming the setting, instead of a run of failed calls.
 //!
@@ -69,7 +69,7 @@ pub fn check(launch: &Launch, mode: Mode, origin: &Origin) -> Result<()> {
                 &format!("check the path (the command runs in {dir}), or `chmod +x {program}`"),
             ));
         }
-    } else if !sh_can_run(launch, program)? {
+    } else if !sh_can_run(launch, program) {
         return Err(origin.error(
             "--command",
             "command",
@@ -99,23 +99,34 @@ pub fn check(launch: &Launch, mode: Mode, origin: &Origin) -> Result<()> {
     Ok(())
 }
 
-/// Whether `sh` finds `program` (a builtin, function or a program on `PATH`), asked of `sh`
-/// itself with the command's environment and directory.
-fn sh_can_run(launch: &Launch, program: &str) -> Result<bool> {
-    let status = launch
-        .std_command("sh")
-        .args(["-c", "command -v \"$1\" >/dev/null 2>&1", "sh", program])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .map_err(|e| {
-            Error::environment(
-                format!("cannot start sh to check the pipeline command: {e}"),
-                "command pipelines run through sh; check that /bin/sh exists and PATH is set",
-            )
-        })?;
-    Ok(status.success())
+/// Builtins and keywords of `sh` (dash) and of bash as `sh`: a command starting with one
+/// needs nothing on `PATH`.
+const BUILTINS: &[&str] = &[
+    ".", ":", "[", "alias", "bg", "break", "builtin", "cd", "command", "continue", "declare",
+    "echo", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "jobs",
+    "kill", "let", "local", "printf", "pwd", "read", "readonly", "return", "set", "shift",
+    "source", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias",
+    "unset", "wait",
+];
+
+/// Whether `sh` would find `program`: a builtin, or an executable file in a directory of
+/// the `PATH` the command gets (relative entries are relative to its directory). Looked up
+/// here rather than by starting a shell, so the check costs a few `stat`s.
+fn sh_can_run(launch: &Launch, program: &str) -> bool {
+    if BUILTINS.contains(&program) {
+        return true;
+    }
+    // sh's own default when PATH is not set at all.
+    let path = launch
+        .path_var()
+        .unwrap_or_else(|| "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".into());
+    std::env::split_paths(&path).any(|dir| {
+        let dir = match (&launch.workdir, dir.is_relative()) {
+            (Some(workdir), true) => workdir.join(dir),
+            _ => dir,
+        };
+        is_executable(&dir.join(program))
+    })
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -147,6 +158,10 @@ fn leading_words(command: &str) -> Option<Vec<String>> {
                         .find('=')
                         .is_some_and(|eq| quoted.is_none_or(|q| eq < q) && is_assignment(&w));
                     let plain = quoted.is_none();
+                    if first && assignment && w.starts_with("PATH=") {
+                        // The program is then looked up on another PATH.
+                        return None;
+                    }
                     if !(first && (assignment || (plain && w == "exec"))) {
                         if first && plain && is_keyword(&w) {
                             return None;
@@ -257,6 +272,8 @@ mod tests {
         assert_eq!(words("a\\ b c"), Some(vec!["a b".into(), "c".into()]));
         assert_eq!(words("   "), Some(vec![]));
         assert_eq!(words("exit 7"), Some(vec!["exit".into(), "7".into()]));
+        assert_eq!(words("PATH=/opt/bin:$PATH prog"), None);
+        assert_eq!(words("PATH=/opt/bin prog"), None);
         // Only the first two words matter: what follows them does not change them.
         assert_eq!(
             words("cd sub && python3 p.py"),

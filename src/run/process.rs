@@ -59,8 +59,20 @@ impl Launch {
         }
     }
 
+    /// The `PATH` the command gets (`None`: not set at all).
+    pub fn path_var(&self) -> Option<OsString> {
+        if self.clear {
+            return self
+                .set
+                .iter()
+                .find(|(k, _)| k == "PATH")
+                .map(|(_, v)| v.clone());
+        }
+        std::env::var_os("PATH")
+    }
+
     /// A `std` command for `program` with this launch's directory and environment.
-    pub fn std_command(&self, program: &str) -> std::process::Command {
+    fn std_command(&self, program: &str) -> std::process::Command {
         let mut c = std::process::Command::new(program);
         if self.clear {
             c.env_clear();
