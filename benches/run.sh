@@ -26,8 +26,8 @@ done
 repo="$PWD"
 cargo build --release --quiet
 this="$repo/target/release/goldgate"
-work="${TMPDIR:-/tmp}/goldgate-run-bench"
-rm -rf "$work" && mkdir -p "$work"
+# A directory of its own: two benchmarks on one machine must not share (or delete) files.
+work="$(mktemp -d "${TMPDIR:-/tmp}/goldgate-run-bench.XXXXXX")"
 python3 benches/generate_suite.py "$work/s1000" --samples 1000 > /dev/null
 python3 benches/generate_suite.py "$work/s10000" --samples 10000 > /dev/null
 
@@ -42,7 +42,7 @@ done
 
 python3 "$repo/benches/slow_server.py" "$work/port.txt" 0.1 &
 server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
+trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 50); do [ -s "$work/port.txt" ] && break; sleep 0.1; done
 port=$(cat "$work/port.txt")
 

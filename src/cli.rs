@@ -213,6 +213,11 @@ pub struct RunArgs {
     /// Where to write the records [default: run.jsonl]
     #[arg(long, short, env = "GOLDGATE_RUN", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// The rules whose `run.error_rate` decides when failed calls make the run incomplete
+    /// (exit 3) [default: [check] thresholds in goldgate.toml, else thresholds.toml when it
+    /// exists, else at most 10% of calls may fail]
+    #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
+    pub thresholds: Option<PathBuf>,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
 }
@@ -291,6 +296,14 @@ pub struct PipelineArgs {
     /// is part of the pipeline fingerprint, so editing it invalidates the cache
     #[arg(long = "fingerprint-file", value_name = "PATH")]
     pub fingerprint_files: Vec<PathBuf>,
+    /// Pass this environment variable to a command pipeline even if goldgate withholds it
+    /// (GITHUB_TOKEN, GH_TOKEN, ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN) or
+    /// --env-clear drops it; `PREFIX_*` names a prefix; repeatable
+    #[arg(long = "env-passthrough", value_name = "NAME")]
+    pub env_passthrough: Vec<String>,
+    /// Start a command pipeline with only PATH, HOME and the --env-passthrough variables
+    #[arg(long)]
+    pub env_clear: bool,
 }
 
 #[derive(Debug, Args)]
@@ -578,5 +591,11 @@ mod tests {
             run.contains(&format!("./{}", defaults::CONFIG_FILE)),
             "{run}"
         );
+        for name in defaults::WITHHELD_ENV
+            .iter()
+            .chain(defaults::ENV_CLEAR_KEEPS)
+        {
+            assert!(run.contains(name), "`goldgate run --help` lacks {name}");
+        }
     }
 }

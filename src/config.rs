@@ -34,6 +34,15 @@ pub struct PipelineTable {
     pub max_output_bytes: Option<usize>,
     pub rpm: Option<u32>,
     pub tpm: Option<u64>,
+    /// Variables passed to a command pipeline even when withheld or cleared (`PREFIX_*`
+    /// for a prefix).
+    #[serde(default)]
+    pub env_passthrough: Vec<String>,
+    /// Start a command pipeline from an empty environment (plus `PATH`, `HOME` and
+    /// `env_passthrough`).
+    pub env_clear: Option<bool>,
+    /// The directory a command from this file runs in (default: the file's directory).
+    pub workdir: Option<PathBuf>,
 }
 
 /// `[run]`.
@@ -78,6 +87,9 @@ pub struct ConfigFile {
     pub check: CheckTable,
     #[serde(default)]
     pub suite: SuiteTable,
+    /// The file this was read from (`None`: no file, every setting from flags and defaults).
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
 }
 
 impl ConfigFile {
@@ -101,7 +113,9 @@ impl ConfigFile {
                 *p = base.join(&*p);
             }
         };
+        config.path = Some(path.to_path_buf());
         config.pipeline.file.as_mut().map(resolve);
+        config.pipeline.workdir.as_mut().map(resolve);
         config
             .pipeline
             .fingerprint_files
@@ -144,6 +158,20 @@ mod tests {
             e.contains("goldgate.toml:3") && e.contains("did you mean `command`?"),
             "{e}"
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_pipeline_environment_and_directory_keys() {
+        let dir = std::env::temp_dir().join(format!("goldgate-config-env-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("goldgate.toml");
+        std::fs::write(&path, "[pipeline]\nkind = \"command\"\ncommand = \"x\"\nenv_passthrough = [\"GH_TOKEN\", \"OPENAI_*\"]\nenv_clear = true\nworkdir = \"..\"\n").unwrap();
+        let config = ConfigFile::load(&path).unwrap();
+        assert_eq!(config.pipeline.env_passthrough, ["GH_TOKEN", "OPENAI_*"]);
+        assert_eq!(config.pipeline.env_clear, Some(true));
+        assert_eq!(config.pipeline.workdir, Some(dir.join("..")));
+        assert_eq!(config.path, Some(path.clone()));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

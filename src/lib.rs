@@ -27,6 +27,7 @@ pub mod run;
 pub mod runfile;
 pub mod runtime;
 pub mod score;
+pub mod secrets;
 pub mod settings;
 pub mod suite;
 pub mod text;

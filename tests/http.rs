@@ -157,7 +157,7 @@ fn a_secret_in_the_url_stays_out_of_error_messages() {
         server.port
     );
     let (out, records) = run(&dir.0, &url, &["--retries", "0"]);
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(3), "every call failed: incomplete");
     assert!(records.iter().all(|r| r["error"]["kind"] == "http"));
     assert!(records[0]["error"]["message"]
         .as_str()
@@ -208,7 +208,7 @@ fn a_server_failing_forever_gives_error_records_after_the_retries() {
         &format!("http://127.0.0.1:{}/down", server.port),
         &["--retries", "2", "--jobs", "2"],
     );
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(3), "every call failed: incomplete");
     assert_eq!(records.len(), 2);
     for r in &records {
         assert_eq!(r["error"]["kind"], "http");

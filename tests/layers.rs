@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["error", "rng"],
     &[
-        "io", "output", "text", "number", "rng", "retry", "runtime", "document", "hash",
+        "io", "output", "text", "secrets", "number", "rng", "retry", "runtime", "document", "hash",
     ],
     &["parse"],
     &["metrics"],

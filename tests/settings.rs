@@ -44,6 +44,49 @@ fn a_run_gets_every_default_from_settings() {
     assert_eq!(s.pipeline.retries, defaults::RETRIES);
     assert_eq!(s.cache_dir, std::path::PathBuf::from(defaults::CACHE_DIR));
     assert!(s.shard.is_none() && s.max_errors.is_none() && !s.resume);
+    // A command from a flag runs here, with goldgate's environment minus the CI's tokens.
+    assert_eq!(s.pipeline.workdir, None);
+    assert_eq!(s.pipeline.origin, goldgate::run::config::Origin::Flags);
+    assert!(!s.pipeline.env.clear && s.pipeline.env.passthrough.is_empty());
+    assert_eq!(s.pipeline.env.withheld, defaults::WITHHELD_ENV);
+    assert_eq!(s.pipeline.env.kept_when_clear, defaults::ENV_CLEAR_KEEPS);
+}
+
+#[test]
+fn a_command_from_goldgate_toml_runs_in_its_directory() {
+    let dir = TempDir::new("settings-workdir");
+    let config = dir.0.join("goldgate.toml");
+    std::fs::write(
+        &config,
+        "[pipeline]\nkind = \"command\"\ncommand = \"python3 pipeline.py\"\nenv_passthrough = [\"OPENAI_*\"]\n",
+    )
+    .unwrap();
+    let path = config.to_str().unwrap();
+    let s = run_settings(&["--config", path]).unwrap();
+    assert_eq!(s.pipeline.workdir.as_deref(), Some(dir.0.as_path()));
+    assert_eq!(
+        s.pipeline.origin,
+        goldgate::run::config::Origin::File(config.clone())
+    );
+    assert_eq!(s.pipeline.env.passthrough, ["OPENAI_*"]);
+    // A flag's command runs in the working directory; flags replace the passthrough list.
+    let s = run_settings(&[
+        "--config",
+        path,
+        "--command",
+        "cat",
+        "--env-passthrough",
+        "X",
+        "--env-clear",
+    ])
+    .unwrap();
+    assert_eq!(s.pipeline.workdir, None);
+    assert_eq!(s.pipeline.env.passthrough, ["X"]);
+    assert!(s.pipeline.env.clear);
+    assert!(
+        usage_error(&["--command", "cat", "--env-passthrough", "A=B"])
+            .contains("is not an environment variable name")
+    );
 }
 
 #[test]

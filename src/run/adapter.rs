@@ -1,6 +1,8 @@
-//! The pipeline adapters behind one interface: open the configured adapter and send one
-//! sample's request to it. Each adapter lives in its own module; what they return is in
-//! [`super::call`].
+//! The pipeline adapters behind one interface: open the configured adapter (a command is
+//! checked first, see [`super::preflight`]) and send one sample's request to it. Each
+//! adapter lives in its own module; what they return is in [`super::call`].
+
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -9,8 +11,11 @@ use super::config::{Adapter, Mode, PipelineConfig};
 use super::http::Http;
 use super::jsonl::Jsonl;
 use super::oneshot::Oneshot;
+use super::preflight;
+use super::process::Launch;
 use super::replay::Replay;
 use crate::error::Result;
+use crate::secrets::Secrets;
 
 /// A ready adapter.
 pub enum Pipeline {
@@ -21,18 +26,25 @@ pub enum Pipeline {
 }
 
 impl Pipeline {
-    /// Prepare the configured adapter (a replay file is read here).
-    pub fn open(config: &PipelineConfig) -> Result<Pipeline> {
+    /// Prepare the configured adapter: a command that cannot start and a URL that cannot be
+    /// called are configuration errors here, before the first call; a replay file is read.
+    /// `secrets` are redacted by the adapters wherever they cut text short.
+    pub fn open(config: &PipelineConfig, secrets: Arc<Secrets>) -> Result<Pipeline> {
+        if let Adapter::Command { command, mode } = &config.adapter {
+            preflight::check(&Launch::new(command, config), *mode, &config.origin)?;
+        }
         Ok(match &config.adapter {
             Adapter::Command {
                 command,
                 mode: Mode::Oneshot,
-            } => Pipeline::Oneshot(Oneshot::new(command, config)),
+            } => Pipeline::Oneshot(Oneshot::new(command, config, secrets)),
             Adapter::Command {
                 command,
                 mode: Mode::Jsonl,
-            } => Pipeline::Jsonl(Jsonl::new(command, config)),
-            Adapter::Http { url, headers } => Pipeline::Http(Http::new(url, headers, config)?),
+            } => Pipeline::Jsonl(Jsonl::new(command, config, secrets)),
+            Adapter::Http { url, headers } => {
+                Pipeline::Http(Http::new(url, headers, config, secrets)?)
+            }
             Adapter::Replay { file } => Pipeline::Replay(Replay::open(file)?),
         })
     }
@@ -46,7 +58,7 @@ impl Pipeline {
     ) -> Result<Reply, CallError> {
         match self {
             Pipeline::Oneshot(p) => p.call(request).await,
-            Pipeline::Jsonl(p) => p.call(sample_id, request).await,
+            Pipeline::Jsonl(p) => p.call(sample_id, repeat, request).await,
             Pipeline::Http(p) => p.call(request).await,
             Pipeline::Replay(p) => p.call(sample_id, repeat),
         }

@@ -2,6 +2,7 @@
 //! typed failure ([`CallError`]) with what was captured on the way.
 
 use crate::runfile::record::{ErrorKind, RecordError, Usage};
+use crate::secrets::Secrets;
 
 /// What a pipeline answered.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,9 +46,14 @@ impl CallError {
     }
 }
 
-/// Keep at most `limit` bytes of captured text, cut on a character boundary, saying so.
-pub fn truncate_text(bytes: &[u8], limit: usize, total: usize) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(limit)]).into_owned();
+/// Keep at most `limit` bytes of captured text, cut on a character boundary, saying so;
+/// every secret is redacted, one the cut split included.
+pub fn truncate_text(bytes: &[u8], limit: usize, total: usize, secrets: &Secrets) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(limit)]);
+    let text = match total > limit {
+        true => secrets.redact_cut(&text).into_owned(),
+        false => secrets.redact(&text).into_owned(),
+    };
     if total > limit {
         format!("{text}… [{} more bytes not kept]", total - limit)
     } else {

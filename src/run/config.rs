@@ -1,5 +1,7 @@
-//! Which pipeline to run and how (`--command`, `--http`, `--replay` and their options), and
-//! the pipeline fingerprint: what an answer depends on besides the sample.
+//! Which pipeline to run and how (`--command`, `--http`, `--replay` and their options), where
+//! it was configured (for error messages), the environment and directory a command starts
+//! in, the secrets its configuration holds, and the pipeline fingerprint: what an answer
+//! depends on besides the sample.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -7,7 +9,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Problem, Result};
+use crate::secrets::Secrets;
 
 /// How a `command` pipeline is driven.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -44,6 +47,81 @@ impl Adapter {
     }
 }
 
+/// Where the adapter was configured: on the command line, or in `[pipeline]` of a
+/// `goldgate.toml`. Errors about a setting name the flag or the file's key accordingly.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Origin {
+    #[default]
+    Flags,
+    File(PathBuf),
+}
+
+impl Origin {
+    /// A configuration error (exit 2) about one setting: `flag` on the command line, or
+    /// `key` of `[pipeline]` (with its line) in the file.
+    pub fn error(&self, flag: &str, key: &str, message: &str, hint: &str) -> Error {
+        match self {
+            Origin::Flags => Error::usage(format!("{flag}: {message}"), hint),
+            Origin::File(path) => {
+                let line = key_line(path, "pipeline", key);
+                let problem = Problem::new(
+                    Location::new(path, line, 0),
+                    Some(format!("pipeline.{key}")),
+                    message,
+                )
+                .with_hint(hint);
+                Error::invalid("config file", problem)
+            }
+        }
+    }
+}
+
+/// The 1-based line of `key = ...` in `[table]` of a TOML file (0 when not found).
+fn key_line(path: &Path, table: &str, key: &str) -> usize {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return 0;
+    };
+    let mut current = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(name) = line.strip_prefix('[') {
+            current = name.trim_end_matches(']').trim().to_string();
+        } else if current == table
+            && line
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        {
+            return i + 1;
+        }
+    }
+    0
+}
+
+/// The environment a command pipeline starts with. By default it inherits goldgate's own
+/// environment except the `withheld` variables (the CI's tokens). With `clear`, it starts
+/// from an empty environment and gets only the `kept_when_clear` variables (`PATH`,
+/// `HOME`). Either way, a variable named in `passthrough` (a name, or `PREFIX_*`) is passed
+/// when it is set, withheld or not.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EnvPolicy {
+    pub clear: bool,
+    pub passthrough: Vec<String>,
+    /// Never passed unless named in `passthrough`; their values are redacted everywhere.
+    pub withheld: Vec<String>,
+    /// What a cleared environment keeps.
+    pub kept_when_clear: Vec<String>,
+}
+
+impl EnvPolicy {
+    /// Whether `passthrough` names this variable (exactly, or by a `PREFIX_*` pattern).
+    pub fn passes(&self, name: &str) -> bool {
+        self.passthrough.iter().any(|p| match p.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => name == p,
+        })
+    }
+}
+
 /// Everything the runner needs to know about the pipeline.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PipelineConfig {
@@ -58,6 +136,64 @@ pub struct PipelineConfig {
     pub model: Option<String>,
     /// Files whose content the answers depend on (prompts, code); directories count whole.
     pub fingerprint_files: Vec<PathBuf>,
+    /// Where the adapter was configured.
+    pub origin: Origin,
+    /// The directory a command runs in (`None`: goldgate's working directory).
+    pub workdir: Option<PathBuf>,
+    /// The environment a command gets.
+    pub env: EnvPolicy,
+}
+
+/// Expand `${NAME}` from the environment. A missing variable is a usage error naming it.
+pub fn expand_env(template: &str, what: &str) -> Result<String> {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let Some(len) = rest[start + 2..].find('}') else {
+            return Err(Error::usage(
+                format!("unclosed `${{` in {what}"),
+                "write environment variables as ${NAME}",
+            ));
+        };
+        let name = &rest[start + 2..start + 2 + len];
+        let value = std::env::var(name).map_err(|_| {
+            Error::usage(
+                format!("{what} uses ${{{name}}}, which is not set"),
+                format!("export {name}=... before running goldgate"),
+            )
+        })?;
+        out.push_str(&value);
+        rest = &rest[start + 3 + len..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Every secret the pipeline's configuration puts in goldgate's hands: the values of the
+/// withheld variables (the CI's tokens), and for an http pipeline the value of each
+/// `${NAME}` in its URL and header values and the password of the URL's userinfo.
+pub fn known_secrets(config: &PipelineConfig) -> Secrets {
+    let mut secrets = Secrets::from_env(&config.env.withheld);
+    if let Adapter::Http { url, headers } = &config.adapter {
+        for template in std::iter::once(url).chain(headers.iter().map(|(_, v)| v)) {
+            let mut rest = template.as_str();
+            while let Some(start) = rest.find("${") {
+                let Some(len) = rest[start + 2..].find('}') else {
+                    break;
+                };
+                if let Ok(value) = std::env::var(&rest[start + 2..start + 2 + len]) {
+                    secrets.add(&value);
+                }
+                rest = &rest[start + 3 + len..];
+            }
+        }
+        secrets.add_url_password(url);
+        if let Ok(expanded) = expand_env(url, "the pipeline URL") {
+            secrets.add_url_password(&expanded);
+        }
+    }
+    secrets
 }
 
 /// The pipeline fingerprint: adapter kind, command or URL template (never an
@@ -181,6 +317,9 @@ mod tests {
             retries: 0,
             model: None,
             fingerprint_files: Vec::new(),
+            origin: Origin::Flags,
+            workdir: None,
+            env: EnvPolicy::default(),
         };
         let plain = fingerprint(&config).unwrap();
         config.model = Some("m".into());
@@ -192,6 +331,67 @@ mod tests {
         assert_ne!(v1, fingerprint(&config).unwrap());
         config.fingerprint_files = vec![dir.join("missing")];
         assert!(fingerprint(&config).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn known_secrets_are_the_expanded_variables_and_the_url_password() {
+        std::env::set_var("GOLDGATE_CONFIG_TEST_Q", "query-secret-1");
+        std::env::set_var("GOLDGATE_CONFIG_TEST_H", "header-secret-2");
+        std::env::set_var("GOLDGATE_CONFIG_TEST_W", "withheld-secret-3");
+        let config = PipelineConfig {
+            adapter: Adapter::Http {
+                url: "https://u:url-pass-4@h/x?t=${GOLDGATE_CONFIG_TEST_Q}".into(),
+                headers: vec![("X-Key".into(), "k ${GOLDGATE_CONFIG_TEST_H}".into())],
+            },
+            timeout: std::time::Duration::from_secs(1),
+            max_output_bytes: 1,
+            retries: 0,
+            model: None,
+            fingerprint_files: Vec::new(),
+            origin: Origin::Flags,
+            workdir: None,
+            env: EnvPolicy {
+                withheld: vec!["GOLDGATE_CONFIG_TEST_W".into()],
+                ..EnvPolicy::default()
+            },
+        };
+        let s = known_secrets(&config);
+        assert_eq!(
+            s.redact("query-secret-1 header-secret-2 withheld-secret-3 url-pass-4 k"),
+            "*** *** *** *** k"
+        );
+    }
+
+    #[test]
+    fn passthrough_names_variables_exactly_or_by_prefix() {
+        let env = EnvPolicy {
+            passthrough: vec!["GH_TOKEN".into(), "OPENAI_*".into()],
+            ..EnvPolicy::default()
+        };
+        assert!(env.passes("GH_TOKEN") && env.passes("OPENAI_API_KEY"));
+        assert!(!env.passes("GH_TOKEN2") && !env.passes("GITHUB_TOKEN"));
+    }
+
+    #[test]
+    fn a_setting_error_names_the_flag_or_the_key_and_its_line() {
+        let dir = std::env::temp_dir().join(format!("goldgate-origin-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("goldgate.toml");
+        std::fs::write(
+            &path,
+            "[check]\ncommand = 1\n\n[pipeline]\nkind = \"command\"\ncommand = \"x\"\n",
+        )
+        .unwrap();
+        let e = Origin::File(path.clone()).error("--command", "command", "bad", "fix it");
+        let text = e.to_string();
+        assert!(
+            text.contains("goldgate.toml:6") && text.contains("`pipeline.command`: bad"),
+            "{text}"
+        );
+        assert!(text.contains("hint: fix it"), "{text}");
+        let e = Origin::Flags.error("--command", "command", "bad", "fix it");
+        assert_eq!(e.to_string(), "--command: bad\n  hint: fix it");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

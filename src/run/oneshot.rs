@@ -4,6 +4,7 @@
 //! is abandoned (Ctrl-C), so no grandchild outlives its sample.
 
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -11,14 +12,17 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 use super::call::{truncate_text, CallError, Reply};
 use super::config::PipelineConfig;
-use super::process::spawn_shell;
+use super::process::Launch;
 use crate::runfile::record::ErrorKind;
+use crate::secrets::Secrets;
 
 /// How much of a pipeline's stderr a record keeps.
 pub const STDERR_KEPT: usize = 4096;
 
 pub struct Oneshot {
-    command: String,
+    launch: Launch,
+    /// Redacted from the kept stderr before it is cut.
+    secrets: Arc<Secrets>,
     timeout: Duration,
     max_output: usize,
 }
@@ -46,16 +50,17 @@ async fn read_capped(
 }
 
 impl Oneshot {
-    pub fn new(command: &str, config: &PipelineConfig) -> Self {
+    pub fn new(command: &str, config: &PipelineConfig, secrets: Arc<Secrets>) -> Self {
         Oneshot {
-            command: command.to_string(),
+            launch: Launch::new(command, config),
+            secrets,
             timeout: config.timeout,
             max_output: config.max_output_bytes,
         }
     }
 
     pub async fn call(&self, request: &Value) -> Result<Reply, CallError> {
-        let (mut child, mut guard) = spawn_shell(&self.command, Stdio::piped())?;
+        let (mut child, mut guard) = self.launch.spawn(Stdio::piped())?;
         let (stdin, stdout, stderr) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let mut body = serde_json::to_vec(request).unwrap_or_default();
@@ -94,7 +99,8 @@ impl Oneshot {
                     return Err(CallError::new(ErrorKind::Timeout, message));
                 }
             };
-        let stderr_text = (err_total > 0).then(|| truncate_text(&err, STDERR_KEPT, err_total));
+        let stderr_text =
+            (err_total > 0).then(|| truncate_text(&err, STDERR_KEPT, err_total, &self.secrets));
         if overflow {
             guard.kill();
             let message = format!(

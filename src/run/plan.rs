@@ -71,6 +71,8 @@ pub struct RunReport {
     pub path: PathBuf,
     /// Records in the file, resumed ones included.
     pub total: usize,
+    /// Records in the file whose call failed, resumed ones included.
+    pub errors: usize,
     /// What this run's calls did.
     pub summary: RunSummary,
     pub ending: Ending,
@@ -79,6 +81,15 @@ pub struct RunReport {
 impl RunReport {
     pub fn is_complete(&self) -> bool {
         self.ending == Ending::Complete
+    }
+
+    /// Share of the file's records whose call failed (`run.error_rate`), resumed ones
+    /// included.
+    pub fn error_rate(&self) -> f64 {
+        match self.total {
+            0 => 0.0,
+            n => self.errors as f64 / n as f64,
+        }
     }
 
     /// Share of this run's records answered from the cache, in percent.
@@ -107,7 +118,8 @@ pub fn run_suite(
         }
     })?;
     let fingerprint = super::config::fingerprint(&settings.pipeline)?;
-    let pipeline = Arc::new(Pipeline::open(&settings.pipeline)?);
+    let secrets = Arc::new(super::config::known_secrets(&settings.pipeline));
+    let pipeline = Arc::new(Pipeline::open(&settings.pipeline, secrets.clone())?);
     let (mut writer, resumed) = RecordWriter::open(&settings.output, settings.resume)?;
     let jobs: Vec<Job> = samples
         .iter()
@@ -127,6 +139,7 @@ pub fn run_suite(
     options.max_errors = settings.max_errors;
     options.model = settings.pipeline.model.clone();
     options.limits = Arc::new(Limits::new(settings.rpm, settings.tpm));
+    options.secrets = secrets;
     if !matches!(settings.pipeline.adapter, Adapter::Replay { .. }) {
         options.cache = Some(Cache::new(&settings.cache_dir, settings.cache));
     }
@@ -141,6 +154,7 @@ pub fn run_suite(
     observer.finished();
     let summary = summary?;
     let total = summary.written + resumed.done.len();
+    let errors = summary.errors + resumed.errors;
     let ending = if summary.tripped {
         Ending::Tripped {
             max_errors: settings.max_errors.unwrap_or(0),
@@ -158,6 +172,7 @@ pub fn run_suite(
     Ok(RunReport {
         path,
         total,
+        errors,
         summary,
         ending,
     })

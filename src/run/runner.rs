@@ -2,7 +2,8 @@
 //! and hands each record to the writer the moment it is finished. A failed call is a
 //! record, never an abort; retryable failures are retried with exponential backoff and full
 //! jitter (at least the server's `Retry-After`); Ctrl-C (or SIGTERM) stops the run with
-//! every finished record on disk.
+//! every finished record on disk. Every known secret is redacted from what a call brought
+//! back (answer, stderr, error message) before it is cached or recorded.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -22,6 +23,7 @@ use crate::rng::{label_hash, Rng};
 use crate::runfile::record::RunRecord;
 use crate::runfile::record::Usage;
 use crate::runfile::writer::RecordWriter;
+use crate::secrets::Secrets;
 
 /// One call to make.
 #[derive(Clone, Debug)]
@@ -49,6 +51,8 @@ pub struct RunOptions {
     pub retries: u32,
     /// How long to wait between attempts.
     pub backoff: Backoff,
+    /// Values replaced by `***` in everything a call brings back.
+    pub secrets: Arc<Secrets>,
 }
 
 impl RunOptions {
@@ -62,6 +66,7 @@ impl RunOptions {
             limits: Arc::default(),
             retries,
             backoff: Backoff::default(),
+            secrets: Arc::default(),
         }
     }
 }
@@ -199,6 +204,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         Some(reply) => (Ok(reply), 0),
         None => call_with_retries(pipeline, job, options).await,
     };
+    let outcome = redact(outcome, &options.secrets);
     let measured = started.elapsed().as_secs_f64() * 1000.0;
     if let (Some(cache), Ok(reply), false) = (&options.cache, &outcome, cached) {
         cache.put(&key, reply, measured);
@@ -254,6 +260,27 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
     record
 }
 
+/// A call's outcome with every secret replaced by `***`: the answer and stderr of a reply,
+/// the message and stderr of a failure.
+fn redact(outcome: Result<Reply, CallError>, secrets: &Secrets) -> Result<Reply, CallError> {
+    if secrets.is_empty() {
+        return outcome;
+    }
+    let clean = |text: Option<String>| text.map(|t| secrets.redact_string(t));
+    match outcome {
+        Ok(reply) => Ok(Reply {
+            text: secrets.redact_string(reply.text),
+            stderr: clean(reply.stderr),
+            ..reply
+        }),
+        Err(e) => Err(CallError {
+            message: secrets.redact_string(e.message),
+            stderr: clean(e.stderr),
+            ..e
+        }),
+    }
+}
+
 /// Token usage an answer reports about itself (an OpenAI-style top-level `usage` object).
 fn usage_of(answer: &Value) -> Option<Usage> {
     let u = answer.get("usage")?.as_object()?;
@@ -278,5 +305,27 @@ mod tests {
         assert_eq!(usage.tokens(), Some(15));
         assert_eq!(usage_of(&json!({"usage": {}})), None);
         assert_eq!(usage_of(&json!([1])), None);
+    }
+
+    #[test]
+    fn secrets_are_redacted_from_answers_stderr_and_errors() {
+        let mut secrets = Secrets::new();
+        secrets.add("ghp_0123456789");
+        let reply = Reply {
+            text: "{\"t\": \"ghp_0123456789\"}".into(),
+            stderr: Some("token ghp_0123456789".into()),
+            ..Reply::default()
+        };
+        let clean = redact(Ok(reply), &secrets).unwrap();
+        assert_eq!(clean.text, "{\"t\": \"***\"}");
+        assert_eq!(clean.stderr.as_deref(), Some("token ***"));
+        let mut error = CallError::new(
+            crate::runfile::record::ErrorKind::Http,
+            "POST x answered 401: bad ghp_0123456789",
+        );
+        error.stderr = Some("ghp_0123456789".into());
+        let clean = redact(Err(error), &secrets).unwrap_err();
+        assert_eq!(clean.message, "POST x answered 401: bad ***");
+        assert_eq!(clean.stderr.as_deref(), Some("***"));
     }
 }

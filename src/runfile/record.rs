@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Why a pipeline call failed (timeout, exit, http, spawn, plus `output` for an answer over the
-/// size limit and `missing` for a replay file without an answer for the sample).
+/// size limit or a jsonl response line of the wrong shape, and `missing` for a replay file
+/// without an answer for the sample).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorKind {

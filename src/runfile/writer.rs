@@ -21,6 +21,8 @@ pub struct RecordWriter {
 #[derive(Debug, Default)]
 pub struct Resumed {
     pub done: HashSet<(String, u32)>,
+    /// How many of them failed.
+    pub errors: usize,
 }
 
 fn write_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
@@ -116,6 +118,7 @@ fn keep_complete_lines(path: &Path) -> Result<Resumed> {
                 .done
                 .insert((record.sample_id.clone(), record.repeat))
             {
+                resumed.errors += usize::from(record.error.is_some());
                 kept.extend_from_slice(&line);
                 kept.push(b'\n');
             }

@@ -5,7 +5,7 @@
 
 mod run;
 
-pub use run::run_settings;
+pub use run::{run_settings, RunCommand};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -63,6 +63,16 @@ pub mod defaults {
     pub const GATE_NAME: &str = "goldgate";
     /// Seconds goldgate waits at most for GitHub's API rate limit to reset.
     pub const GITHUB_MAX_WAIT_SECS: u64 = 60;
+    /// Variables a command pipeline never gets unless passed through (the CI's tokens); their
+    /// values are redacted wherever goldgate writes.
+    pub const WITHHELD_ENV: &[&str] = &[
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    ];
+    /// What a cleared pipeline environment (`env_clear`) keeps.
+    pub const ENV_CLEAR_KEEPS: &[&str] = &["PATH", "HOME"];
 }
 
 /// `goldgate.toml`: `--config`, else the one in the working directory, else none.

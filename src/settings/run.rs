@@ -1,17 +1,58 @@
 //! Settings of a run (`run`, and the run inside `check` and `baseline refresh`): the
-//! pipeline adapter from flags or `[pipeline]`, concurrency, timeouts, repeats, shards,
-//! the cache and rate limits, with their defaults.
+//! pipeline adapter from flags or `[pipeline]` (and where it was configured), the
+//! directory and environment a command gets, concurrency, timeouts, repeats, shards, the
+//! cache and rate limits, with their defaults; and for `goldgate run`, the rules whose
+//! `run.error_rate` decides when failed calls make the run incomplete.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{config_file, defaults};
 use crate::cli;
 use crate::config::{ConfigFile, PipelineTable};
 use crate::error::Error;
+use crate::gate::thresholds::Thresholds;
 use crate::run::cache::CacheMode;
-use crate::run::config::{Adapter, Mode, PipelineConfig, Shard};
+use crate::run::config::{Adapter, EnvPolicy, Mode, Origin, PipelineConfig, Shard};
 use crate::run::plan::RunSettings;
+
+/// `goldgate run`: the run, and the rules that judge its failed calls.
+#[derive(Clone, Debug)]
+pub struct RunCommand {
+    pub run: RunSettings,
+    /// `run.error_rate`'s rule comes from here (the built-in one when no file is found).
+    pub thresholds: Thresholds,
+    /// The rules file, when there is one.
+    pub thresholds_file: Option<PathBuf>,
+}
+
+impl TryFrom<cli::RunArgs> for RunCommand {
+    type Error = Error;
+
+    /// `--thresholds`, else `[check] thresholds`, else ./thresholds.toml when it exists,
+    /// else the built-in rules.
+    fn try_from(mut a: cli::RunArgs) -> Result<Self, Error> {
+        let file = config_file(a.pipeline.config.as_deref())?;
+        let thresholds_file = a
+            .thresholds
+            .take()
+            .or(file.check.thresholds.clone())
+            .or_else(|| {
+                let default = PathBuf::from(defaults::THRESHOLDS_FILE);
+                default.is_file().then_some(default)
+            });
+        let thresholds = match &thresholds_file {
+            Some(p) => Thresholds::load(p)?,
+            None => Thresholds::parse("version = 1", Path::new("(no thresholds file)"))?,
+        };
+        let output = a.output.unwrap_or_else(|| defaults::RUN_FILE.into());
+        Ok(RunCommand {
+            run: run_settings(a.suite, output, a.pipeline, &file)?,
+            thresholds,
+            thresholds_file,
+        })
+    }
+}
 
 impl TryFrom<cli::RunArgs> for RunSettings {
     type Error = Error;
@@ -31,7 +72,50 @@ pub fn run_settings(
     file: &ConfigFile,
 ) -> Result<RunSettings, Error> {
     let (p, r) = (file.pipeline.clone(), file.run.clone());
-    let adapter = adapter(&a, &p)?;
+    let (adapter, from_file) = adapter(&a, &p)?;
+    let origin = match (&file.path, from_file) {
+        (Some(path), true) => Origin::File(path.clone()),
+        _ => Origin::Flags,
+    };
+    // A command from goldgate.toml runs in that file's directory (or its `workdir`), so
+    // `--config ci/goldgate.toml` works from anywhere; one from --command runs here.
+    let config_dir = file
+        .path
+        .as_deref()
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(Path::to_path_buf);
+    let workdir = match (&adapter, from_file) {
+        (Adapter::Command { .. }, true) => p.workdir.clone().or(config_dir),
+        (Adapter::Command { .. }, false) => p.workdir.clone(),
+        _ => None,
+    };
+    let passthrough = if a.env_passthrough.is_empty() {
+        p.env_passthrough.clone()
+    } else {
+        a.env_passthrough.clone()
+    };
+    if let Some(bad) = passthrough
+        .iter()
+        .find(|n| n.is_empty() || n.contains('=') || n.trim_end_matches('*').contains('*'))
+    {
+        return Err(Error::usage(
+            format!("env_passthrough `{bad}` is not an environment variable name"),
+            "name variables as NAME, or PREFIX_* for every variable starting with PREFIX_",
+        ));
+    }
+    let env = EnvPolicy {
+        clear: a.env_clear || p.env_clear.unwrap_or(false),
+        passthrough,
+        withheld: defaults::WITHHELD_ENV
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        kept_when_clear: defaults::ENV_CLEAR_KEEPS
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    };
     let jobs = a.jobs.or(r.jobs).unwrap_or(defaults::JOBS);
     if jobs == 0 || jobs > 4096 {
         return Err(Error::usage(
@@ -80,6 +164,9 @@ pub fn run_settings(
         } else {
             a.fingerprint_files
         },
+        origin,
+        workdir,
+        env,
     };
     let cache = match (a.no_cache, a.refresh_cache) {
         (true, _) => CacheMode::Off,
@@ -103,8 +190,19 @@ pub fn run_settings(
     })
 }
 
-/// The adapter: a flag wins; otherwise `[pipeline]`.
-fn adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Adapter, Error> {
+/// The adapter: a flag wins; otherwise `[pipeline]` (then `true`: it came from the file).
+fn adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<(Adapter, bool), Error> {
+    if let Some(adapter) = flag_adapter(a, p)? {
+        return Ok((adapter, false));
+    }
+    file_adapter(a, p).map(|adapter| (adapter, true))
+}
+
+/// The mode and headers, from flags or the file.
+fn mode_and_headers(
+    a: &cli::PipelineArgs,
+    p: &PipelineTable,
+) -> Result<(Mode, Vec<(String, String)>), Error> {
     let mode = match (a.mode, p.mode.as_deref()) {
         (Some(cli::ModeArg::Jsonl), _) | (None, Some("jsonl")) => Mode::Jsonl,
         (Some(cli::ModeArg::Oneshot), _) | (None, Some("oneshot") | None) => Mode::Oneshot,
@@ -123,21 +221,32 @@ fn adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Adapter, Error> {
     } else {
         parse_headers(&a.headers)?
     };
+    Ok((mode, headers))
+}
+
+/// The adapter a flag names, if any.
+fn flag_adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Option<Adapter>, Error> {
+    let (mode, headers) = mode_and_headers(a, p)?;
     if let Some(command) = &a.command {
-        return Ok(Adapter::Command {
+        return Ok(Some(Adapter::Command {
             command: command.clone(),
             mode,
-        });
+        }));
     }
     if let Some(url) = &a.http {
-        return Ok(Adapter::Http {
+        return Ok(Some(Adapter::Http {
             url: url.clone(),
             headers,
-        });
+        }));
     }
-    if let Some(file) = &a.replay {
-        return Ok(Adapter::Replay { file: file.clone() });
-    }
+    Ok(a.replay
+        .as_ref()
+        .map(|file| Adapter::Replay { file: file.clone() }))
+}
+
+/// The adapter `[pipeline]` names.
+fn file_adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Adapter, Error> {
+    let (mode, headers) = mode_and_headers(a, p)?;
     let missing = |key: &str, kind: &str| {
         Error::usage(
             format!("[pipeline] kind = \"{kind}\" needs `{key}`"),
