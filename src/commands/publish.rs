@@ -46,6 +46,7 @@ pub(super) fn to_actions(
 
 fn show(events: &[Event], reporter: &mut Reporter<'_>) {
     for event in events {
+        reporter.command(&event.commands());
         reporter.note(&event.note());
     }
 }
