@@ -2,9 +2,12 @@
 
 mod action;
 mod cli;
+mod escaping;
+mod failures;
 mod github;
 mod hook;
 mod http;
+mod junit;
 mod layers;
 mod readme;
 mod reference;

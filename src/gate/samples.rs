@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::runfile::record::ErrorKind;
 use crate::score::file::ScoreFile;
 
 /// How far below `sample_pass` a primary score may be from rounding alone and still pass:
@@ -25,6 +26,10 @@ pub struct Change {
     pub id: String,
     pub baseline: f64,
     pub candidate: f64,
+    /// How the candidate's call failed, when it did (a crash, a timeout): reports name the
+    /// sample by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<ErrorKind>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -76,6 +81,7 @@ pub fn analyse(baseline: &ScoreFile, candidate: &ScoreFile, sample_pass: f64) ->
             id: s.id.clone(),
             baseline: b,
             candidate: c,
+            failure: s.errors.first().map(|e| e.kind),
         };
         match (passes(b, sample_pass), passes(c, sample_pass)) {
             (false, true) => {
