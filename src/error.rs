@@ -139,13 +139,16 @@ impl fmt::Display for Problem {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
+        // The field, message and hint echo suite text: one line each, control characters
+        // shown as pictures (escape::one_line), so an echoed value cannot start a line.
+        use crate::escape::one_line;
         write!(f, "{}: {label}: ", self.location)?;
         if let Some(field) = &self.field {
-            write!(f, "`{field}`: ")?;
+            write!(f, "`{}`: ", one_line(field))?;
         }
-        write!(f, "{}", self.message)?;
+        write!(f, "{}", one_line(&self.message))?;
         if let Some(hint) = &self.hint {
-            write!(f, "\n  hint: {hint}")?;
+            write!(f, "\n  hint: {}", one_line(hint))?;
         }
         Ok(())
     }

@@ -10,6 +10,7 @@ mod commands;
 pub mod config;
 pub mod document;
 pub mod error;
+pub mod escape;
 pub mod gate;
 pub mod hash;
 pub mod hook;

@@ -1,9 +1,13 @@
 //! The one place output leaves the program: results to stdout, notes and errors to stderr.
-//! The library never prints; commands hand their rendered text to a [`Reporter`].
+//! The library never prints; commands hand their rendered text to a [`Reporter`]. Whatever
+//! goes through it is made inert for a terminal and a CI log ([`crate::escape::inert`]): no
+//! raw control character (an ANSI sequence, a bell) and no line the Actions runner would run
+//! as a workflow command; goldgate's own workflow commands go through [`Reporter::command`].
 
 use std::io::Write;
 
 use crate::error::Error;
+use crate::escape::inert;
 
 /// Where a command's results and notes go. A closed pipe (e.g. `| head`) is not an error.
 pub struct Reporter<'a> {
@@ -21,13 +25,21 @@ impl<'a> Reporter<'a> {
 
     /// Results (stdout).
     pub fn out(&mut self, text: &str) {
-        let _ = self.out.write_all(text.as_bytes());
+        let _ = self.out.write_all(inert(text).as_bytes());
         let _ = self.out.flush();
     }
 
     /// Notes and progress (stderr).
     pub fn note(&mut self, text: &str) {
-        let _ = self.err.write_all(text.as_bytes());
+        let _ = self.err.write_all(inert(text).as_bytes());
+        let _ = self.err.flush();
+    }
+
+    /// goldgate's own workflow commands (`::error title=…::…`), on stderr where the Actions
+    /// runner reads them: built with [`crate::escape::workflow_command`], so every value in
+    /// them is already escaped.
+    pub fn command(&mut self, commands: &str) {
+        let _ = self.err.write_all(commands.as_bytes());
         let _ = self.err.flush();
     }
 

@@ -241,3 +241,23 @@ fn an_unset_variable_is_a_usage_error_naming_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("GOLDGATE_SURELY_UNSET"));
 }
+
+/// A server that refuses the pipeline's credentials: the run summary says how many calls
+/// failed, and why, with the samples that hit it (a 401 was only in run.jsonl before).
+#[test]
+fn failed_calls_are_grouped_by_cause_in_the_run_summary() {
+    let server = start();
+    let dir = TempDir::new("http-401");
+    suite(&dir.0, 6);
+    let url = format!("http://127.0.0.1:{}/check", server.port);
+    let (out, records) = run(&dir.0, &url, &["--retries", "0"]);
+    assert!(records.iter().all(|r| r["error"]["kind"] == "http"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "6 calls failed — http: POST {url} answered 401 Unauthorized: bad token (6): s-0, s-1, s-2, s-3, s-4, …\n"
+        )),
+        "{stdout}"
+    );
+    assert_no_secret(&dir.0, &out);
+}

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 /// Top-level modules, lowest layer first. A module may import only modules listed before
 /// it. Modules on one line are peers that must not import each other.
 const LAYERS: &[&[&str]] = &[
+    &["escape"],
     &["error", "rng"],
     &[
         "io", "output", "text", "secrets", "number", "rng", "retry", "runtime", "document", "hash",

@@ -3,11 +3,14 @@
 mod action;
 mod baseline;
 mod cli;
+mod escaping;
+mod failures;
 mod github;
 mod hook;
 mod hostile_suite;
 mod http;
 mod jsonl;
+mod junit;
 mod layers;
 mod publish;
 mod readme;

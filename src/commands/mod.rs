@@ -112,10 +112,12 @@ impl Observer for ShowProgress<'_, '_> {
 /// stopped and where its records are. Returns the exit code of an incomplete run.
 fn report_run(run: &RunReport, to: SummaryTo, reporter: &mut Reporter<'_>) -> Exit {
     let s = &run.summary;
+    // Why calls failed, grouped by cause (a 401 on every call is one line, not a mystery).
+    let causes = crate::report::terminal::failed_calls(&run.failures());
     match &run.ending {
         Ending::Complete => {
             let line = format!(
-                "wrote {} records to {} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate)\n",
+                "wrote {} records to {} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate)\n{causes}",
                 run.total,
                 run.path.display(),
                 s.written,
@@ -140,6 +142,7 @@ fn report_run(run: &RunReport, to: SummaryTo, reporter: &mut Reporter<'_>) -> Ex
         )),
         Ending::Interrupted => {}
     }
+    reporter.note(&causes);
     reporter.note(&format!(
         "incomplete run: {} records are in {}; fix the cause and run again with --resume\n",
         run.total,

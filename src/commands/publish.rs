@@ -77,6 +77,7 @@ fn shorter(verdict: &Verdict, render: &Render<'_>, comment: &str) -> String {
 
 fn show(events: &[Event], reporter: &mut Reporter<'_>) {
     for event in events {
+        reporter.command(&event.commands());
         reporter.note(&event.note());
     }
 }
@@ -204,9 +205,12 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     )?;
     let warning = overridden(&derived);
     if let Some(w) = &warning {
-        reporter.note(&format!(
-            "::warning title=goldgate%3A verdict overridden::{w}\nwarning: {w}\n"
+        reporter.command(&crate::escape::workflow_command(
+            "warning",
+            "goldgate: verdict overridden",
+            w,
         ));
+        reporter.note(&format!("warning: {w}\n"));
     }
     let verdict = &derived.verdict;
     let mut render = Render {

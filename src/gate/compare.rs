@@ -92,7 +92,20 @@ pub fn compare(
         groups,
         sample_results: sample_results(candidate, baseline, sample_pass),
         diffs: Vec::new(),
+        failures: failed_calls(candidate),
     })
+}
+
+/// The candidate's failed calls, grouped by cause (score files keep each failed call's
+/// cause per sample).
+fn failed_calls(candidate: &ScoreFile) -> crate::runfile::failures::FailedCalls {
+    let mut grouping = crate::runfile::failures::Grouping::default();
+    for s in &candidate.samples {
+        for e in &s.errors {
+            grouping.add(&s.id, e);
+        }
+    }
+    grouping.finish()
 }
 
 fn sample_results(
@@ -117,6 +130,7 @@ fn sample_results(
             primary: s.primary,
             baseline: before.get(s.id.as_str()).copied(),
             pass: super::samples::passes(s.primary, sample_pass),
+            error: s.errors.first().cloned(),
         })
         .collect()
 }
@@ -268,6 +282,7 @@ pub(crate) mod tests {
                     primary_std: 0.0,
                     primary_runs: vec![],
                     failed: 0,
+                    errors: vec![],
                     parse: vec![],
                     latency_ms: vec![],
                     metrics: Default::default(),

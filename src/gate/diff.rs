@@ -1,8 +1,13 @@
 //! Diffs for broken samples: gold vs predicted items (from the scorer's [`SampleView`]s)
 //! and the baseline's answer vs the candidate's, as unified diffs made with `similar`. They
-//! travel in the verdict so `publish` has them.
+//! travel in the verdict so `publish` has them. A diff is bounded in size and time whatever
+//! the answers: the differ sees at most [`MAX_INPUT_LINES`] lines ([`MAX_INPUT_BYTES`]) of
+//! each side, stops refining at a deadline ([`DEADLINE`] per diff, [`BUDGET`] for all the
+//! diffs of a gate), and keeps at most [`MAX_LINES`] lines ([`MAX_BYTES`]) of output; each
+//! cut is said in a `… ` line at the end of the diff.
 
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use similar::TextDiff;
@@ -24,12 +29,113 @@ pub struct SampleDiff {
 /// its 1 MiB), the PR comment as many as fit.
 pub const MAX_DIFFS: usize = 100;
 
-fn unified(old: &str, new: &str, from: &str, to: &str) -> String {
-    TextDiff::from_lines(old, new)
+/// Lines of each side the differ compares at most.
+pub const MAX_INPUT_LINES: usize = 5_000;
+/// Bytes of each side the differ compares at most.
+pub const MAX_INPUT_BYTES: usize = 512 * 1024;
+/// Lines of one diff kept at most.
+pub const MAX_LINES: usize = 400;
+/// Bytes of one diff kept at most.
+pub const MAX_BYTES: usize = 32 * 1024;
+/// How long one diff may refine; past it `similar` finishes with a coarser (still correct)
+/// diff. A 5,000-line diff with changes every tenth line takes about 20 ms.
+pub const DEADLINE: Duration = Duration::from_millis(500);
+/// How long the diffs of one gate may take together.
+pub const BUDGET: Duration = Duration::from_secs(3);
+
+/// The largest char boundary of `text` at or below `at`.
+fn floor_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// Lines in `text` (a last line without a newline counts).
+fn count_lines(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count()
+        + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// What the differ sees of one side: whole lines up to [`MAX_INPUT_LINES`] and
+/// [`MAX_INPUT_BYTES`] (the start of a first line longer than that).
+fn head(text: &str) -> &str {
+    let mut end = 0;
+    for (lines, newline) in memchr::memchr_iter(b'\n', text.as_bytes()).enumerate() {
+        if lines == MAX_INPUT_LINES || newline >= MAX_INPUT_BYTES {
+            return match end {
+                0 => &text[..floor_boundary(text, MAX_INPUT_BYTES)],
+                _ => &text[..end],
+            };
+        }
+        end = newline + 1;
+    }
+    match count_lines(text) <= MAX_INPUT_LINES && text.len() <= MAX_INPUT_BYTES {
+        true => text,
+        false if end == 0 => &text[..floor_boundary(text, MAX_INPUT_BYTES)],
+        false => &text[..end],
+    }
+}
+
+/// The first [`MAX_LINES`] lines ([`MAX_BYTES`]) of a diff, and a note when there is more.
+fn bounded(diff: &str) -> String {
+    let mut out = String::with_capacity(diff.len().min(MAX_BYTES + 128));
+    let mut lines = diff.split_inclusive('\n');
+    for (kept, line) in lines.by_ref().enumerate() {
+        if kept == MAX_LINES || out.len() + line.len() > MAX_BYTES {
+            let cut = if kept == 0 {
+                // A first line longer than the whole allowance: its start.
+                out.push_str(&line[..floor_boundary(line, MAX_BYTES / 2)]);
+                out.push_str("…\n");
+                0
+            } else {
+                1
+            };
+            let more = cut + lines.count();
+            if more > 0 {
+                out.push_str(&format!("… {more} more lines of this diff are not shown\n"));
+            }
+            return out;
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// A unified diff of `old` and `new`, bounded (see the module documentation); `deadline`
+/// is when the gate's diffs must be done.
+fn unified(old: &str, new: &str, from: &str, to: &str, deadline: Instant) -> String {
+    let (a, b) = (head(old), head(new));
+    let started = Instant::now();
+    let deadline = deadline.min(started + DEADLINE);
+    let diff = TextDiff::configure()
+        .deadline(deadline)
+        .diff_lines(a, b)
         .unified_diff()
         .context_radius(3)
         .header(from, to)
-        .to_string()
+        .to_string();
+    let late = Instant::now() >= deadline;
+    let mut out = bounded(&diff);
+    if a.len() < old.len() || b.len() < new.len() {
+        let (total, kept) = (
+            (count_lines(old), count_lines(new)),
+            (count_lines(a), count_lines(b)),
+        );
+        let kept = match kept.0 == kept.1 {
+            true => format!("{} of each", kept.0),
+            false => format!("{} and {}", kept.0, kept.1),
+        };
+        out.push_str(&format!(
+            "… the two sides have {} and {} lines: only the first {kept} were compared\n",
+            total.0, total.1
+        ));
+    }
+    if late {
+        out.push_str("… the diff ran out of time: its last changes may be coarser than they are\n");
+    }
+    out
 }
 
 /// An answer made readable: pretty JSON when it parses, else the text as it is.
@@ -50,6 +156,7 @@ pub fn broken_sample_diffs(
 ) -> Vec<SampleDiff> {
     let by_id: HashMap<&str, &SampleView> = views.iter().map(|v| (v.id.as_str(), v)).collect();
     let as_text = |lines: &[String]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let deadline = Instant::now() + BUDGET;
     broken
         .iter()
         .filter_map(|id| by_id.get(id.as_str()))
@@ -61,6 +168,7 @@ pub fn broken_sample_diffs(
                 &as_text(&view.predicted),
                 "gold",
                 "candidate",
+                deadline,
             ),
             baseline_vs_candidate: baseline_answers.get(&view.id).map(|before| {
                 unified(
@@ -68,6 +176,7 @@ pub fn broken_sample_diffs(
                     &(readable(&view.answer) + "\n"),
                     "baseline answer",
                     "candidate answer",
+                    deadline,
                 )
             }),
         })
@@ -76,9 +185,56 @@ pub fn broken_sample_diffs(
 
 #[cfg(test)]
 mod tests {
+    /// A 100,000-line answer against another with every tenth line changed: the differ sees
+    /// a bounded part of each side, says so, and the diff it returns is bounded too, with
+    /// the shape of a unified diff. (It finishes in well under a second; before the bounds it
+    /// took 10 s in a release build, minutes in a debug one.)
+    #[test]
+    fn a_huge_answer_diff_is_bounded_and_says_what_it_left_out() {
+        let old: String = (0..100_000).map(|i| format!("line {i}\n")).collect();
+        let new: String = (0..100_000)
+            .map(|i| match i % 10 {
+                0 => format!("changed {i}\n"),
+                _ => format!("line {i}\n"),
+            })
+            .collect();
+        let deadline = std::time::Instant::now() + super::BUDGET;
+        let d = super::unified(&old, &new, "baseline answer", "candidate answer", deadline);
+        assert!(
+            d.starts_with("--- baseline answer\n+++ candidate answer\n@@ -1,"),
+            "{}",
+            &d[..200.min(d.len())]
+        );
+        assert!(
+            d.contains("\n-line 0\n+changed 0\n"),
+            "the first change is shown"
+        );
+        assert!(
+            d.contains("… the two sides have 100000 and 100000 lines: only the first 5000 of each were compared\n"),
+            "the input cut is said"
+        );
+        assert!(
+            d.lines()
+                .any(|l| l.starts_with("… ")
+                    && l.ends_with(" more lines of this diff are not shown")),
+            "the output cut is said"
+        );
+        assert!(d.len() <= 40 * 1024, "bounded output: {} bytes", d.len());
+        assert!(
+            d.lines().count() <= 410,
+            "bounded output: {} lines",
+            d.lines().count()
+        );
+        // Every line is a diff line or a note.
+        assert!(d
+            .lines()
+            .all(|l| l.starts_with(['-', '+', ' ', '@', '…', '\\'])));
+    }
+
     #[test]
     fn unified_diffs_show_what_went_missing() {
-        let d = super::unified("a\nb\nc\n", "a\nc\n", "gold", "candidate");
+        let deadline = std::time::Instant::now() + super::BUDGET;
+        let d = super::unified("a\nb\nc\n", "a\nc\n", "gold", "candidate", deadline);
         assert!(
             d.contains("--- gold") && d.contains("+++ candidate") && d.contains("-b"),
             "{d}"

@@ -99,16 +99,16 @@ pub fn rederive(
     let after = || {
         file.sample_results
             .iter()
-            .map(|s| (s.id.as_str(), s.primary))
+            .map(|s| (s.id.as_str(), s.primary, s.error.as_ref().map(|e| e.kind)))
     };
     let samples = has_baseline.then(|| analyse_primaries(&before, after(), sample_pass));
     let (added, removed) = match baseline {
         Some(b) => {
-            let ours: HashSet<&str> = after().map(|(id, _)| id).collect();
+            let ours: HashSet<&str> = after().map(|(id, ..)| id).collect();
             (
                 after()
-                    .filter(|(id, _)| !before.contains_key(id))
-                    .map(|(id, _)| id.to_string())
+                    .filter(|(id, ..)| !before.contains_key(id))
+                    .map(|(id, ..)| id.to_string())
                     .collect(),
                 b.samples
                     .iter()
@@ -131,6 +131,7 @@ pub fn rederive(
                 None => s.baseline,
             },
             pass: passes(s.primary, sample_pass),
+            error: s.error.clone(),
         })
         .collect();
     let gated: HashSet<&str> = metrics
@@ -176,7 +177,9 @@ pub fn rederive(
         .iter()
         .filter_map(|m| {
             let claim = claimed.get(m.name.as_str())?;
-            (claim.status != m.status).then(|| (m.name.clone(), claim.status, m.status))
+            // A claim about a metric the trusted rules do not gate changes nothing.
+            (claim.status != m.status && m.status != Status::Info)
+                .then(|| (m.name.clone(), claim.status, m.status))
         })
         .collect();
     let derived = Verdict {
@@ -197,6 +200,7 @@ pub fn rederive(
         sample_results,
         diffs,
         rules_source: thresholds.source.to_string(),
+        failures: file.failures.clone(),
     };
     Ok(Rederived {
         verdict: derived,

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::runfile::record::ErrorKind;
 use crate::score::file::ScoreFile;
 
 /// How far below `sample_pass` a primary score may be from rounding alone and still pass:
@@ -25,6 +26,10 @@ pub struct Change {
     pub id: String,
     pub baseline: f64,
     pub candidate: f64,
+    /// How the candidate's call failed, when it did (a crash, a timeout): reports name the
+    /// sample by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<ErrorKind>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -61,15 +66,18 @@ pub fn analyse(baseline: &ScoreFile, candidate: &ScoreFile, sample_pass: f64) ->
         .iter()
         .map(|s| (s.id.as_str(), s.primary))
         .collect();
-    let after = candidate.samples.iter().map(|s| (s.id.as_str(), s.primary));
+    let after = candidate
+        .samples
+        .iter()
+        .map(|s| (s.id.as_str(), s.primary, s.errors.first().map(|e| e.kind)));
     analyse_primaries(&before, after, sample_pass)
 }
 
 /// Compare per-sample primary scores: the baseline's by sample id, and the candidate's
-/// (id, primary) in report order.
+/// (id, primary, how its call failed) in report order.
 pub fn analyse_primaries<'a>(
     before: &HashMap<&str, f64>,
-    candidate: impl Iterator<Item = (&'a str, f64)>,
+    candidate: impl Iterator<Item = (&'a str, f64, Option<ErrorKind>)>,
     sample_pass: f64,
 ) -> SampleAnalysis {
     let mut a = SampleAnalysis {
@@ -77,7 +85,7 @@ pub fn analyse_primaries<'a>(
         ..SampleAnalysis::default()
     };
     let (mut changed, mut improved, mut degraded) = (0usize, 0usize, 0usize);
-    for (id, c) in candidate {
+    for (id, c, failure) in candidate {
         let Some(&b) = before.get(id) else {
             continue;
         };
@@ -86,6 +94,7 @@ pub fn analyse_primaries<'a>(
             id: id.to_string(),
             baseline: b,
             candidate: c,
+            failure,
         };
         match (passes(b, sample_pass), passes(c, sample_pass)) {
             (false, true) => {

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::error::Outcome;
 use crate::metrics::registry::Direction;
+use crate::runfile::failures::FailedCalls;
+use crate::runfile::record::RecordError;
 use crate::score::file::Provenance;
 
 use super::diff::SampleDiff;
@@ -92,6 +94,9 @@ pub struct Verdict {
     /// Diffs of broken samples (filled in by `check`, which has the runs).
     #[serde(default)]
     pub diffs: Vec<SampleDiff>,
+    /// The candidate's failed calls, grouped by cause.
+    #[serde(default, skip_serializing_if = "FailedCalls::is_empty")]
+    pub failures: FailedCalls,
 }
 
 impl Verdict {
@@ -109,6 +114,9 @@ pub struct SampleResult {
     pub primary: f64,
     pub baseline: Option<f64>,
     pub pass: bool,
+    /// The first failed call of the sample (its kind and cause), when one failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RecordError>,
 }
 
 /// One gated metric in one group.

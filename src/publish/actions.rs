@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::escape::workflow_command;
 use crate::gate::verdict::{Status, Verdict};
 
 /// GitHub's limit on a job summary, in bytes.
@@ -66,28 +67,18 @@ pub fn write_outputs(path: &Path, outputs: &[(&str, String)]) -> Result<()> {
     append(path, &text)
 }
 
-/// Escape the message of a workflow command.
-fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escape a property of a workflow command.
-fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
-}
-
 /// `::error` for failed and incomplete rules, `::warning` for warned ones and ratchet findings.
+/// Every value is escaped by GitHub's rules ([`workflow_command`]): a metric name or a
+/// reason from a forged verdict cannot end its command or start another.
 pub fn annotations(v: &Verdict) -> String {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for m in &v.metrics {
         let line = |level: &str| {
-            format!(
-                "::{level} title={}::{}\n",
-                escape_property(&format!("goldgate: {}", m.name)),
-                escape_data(&m.reasons.join("; "))
+            workflow_command(
+                level,
+                &format!("goldgate: {}", m.name),
+                &m.reasons.join("; "),
             )
         };
         match m.status {
@@ -97,10 +88,10 @@ pub fn annotations(v: &Verdict) -> String {
         }
     }
     for finding in &v.ratchet {
-        warnings.push(format!(
-            "::warning title={}::{}\n",
-            escape_property("goldgate: threshold loosened"),
-            escape_data(finding)
+        warnings.push(workflow_command(
+            "warning",
+            "goldgate: threshold loosened",
+            finding,
         ));
     }
     let mut out: String = errors.iter().take(ANNOTATIONS_PER_LEVEL).cloned().collect();
@@ -111,12 +102,6 @@ pub fn annotations(v: &Verdict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn workflow_commands_are_escaped() {
-        assert_eq!(escape_data("50% done\nnext"), "50%25 done%0Anext");
-        assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
-    }
 
     #[test]
     fn outputs_survive_values_with_newlines_and_lookalike_delimiters() {

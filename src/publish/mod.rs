@@ -89,10 +89,27 @@ pub enum Event {
 }
 
 impl Event {
-    /// The event as lines for stderr.
-    pub fn note(&self) -> String {
+    /// The workflow commands the event makes (annotations), every value escaped by
+    /// GitHub's rules; empty for most events. They go to stderr before [`Event::note`].
+    pub fn commands(&self) -> String {
+        use crate::escape::workflow_command;
         match self {
             Event::Annotations(text) => text.clone(),
+            Event::CommentForbidden(why) => {
+                workflow_command("warning", "goldgate: no PR comment", why)
+            }
+            Event::CommentFailed(e) => workflow_command("warning", "goldgate: no PR comment", e),
+            Event::ActionsFileFailed(e) => {
+                workflow_command("warning", "goldgate: job file not written", e)
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// The event as lines for people (stderr).
+    pub fn note(&self) -> String {
+        match self {
+            Event::Annotations(_) => String::new(),
             Event::NoComment(why) => format!("note: no PR comment: {why}\n"),
             Event::CommentPosted { pr, id } => {
                 format!("posted the goldgate comment on #{pr} (comment {id})\n")
@@ -100,22 +117,14 @@ impl Event {
             Event::CommentUpdated { pr, id } => {
                 format!("updated the goldgate comment on #{pr} (comment {id})\n")
             }
-            Event::CommentForbidden(why) => format!(
-                "::warning title=goldgate%3A no PR comment::{}\nwarning: {why}\n",
-                why.replace('%', "%25")
-            ),
-            Event::CommentFailed(e) => format!(
-                "::warning title=goldgate%3A no PR comment::{e}\nwarning: could not post the PR comment: {e}\n"
-            ),
+            Event::CommentForbidden(why) => format!("warning: {why}\n"),
+            Event::CommentFailed(e) => format!("warning: could not post the PR comment: {e}\n"),
             Event::CheckRunCreated { id, conclusion } => {
                 format!("created check run {id} ({conclusion})\n")
             }
             Event::CheckRunForbidden(why) => format!("warning: {why}\n"),
             Event::CheckRunFailed(e) => format!("warning: could not create the check run: {e}\n"),
-            Event::ActionsFileFailed(e) => {
-                let command = e.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
-                format!("::warning title=goldgate%3A job file not written::{command}\nwarning: {e}\n")
-            }
+            Event::ActionsFileFailed(e) => format!("warning: {e}\n"),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The HTML report: one self-contained file (no scripts, no network) with the metric table,
 //! a reliability diagram per calibrated kind (SVG), the distribution of per-sample scores,
-//! and a per-sample table. Rendered with minijinja from `templates/report.html.j2` with
-//! HTML auto-escaping; only the SVG built here is marked safe.
+//! and a per-sample table. Rendered with minijinja from `templates/report.html.j2`; every
+//! value printed is escaped ([`crate::escape::html`]: entities, and control characters as
+//! visible pictures), only the SVG built here is marked safe.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -118,6 +119,14 @@ fn num(v: Option<f64>) -> String {
 /// Render the report for a verdict and the candidate's score file.
 pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> Result<String> {
     let mut env = Environment::new();
+    env.set_formatter(|out, _state, value| {
+        let text = match (value.is_safe(), value.as_str()) {
+            (true, Some(html)) => std::borrow::Cow::Borrowed(html),
+            _ if value.is_undefined() => std::borrow::Cow::Borrowed(""),
+            _ => std::borrow::Cow::Owned(crate::escape::html(&value.to_string())),
+        };
+        std::fmt::Write::write_str(out, &text).map_err(minijinja::Error::from)
+    });
     super::add_template(&mut env, templates, "report.html.j2", REPORT_TEMPLATE)?;
     let mut totals = Stats::default();
     for s in &candidate.samples {
@@ -175,13 +184,24 @@ pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> R
                 (_, true) => ("pass", "pass"),
                 (_, false) => ("failing", "warn"),
             };
+            // A sample whose call failed is named by what happened to it.
+            let outcome = match &s.error {
+                Some(e) if outcome == "broken" => format!("broken ({})", e.kind.outcome()),
+                Some(e) => e.kind.outcome().to_string(),
+                None => outcome.to_string(),
+            };
             context! { id => s.id.clone(), kind => s.kind.as_str(), baseline => num(s.baseline), candidate => num(Some(s.primary)), outcome => outcome, css => css }
         })
         .collect();
     let samples = v.samples.as_ref().map(|s| {
         format!(
-            "{} shared: {} fixed, {} broken, {} kept, {} still failing; McNemar p = {:.4}",
-            s.shared, s.fix, s.break_, s.keep, s.still, s.mcnemar_p
+            "{} shared: {} fixed, {} broken, {} kept, {}; McNemar p = {:.4}",
+            s.shared,
+            s.fix,
+            s.break_,
+            s.keep,
+            super::still_failing(s, ", "),
+            s.mcnemar_p
         )
     });
     let (word, css) = match v.verdict {
@@ -193,6 +213,7 @@ pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> R
     let ctx = context! {
         word => word, css => css, summary => v.summary.clone(), metrics => metrics, charts => charts, rows => rows, samples => samples,
         differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => v.diffs.clone(),
+        failed_calls => v.failures.calls, causes => v.failures.causes.iter().map(super::cause_text).collect::<Vec<_>>(), other_causes => v.failures.other_calls,
         version => env!("CARGO_PKG_VERSION"), metrics_version => crate::score::file::METRICS_VERSION,
     };
     env.get_template("report.html.j2")

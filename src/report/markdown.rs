@@ -1,7 +1,10 @@
 //! The PR comment and the job summary (Markdown), rendered with minijinja from
 //! `templates/comment.md.j2` and `templates/summary.md.j2` (built in; a `--templates DIR`
-//! may override them). Text that came from pipelines, gold files or users is escaped so it
-//! cannot mention anyone, inject HTML or break out of a table or code fence. The comment
+//! may override them). Every value a template prints is escaped
+//! ([`crate::escape::markdown_inline`]) unless goldgate built it as Markdown itself (a
+//! fence, a code span, a status): a verdict can come from a fork, so a metric name, group,
+//! sample id or message cannot mention anyone, inject HTML, start a line, or break out of a
+//! table, a code span or a fence, even in a custom template. The comment
 //! stays under GitHub's 65,536-character limit and the summary under 1 MiB by showing less
 //! detail (groups, then fixed samples, then diffs, then the least-dropped broken samples;
 //! the worst broken samples stay), saying how much was left out; only if that is not
@@ -10,12 +13,13 @@
 use std::path::Path;
 
 use minijinja::{context, Environment, Value};
-use serde::Serialize;
 
 use super::fit::{diffs_within, fit, Shown};
 pub use super::fit::{Limit, SUMMARY_LIMIT};
 use crate::error::{Error, Result};
+use crate::escape;
 use crate::gate::verdict::{Outcome, Status, Verdict};
+use crate::runfile::failures::{FailedCalls, FailureCause};
 
 /// GitHub's limit on a comment body, in characters.
 pub const GITHUB_LIMIT: usize = 65_536;
@@ -31,71 +35,96 @@ pub fn marker(gate_name: &str) -> String {
     )
 }
 
-/// Escape text for inline Markdown (table cells, list items): no HTML, no mentions, no
-/// links, no code spans, no table breaks, no line breaks.
+/// Escape text for inline Markdown (table cells, list items): one line, no HTML, no
+/// mentions, no links, no code spans, no table breaks, no control characters.
 pub fn escape_inline(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '@' => out.push_str("@\u{200b}"),
-            '|' | '`' | '[' | ']' | '*' | '_' | '\\' | '#' | '~' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\n' | '\r' | '\t' => out.push(' '),
-            _ => out.push(c),
-        }
-    }
-    out
+    escape::markdown_inline(text)
 }
 
 /// A fenced code block that the content cannot close: the fence is longer than any run of
-/// backticks inside it.
+/// backticks or tildes inside it.
 pub fn fenced(content: &str, lang: &str) -> String {
-    let longest = content.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
-    format!("{fence}{lang}\n{content}\n{fence}")
+    escape::markdown_fence(content, lang)
 }
 
-#[derive(Serialize)]
-struct Row {
-    name: String,
-    values: String,
-    delta: String,
-    rule: String,
-    status: String,
-    reasons: String,
+/// Goldgate's own Markdown, printed as it is.
+fn safe(markdown: String) -> Value {
+    Value::from_safe_string(markdown)
 }
 
 fn num(v: Option<f64>) -> String {
     crate::number::optional(v, 3)
 }
 
-fn rows(v: &Verdict) -> Vec<Row> {
+/// The gated metrics: names and reasons as text (escaped when printed), the numbers, the
+/// rule and the status as goldgate's own Markdown.
+fn rows(v: &Verdict) -> Vec<Value> {
     v.metrics
         .iter()
         .filter(|m| m.rule.is_some())
-        .map(|m| Row {
-            name: m.name.clone(),
-            values: format!("{} → {}", num(m.baseline), num(m.candidate)),
-            delta: crate::number::delta(m.delta, m.delta_ci, 3),
-            rule: m
-                .rule
-                .as_ref()
-                .map_or_else(String::new, |r| escape_inline(&r.describe())),
-            status: match m.status {
-                Status::Pass => "✅".into(),
-                Status::Warn => "⚠️ warn".into(),
-                Status::Fail => "❌ **fail**".into(),
-                Status::Incomplete => "⛔ incomplete".into(),
-                Status::Info => String::new(),
-            },
-            reasons: m.reasons.join("; "),
+        .map(|m| {
+            let status = match m.status {
+                Status::Pass => "✅",
+                Status::Warn => "⚠️ warn",
+                Status::Fail => "❌ **fail**",
+                Status::Incomplete => "⛔ incomplete",
+                Status::Info => "",
+            };
+            context! {
+                name => m.name.clone(),
+                values => safe(format!("{} → {}", num(m.baseline), num(m.candidate))),
+                delta => safe(crate::number::delta(m.delta, m.delta_ci, 3)),
+                rule => safe(m.rule.as_ref().map_or_else(String::new, |r| escape_inline(&r.describe()))),
+                status => safe(status.to_string()),
+                reasons => m.reasons.join("; "),
+            }
         })
         .collect()
+}
+
+/// `7 calls failed`, then each cause: its kind, its message, how many calls, example
+/// samples (`…` when there are more), as Markdown.
+fn failed_calls(f: &FailedCalls) -> Value {
+    if f.is_empty() {
+        return Value::from(());
+    }
+    let cause = |c: &FailureCause| {
+        let mut ids: Vec<String> = c
+            .examples
+            .iter()
+            .map(|i| escape::markdown_code(i))
+            .collect();
+        if c.samples > c.examples.len() {
+            ids.push("…".into());
+        }
+        format!(
+            "{} {} ({}): {}",
+            escape::markdown_code(c.kind.as_str()),
+            escape_inline(&c.message),
+            c.calls,
+            ids.join(", ")
+        )
+    };
+    let mut lines: Vec<String> = f.causes.iter().map(cause).collect();
+    if f.other_calls > 0 {
+        lines.push(format!("{} more with other causes", f.other_calls));
+    }
+    let calls = match f.calls {
+        1 => "1 call failed".to_string(),
+        n => format!("{n} calls failed"),
+    };
+    safe(match lines.as_slice() {
+        [one] => format!("**{calls}** — {one}"),
+        _ => format!(
+            "**{calls}**:
+
+- {}",
+            lines.join(
+                "
+- "
+            )
+        ),
+    })
 }
 
 /// What a rendering says beyond the verdict itself.
@@ -117,7 +146,24 @@ pub struct Render<'a> {
 
 fn environment(templates: Option<&Path>) -> Result<Environment<'static>> {
     let mut env = Environment::new();
-    env.add_filter("md", |v: Value| escape_inline(&v.to_string()));
+    // Everything printed is escaped unless it is goldgate's own Markdown (a safe string):
+    // a template cannot forget to escape a field.
+    env.set_formatter(|out, _state, value| {
+        let text = match (value.is_safe(), value.as_str()) {
+            (true, Some(markdown)) => std::borrow::Cow::Borrowed(markdown),
+            _ if value.is_undefined() => std::borrow::Cow::Borrowed(""),
+            _ => std::borrow::Cow::Owned(escape_inline(&value.to_string())),
+        };
+        std::fmt::Write::write_str(out, &text).map_err(minijinja::Error::from)
+    });
+    // `md`: escaped once (a safe value is left as it is); `code`: a code span.
+    env.add_filter("md", |v: Value| match v.is_safe() {
+        true => v,
+        false => safe(escape_inline(&v.to_string())),
+    });
+    env.add_filter("code", |v: Value| {
+        safe(escape::markdown_code(&v.to_string()))
+    });
     super::add_template(&mut env, templates, "comment.md.j2", COMMENT_TEMPLATE)?;
     super::add_template(&mut env, templates, "summary.md.j2", SUMMARY_TEMPLATE)?;
     Ok(env)
@@ -169,9 +215,13 @@ fn render_as(
         Outcome::Incomplete => ("incomplete run", "⛔"),
     };
     let samples = v.samples.as_ref().map(|s| {
-        let change = |c: &crate::gate::samples::Change| context! { id => c.id.clone(), baseline => format!("{:.3}", c.baseline), candidate => format!("{:.3}", c.candidate) };
+        let change = |c: &crate::gate::samples::Change| {
+            let why = c.failure.map_or_else(String::new, |k| format!(" ({})", k.outcome()));
+            context! { id => c.id.clone(), baseline => format!("{:.3}", c.baseline), candidate => format!("{:.3}{why}", c.candidate) }
+        };
         context! {
             sample_pass => s.sample_pass, shared => s.shared, fix => s.fix, broken_count => s.break_, keep => s.keep, still => s.still,
+            still_failing => super::still_failing(s, " · "),
             net_gain => crate::number::delta(s.net_gain, None, 3),
             mcnemar_p => format!("{:.4}", s.mcnemar_p),
             broken => s.broken.iter().take(shown.broken).map(change).collect::<Vec<_>>(),
@@ -192,9 +242,9 @@ fn render_as(
         .take(shown.diffs)
         .map(|d| {
             context! {
-                id => escape_inline(&d.id),
-                gold => fenced(d.gold_vs_candidate.trim_end(), "diff"),
-                answers => d.baseline_vs_candidate.as_deref().map(|a| fenced(a.trim_end(), "diff")),
+                id => safe(escape::markdown_html(&d.id)),
+                gold => safe(fenced(d.gold_vs_candidate.trim_end(), "diff")),
+                answers => d.baseline_vs_candidate.as_deref().map(|a| safe(fenced(a.trim_end(), "diff"))),
             }
         })
         .collect();
@@ -207,14 +257,15 @@ fn render_as(
     if !shown.fixed && fixed_total > 0 {
         notes.push(format!("The {fixed_total} fixed samples are not listed, to stay under GitHub's size limit (all are in {full_report})."));
     }
-    let list = |title: &str, ids: &[String]| context! { title => title, ids => ids.iter().map(|i| format!("`{}`", escape_inline(i))).collect::<Vec<_>>() };
+    let list = |title: &str, ids: &[String]| context! { title => title, ids => safe(ids.iter().map(|i| escape::markdown_code(i)).collect::<Vec<_>>().join(", ")) };
     let ctx = context! {
-        marker => marker(gate_name),
+        marker => safe(marker(gate_name)),
         gate_name => gate_name,
         word => word,
         icon => icon,
         summary => v.summary.clone(),
         metrics => rows(v),
+        failed_calls => failed_calls(&v.failures),
         samples => samples,
         show_samples => shown.broken > 0 || shown.fixed,
         broken_hidden => broken_total - shown.broken.min(broken_total),
@@ -227,13 +278,13 @@ fn render_as(
         ratchet => v.ratchet.clone(),
         differences => v.provenance.differences.clone(),
         baseline_present => v.baseline_present,
-        built_in_rules => v.built_in_rules().then(crate::gate::rule::built_in_rules),
-        rules_docs => crate::gate::rule::RULES_DOCS,
+        built_in_rules => v.built_in_rules().then(|| safe(crate::gate::rule::built_in_rules())),
+        rules_docs => safe(crate::gate::rule::RULES_DOCS.to_string()),
         notes => notes,
         origin => render.origin.clone(),
         warnings => render.warnings.clone(),
         files => render.files.clone(),
-        reproduce => render.reproduce.as_deref().map(|r| fenced(r, "sh")),
+        reproduce => render.reproduce.as_deref().map(|r| safe(fenced(r, "sh"))),
         version => env!("CARGO_PKG_VERSION"),
         metrics_version => crate::score::file::METRICS_VERSION,
     };

@@ -29,3 +29,36 @@ pub fn add_template(
         )
     })
 }
+
+/// One cause of failed calls as plain text: `http: POST … answered 401 (7): ext-001, …`.
+pub fn cause_text(c: &crate::runfile::failures::FailureCause) -> String {
+    use crate::escape::one_line;
+    let mut ids: Vec<_> = c.examples.iter().map(|i| one_line(i)).collect();
+    if c.samples > c.examples.len() {
+        ids.push("…".into());
+    }
+    format!(
+        "{}: {} ({}): {}",
+        c.kind.as_str(),
+        one_line(&c.message),
+        c.calls,
+        ids.join(", ")
+    )
+}
+
+/// The samples failing in both runs, those whose call failed named by what happened to them
+/// rather than counted as still failing (`1 still failing · 2 crashed · 1 timed out`).
+pub fn still_failing(s: &crate::gate::samples::SampleAnalysis, separator: &str) -> String {
+    let mut named: Vec<(&'static str, usize)> = Vec::new();
+    for kind in s.still_failing.iter().filter_map(|c| c.failure) {
+        match named.iter_mut().find(|(what, _)| *what == kind.outcome()) {
+            Some((_, n)) => *n += 1,
+            None => named.push((kind.outcome(), 1)),
+        }
+    }
+    named.sort();
+    let failed: usize = named.iter().map(|(_, n)| n).sum();
+    let mut parts = vec![format!("{} still failing", s.still.saturating_sub(failed))];
+    parts.extend(named.iter().map(|(what, n)| format!("{n} {what}")));
+    parts.join(separator)
+}

@@ -8,6 +8,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::{Problem, Severity};
+use crate::escape::one_line;
+use crate::runfile::failures::FailedCalls;
 use crate::score::ScoreFile;
 use crate::suite::agreement::Agreement;
 use crate::suite::stats::{SuiteStats, TARGETS, TOTAL_TARGET};
@@ -246,7 +248,7 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
     use crate::gate::verdict::{Outcome, Status};
     let mut out = format!(
         "goldgate: {} ({} samples)\n",
-        v.summary,
+        one_line(&v.summary),
         v.sample_results.len()
     );
     if v.verdict == Outcome::Pass {
@@ -270,20 +272,24 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
             .map_or_else(String::new, |r| format!("; rule {}", r.describe()));
         let _ = writeln!(
             out,
-            "  {status:<10} {}: {} → {}{delta}{rule}",
-            m.name,
+            "  {status:<10} {}: {} → {}{delta}{}",
+            one_line(&m.name),
             value(m.baseline),
-            value(m.candidate)
+            value(m.candidate),
+            one_line(&rule)
         );
         for reason in &m.reasons {
-            let _ = writeln!(out, "             {reason}");
+            let _ = writeln!(out, "             {}", one_line(reason));
         }
     }
+    for line in failed_calls(&v.failures).lines() {
+        let _ = writeln!(out, "  {line}");
+    }
     for finding in &v.ratchet {
-        let _ = writeln!(out, "  loosened   {finding}");
+        let _ = writeln!(out, "  loosened   {}", one_line(finding));
     }
     if let Some(s) = v.samples.as_ref().filter(|s| !s.broken.is_empty()) {
-        let ids: Vec<&str> = s.broken.iter().take(10).map(|c| c.id.as_str()).collect();
+        let ids: Vec<_> = s.broken.iter().take(10).map(|c| one_line(&c.id)).collect();
         let more = s.broken.len().saturating_sub(ids.len());
         let tail = if more > 0 {
             format!(" and {more} more")
@@ -323,7 +329,7 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
         Outcome::Fail => "FAIL",
         Outcome::Incomplete => "INCOMPLETE",
     };
-    let _ = writeln!(out, "{word}: {}\n", v.summary);
+    let _ = writeln!(out, "{word}: {}\n", one_line(&v.summary));
     let _ = writeln!(
         out,
         "{:<36} {:>21} {:>28}  {:<24} status",
@@ -350,28 +356,41 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
         let _ = writeln!(
             out,
             "{:<36} {:>21} {:>28}  {:<24} {status}",
-            m.name,
+            one_line(&m.name),
             format!("{} → {}", value(m.baseline), value(m.candidate)),
             delta,
-            rule
+            one_line(&rule)
         );
         for reason in &m.reasons {
-            let _ = writeln!(out, "    {reason}");
+            let _ = writeln!(out, "    {}", one_line(reason));
         }
+    }
+    if !v.failures.is_empty() {
+        let _ = write!(out, "\n{}", failed_calls(&v.failures));
     }
     if let Some(s) = &v.samples {
         let rate = |x: Option<f64>| optional(x, 3);
         let _ = writeln!(
             out,
-            "\nsamples (pass = primary ≥ {}): {} shared; {} fixed, {} broken, {} kept, {} still failing; fix rate {}, break rate {}, net gain {}; McNemar p = {:.4}",
-            s.sample_pass, s.shared, s.fix, s.break_, s.keep, s.still, rate(s.fix_rate), rate(s.break_rate), rate(s.net_gain), s.mcnemar_p
+            "\nsamples (pass = primary ≥ {}): {} shared; {} fixed, {} broken, {} kept, {}; fix rate {}, break rate {}, net gain {}; McNemar p = {:.4}",
+            s.sample_pass, s.shared, s.fix, s.break_, s.keep, super::still_failing(s, ", "), rate(s.fix_rate), rate(s.break_rate), rate(s.net_gain), s.mcnemar_p
         );
         for (what, list) in [("broken", &s.broken), ("fixed", &s.fixed)] {
             if !list.is_empty() {
                 let shown: Vec<String> = list
                     .iter()
                     .take(10)
-                    .map(|c| format!("{} ({:.2} → {:.2})", c.id, c.baseline, c.candidate))
+                    .map(|c| {
+                        let why = c
+                            .failure
+                            .map_or_else(String::new, |k| format!(", {}", k.outcome()));
+                        format!(
+                            "{} ({:.2} → {:.2}{why})",
+                            one_line(&c.id),
+                            c.baseline,
+                            c.candidate
+                        )
+                    })
                     .collect();
                 let more = list.len().saturating_sub(10);
                 let _ = writeln!(
@@ -393,19 +412,20 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
         ("missing from the run", &v.missing),
     ] {
         if !list.is_empty() {
-            let _ = writeln!(out, "{what}: {}", list.join(", "));
+            let ids: Vec<_> = list.iter().map(|i| one_line(i)).collect();
+            let _ = writeln!(out, "{what}: {}", ids.join(", "));
         }
     }
     if !v.provenance.differences.is_empty() {
         let _ = writeln!(out, "\nprovenance changed since the baseline:");
         for d in &v.provenance.differences {
-            let _ = writeln!(out, "  {d}");
+            let _ = writeln!(out, "  {}", one_line(d));
         }
     }
     if !v.ratchet.is_empty() {
         let _ = writeln!(out, "\nthresholds loosened against the base branch:");
         for f in &v.ratchet {
-            let _ = writeln!(out, "  {f}");
+            let _ = writeln!(out, "  {}", one_line(f));
         }
     }
     if v.built_in_rules() {
@@ -423,6 +443,29 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
         );
     }
     out
+}
+
+/// Failed calls grouped by cause: `7 calls failed — http: … (7): ext-001, ext-002, …` for
+/// one cause, else a line per cause (most calls first). Empty when no call failed.
+pub fn failed_calls(f: &FailedCalls) -> String {
+    if f.is_empty() {
+        return String::new();
+    }
+    let mut lines: Vec<String> = f.causes.iter().map(super::cause_text).collect();
+    if f.other_calls > 0 {
+        lines.push(format!("{} more with other causes", f.other_calls));
+    }
+    let calls = match f.calls {
+        1 => "1 call failed".to_string(),
+        n => format!("{n} calls failed"),
+    };
+    match lines.as_slice() {
+        [one] => format!("{calls} — {one}\n"),
+        _ => format!(
+            "{calls}:\n{}",
+            lines.iter().map(|l| format!("  {l}\n")).collect::<String>()
+        ),
+    }
 }
 
 /// `baseline show`.

@@ -92,6 +92,11 @@ impl RunReport {
         }
     }
 
+    /// This run's failed calls, grouped by cause, most frequent first.
+    pub fn failures(&self) -> crate::runfile::failures::FailedCalls {
+        self.summary.failures.finish()
+    }
+
     /// Share of this run's records answered from the cache, in percent.
     pub fn hit_rate(&self) -> f64 {
         match self.summary.written {

@@ -20,8 +20,9 @@ use crate::error::Result;
 use crate::parse::{parse_answer, ParseOutcome};
 use crate::retry::Backoff;
 use crate::rng::{label_hash, Rng};
-use crate::runfile::record::RunRecord;
+use crate::runfile::failures::Grouping;
 use crate::runfile::record::Usage;
+use crate::runfile::record::{ErrorKind, RunRecord};
 use crate::runfile::writer::RecordWriter;
 use crate::secrets::Secrets;
 
@@ -82,6 +83,8 @@ pub struct RunSummary {
     pub cached: usize,
     /// The first failure, to show when the run is stopped for failing too often.
     pub first_error: Option<String>,
+    /// Every failed call, grouped by cause (for the run summary).
+    pub failures: Grouping,
     /// Stopped by Ctrl-C or SIGTERM.
     pub interrupted: bool,
     /// Stopped because more than `max_errors` calls failed.
@@ -97,6 +100,7 @@ impl RunSummary {
             self.errors += 1;
             self.first_error
                 .get_or_insert_with(|| format!("{}: {}", record.sample_id, e.message));
+            self.failures.add(&record.sample_id, e);
         }
     }
 }
@@ -246,6 +250,11 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         }
         Err(e) => {
             let mut error = e.record();
+            // A crash's cause is what the process said last (a traceback's final line).
+            if let (ErrorKind::Exit, Some(said)) = (e.kind, e.stderr.as_deref().and_then(last_line))
+            {
+                error.message = format!("{}: {said}", error.message);
+            }
             if attempts > 1 {
                 error.message = format!("{} (after {attempts} attempts)", error.message);
             }
@@ -281,6 +290,18 @@ fn redact(outcome: Result<Reply, CallError>, secrets: &Secrets) -> Result<Reply,
     }
 }
 
+/// The last non-blank line of captured standard error (of a cut one: its last whole line).
+fn last_line(stderr: &str) -> Option<&str> {
+    let kept = match stderr.rfind("… [") {
+        Some(at) if stderr.ends_with(" more bytes not kept]") => {
+            let cut = &stderr[..at];
+            cut.rfind('\n').map_or("", |n| &cut[..n])
+        }
+        _ => stderr,
+    };
+    kept.lines().map(str::trim).rfind(|l| !l.is_empty())
+}
+
 /// Token usage an answer reports about itself (an OpenAI-style top-level `usage` object).
 fn usage_of(answer: &Value) -> Option<Usage> {
     let u = answer.get("usage")?.as_object()?;
@@ -297,6 +318,13 @@ fn usage_of(answer: &Value) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crash_is_told_by_the_last_line_it_wrote() {
+        assert_eq!(last_line("calling…\nError: 401\n\n"), Some("Error: 401"));
+        assert_eq!(last_line("a\nb… [12 more bytes not kept]"), Some("a"));
+        assert_eq!(last_line(" \n"), None);
+    }
 
     #[test]
     fn usage_is_read_from_the_answer() {

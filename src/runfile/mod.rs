@@ -1,9 +1,11 @@
 //! The run file (`run.jsonl`): the data contract between running a pipeline and scoring its
 //! answers. What one record holds ([`record`]), how records are appended as they finish and
 //! renamed into place when a run completes ([`writer`]), how a run file (or a plain outputs
-//! file) is indexed and read back one sample at a time ([`reader`]), and how shard outputs
-//! are joined ([`merge`]). It depends on neither the runner nor the scorer.
+//! file) is indexed and read back one sample at a time ([`reader`]), how shard outputs
+//! are joined ([`merge`]), and failed calls grouped by cause for reports ([`failures`]). It
+//! depends on neither the runner nor the scorer.
 
+pub mod failures;
 pub mod merge;
 pub mod reader;
 pub mod record;

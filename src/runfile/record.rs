@@ -8,7 +8,7 @@ use serde_json::Value;
 /// Why a pipeline call failed (timeout, exit, http, spawn, plus `output` for an answer over the
 /// size limit or a jsonl response line of the wrong shape, and `missing` for a replay file
 /// without an answer for the sample).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorKind {
     Timeout,
@@ -17,6 +17,32 @@ pub enum ErrorKind {
     Spawn,
     Output,
     Missing,
+}
+
+impl ErrorKind {
+    /// The kind as written in run files (`timeout`, `exit`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Exit => "exit",
+            ErrorKind::Http => "http",
+            ErrorKind::Spawn => "spawn",
+            ErrorKind::Output => "output",
+            ErrorKind::Missing => "missing",
+        }
+    }
+
+    /// What happened to a sample whose call failed this way, as reports name it.
+    pub fn outcome(self) -> &'static str {
+        match self {
+            ErrorKind::Timeout => "timed out",
+            ErrorKind::Exit => "crashed",
+            ErrorKind::Http => "call failed",
+            ErrorKind::Spawn => "did not start",
+            ErrorKind::Output => "answer too large",
+            ErrorKind::Missing => "no answer",
+        }
+    }
 }
 
 /// A failed pipeline call.

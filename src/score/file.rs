@@ -71,6 +71,10 @@ pub struct SampleScore {
     pub primary_runs: Vec<f64>,
     /// Records whose pipeline call failed.
     pub failed: usize,
+    /// Why each of them failed: its kind and cause (the first line of the message, see
+    /// [`crate::runfile::failures::cause`]), in repeat order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<crate::runfile::record::RecordError>,
     /// Parse outcome of each repeat.
     pub parse: Vec<ParseOutcome>,
     /// Latency of each record that reported one, in repeat order (for run-health

@@ -309,6 +309,11 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
         primary_std: std,
         primary_runs: runs,
         failed: answers.iter().filter(|a| a.failed()).count(),
+        errors: answers
+            .iter()
+            .filter_map(|a| a.error.as_ref())
+            .map(|e| crate::runfile::failures::reduced(&sample.id, e))
+            .collect(),
         parse,
         latency_ms: latencies,
         metrics,
