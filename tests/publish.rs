@@ -385,3 +385,49 @@ fn a_trimmed_comment_keeps_the_worst_samples_and_the_summary_has_them_all() {
         "{summary}"
     );
 }
+
+/// A verdict file that carries the workflow's token (an answer that echoed it, in a diff
+/// and in a failure message) is posted with the token replaced by `***`: in the comment,
+/// the check run and the job summary.
+#[test]
+fn a_token_inside_a_verdict_file_is_never_posted() {
+    let dir = TempDir::new("publish-token");
+    let mut v = failing_verdict(&dir.0);
+    let diffs = v["diffs"].as_array_mut().unwrap();
+    assert!(!diffs.is_empty(), "the example breaks samples");
+    for d in diffs {
+        let text = d["gold_vs_candidate"].as_str().unwrap().to_string();
+        d["gold_vs_candidate"] = json!(format!("{text}+ leaked {TOKEN}\n"));
+    }
+    write(&dir.0, "verdict.json", &v);
+    let server = start(vec![]);
+    let out = publish(
+        &dir.0,
+        &server,
+        &[
+            "--verdict",
+            "verdict.json",
+            "--thresholds",
+            &example("thresholds.toml"),
+            "--check-run",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let body = posted(&server);
+    assert!(body.contains("+ leaked ***"), "{body}");
+    assert!(!body.contains(TOKEN), "the comment carries the token");
+    let s = server.state.lock().unwrap();
+    let check_run = s.check_runs[0].to_string();
+    assert!(
+        !check_run.contains(TOKEN),
+        "the check run carries the token"
+    );
+    let summary = std::fs::read_to_string(dir.0.join("summary.md")).unwrap();
+    assert!(summary.contains("+ leaked ***"), "{summary}");
+    assert!(
+        !summary.contains(TOKEN),
+        "the job summary carries the token"
+    );
+    assert!(!stderr.contains(TOKEN) && !String::from_utf8_lossy(&out.stdout).contains(TOKEN));
+}

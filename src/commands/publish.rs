@@ -236,7 +236,9 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     render.files = vec![format!("verdict file: {}", s.verdict.display())];
     render.reproduce = Some(words.join(" "));
     let summary = markdown::summary(verdict, &render)?;
-    let mut events: Vec<Event> = publish::write_summary(&summary).into_iter().collect();
+    let mut events: Vec<Event> = publish::write_summary(&summary, &s.gate.publish.secrets)
+        .into_iter()
+        .collect();
     let runtime = crate::runtime::build()?;
     let shorten = || shorter(verdict, &render, &markdown);
     let report = Report {

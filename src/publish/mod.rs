@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Outcome, Result};
 use crate::gate::verdict::Verdict;
 use crate::retry::Backoff;
+use crate::secrets::Secrets;
 
 /// When to post the sticky PR comment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +39,10 @@ pub struct PublishOptions {
     /// The longest wait for GitHub's rate limit to reset; beyond it, publishing fails with
     /// a rate-limit error.
     pub rate_limit_wait: std::time::Duration,
+    /// Secret values replaced by `***` in everything published (the comment, the check run,
+    /// the job summary, step outputs, annotations): a verdict may carry what a pipeline
+    /// echoed, and a verdict file from elsewhere was never redacted here.
+    pub secrets: Secrets,
 }
 
 /// What to publish: the PR comment, a shorter rendering for when GitHub refuses its size
@@ -141,7 +146,8 @@ pub fn to_actions(
     if !actions::in_actions() {
         return Ok(Vec::new());
     }
-    let mut events: Vec<Event> = write_summary(report.summary).into_iter().collect();
+    let secrets = &options.secrets;
+    let mut events: Vec<Event> = write_summary(report.summary, secrets).into_iter().collect();
     if let Some(output) = std::env::var_os("GITHUB_OUTPUT").filter(|s| !s.is_empty()) {
         let word = serde_json::to_value(verdict.verdict)
             .ok()
@@ -150,7 +156,7 @@ pub fn to_actions(
         let mut values = vec![
             ("verdict", word),
             ("exit-code", verdict.exit_code.to_string()),
-            ("summary", verdict.summary.clone()),
+            ("summary", secrets.redact(&verdict.summary).into_owned()),
         ];
         values.extend(
             outputs
@@ -163,16 +169,18 @@ pub fn to_actions(
             )));
         }
     }
-    events.push(Event::Annotations(actions::annotations(verdict)));
+    events.push(Event::Annotations(
+        secrets.redact(&actions::annotations(verdict)).into_owned(),
+    ));
     events.extend(post_comment(verdict, report, options, runtime)?);
     Ok(events)
 }
 
 /// The job summary, when `GITHUB_STEP_SUMMARY` names a file; the event to report when it
 /// cannot be written.
-pub fn write_summary(markdown: &str) -> Option<Event> {
+pub fn write_summary(markdown: &str, secrets: &Secrets) -> Option<Event> {
     let summary = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty())?;
-    actions::write_summary(Path::new(&summary), markdown)
+    actions::write_summary(Path::new(&summary), &secrets.redact(markdown))
         .err()
         .map(|e| Event::ActionsFileFailed(format!("job summary (GITHUB_STEP_SUMMARY): {e}")))
 }
@@ -194,6 +202,15 @@ pub fn post_comment(
         Err(why) => return Ok(vec![Event::NoComment(why)]),
     };
     let pr = target.pr;
+    let secrets = &options.secrets;
+    let comment = secrets.redact(report.comment);
+    let shorter = || secrets.redact(&(report.shorter)()).into_owned();
+    let title = secrets.redact(&verdict.summary);
+    let report = Report {
+        comment: &comment,
+        shorter: &shorter,
+        summary: report.summary,
+    };
     let create = options.comment_on == CommentOn::Always || verdict.verdict != Outcome::Pass;
     let marker = crate::report::markdown::marker(&options.gate_name);
     let conclusion = match verdict.verdict {
@@ -210,12 +227,7 @@ pub fn post_comment(
             let check = match options.check_run {
                 true => Some(
                     github
-                        .check_run(
-                            &options.gate_name,
-                            conclusion,
-                            &verdict.summary,
-                            report.body(),
-                        )
+                        .check_run(&options.gate_name, conclusion, &title, report.body())
                         .await,
                 ),
                 false => None,

@@ -342,6 +342,7 @@ impl GateSettings {
                 rate_limit_wait: Duration::from_secs(
                     a.github_max_wait.unwrap_or(defaults::GITHUB_MAX_WAIT_SECS),
                 ),
+                secrets: crate::secrets::Secrets::from_env(defaults::WITHHELD_ENV),
             },
         })
     }
