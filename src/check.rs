@@ -14,7 +14,8 @@ use crate::gate::{diff, samples};
 use crate::io::write_atomic;
 use crate::metrics::ScoringConfig;
 use crate::report::markdown;
-use crate::run::plan::{run_suite, Observer, RunReport, RunSettings};
+use crate::run::plan::{run_suite_locked, Observer, RunReport, RunSettings};
+use crate::runfile::lock::OutputLock;
 use crate::score::{self, Facts, ScoreFile, ScoreRequest};
 use crate::suite::Suite;
 
@@ -175,14 +176,16 @@ pub struct Checked {
     pub gated: Option<Gated>,
 }
 
-/// Run, score, compare and write the results of one gate.
+/// Run, score, compare and write the results of one gate. The output directory's lock (on
+/// its run file) is held until every file is written: a second check there stops at once.
 pub fn check(
     s: &CheckSettings,
     runtime: &tokio::runtime::Runtime,
     observer: &mut dyn Observer,
 ) -> Result<Checked> {
+    let lock = OutputLock::acquire(&s.run.output)?;
     let baseline = read_baseline(&s.baseline, &s.missing_baseline)?;
-    let run = run_suite(&s.run, runtime, observer)?;
+    let run = run_suite_locked(&s.run, runtime, observer, &lock)?;
     if !run.is_complete() {
         return Ok(Checked { run, gated: None });
     }

@@ -6,8 +6,9 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
 use crate::error::{Error, Location, Problem, Result};
 use crate::text::explain_serde;
@@ -43,6 +44,46 @@ pub struct PipelineTable {
     pub env_clear: Option<bool>,
     /// The directory a command from this file runs in (default: the file's directory).
     pub workdir: Option<PathBuf>,
+    /// Cache the answers (`http` pipelines only when `true`; `false` turns it off for any).
+    pub cache: Option<bool>,
+    /// Cached answers older than this (`"30m"`, `"1h"`, `"2d"`) are not reused.
+    #[serde(default, deserialize_with = "duration")]
+    pub cache_ttl: Option<Duration>,
+}
+
+fn duration<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<Duration>, D::Error> {
+    let text = String::deserialize(d)?;
+    parse_duration(&text)
+        .map(Some)
+        .map_err(|why| serde::de::Error::custom(format!("cache_ttl = \"{text}\" {why}")))
+}
+
+/// A duration as people write one in settings: a whole number and a unit, `s`, `m`, `h` or
+/// `d` (`"30m"`, `"1h"`, `"2d"`). The error says what is wrong and how to write one.
+pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let unit = match unit.trim() {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => 0,
+    };
+    let how = "write a whole number and a unit (s, m, h or d), such as \"30m\", \"1h\" or \"2d\"";
+    match number.parse::<u64>().ok().zip((unit > 0).then_some(unit)) {
+        Some((0, _)) => Err(format!(
+            "is no time at all: {how} (to ignore cached answers once, pass --refresh-cache)"
+        )),
+        Some((n, unit)) => n
+            .checked_mul(unit)
+            .map(Duration::from_secs)
+            .ok_or_else(|| format!("is too long: {how}")),
+        None => Err(format!("is not a duration: {how}")),
+    }
 }
 
 /// `[run]`.
@@ -173,5 +214,22 @@ mod tests {
         assert_eq!(config.pipeline.workdir, Some(dir.join("..")));
         assert_eq!(config.path, Some(path.clone()));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn durations_are_a_number_and_a_unit() {
+        let secs = |t: &str| parse_duration(t).map(|d| d.as_secs());
+        assert_eq!(secs("30s"), Ok(30));
+        assert_eq!(secs("30m"), Ok(1800));
+        assert_eq!(secs(" 1h "), Ok(3600));
+        assert_eq!(secs("2d"), Ok(172_800));
+        for bad in ["", "1", "h", "1.5h", "-1h", "1w", "soon", "1 h x"] {
+            assert!(
+                secs(bad).unwrap_err().contains("is not a duration"),
+                "{bad}"
+            );
+        }
+        assert!(secs("0h").unwrap_err().contains("no time at all"));
+        assert!(secs("99999999999999999d").unwrap_err().contains("too long"));
     }
 }

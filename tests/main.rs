@@ -2,6 +2,7 @@
 
 mod action;
 mod baseline;
+mod cache;
 mod cli;
 mod escaping;
 mod failures;
@@ -15,6 +16,7 @@ mod layers;
 mod publish;
 mod readme;
 mod reference;
+mod resume;
 mod run;
 mod scoring;
 mod secrets;

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::support::project::git_repo;
 use crate::support::{check_example_in_actions, TempDir};
 
 fn script(name: &str) -> String {
@@ -410,6 +411,7 @@ fn an_unchanged_pipeline_costs_nothing_the_second_time() {
 fn repeats_are_separate_records_and_cache_entries() {
     let dir = TempDir::new("run-repeat");
     suite(&dir.0, 3);
+    git_repo(&dir.0); // answers are keyed on the repository's content
     let (_, _) = counted(&dir.0, &["--repeat", "3"]);
     assert_eq!(calls(&dir.0), 9);
     let text = std::fs::read_to_string(dir.0.join("run.jsonl")).unwrap();
@@ -687,6 +689,7 @@ fn goldgate_toml_chooses_the_pipeline_and_flags_override_it() {
 fn baseline_refresh_then_show_then_check_against_it() {
     let dir = TempDir::new("run-baseline");
     suite(&dir.0, 6);
+    git_repo(&dir.0); // answers are keyed on the repository's content
     let count = script("count.sh");
     let out = goldgate(
         &dir.0,

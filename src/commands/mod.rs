@@ -15,7 +15,7 @@ mod thresholds;
 use crate::cli::{BaselineCommand, Cli, Command, HookCommand, SuiteCommand, ThresholdsCommand};
 use crate::error::{Error, Exit, Result};
 use crate::output::Reporter;
-use crate::run::plan::{Ending, Observer, RunReport};
+use crate::run::plan::{Ending, Notice, Observer, RunReport};
 use crate::run::runner::RunSummary;
 
 /// Run a parsed command line; output goes through `reporter`.
@@ -80,6 +80,20 @@ impl<'r, 'a> ShowProgress<'r, 'a> {
 }
 
 impl Observer for ShowProgress<'_, '_> {
+    fn notice(&mut self, notice: &Notice) {
+        let text = match notice {
+            Notice::CacheOff(why) => format!("note: the answer cache is off: {why}\n"),
+            Notice::Dropped {
+                records,
+                suite_changed,
+            } => format!(
+                "note: {}dropped {records} records of samples no longer in this run or whose input changed; they run again\n",
+                if *suite_changed { "the suite changed since the run started: " } else { "" }
+            ),
+        };
+        self.reporter.note(&text);
+    }
+
     fn resumed(&mut self, done: usize, todo: usize) {
         self.reporter.note(&format!(
             "resuming: {done} records already done, {todo} to run\n"

@@ -1,9 +1,11 @@
 //! The answer cache: content-addressed by hash(request, pipeline fingerprint, repeat), so an
 //! unchanged pipeline on unchanged samples costs nothing to run again. One file per answer
 //! under `<dir>/<2 hex>/<hash>.json`, written to a temporary file and renamed into place,
-//! which is atomic and safe with several writers. Only successful answers are cached.
+//! which is atomic and safe with several writers. Only successful answers are cached. Each
+//! entry records when it was stored, so a run with a `cache_ttl` reuses only recent ones.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -32,19 +34,35 @@ struct Entry {
     usage: Option<Usage>,
     #[serde(default)]
     latency_ms: Option<f64>,
+    /// When the entry was stored, in seconds since the Unix epoch (absent in entries of
+    /// older versions, which no `cache_ttl` reuses).
+    #[serde(default)]
+    stored_at: Option<u64>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Cache {
     dir: PathBuf,
     mode: CacheMode,
+    /// Entries stored before this time (seconds since the epoch) are not reused.
+    not_before: Option<u64>,
+}
+
+/// Seconds since the Unix epoch.
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 impl Cache {
-    pub fn new(dir: &Path, mode: CacheMode) -> Self {
+    /// The cache in `dir`; with a `ttl`, entries older than it (when the run starts) are
+    /// not reused.
+    pub fn new(dir: &Path, mode: CacheMode, ttl: Option<Duration>) -> Self {
         Cache {
             dir: dir.to_path_buf(),
             mode,
+            not_before: ttl.map(|ttl| now().saturating_sub(ttl.as_secs())),
         }
     }
 
@@ -68,6 +86,11 @@ impl Cache {
             return None;
         }
         let entry: Entry = serde_json::from_slice(&std::fs::read(self.path(key)).ok()?).ok()?;
+        if let Some(not_before) = self.not_before {
+            if entry.stored_at.is_none_or(|at| at < not_before) {
+                return None;
+            }
+        }
         Some(Reply {
             text: entry.text,
             usage: entry.usage,
@@ -85,6 +108,7 @@ impl Cache {
             text: reply.text.clone(),
             usage: reply.usage.clone(),
             latency_ms: Some(reply.latency_ms.unwrap_or(latency_ms)),
+            stored_at: Some(now()),
         };
         let bytes = serde_json::to_vec(&entry).unwrap_or_default();
         let _ = crate::io::write_atomic_io(&self.path(key), |w| w.write_all(&bytes));
@@ -113,14 +137,42 @@ mod tests {
             text: "{\"requirements\": []}".into(),
             ..Reply::default()
         };
-        let cache = Cache::new(&dir, CacheMode::Use);
+        let cache = Cache::new(&dir, CacheMode::Use, None);
         cache.put("abcdef", &reply, 12.0);
         assert_eq!(cache.get("abcdef").unwrap().text, reply.text);
         assert_eq!(cache.get("abcdef").unwrap().latency_ms, Some(12.0));
-        assert!(Cache::new(&dir, CacheMode::Refresh).get("abcdef").is_none());
+        assert!(Cache::new(&dir, CacheMode::Refresh, None)
+            .get("abcdef")
+            .is_none());
         assert!(cache.get("ab0000").is_none());
-        Cache::new(&dir, CacheMode::Off).put("ab1111", &reply, 1.0);
+        Cache::new(&dir, CacheMode::Off, None).put("ab1111", &reply, 1.0);
         assert!(cache.get("ab1111").is_none());
+        // A ttl keeps recent entries and drops old ones and those without a time.
+        let hour = Some(Duration::from_secs(3600));
+        assert!(Cache::new(&dir, CacheMode::Use, hour)
+            .get("abcdef")
+            .is_some());
+        let old = |stored_at: Option<u64>| {
+            let entry = Entry {
+                text: "old".into(),
+                usage: None,
+                latency_ms: None,
+                stored_at,
+            };
+            std::fs::write(cache.path("ab2222"), serde_json::to_vec(&entry).unwrap()).unwrap();
+        };
+        old(Some(now() - 7200));
+        assert!(Cache::new(&dir, CacheMode::Use, hour)
+            .get("ab2222")
+            .is_none());
+        assert!(
+            cache.get("ab2222").is_some(),
+            "without a ttl every entry is reused"
+        );
+        old(None);
+        assert!(Cache::new(&dir, CacheMode::Use, hour)
+            .get("ab2222")
+            .is_none());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,13 +1,12 @@
 //! Which pipeline to run and how (`--command`, `--http`, `--replay` and their options), where
 //! it was configured (for error messages), the environment and directory a command starts
-//! in, the secrets its configuration holds, and the pipeline fingerprint: what an answer
-//! depends on besides the sample.
+//! in, the secrets its configuration holds, and shards. What an answer depends on (the
+//! pipeline fingerprint) is in [`super::fingerprint`].
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Location, Problem, Result};
 use crate::secrets::Secrets;
@@ -196,67 +195,6 @@ pub fn known_secrets(config: &PipelineConfig) -> Secrets {
     secrets
 }
 
-/// The pipeline fingerprint: adapter kind, command or URL template (never an
-/// expanded secret), model, and the content of every fingerprint file.
-pub fn fingerprint(config: &PipelineConfig) -> Result<String> {
-    let mut h = Sha256::new();
-    h.update(config.adapter.kind().as_bytes());
-    match &config.adapter {
-        Adapter::Command { command, mode } => h.update(format!("\0{command}\0{mode:?}").as_bytes()),
-        Adapter::Http { url, headers } => {
-            h.update(format!("\0{url}").as_bytes());
-            for (name, value) in headers {
-                h.update(format!("\0{name}: {value}").as_bytes());
-            }
-        }
-        Adapter::Replay { file } => {
-            h.update(b"\0");
-            hash_path(file, &mut h)?;
-        }
-    }
-    h.update(format!("\0model={}", config.model.as_deref().unwrap_or("")).as_bytes());
-    for file in &config.fingerprint_files {
-        // The name, not the whole path: the same file reached from another working directory
-        // (`--config sub/goldgate.toml` vs `cd sub`) is the same pipeline.
-        let name = file.file_name().map_or_else(
-            || file.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        h.update(format!("\0{name}\0").as_bytes());
-        hash_path(file, &mut h)?;
-    }
-    Ok(format!("sha256:{}", crate::text::hex(&h.finalize())))
-}
-
-/// Hash a file's bytes, or every file below a directory in name order.
-fn hash_path(path: &Path, h: &mut Sha256) -> Result<()> {
-    let read_err = |source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    if path.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(read_err)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for entry in entries {
-            h.update(
-                entry
-                    .strip_prefix(path)
-                    .unwrap_or(&entry)
-                    .to_string_lossy()
-                    .as_bytes(),
-            );
-            hash_path(&entry, h)?;
-        }
-        Ok(())
-    } else {
-        h.update(std::fs::read(path).map_err(read_err)?);
-        Ok(())
-    }
-}
-
 /// `--shard i/N`: the samples whose id hashes to bucket i−1 of N.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
@@ -299,39 +237,6 @@ mod tests {
         assert!(Shard::parse("1/0").is_none());
         assert!(Shard::parse("x").is_none());
         assert_eq!(Shard::parse("1/1"), Some(Shard { index: 0, count: 1 }));
-    }
-
-    #[test]
-    fn fingerprint_covers_model_and_files() {
-        let dir = std::env::temp_dir().join(format!("goldgate-fp-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let prompt = dir.join("prompt.txt");
-        std::fs::write(&prompt, "v1").unwrap();
-        let mut config = PipelineConfig {
-            adapter: Adapter::Command {
-                command: "x".into(),
-                mode: Mode::Oneshot,
-            },
-            timeout: std::time::Duration::from_secs(1),
-            max_output_bytes: 1 << 20,
-            retries: 0,
-            model: None,
-            fingerprint_files: Vec::new(),
-            origin: Origin::Flags,
-            workdir: None,
-            env: EnvPolicy::default(),
-        };
-        let plain = fingerprint(&config).unwrap();
-        config.model = Some("m".into());
-        let with_model = fingerprint(&config).unwrap();
-        assert_ne!(plain, with_model);
-        config.fingerprint_files = vec![dir.clone()];
-        let v1 = fingerprint(&config).unwrap();
-        std::fs::write(&prompt, "v2").unwrap();
-        assert_ne!(v1, fingerprint(&config).unwrap());
-        config.fingerprint_files = vec![dir.join("missing")];
-        assert!(fingerprint(&config).is_err());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

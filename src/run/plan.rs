@@ -1,18 +1,23 @@
 //! A whole run as one library call: which (sample, repeat) jobs to send (shard, repeats, what
 //! a resumed run already has), through which pipeline, with which limits and cache, into
-//! which run file; and the [`RunReport`] saying how it ended. Progress goes to an
-//! [`Observer`]; nothing here prints.
+//! which run file (locked while it is written); and the [`RunReport`] saying how it ended.
+//! Progress and notices go to an [`Observer`]; nothing here prints.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::adapter::Pipeline;
 use super::cache::{Cache, CacheMode};
-use super::config::{Adapter, PipelineConfig, Shard};
+use super::config::{PipelineConfig, Shard};
+use super::fingerprint::{self, CacheWish, Git};
 use super::limits::Limits;
 use super::runner::{self, Job, RunOptions, RunSummary};
 use crate::error::Result;
-use crate::runfile::writer::RecordWriter;
+use crate::runfile::lock::OutputLock;
+use crate::runfile::record::{CacheUse, RunProvenance};
+use crate::runfile::writer::{Finished, RecordWriter, Resume};
 use crate::suite::Suite;
 
 /// Everything a run needs, defaults already applied (the command line and `goldgate.toml`
@@ -30,13 +35,33 @@ pub struct RunSettings {
     pub shard: Option<Shard>,
     pub cache_dir: PathBuf,
     pub cache: CacheMode,
+    /// `cache = true | false` under `[pipeline]` (`--cache`): `http` pipelines are cached
+    /// only with `true`.
+    pub cache_pipeline: Option<bool>,
+    /// Cached answers older than this are not reused.
+    pub cache_ttl: Option<Duration>,
+    /// goldgate's own inputs and outputs (suite, rules, baseline, output, cache): not part of
+    /// the pipeline's code when the repository's content is fingerprinted.
+    pub own_files: Vec<PathBuf>,
     pub max_errors: Option<usize>,
     pub rpm: Option<u32>,
     pub tpm: Option<u64>,
 }
 
+/// Something about a run worth saying once, before its calls start.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Notice {
+    /// The answer cache is neither read nor written, for this reason.
+    CacheOff(String),
+    /// A resumed run dropped `records` records of samples no longer in this run, or whose
+    /// input changed (`suite_changed`: the suite's files changed since the run started).
+    Dropped { records: usize, suite_changed: bool },
+}
+
 /// Hears how a run goes, for progress displays.
 pub trait Observer {
+    /// Something to tell the user once.
+    fn notice(&mut self, _notice: &Notice) {}
     /// A resumed run found `done` records already written; `todo` calls remain.
     fn resumed(&mut self, _done: usize, _todo: usize) {}
     /// The run is about to make `calls` calls.
@@ -106,15 +131,28 @@ impl RunReport {
     }
 }
 
-/// Run the suite through the pipeline on `runtime`, writing records to `settings.output`.
+/// Run the suite through the pipeline on `runtime`, writing records to `settings.output`
+/// (locked for the run: a second run of the same output stops at once).
 pub fn run_suite(
     settings: &RunSettings,
     runtime: &tokio::runtime::Runtime,
     observer: &mut dyn Observer,
 ) -> Result<RunReport> {
+    let lock = OutputLock::acquire(&settings.output)?;
+    run_suite_locked(settings, runtime, observer, &lock)
+}
+
+/// [`run_suite`] for a caller that holds the output's lock (`check` holds it until every
+/// file is written).
+pub fn run_suite_locked(
+    settings: &RunSettings,
+    runtime: &tokio::runtime::Runtime,
+    observer: &mut dyn Observer,
+    _lock: &OutputLock,
+) -> Result<RunReport> {
     let suite = Suite::open(&settings.suite, settings.max_sample_bytes)?;
     let mut samples = Vec::new();
-    suite.each_sample(|sample| {
+    let suite_fingerprint = suite.each_sample(|sample| {
         if settings
             .shard
             .is_none_or(|shard| shard.contains(&sample.id))
@@ -122,11 +160,29 @@ pub fn run_suite(
             samples.push((sample.id.clone(), Arc::new(sample.request())));
         }
     })?;
-    let fingerprint = super::config::fingerprint(&settings.pipeline)?;
+    let fingerprint =
+        fingerprint::fingerprint(&settings.pipeline, &settings.own_files, git(settings))?;
+    let wish = CacheWish {
+        read: settings.cache == CacheMode::Use,
+        off: settings.cache == CacheMode::Off,
+        pipeline: settings.cache_pipeline,
+    };
+    let (cache_use, cache_off) =
+        fingerprint::cache_use(&settings.pipeline.adapter, &fingerprint, wish);
+    if let Some(why) = &cache_off {
+        observer.notice(&Notice::CacheOff(why.clone()));
+    }
+    let provenance = RunProvenance {
+        suite_fingerprint: format!("sha256:{suite_fingerprint}"),
+        repeats: settings.repeat,
+        fingerprint: fingerprint.parts.clone(),
+        cache: cache_use,
+        cache_off,
+        cache_ttl_secs: settings.cache_ttl.map(|t| t.as_secs()),
+    };
     let secrets = Arc::new(super::config::known_secrets(&settings.pipeline));
     let pipeline = Arc::new(Pipeline::open(&settings.pipeline, secrets.clone())?);
-    let (mut writer, resumed) = RecordWriter::open(&settings.output, settings.resume)?;
-    let jobs: Vec<Job> = samples
+    let mut jobs: Vec<Job> = samples
         .iter()
         .flat_map(|(id, request)| {
             (0..settings.repeat).map(move |repeat| Job {
@@ -135,19 +191,65 @@ pub fn run_suite(
                 request: request.clone(),
             })
         })
-        .filter(|j| !resumed.done.contains(&(j.sample_id.clone(), j.repeat)))
         .collect();
+    let earlier = match settings.resume {
+        true => RecordWriter::earlier(&settings.output)?,
+        false => None,
+    };
+    let (mut writer, resumed) = match earlier {
+        Some(earlier) => {
+            super::resume::check(&earlier, &provenance, &fingerprint.value)?;
+            let suite_changed = earlier
+                .provenance
+                .as_ref()
+                .is_some_and(|p| p.suite_fingerprint != provenance.suite_fingerprint);
+            // A record is kept when its sample is still in this run with the same request.
+            let wanted: HashMap<(&str, u32), String> = jobs
+                .iter()
+                .map(|j| {
+                    let key = Cache::key(&j.request, &fingerprint.value, j.repeat);
+                    ((j.sample_id.as_str(), j.repeat), key)
+                })
+                .collect();
+            let keep = |r: &Finished| {
+                wanted.get(&(r.sample_id.as_str(), r.repeat)) == r.cache_key.as_ref()
+            };
+            let opened = RecordWriter::open(
+                &settings.output,
+                Some(Resume {
+                    earlier,
+                    keep: &keep,
+                }),
+            )?;
+            if opened.1.dropped > 0 {
+                observer.notice(&Notice::Dropped {
+                    records: opened.1.dropped,
+                    suite_changed,
+                });
+            }
+            opened
+        }
+        None => RecordWriter::open(&settings.output, None)?,
+    };
     if !resumed.done.is_empty() {
+        jobs.retain(|j| !resumed.done.contains(&(j.sample_id.clone(), j.repeat)));
         observer.resumed(resumed.done.len(), jobs.len());
     }
-    let mut options = RunOptions::new(settings.jobs, fingerprint, settings.pipeline.retries);
+    let mut options = RunOptions::new(settings.jobs, fingerprint.value, settings.pipeline.retries);
     options.max_errors = settings.max_errors;
     options.model = settings.pipeline.model.clone();
     options.limits = Arc::new(Limits::new(settings.rpm, settings.tpm));
     options.secrets = secrets;
-    if !matches!(settings.pipeline.adapter, Adapter::Replay { .. }) {
-        options.cache = Some(Cache::new(&settings.cache_dir, settings.cache));
-    }
+    options.cache = match cache_use {
+        CacheUse::ReadWrite => Some(Cache::new(
+            &settings.cache_dir,
+            CacheMode::Use,
+            settings.cache_ttl,
+        )),
+        CacheUse::WriteOnly => Some(Cache::new(&settings.cache_dir, CacheMode::Refresh, None)),
+        CacheUse::Off => None,
+    };
+    options.provenance = Arc::new(provenance);
     observer.started(jobs.len());
     let summary = runtime.block_on(runner::run(
         pipeline,
@@ -181,4 +283,16 @@ pub fn run_suite(
         summary,
         ending,
     })
+}
+
+/// Where the pipeline's repository is looked for: where its command runs.
+fn git(settings: &RunSettings) -> Git<'_> {
+    Git {
+        dir: settings
+            .pipeline
+            .workdir
+            .as_deref()
+            .unwrap_or(std::path::Path::new(".")),
+        ..Git::default()
+    }
 }

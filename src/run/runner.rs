@@ -21,8 +21,7 @@ use crate::parse::{parse_answer, ParseOutcome};
 use crate::retry::Backoff;
 use crate::rng::{label_hash, Rng};
 use crate::runfile::failures::Grouping;
-use crate::runfile::record::Usage;
-use crate::runfile::record::{ErrorKind, RunRecord};
+use crate::runfile::record::{ErrorKind, RunProvenance, RunRecord, Usage};
 use crate::runfile::writer::RecordWriter;
 use crate::secrets::Secrets;
 
@@ -54,6 +53,8 @@ pub struct RunOptions {
     pub backoff: Backoff,
     /// Values replaced by `***` in everything a call brings back.
     pub secrets: Arc<Secrets>,
+    /// What the answers depend on and how the cache is used, written with every record.
+    pub provenance: Arc<RunProvenance>,
 }
 
 impl RunOptions {
@@ -68,6 +69,7 @@ impl RunOptions {
             retries,
             backoff: Backoff::default(),
             secrets: Arc::default(),
+            provenance: Arc::default(),
         }
     }
 }
@@ -226,6 +228,8 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         pipeline_fingerprint: Some(options.pipeline_fingerprint.clone()),
         stderr: None,
         model: options.model.clone(),
+        cache_key: Some(key),
+        provenance: Some(RunProvenance::clone(&options.provenance)),
     };
     match outcome {
         Ok(reply) => {

@@ -1,6 +1,8 @@
 //! The `run.jsonl` record (one pipeline call: sample, repeat, answer or failure, latency,
-//! usage, cache), and the simpler outputs-file line (`{"id", "output"}`) recorded answers
-//! can also be given as.
+//! usage, cache, and what the cache key was made of), and the simpler outputs-file line
+//! (`{"id", "output"}`) recorded answers can also be given as.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -108,6 +110,79 @@ pub struct RunRecord {
     /// The model the pipeline was run with (`--model`), when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The call's cache key: hash(request, pipeline fingerprint, repeat), also the name of its
+    /// cache entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_key: Option<String>,
+    /// The run this record belongs to: the same in every record of a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<RunProvenance>,
+}
+
+/// What a run's answers depend on, and how it used the cache: recorded with every record, so
+/// a user can see why an answer was or was not reused, and `--resume` can tell whether a
+/// partial run is the same run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunProvenance {
+    /// The suite fingerprint when the run started (`sha256:…` of the bytes of its files).
+    pub suite_fingerprint: String,
+    /// Records per sample (`--repeat`).
+    pub repeats: u32,
+    /// What went into the pipeline fingerprint.
+    pub fingerprint: FingerprintParts,
+    /// How the run used the cache.
+    pub cache: CacheUse,
+    /// Why the cache is off, when goldgate turned it off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_off: Option<String>,
+    /// Entries older than this many seconds were not reused (`cache_ttl`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_ttl_secs: Option<u64>,
+}
+
+/// How a run used the answer cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheUse {
+    /// Cached answers were reused and fresh ones stored.
+    #[default]
+    ReadWrite,
+    /// Fresh answers were stored, none reused (`--refresh-cache`, `baseline refresh`).
+    WriteOnly,
+    /// Neither.
+    Off,
+}
+
+/// The parts of the pipeline fingerprint, each a hash or a name (never a secret).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FingerprintParts {
+    /// `command`, `http` or `replay`.
+    pub adapter: String,
+    /// `sha256:` of the adapter's settings: the command and mode, the URL and header
+    /// templates, or the replay file's bytes.
+    pub config: String,
+    /// The model (`--model`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// What stands for the pipeline's code: `git` (the repository's tracked files), `files`
+    /// (`fingerprint_files`) or `none`.
+    pub source: String,
+    /// `sha256:` of every tracked file's path, mode and blob id as git stages them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_index: Option<String>,
+    /// `sha256:` of the uncommitted changes to tracked files (work tree against the index);
+    /// absent when there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_worktree: Option<String>,
+    /// How many tracked files the fingerprint covers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_files: Option<usize>,
+    /// goldgate's own files left out of it, relative to the repository's root.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub git_excluded: Vec<String>,
+    /// Each fingerprint file (or directory) and the `sha256:` of its content.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, String>,
 }
 
 /// One line of an outputs file: a recorded answer, as a string or as JSON.

@@ -1,13 +1,15 @@
 //! Writing run records: each record is appended to `OUTPUT.partial` and flushed as soon as
 //! it finishes, so an interrupted run loses nothing it finished; a completed run's file is
-//! renamed to `OUTPUT` in one step. `--resume` picks an interrupted file up again.
+//! renamed to `OUTPUT` in one step. `--resume` picks an interrupted file up again: its
+//! finished records are read first ([`RecordWriter::earlier`]), so the caller can refuse
+//! them or choose which to keep, before anything on disk changes.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
-use super::record::RunRecord;
+use super::record::{RunProvenance, RunRecord};
 use crate::error::{Error, Result};
 
 /// Appends records; see the module docs.
@@ -17,12 +19,48 @@ pub struct RecordWriter {
     file: File,
 }
 
-/// The records an earlier, interrupted run already finished.
+/// The finished records of an earlier, interrupted run, read from its partial file (or from
+/// a finished file at the output).
+#[derive(Debug)]
+pub struct Earlier {
+    /// The file they were read from.
+    pub path: PathBuf,
+    pub records: Vec<Finished>,
+    /// The run the first record belongs to, when records say.
+    pub provenance: Option<RunProvenance>,
+    /// Records that do not say which run they belong to (written by an older goldgate).
+    pub unproven: usize,
+}
+
+/// One finished record of an earlier run.
+#[derive(Debug)]
+pub struct Finished {
+    pub sample_id: String,
+    pub repeat: u32,
+    pub pipeline_fingerprint: Option<String>,
+    pub cache_key: Option<String>,
+    /// Whether its call failed.
+    pub failed: bool,
+    /// The record as written.
+    line: Vec<u8>,
+}
+
+/// How to resume: the earlier run's records, and which of them to keep.
+pub struct Resume<'a> {
+    pub earlier: Earlier,
+    /// Whether a finished record is still wanted.
+    pub keep: &'a dyn Fn(&Finished) -> bool,
+}
+
+/// What a resumed run kept.
 #[derive(Debug, Default)]
 pub struct Resumed {
+    /// The (sample, repeat) pairs already done.
     pub done: HashSet<(String, u32)>,
     /// How many of them failed.
     pub errors: usize,
+    /// Records of the earlier run that were not kept.
+    pub dropped: usize,
 }
 
 fn write_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
@@ -43,23 +81,81 @@ impl RecordWriter {
         output.with_file_name(name)
     }
 
-    /// Start writing. With `resume`, keep the finished records of an interrupted run (or of a
-    /// finished file at `output`) and report which they are; otherwise start empty.
-    pub fn open(output: &Path, resume: bool) -> Result<(RecordWriter, Resumed)> {
+    /// The finished records of an interrupted run of `output` (or of a finished file at
+    /// `output` when there is no partial file), changing nothing; `None` when there is
+    /// neither. A torn last line (the process was killed mid-write) and any line that is not
+    /// a record are left out.
+    pub fn earlier(output: &Path) -> Result<Option<Earlier>> {
+        let partial = Self::partial_path(output);
+        let path = match (partial.exists(), output.exists()) {
+            (true, _) => partial,
+            (false, true) => output.to_path_buf(),
+            (false, false) => return Ok(None),
+        };
+        let read_err = |source| Error::Read {
+            path: path.clone(),
+            source,
+        };
+        let file = File::open(&path).map_err(read_err)?;
+        let mut earlier = Earlier {
+            path: path.clone(),
+            records: Vec::new(),
+            provenance: None,
+            unproven: 0,
+        };
+        for line in BufReader::new(file).split(b'\n') {
+            let line = line.map_err(read_err)?;
+            let Ok(head) = serde_json::from_slice::<RunRecord>(&line) else {
+                continue;
+            };
+            match head.provenance {
+                Some(p) if earlier.provenance.is_none() => earlier.provenance = Some(p),
+                Some(_) => {}
+                None => earlier.unproven += 1,
+            }
+            earlier.records.push(Finished {
+                sample_id: head.sample_id,
+                repeat: head.repeat,
+                pipeline_fingerprint: head.pipeline_fingerprint,
+                cache_key: head.cache_key,
+                failed: head.error.is_some(),
+                line,
+            });
+        }
+        Ok(Some(earlier))
+    }
+
+    /// Start writing. With `resume`, keep the first record of each (sample, repeat) of the
+    /// earlier run that it wants, and report which they are; otherwise start empty.
+    pub fn open(output: &Path, resume: Option<Resume<'_>>) -> Result<(RecordWriter, Resumed)> {
         let partial = Self::partial_path(output);
         if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(write_err(parent))?;
         }
         let mut resumed = Resumed::default();
-        if resume {
-            if !partial.exists() && output.exists() {
-                std::fs::copy(output, &partial).map_err(write_err(&partial))?;
+        match resume {
+            Some(Resume { earlier, keep }) => {
+                let mut kept = Vec::new();
+                for record in &earlier.records {
+                    let key = (record.sample_id.clone(), record.repeat);
+                    if resumed.done.contains(&key) {
+                        continue; // a duplicate line: the first one stands
+                    }
+                    if keep(record) {
+                        resumed.done.insert(key);
+                        resumed.errors += usize::from(record.failed);
+                        kept.extend_from_slice(&record.line);
+                        kept.push(b'\n');
+                    } else {
+                        resumed.dropped += 1;
+                    }
+                }
+                crate::io::write_atomic(&partial, |w| w.write_all(&kept))?;
             }
-            if partial.exists() {
-                resumed = keep_complete_lines(&partial)?;
+            None if partial.exists() => {
+                std::fs::remove_file(&partial).map_err(write_err(&partial))?;
             }
-        } else if partial.exists() {
-            std::fs::remove_file(&partial).map_err(write_err(&partial))?;
+            None => {}
         }
         let file = OpenOptions::new()
             .create(true)
@@ -98,32 +194,4 @@ impl RecordWriter {
         self.file.sync_all().map_err(write_err(&self.partial))?;
         Ok(self.partial)
     }
-}
-
-/// Read a partial file, drop a torn last line (the process was killed mid-write) and any
-/// line that is not a record, and return the finished (sample, repeat) pairs.
-fn keep_complete_lines(path: &Path) -> Result<Resumed> {
-    let file = File::open(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let (mut kept, mut resumed) = (Vec::new(), Resumed::default());
-    for line in BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|source| Error::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        if let Ok(record) = serde_json::from_slice::<RunRecord>(&line) {
-            if resumed
-                .done
-                .insert((record.sample_id.clone(), record.repeat))
-            {
-                resumed.errors += usize::from(record.error.is_some());
-                kept.extend_from_slice(&line);
-                kept.push(b'\n');
-            }
-        }
-    }
-    crate::io::write_atomic(path, |w| w.write_all(&kept))?;
-    Ok(resumed)
 }

@@ -1,13 +1,14 @@
 //! Settings of a run (`run`, and the run inside `check` and `baseline refresh`): the
 //! pipeline adapter from flags or `[pipeline]` (and where it was configured), the
 //! directory and environment a command gets, concurrency, timeouts, repeats, shards, the
-//! cache and rate limits, with their defaults; and for `goldgate run`, the rules whose
-//! `run.error_rate` decides when failed calls make the run incomplete.
+//! cache (with goldgate's own files, which are not the pipeline's code) and rate limits,
+//! with their defaults; and for `goldgate run`, the rules whose `run.error_rate` decides
+//! when failed calls make the run incomplete.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{config_file, defaults};
+use super::{baseline_run_path, config_file, defaults};
 use crate::cli;
 use crate::config::{ConfigFile, PipelineTable};
 use crate::error::Error;
@@ -15,6 +16,8 @@ use crate::gate::thresholds::Thresholds;
 use crate::run::cache::CacheMode;
 use crate::run::config::{Adapter, EnvPolicy, Mode, Origin, PipelineConfig, Shard};
 use crate::run::plan::RunSettings;
+use crate::runfile::lock::OutputLock;
+use crate::runfile::writer::RecordWriter;
 
 /// `goldgate run`: the run, and the rules that judge its failed calls.
 #[derive(Clone, Debug)]
@@ -173,6 +176,20 @@ pub fn run_settings(
         (false, true) => CacheMode::Refresh,
         (false, false) => CacheMode::Use,
     };
+    let cache_ttl = match &a.cache_ttl {
+        Some(text) => Some(crate::config::parse_duration(text).map_err(|why| {
+            Error::usage(
+                format!(
+                    "--cache-ttl {text} {}",
+                    why.split(':').next().unwrap_or(&why)
+                ),
+                "write a whole number and a unit (s, m, h or d), such as --cache-ttl 1h",
+            )
+        })?),
+        None => p.cache_ttl,
+    };
+    let cache_dir = super::cache_dir(a.cache_dir, file);
+    let own_files = own_files(&suite, &output, &cache_dir, file);
     Ok(RunSettings {
         suite,
         max_sample_bytes: super::max_sample_bytes(a.max_sample_bytes, file)?,
@@ -182,12 +199,44 @@ pub fn run_settings(
         resume: a.resume,
         repeat,
         shard,
-        cache_dir: super::cache_dir(a.cache_dir, file),
+        cache_dir,
         cache,
+        cache_pipeline: a.cache.then_some(true).or(p.cache),
+        cache_ttl,
+        own_files,
         max_errors: a.max_errors.or(r.max_errors),
         rpm: a.rpm.or(p.rpm),
         tpm: a.tpm.or(p.tpm),
     })
+}
+
+/// goldgate's own inputs and outputs as far as a run knows them: the suite, the run file (and
+/// its partial and lock files), the cache, `.goldgate/`, and the baseline (with its run),
+/// rules and output directory `goldgate.toml` names or the defaults. `check` and
+/// `baseline refresh` add the ones their flags name.
+fn own_files(suite: &Path, output: &Path, cache_dir: &Path, file: &ConfigFile) -> Vec<PathBuf> {
+    let c = &file.check;
+    let baseline = c
+        .baseline
+        .clone()
+        .unwrap_or_else(|| defaults::BASELINE.into());
+    let mut own = vec![
+        suite.to_path_buf(),
+        output.to_path_buf(),
+        RecordWriter::partial_path(output),
+        OutputLock::path_of(output),
+        cache_dir.to_path_buf(),
+        baseline_run_path(&baseline),
+        baseline,
+        c.thresholds
+            .clone()
+            .unwrap_or_else(|| defaults::THRESHOLDS_FILE.into()),
+        c.out_dir
+            .clone()
+            .unwrap_or_else(|| defaults::OUT_DIR.into()),
+    ];
+    own.extend(Path::new(defaults::OUT_DIR).parent().map(Path::to_path_buf));
+    own
 }
 
 /// The adapter: a flag wins; otherwise `[pipeline]` (then `true`: it came from the file).

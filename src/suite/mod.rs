@@ -20,18 +20,19 @@ pub use model::{Difficulty, Kind, Sample};
 pub use validate::Loaded;
 
 impl Suite {
-    /// Visit every sample of a valid suite, in order; a suite with errors is refused with
-    /// all of them (labelling warnings do not stop it).
-    pub fn each_sample(&self, mut visit: impl FnMut(&Sample)) -> crate::error::Result<()> {
+    /// Visit every sample of a valid suite, in order, and return the suite fingerprint; a
+    /// suite with errors is refused with all of them (labelling warnings do not stop it).
+    pub fn each_sample(&self, mut visit: impl FnMut(&Sample)) -> crate::error::Result<String> {
         let mut errors = Vec::new();
-        for loaded in self.reader() {
+        let mut reader = self.reader();
+        for loaded in &mut reader {
             errors.extend(loaded.problems.into_iter().filter(|p| p.is_error()));
             if let Some(sample) = &loaded.sample {
                 visit(sample);
             }
         }
         if errors.is_empty() {
-            Ok(())
+            Ok(reader.fingerprint())
         } else {
             Err(crate::error::Error::Invalid {
                 what: "suite",

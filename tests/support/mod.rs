@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod mock_http;
+pub mod project;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

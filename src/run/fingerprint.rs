@@ -1,0 +1,604 @@
+//! The pipeline fingerprint, computed once per run: what an answer depends on besides the
+//! sample. That is the adapter's settings (command and mode, URL and header templates — never
+//! an expanded secret — or the replay file), the model, and the pipeline's code: for a
+//! `command` pipeline, the repository's tracked files as git stages them plus the uncommitted
+//! changes to them (goldgate's own inputs and outputs left out), or only the
+//! `fingerprint_files` when they are given. Two `git` calls (run side by side) and one to find
+//! the repository; nothing is hashed by hand but fingerprint files. Also decides whether the
+//! answers may be cached at all, and says why not.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use sha2::{Digest, Sha256};
+
+use super::config::{Adapter, PipelineConfig};
+use crate::error::{Error, Result};
+use crate::runfile::record::{CacheUse, FingerprintParts};
+
+/// A pipeline's fingerprint and its parts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fingerprint {
+    /// `sha256:…` of the parts: part of every cache key.
+    pub value: String,
+    pub parts: FingerprintParts,
+    /// Why the answers cannot be keyed on the pipeline's code (a `command` pipeline outside
+    /// git without fingerprint files), so must not be cached.
+    pub unkeyed: Option<String>,
+}
+
+/// Where to look for the pipeline's repository, and with which program.
+#[derive(Clone, Copy, Debug)]
+pub struct Git<'a> {
+    /// The directory the pipeline runs in; relative own files are relative to it too.
+    pub dir: &'a Path,
+    /// The git program.
+    pub program: &'a str,
+}
+
+impl Default for Git<'_> {
+    fn default() -> Self {
+        Git {
+            dir: Path::new("."),
+            program: "git",
+        }
+    }
+}
+
+/// Fingerprint the pipeline; `own_files` (the suite, rules, baseline, outputs, the cache)
+/// are left out of the repository's content.
+pub fn fingerprint(
+    config: &PipelineConfig,
+    own_files: &[PathBuf],
+    git: Git<'_>,
+) -> Result<Fingerprint> {
+    let mut parts = FingerprintParts {
+        adapter: config.adapter.kind().to_string(),
+        model: config.model.clone(),
+        source: "none".into(),
+        ..FingerprintParts::default()
+    };
+    // The value hashes the parts in the form earlier versions did (adapter, settings,
+    // model, fingerprint files), so their cached answers stay valid; the repository's
+    // content comes last, where it counts.
+    let mut value = Sha256::new();
+    value.update(config.adapter.kind().as_bytes());
+    let mut settings = Sha256::new();
+    match &config.adapter {
+        Adapter::Command { command, mode } => {
+            let text = format!("\0{command}\0{mode:?}");
+            value.update(text.as_bytes());
+            settings.update(text.as_bytes());
+        }
+        Adapter::Http { url, headers } => {
+            let mut text = format!("\0{url}");
+            for (name, template) in headers {
+                text.push_str(&format!("\0{name}: {template}"));
+            }
+            value.update(text.as_bytes());
+            settings.update(text.as_bytes());
+        }
+        Adapter::Replay { file } => {
+            value.update(b"\0");
+            hash_path(file, &mut [&mut value, &mut settings])?;
+        }
+    }
+    parts.config = sha256(settings);
+    value.update(format!("\0model={}", config.model.as_deref().unwrap_or("")).as_bytes());
+    let mut unkeyed = None;
+    if !config.fingerprint_files.is_empty() {
+        parts.source = "files".into();
+        for file in &config.fingerprint_files {
+            // The name, not the whole path: the same file reached from another working
+            // directory (`--config sub/goldgate.toml` vs `cd sub`) is the same pipeline.
+            let name = file.file_name().map_or_else(
+                || file.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            value.update(format!("\0{name}\0").as_bytes());
+            let mut h = Sha256::new();
+            hash_path(file, &mut [&mut value, &mut h])?;
+            let key = match parts.files.contains_key(&name) {
+                true => file.display().to_string(),
+                false => name,
+            };
+            parts.files.insert(key, sha256(h));
+        }
+    } else if matches!(config.adapter, Adapter::Command { .. }) {
+        match repository(own_files, git) {
+            Ok(repo) => {
+                // Which own files were left out is shown, not hashed: it differs between
+                // `run`, `check` and `baseline refresh`; the content decides.
+                value.update(format!("\0git-index={}", repo.index).as_bytes());
+                if let Some(worktree) = &repo.worktree {
+                    value.update(format!("\0git-worktree={worktree}").as_bytes());
+                }
+                parts.source = "git".into();
+                parts.git_index = Some(repo.index);
+                parts.git_worktree = repo.worktree;
+                parts.git_files = Some(repo.files);
+                parts.git_excluded = repo.excluded;
+            }
+            Err(why) => unkeyed = Some(why),
+        }
+    }
+    Ok(Fingerprint {
+        value: sha256(value),
+        parts,
+        unkeyed,
+    })
+}
+
+/// What the settings ask of the cache, before goldgate decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheWish {
+    /// Reuse entries (false: `--refresh-cache`, `baseline refresh`).
+    pub read: bool,
+    /// `--no-cache`.
+    pub off: bool,
+    /// `cache = true | false` in `[pipeline]` (`--cache` is `true`).
+    pub pipeline: Option<bool>,
+}
+
+/// How the run uses the cache, and why it is off when goldgate turned it off (to be said
+/// once). Replay has nothing to cache; `--no-cache` and `cache = false` turn it off without
+/// a word.
+pub fn cache_use(
+    adapter: &Adapter,
+    fp: &Fingerprint,
+    wish: CacheWish,
+) -> (CacheUse, Option<String>) {
+    let on = match wish.read {
+        true => CacheUse::ReadWrite,
+        false => CacheUse::WriteOnly,
+    };
+    match adapter {
+        Adapter::Replay { .. } => (CacheUse::Off, None),
+        _ if wish.off || wish.pipeline == Some(false) => (CacheUse::Off, None),
+        Adapter::Http { .. } if wish.pipeline != Some(true) => (CacheUse::Off, Some(
+            "http pipelines are not cached unless asked, since the service can change with no change in the repository: set cache = true under [pipeline] in goldgate.toml (or pass --cache), with cache_ttl = \"1h\" to reuse answers only that long".into(),
+        )),
+        _ => match &fp.unkeyed {
+            Some(why) => (CacheUse::Off, Some(format!(
+                "{why}, so goldgate cannot tell when the pipeline's code changes: list the files its answers depend on as fingerprint_files under [pipeline] in goldgate.toml (or pass --fingerprint-file) to cache them"
+            ))),
+            None => (on, None),
+        },
+    }
+}
+
+fn sha256(h: Sha256) -> String {
+    format!("sha256:{}", crate::text::hex(&h.finalize()))
+}
+
+/// Feed a file's bytes, or those of every file below a directory in name order each after
+/// its path relative to the directory (what earlier versions hashed), to every hasher.
+fn hash_path(path: &Path, hashers: &mut [&mut Sha256]) -> Result<()> {
+    let read_err = |source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    fn update(hashers: &mut [&mut Sha256], bytes: &[u8]) {
+        hashers.iter_mut().for_each(|h| h.update(bytes));
+    }
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(read_err)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for entry in entries {
+            update(
+                hashers,
+                entry
+                    .strip_prefix(path)
+                    .unwrap_or(&entry)
+                    .to_string_lossy()
+                    .as_bytes(),
+            );
+            hash_path(&entry, hashers)?;
+        }
+        Ok(())
+    } else {
+        update(hashers, &std::fs::read(path).map_err(read_err)?);
+        Ok(())
+    }
+}
+
+/// The content of the git repository around the working directory.
+struct Repository {
+    index: String,
+    worktree: Option<String>,
+    files: usize,
+    excluded: Vec<String>,
+}
+
+/// The repository's tracked content, or why there is none to read (git missing, not a
+/// repository, git refusing it): never an error, the cache is then off.
+fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Repository, String> {
+    let out = Command::new(git.program)
+        .args(["rev-parse", "--show-toplevel"])
+        .current_dir(git.dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => "git is not installed".to_string(),
+            _ => format!("git cannot be run ({e})"),
+        })?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(match stderr.contains("not a git repository") {
+            true => "not inside a git repository".into(),
+            false => format!(
+                "git cannot read this repository ({})",
+                stderr.lines().next().unwrap_or("").trim()
+            ),
+        });
+    }
+    let top = String::from_utf8_lossy(&out.stdout)
+        .trim_end_matches(['\n', '\r'])
+        .to_string();
+    if top.is_empty() {
+        return Err("not inside a git work tree".into());
+    }
+    let top = PathBuf::from(top);
+    let root = top.canonicalize().unwrap_or_else(|_| top.clone());
+    let excluded = excluded_within(&root, git.dir, own_files);
+    let mut pathspecs = vec!["--".to_string(), ".".to_string()];
+    pathspecs.extend(excluded.iter().map(|p| format!(":(exclude,literal){p}")));
+    let git_in_root = |args: &[&str]| {
+        let mut command = Command::new(git.program);
+        command
+            .arg("-C")
+            .arg(&top)
+            .arg("--no-optional-locks")
+            .args(args)
+            .args(&pathspecs);
+        command
+    };
+    let mut index = git_in_root(&["ls-files", "--stage", "-z"]);
+    let mut worktree = git_in_root(&[
+        "diff-files",
+        "-p",
+        "--binary",
+        "--full-index",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-color",
+    ]);
+    let (index, worktree) = std::thread::scope(|s| {
+        let worktree = s.spawn(move || hash_output(&mut worktree));
+        (hash_output(&mut index), worktree.join())
+    });
+    let (index, files, _) = index?;
+    let (diff, _, changed) = worktree.unwrap_or_else(|_| Err("git diff-files failed".into()))?;
+    Ok(Repository {
+        index,
+        worktree: (changed > 0).then_some(diff),
+        files,
+        excluded,
+    })
+}
+
+/// Run a git command and hash its output as it streams: (hash, NUL-separated records,
+/// bytes).
+fn hash_output(command: &mut Command) -> std::result::Result<(String, usize, usize), String> {
+    let failed = |e: std::io::Error| format!("git failed ({e})");
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(failed)?;
+    let mut stdout = child.stdout.take().ok_or("git failed (no output)")?;
+    let (mut h, mut records, mut bytes) = (Sha256::new(), 0, 0);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = match stdout.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(failed(e)),
+        };
+        h.update(&buf[..n]);
+        records += memchr::memchr_iter(0, &buf[..n]).count();
+        bytes += n;
+    }
+    let out = child.wait_with_output().map_err(failed)?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "git failed ({})",
+            stderr.lines().next().unwrap_or("").trim()
+        ));
+    }
+    Ok((sha256(h), records, bytes))
+}
+
+/// `own_files` (relative to `dir`) that lie inside the repository at `root`, relative to it with `/` between
+/// names (the repository's root itself is never left out).
+fn excluded_within(root: &Path, dir: &Path, own_files: &[PathBuf]) -> Vec<String> {
+    let mut out: Vec<String> = own_files
+        .iter()
+        .filter_map(|p| {
+            let absolute = real_path(&dir.join(p));
+            let relative = absolute.strip_prefix(root).ok()?;
+            let names: Vec<String> = relative
+                .components()
+                .filter_map(|c| match c {
+                    Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+                    _ => None,
+                })
+                .collect();
+            (!names.is_empty()).then(|| names.join("/"))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `path` with its longest existing ancestor resolved (symbolic links, `..`), the rest kept:
+/// a file that does not exist yet (an output) is still placed.
+fn real_path(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut current = path;
+    loop {
+        if let Ok(real) = current.canonicalize() {
+            return rest.iter().rev().fold(real, |p, name| p.join(name));
+        }
+        match (current.parent(), current.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                current = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::config::Mode;
+
+    fn command_pipeline() -> PipelineConfig {
+        PipelineConfig {
+            adapter: Adapter::Command {
+                command: "sh pipeline.sh".into(),
+                mode: Mode::Oneshot,
+            },
+            timeout: std::time::Duration::from_secs(1),
+            max_output_bytes: 1 << 20,
+            retries: 0,
+            model: None,
+            fingerprint_files: Vec::new(),
+            origin: Default::default(),
+            workdir: None,
+            env: Default::default(),
+        }
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    #[test]
+    fn fingerprint_files_cover_their_content_and_the_model_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let prompt = dir.path().join("prompt.txt");
+        std::fs::write(&prompt, "v1").unwrap();
+        let mut config = command_pipeline();
+        let no_git = Git {
+            dir: dir.path(),
+            program: "goldgate-test-no-such-git",
+        };
+        let plain = fingerprint(&config, &[], no_git).unwrap();
+        assert_eq!(plain.unkeyed.as_deref(), Some("git is not installed"));
+        config.model = Some("m".into());
+        let with_model = fingerprint(&config, &[], no_git).unwrap();
+        assert_ne!(plain.value, with_model.value);
+        config.fingerprint_files = vec![dir.path().to_path_buf()];
+        let v1 = fingerprint(&config, &[], no_git).unwrap();
+        assert_eq!(
+            (v1.parts.source.as_str(), v1.unkeyed.as_deref()),
+            ("files", None)
+        );
+        std::fs::write(&prompt, "v2").unwrap();
+        let v2 = fingerprint(&config, &[], no_git).unwrap();
+        assert_ne!(v1.value, v2.value);
+        assert_ne!(v1.parts.files, v2.parts.files);
+        config.fingerprint_files = vec![dir.path().join("missing")];
+        assert!(fingerprint(&config, &[], no_git).is_err());
+    }
+
+    /// Committed, staged and unstaged changes to tracked files all change the fingerprint;
+    /// goldgate's own files and untracked files do not.
+    #[test]
+    fn inside_git_the_tracked_content_is_the_pipelines_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("suite")).unwrap();
+        std::fs::create_dir_all(d.join("src")).unwrap();
+        std::fs::write(d.join("pipeline.sh"), "echo v1").unwrap();
+        std::fs::write(d.join("src/lib.py"), "x = 1").unwrap();
+        std::fs::write(d.join("suite/a.yaml"), "id: a").unwrap();
+        std::fs::write(d.join("thresholds.toml"), "version = 1").unwrap();
+        git(d, &["init", "-q"]);
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "start"]);
+        let own = [
+            PathBuf::from("suite"),
+            PathBuf::from("thresholds.toml"),
+            PathBuf::from(".goldgate"),
+        ];
+        let repo = Git {
+            dir: d,
+            program: "git",
+        };
+        let fp = || fingerprint(&command_pipeline(), &own, repo).unwrap();
+        let start = fp();
+        assert_eq!(start.parts.source, "git");
+        assert_eq!(
+            start.parts.git_files,
+            Some(2),
+            "the suite and the rules are left out"
+        );
+        assert_eq!(
+            start.parts.git_excluded,
+            [".goldgate", "suite", "thresholds.toml"]
+        );
+        assert_eq!(start.parts.git_worktree, None);
+        assert_eq!(start.unkeyed, None);
+        assert_eq!(fp(), start, "the same content, the same fingerprint");
+
+        std::fs::write(d.join("suite/a.yaml"), "id: b").unwrap();
+        std::fs::write(d.join("thresholds.toml"), "version = 1\n").unwrap();
+        std::fs::write(d.join("notes.txt"), "untracked").unwrap();
+        assert_eq!(
+            fp().value,
+            start.value,
+            "own and untracked files do not count"
+        );
+
+        std::fs::write(d.join("src/lib.py"), "x = 2").unwrap();
+        let unstaged = fp();
+        assert_ne!(unstaged.value, start.value);
+        assert!(unstaged.parts.git_worktree.is_some());
+        assert_eq!(unstaged.parts.git_index, start.parts.git_index);
+        git(d, &["add", "src/lib.py"]);
+        let staged = fp();
+        assert_ne!(staged.parts.git_index, start.parts.git_index);
+        assert_eq!(staged.parts.git_worktree, None);
+        git(d, &["commit", "-q", "-m", "x = 2"]);
+        assert_eq!(
+            fp(),
+            staged,
+            "committing what was staged changes no content"
+        );
+        std::fs::remove_file(d.join("pipeline.sh")).unwrap();
+        assert_ne!(fp().value, staged.value, "a deleted file counts");
+
+        // From a subdirectory, the whole repository counts and own files are still placed.
+        let sub = Git {
+            dir: &d.join("src"),
+            program: "git",
+        };
+        let own_from_sub = [
+            PathBuf::from("../suite"),
+            PathBuf::from("../thresholds.toml"),
+        ];
+        let from_sub = fingerprint(&command_pipeline(), &own_from_sub, sub).unwrap();
+        assert_eq!(from_sub.parts.git_index, fp().parts.git_index);
+    }
+
+    #[test]
+    fn the_cache_is_used_only_where_answers_can_be_keyed() {
+        let keyed = Fingerprint {
+            value: "sha256:x".into(),
+            parts: FingerprintParts::default(),
+            unkeyed: None,
+        };
+        let unkeyed = Fingerprint {
+            unkeyed: Some("not inside a git repository".into()),
+            ..keyed.clone()
+        };
+        let command = command_pipeline().adapter;
+        let http = Adapter::Http {
+            url: "http://127.0.0.1:1/".into(),
+            headers: Vec::new(),
+        };
+        let wish = |read, off, pipeline| CacheWish {
+            read,
+            off,
+            pipeline,
+        };
+        let default = wish(true, false, None);
+        assert_eq!(
+            cache_use(&command, &keyed, default),
+            (CacheUse::ReadWrite, None)
+        );
+        assert_eq!(
+            cache_use(&command, &keyed, wish(false, false, None)).0,
+            CacheUse::WriteOnly
+        );
+        let (off, why) = cache_use(&command, &unkeyed, default);
+        assert_eq!(off, CacheUse::Off);
+        assert!(why.unwrap().starts_with("not inside a git repository, so"));
+        assert_eq!(
+            cache_use(&command, &unkeyed, wish(true, true, None)),
+            (CacheUse::Off, None)
+        );
+        assert_eq!(
+            cache_use(&command, &keyed, wish(true, false, Some(false))),
+            (CacheUse::Off, None)
+        );
+        let (off, why) = cache_use(&http, &keyed, default);
+        assert_eq!(off, CacheUse::Off);
+        assert!(why.unwrap().contains("cache = true"));
+        assert_eq!(
+            cache_use(&http, &keyed, wish(true, false, Some(true))),
+            (CacheUse::ReadWrite, None)
+        );
+        let replay = Adapter::Replay {
+            file: "run.jsonl".into(),
+        };
+        assert_eq!(cache_use(&replay, &keyed, default), (CacheUse::Off, None));
+    }
+
+    /// How long the fingerprint of a repository of 10,000 tracked files takes (one file
+    /// changed, not staged). Run with `cargo test --release fingerprint_of_10000 -- --ignored
+    /// --nocapture`.
+    #[test]
+    #[ignore = "a timing, run by hand"]
+    #[allow(clippy::print_stderr)] // the figure is what this test is for
+    fn fingerprint_of_10000_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for i in 0..100 {
+            std::fs::create_dir_all(d.join(format!("pkg{i}"))).unwrap();
+            for j in 0..100 {
+                std::fs::write(
+                    d.join(format!("pkg{i}/m{j}.py")),
+                    format!("x = {i} * {j}\n"),
+                )
+                .unwrap();
+            }
+        }
+        git(d, &["init", "-q"]);
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "start"]);
+        // Refresh the index as any git command a user runs does, a moment after the files
+        // were written (entries as new as the index are re-read every time: racy git).
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        git(d, &["status", "-s"]);
+        std::fs::write(d.join("pkg7/m7.py"), "x = 0\n").unwrap();
+        let repo = Git {
+            dir: d,
+            program: "git",
+        };
+        let own = [PathBuf::from("suite"), PathBuf::from(".goldgate")];
+        let mut times = Vec::new();
+        for _ in 0..21 {
+            let started = std::time::Instant::now();
+            let fp = fingerprint(&command_pipeline(), &own, repo).unwrap();
+            times.push(started.elapsed());
+            assert_eq!(fp.parts.git_files, Some(10_000));
+            assert!(fp.parts.git_worktree.is_some());
+        }
+        times.sort();
+        eprintln!(
+            "fingerprint of 10,000 tracked files: median {:?}, fastest {:?}, slowest {:?}",
+            times[10], times[0], times[20]
+        );
+    }
+}

@@ -1,0 +1,79 @@
+//! A scratch project for tests that run pipelines: an extraction suite, the goldgate binary
+//! run in the project with extra environment, run files read back, and git.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+/// A suite of `n` extraction samples `s-0` … under `dir/suite`.
+pub fn extraction_suite(dir: &Path, n: usize) -> PathBuf {
+    let root = dir.join("suite");
+    std::fs::create_dir_all(&root).unwrap();
+    let lines: String = (0..n)
+        .map(|i| extraction_sample(i, "Customers track orders.") + "\n")
+        .collect();
+    std::fs::write(root.join("samples.jsonl"), lines).unwrap();
+    root
+}
+
+/// Sample `s-{i}` as one JSON line, its conversation saying `text`.
+pub fn extraction_sample(i: usize, text: &str) -> String {
+    json!({"id": format!("s-{i}"), "kind": "extraction",
+        "conversation": [{"role": "user", "content": text}],
+        "labels": {"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional",
+            "actor": "customer", "action": "track orders", "source_messages": [0]}]}})
+    .to_string()
+}
+
+/// `goldgate ARGS` in `dir` with `env` added (and GitHub Actions' variables removed).
+pub fn goldgate(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(args)
+        .envs(env.iter().copied())
+        .env_remove("GITHUB_ACTIONS")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    out
+}
+
+/// Every line of a run file, as JSON.
+pub fn run_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `git ARGS` in `dir`, with no user or system configuration; panics when it fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Make `dir` a git repository with everything in it committed.
+pub fn git_repo(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    commit_all(dir, "start");
+}
+
+/// Commit every change in `dir`.
+pub fn commit_all(dir: &Path, message: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "--allow-empty", "-m", message]);
+}
