@@ -138,7 +138,12 @@ fn resume_drops_the_records_of_samples_no_longer_in_the_suite() {
         "{text}"
     );
     assert_eq!(calls(d), 7, "s-1 and s-5 ran");
-    let mut ids: Vec<String> = run_lines(&d.join("run.jsonl"))
+    let lines = run_lines(&d.join("run.jsonl"));
+    assert_eq!(
+        lines[0]["provenance"]["repeats"], 1,
+        "the resumed file's first record says which run started it"
+    );
+    let mut ids: Vec<String> = lines
         .iter()
         .map(|r| r["sample_id"].as_str().unwrap().to_string())
         .collect();

@@ -3,9 +3,9 @@
 //! an expanded secret — or the replay file), the model, and the pipeline's code: for a
 //! `command` pipeline, the repository's tracked files as git stages them plus the uncommitted
 //! changes to them (goldgate's own inputs and outputs left out), or only the
-//! `fingerprint_files` when they are given. Two `git` calls (run side by side) and one to find
-//! the repository; nothing is hashed by hand but fingerprint files. Also decides whether the
-//! answers may be cached at all, and says why not.
+//! `fingerprint_files` when they are given. Three `git` calls run side by side, while the
+//! suite is read; only fingerprint files and changed tracked files are read here. Also
+//! decides whether the answers may be cached at all, and says why not.
 
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -31,7 +31,7 @@ pub struct Fingerprint {
 /// Where to look for the pipeline's repository, and with which program.
 #[derive(Clone, Copy, Debug)]
 pub struct Git<'a> {
-    /// The directory the pipeline runs in; relative own files are relative to it too.
+    /// The directory the pipeline runs in, where its repository is looked for.
     pub dir: &'a Path,
     /// The git program.
     pub program: &'a str,
@@ -215,114 +215,175 @@ struct Repository {
 }
 
 /// The repository's tracked content, or why there is none to read (git missing, not a
-/// repository, git refusing it): never an error, the cache is then off.
+/// repository, git refusing it): never an error, the cache is then off. Three git calls run
+/// side by side: where the repository's root is, every tracked file as staged (`ls-files
+/// --stage`), and which differ in the work tree (`diff-files --name-status`); own files are
+/// left out here, and the few changed files are read from disk.
 fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Repository, String> {
-    let out = Command::new(git.program)
-        .args(["rev-parse", "--show-toplevel"])
-        .current_dir(git.dir)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => "git is not installed".to_string(),
-            _ => format!("git cannot be run ({e})"),
-        })?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
+    let unusable = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => "git is not installed".to_string(),
+        _ => format!("git cannot be run ({e})"),
+    };
+    let spawn = |args: &[&str]| {
+        Command::new(git.program)
+            .arg("--no-optional-locks")
+            .args(args)
+            .current_dir(git.dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(unusable)
+    };
+    let top = spawn(&["rev-parse", "--show-toplevel"])?;
+    let listing = spawn(&["ls-files", "--stage", "-z", "--full-name", "--", ":(top)"]);
+    let changes = spawn(&[
+        "diff-files",
+        "--name-status",
+        "--no-renames",
+        "-z",
+        "--",
+        ":(top)",
+    ]);
+    // Each is read to its end in turn; the others run on meanwhile.
+    let top = top.wait_with_output().map_err(unusable)?;
+    let (listing, changes) = (listing?, changes?);
+    let listing = listing.wait_with_output().map_err(unusable)?;
+    let changes = changes.wait_with_output().map_err(unusable)?;
+    if !top.status.success() {
+        let stderr = String::from_utf8_lossy(&top.stderr);
         return Err(match stderr.contains("not a git repository") {
             true => "not inside a git repository".into(),
-            false => format!(
-                "git cannot read this repository ({})",
-                stderr.lines().next().unwrap_or("").trim()
-            ),
+            false => format!("git cannot read this repository ({})", first_line(&stderr)),
         });
     }
-    let top = String::from_utf8_lossy(&out.stdout)
+    let top = String::from_utf8_lossy(&top.stdout)
         .trim_end_matches(['\n', '\r'])
         .to_string();
     if top.is_empty() {
         return Err("not inside a git work tree".into());
     }
+    for out in [&listing, &changes] {
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            return Err(format!(
+                "git cannot list its files ({})",
+                first_line(&stderr)
+            ));
+        }
+    }
     let top = PathBuf::from(top);
     let root = top.canonicalize().unwrap_or_else(|_| top.clone());
-    let excluded = excluded_within(&root, git.dir, own_files);
-    let mut pathspecs = vec!["--".to_string(), ".".to_string()];
-    pathspecs.extend(excluded.iter().map(|p| format!(":(exclude,literal){p}")));
-    let git_in_root = |args: &[&str]| {
-        let mut command = Command::new(git.program);
-        command
-            .arg("-C")
-            .arg(&top)
-            .arg("--no-optional-locks")
-            .args(args)
-            .args(&pathspecs);
-        command
+    let excluded = excluded_within(&root, own_files);
+    let is_own = |path: &[u8]| {
+        excluded.iter().any(|own| {
+            let own = own.as_bytes();
+            path.starts_with(own) && (path.len() == own.len() || path[own.len()] == b'/')
+        })
     };
-    let mut index = git_in_root(&["ls-files", "--stage", "-z"]);
-    let mut worktree = git_in_root(&[
-        "diff-files",
-        "-p",
-        "--binary",
-        "--full-index",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-color",
-    ]);
-    let (index, worktree) = std::thread::scope(|s| {
-        let worktree = s.spawn(move || hash_output(&mut worktree));
-        (hash_output(&mut index), worktree.join())
-    });
-    let (index, files, _) = index?;
-    let (diff, _, changed) = worktree.unwrap_or_else(|_| Err("git diff-files failed".into()))?;
+    // `MODE BLOB STAGE\tPATH` per tracked file.
+    let (mut index, mut files) = (Sha256::new(), 0);
+    for entry in listing.stdout.split(|&b| b == 0).filter(|e| !e.is_empty()) {
+        let path = memchr::memchr(b'\t', entry).map_or(entry, |tab| &entry[tab + 1..]);
+        if !is_own(path) {
+            index.update(entry);
+            index.update(b"\0");
+            files += 1;
+        }
+    }
+    // `STATUS\0PATH\0` per file that differs from the index.
+    let mut fields = changes.stdout.split(|&b| b == 0);
+    let mut worktree: Option<Sha256> = None;
+    while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
+        if is_own(path) {
+            continue;
+        }
+        let h = worktree.get_or_insert_with(Sha256::new);
+        h.update(path);
+        h.update(b"\0");
+        match status {
+            b"D" => h.update(b"deleted"),
+            _ => hash_worktree_file(&top.join(bytes_path(path)), git, h),
+        }
+        h.update(b"\0");
+    }
     Ok(Repository {
-        index,
-        worktree: (changed > 0).then_some(diff),
+        index: sha256(index),
+        worktree: worktree.map(sha256),
         files,
         excluded,
     })
 }
 
-/// Run a git command and hash its output as it streams: (hash, NUL-separated records,
-/// bytes).
-fn hash_output(command: &mut Command) -> std::result::Result<(String, usize, usize), String> {
-    let failed = |e: std::io::Error| format!("git failed ({e})");
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(failed)?;
-    let mut stdout = child.stdout.take().ok_or("git failed (no output)")?;
-    let (mut h, mut records, mut bytes) = (Sha256::new(), 0, 0);
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = match stdout.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(failed(e)),
-        };
-        h.update(&buf[..n]);
-        records += memchr::memchr_iter(0, &buf[..n]).count();
-        bytes += n;
-    }
-    let out = child.wait_with_output().map_err(failed)?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        return Err(format!(
-            "git failed ({})",
-            stderr.lines().next().unwrap_or("").trim()
-        ));
-    }
-    Ok((sha256(h), records, bytes))
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("").trim()
 }
 
-/// `own_files` (relative to `dir`) that lie inside the repository at `root`, relative to it with `/` between
-/// names (the repository's root itself is never left out).
-fn excluded_within(root: &Path, dir: &Path, own_files: &[PathBuf]) -> Vec<String> {
+/// A path as git lists it (bytes, `/` between names) as a path on this system.
+fn bytes_path(path: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(path).into_owned())
+    }
+}
+
+/// Feed a changed tracked file's state to `h`: a link's target, a submodule's checked-out
+/// commit, else the file's bytes and whether it is executable.
+fn hash_worktree_file(path: &Path, git: Git<'_>, h: &mut Sha256) {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        h.update(b"unreadable");
+        return;
+    };
+    if meta.file_type().is_symlink() {
+        h.update(b"link ");
+        h.update(
+            std::fs::read_link(path)
+                .unwrap_or_default()
+                .as_os_str()
+                .as_encoded_bytes(),
+        );
+    } else if meta.is_dir() {
+        let head = Command::new(git.program)
+            .args(["rev-parse", "HEAD"])
+            .current_dir(path)
+            .stdin(Stdio::null())
+            .output();
+        h.update(b"submodule ");
+        h.update(head.map(|o| o.stdout).unwrap_or_default());
+    } else {
+        #[cfg(unix)]
+        let executable = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0;
+        #[cfg(not(unix))]
+        let executable = false;
+        h.update(if executable { b"x " } else { b"f " });
+        match std::fs::File::open(path) {
+            Ok(mut file) => {
+                let mut buf = vec![0u8; 1 << 16];
+                while let Ok(n) = file.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    h.update(&buf[..n]);
+                }
+            }
+            Err(_) => h.update(b"unreadable"),
+        }
+    }
+}
+
+/// `own_files` (relative ones are relative to the working directory) that lie inside the
+/// repository at `root`, relative to it with `/` between names (the repository's root itself
+/// is never left out).
+fn excluded_within(root: &Path, own_files: &[PathBuf]) -> Vec<String> {
+    let cwd = std::env::current_dir().unwrap_or_default();
     let mut out: Vec<String> = own_files
         .iter()
         .filter_map(|p| {
-            let absolute = real_path(&dir.join(p));
+            let absolute = real_path(&cwd.join(p));
             let relative = absolute.strip_prefix(root).ok()?;
             let names: Vec<String> = relative
                 .components()
@@ -437,9 +498,9 @@ mod tests {
         git(d, &["add", "-A"]);
         git(d, &["commit", "-q", "-m", "start"]);
         let own = [
-            PathBuf::from("suite"),
-            PathBuf::from("thresholds.toml"),
-            PathBuf::from(".goldgate"),
+            d.join("suite"),
+            d.join("thresholds.toml"),
+            d.join(".goldgate"),
         ];
         let repo = Git {
             dir: d,
@@ -485,20 +546,29 @@ mod tests {
             staged,
             "committing what was staged changes no content"
         );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let lib = d.join("src/lib.py");
+            std::fs::set_permissions(&lib, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let executable = fp();
+            assert_ne!(executable.value, staged.value, "a mode change counts");
+            std::fs::set_permissions(&lib, std::fs::Permissions::from_mode(0o644)).unwrap();
+            assert_eq!(fp(), staged);
+        }
         std::fs::remove_file(d.join("pipeline.sh")).unwrap();
-        assert_ne!(fp().value, staged.value, "a deleted file counts");
+        let deleted = fp();
+        assert_ne!(deleted.value, staged.value, "a deleted file counts");
+        assert_eq!(deleted.parts.git_index, staged.parts.git_index);
 
         // From a subdirectory, the whole repository counts and own files are still placed.
         let sub = Git {
             dir: &d.join("src"),
             program: "git",
         };
-        let own_from_sub = [
-            PathBuf::from("../suite"),
-            PathBuf::from("../thresholds.toml"),
-        ];
-        let from_sub = fingerprint(&command_pipeline(), &own_from_sub, sub).unwrap();
+        let from_sub = fingerprint(&command_pipeline(), &own, sub).unwrap();
         assert_eq!(from_sub.parts.git_index, fp().parts.git_index);
+        assert_eq!(from_sub.parts.git_excluded, start.parts.git_excluded);
     }
 
     #[test]
@@ -586,7 +656,7 @@ mod tests {
             dir: d,
             program: "git",
         };
-        let own = [PathBuf::from("suite"), PathBuf::from(".goldgate")];
+        let own = [d.join("suite"), d.join(".goldgate")];
         let mut times = Vec::new();
         for _ in 0..21 {
             let started = std::time::Instant::now();

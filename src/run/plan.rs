@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use super::adapter::Pipeline;
 use super::cache::{Cache, CacheMode};
 use super::config::{PipelineConfig, Shard};
@@ -150,18 +152,19 @@ pub fn run_suite_locked(
     observer: &mut dyn Observer,
     _lock: &OutputLock,
 ) -> Result<RunReport> {
-    let suite = Suite::open(&settings.suite, settings.max_sample_bytes)?;
-    let mut samples = Vec::new();
-    let suite_fingerprint = suite.each_sample(|sample| {
-        if settings
-            .shard
-            .is_none_or(|shard| shard.contains(&sample.id))
-        {
-            samples.push((sample.id.clone(), Arc::new(sample.request())));
-        }
-    })?;
-    let fingerprint =
-        fingerprint::fingerprint(&settings.pipeline, &settings.own_files, git(settings))?;
+    // The pipeline is fingerprinted (git runs) while the suite is read.
+    let (fingerprint, read) = std::thread::scope(|scope| {
+        let fingerprint = scope.spawn(|| {
+            fingerprint::fingerprint(&settings.pipeline, &settings.own_files, git(settings))
+        });
+        let read = read_suite(settings);
+        let fingerprint = fingerprint
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (fingerprint, read)
+    });
+    let (samples, suite_fingerprint) = read?;
+    let fingerprint = fingerprint?;
     let wish = CacheWish {
         read: settings.cache == CacheMode::Use,
         off: settings.cache == CacheMode::Off,
@@ -216,6 +219,7 @@ pub fn run_suite_locked(
             };
             let opened = RecordWriter::open(
                 &settings.output,
+                &provenance,
                 Some(Resume {
                     earlier,
                     keep: &keep,
@@ -229,7 +233,7 @@ pub fn run_suite_locked(
             }
             opened
         }
-        None => RecordWriter::open(&settings.output, None)?,
+        None => RecordWriter::open(&settings.output, &provenance, None)?,
     };
     if !resumed.done.is_empty() {
         jobs.retain(|j| !resumed.done.contains(&(j.sample_id.clone(), j.repeat)));
@@ -249,7 +253,6 @@ pub fn run_suite_locked(
         CacheUse::WriteOnly => Some(Cache::new(&settings.cache_dir, CacheMode::Refresh, None)),
         CacheUse::Off => None,
     };
-    options.provenance = Arc::new(provenance);
     observer.started(jobs.len());
     let summary = runtime.block_on(runner::run(
         pipeline,
@@ -295,4 +298,22 @@ fn git(settings: &RunSettings) -> Git<'_> {
             .unwrap_or(std::path::Path::new(".")),
         ..Git::default()
     }
+}
+
+/// Each sample this run sends (its shard of the suite): its id and request.
+type Requests = Vec<(String, Arc<Value>)>;
+
+/// The requests of the samples this run sends, and the suite fingerprint.
+fn read_suite(settings: &RunSettings) -> Result<(Requests, String)> {
+    let suite = Suite::open(&settings.suite, settings.max_sample_bytes)?;
+    let mut samples = Vec::new();
+    let fingerprint = suite.each_sample(|sample| {
+        if settings
+            .shard
+            .is_none_or(|shard| shard.contains(&sample.id))
+        {
+            samples.push((sample.id.clone(), Arc::new(sample.request())));
+        }
+    })?;
+    Ok((samples, fingerprint))
 }

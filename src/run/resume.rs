@@ -17,13 +17,9 @@ pub fn check(earlier: &Earlier, now: &RunProvenance, fingerprint: &str) -> Resul
     }
     let path = earlier.path.display();
     let start_again = "run without --resume to start again (the partial file is replaced)";
-    let Some(then) = earlier
-        .provenance
-        .as_ref()
-        .filter(|_| earlier.unproven == 0)
-    else {
+    let Some(then) = &earlier.provenance else {
         return Err(Error::usage(
-            format!("cannot resume {path}: its records do not say which pipeline, suite and repeat count made them (written by an older goldgate)"),
+            format!("cannot resume {path}: it does not say which pipeline, suite and repeat count made its records (written by an older goldgate)"),
             start_again,
         ));
     };

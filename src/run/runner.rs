@@ -21,7 +21,7 @@ use crate::parse::{parse_answer, ParseOutcome};
 use crate::retry::Backoff;
 use crate::rng::{label_hash, Rng};
 use crate::runfile::failures::Grouping;
-use crate::runfile::record::{ErrorKind, RunProvenance, RunRecord, Usage};
+use crate::runfile::record::{ErrorKind, RunRecord, Usage};
 use crate::runfile::writer::RecordWriter;
 use crate::secrets::Secrets;
 
@@ -53,8 +53,6 @@ pub struct RunOptions {
     pub backoff: Backoff,
     /// Values replaced by `***` in everything a call brings back.
     pub secrets: Arc<Secrets>,
-    /// What the answers depend on and how the cache is used, written with every record.
-    pub provenance: Arc<RunProvenance>,
 }
 
 impl RunOptions {
@@ -69,7 +67,6 @@ impl RunOptions {
             retries,
             backoff: Backoff::default(),
             secrets: Arc::default(),
-            provenance: Arc::default(),
         }
     }
 }
@@ -229,7 +226,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         stderr: None,
         model: options.model.clone(),
         cache_key: Some(key),
-        provenance: Some(RunProvenance::clone(&options.provenance)),
+        provenance: None, // the writer puts the run's on the file's first record
     };
     match outcome {
         Ok(reply) => {

@@ -114,14 +114,14 @@ pub struct RunRecord {
     /// cache entry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_key: Option<String>,
-    /// The run this record belongs to: the same in every record of a run.
+    /// The run that started the file: on the file's first record only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<RunProvenance>,
 }
 
-/// What a run's answers depend on, and how it used the cache: recorded with every record, so
-/// a user can see why an answer was or was not reused, and `--resume` can tell whether a
-/// partial run is the same run.
+/// What a run's answers depend on, and how it used the cache: recorded once, on the run
+/// file's first record, so a user can see why an answer was or was not reused, and
+/// `--resume` can tell whether a partial run is the same run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunProvenance {
     /// The suite fingerprint when the run started (`sha256:…` of the bytes of its files).

@@ -1,8 +1,9 @@
 //! Writing run records: each record is appended to `OUTPUT.partial` and flushed as soon as
 //! it finishes, so an interrupted run loses nothing it finished; a completed run's file is
-//! renamed to `OUTPUT` in one step. `--resume` picks an interrupted file up again: its
-//! finished records are read first ([`RecordWriter::earlier`]), so the caller can refuse
-//! them or choose which to keep, before anything on disk changes.
+//! renamed to `OUTPUT` in one step. The file's first record carries the run's
+//! [`RunProvenance`] (written once, not with every record). `--resume` picks an interrupted
+//! file up again: its finished records are read first ([`RecordWriter::earlier`]), so the
+//! caller can refuse them or choose which to keep, before anything on disk changes.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -17,6 +18,8 @@ pub struct RecordWriter {
     output: PathBuf,
     partial: PathBuf,
     file: File,
+    /// The provenance the next record carries: the file has no record yet.
+    pending: Option<RunProvenance>,
 }
 
 /// The finished records of an earlier, interrupted run, read from its partial file (or from
@@ -26,10 +29,9 @@ pub struct Earlier {
     /// The file they were read from.
     pub path: PathBuf,
     pub records: Vec<Finished>,
-    /// The run the first record belongs to, when records say.
+    /// The run that started the file, as its first record says (none in files of older
+    /// versions).
     pub provenance: Option<RunProvenance>,
-    /// Records that do not say which run they belong to (written by an older goldgate).
-    pub unproven: usize,
 }
 
 /// One finished record of an earlier run.
@@ -101,17 +103,14 @@ impl RecordWriter {
             path: path.clone(),
             records: Vec::new(),
             provenance: None,
-            unproven: 0,
         };
         for line in BufReader::new(file).split(b'\n') {
             let line = line.map_err(read_err)?;
             let Ok(head) = serde_json::from_slice::<RunRecord>(&line) else {
                 continue;
             };
-            match head.provenance {
-                Some(p) if earlier.provenance.is_none() => earlier.provenance = Some(p),
-                Some(_) => {}
-                None => earlier.unproven += 1,
+            if earlier.provenance.is_none() {
+                earlier.provenance = head.provenance;
             }
             earlier.records.push(Finished {
                 sample_id: head.sample_id,
@@ -126,13 +125,20 @@ impl RecordWriter {
     }
 
     /// Start writing. With `resume`, keep the first record of each (sample, repeat) of the
-    /// earlier run that it wants, and report which they are; otherwise start empty.
-    pub fn open(output: &Path, resume: Option<Resume<'_>>) -> Result<(RecordWriter, Resumed)> {
+    /// earlier run that it wants, and report which they are; otherwise start empty. The
+    /// file's first record carries the provenance: the earlier run's when records are kept,
+    /// else `provenance`.
+    pub fn open(
+        output: &Path,
+        provenance: &RunProvenance,
+        resume: Option<Resume<'_>>,
+    ) -> Result<(RecordWriter, Resumed)> {
         let partial = Self::partial_path(output);
         if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(write_err(parent))?;
         }
         let mut resumed = Resumed::default();
+        let mut pending = Some(provenance.clone());
         match resume {
             Some(Resume { earlier, keep }) => {
                 let mut kept = Vec::new();
@@ -141,14 +147,30 @@ impl RecordWriter {
                     if resumed.done.contains(&key) {
                         continue; // a duplicate line: the first one stands
                     }
-                    if keep(record) {
-                        resumed.done.insert(key);
-                        resumed.errors += usize::from(record.failed);
-                        kept.extend_from_slice(&record.line);
-                        kept.push(b'\n');
-                    } else {
+                    if !keep(record) {
                         resumed.dropped += 1;
+                        continue;
                     }
+                    resumed.done.insert(key);
+                    resumed.errors += usize::from(record.failed);
+                    match pending.take() {
+                        // The first kept record carries the run's provenance.
+                        Some(_) => {
+                            let mut first: RunRecord = serde_json::from_slice(&record.line)
+                                .map_err(|e| Error::Write {
+                                    path: partial.clone(),
+                                    source: e.into(),
+                                })?;
+                            first.provenance =
+                                earlier.provenance.clone().or(Some(provenance.clone()));
+                            kept.extend(serde_json::to_vec(&first).map_err(|e| Error::Write {
+                                path: partial.clone(),
+                                source: e.into(),
+                            })?);
+                        }
+                        None => kept.extend_from_slice(&record.line),
+                    }
+                    kept.push(b'\n');
                 }
                 crate::io::write_atomic(&partial, |w| w.write_all(&kept))?;
             }
@@ -167,14 +189,23 @@ impl RecordWriter {
                 output: output.to_path_buf(),
                 partial,
                 file,
+                pending,
             },
             resumed,
         ))
     }
 
-    /// Append one record and flush it to the file.
+    /// Append one record and flush it to the file (the file's first record with the run's
+    /// provenance).
     pub fn write(&mut self, record: &RunRecord) -> Result<()> {
-        let mut line = serde_json::to_vec(record).map_err(|e| Error::Write {
+        let serialized = match self.pending.take() {
+            Some(provenance) => serde_json::to_vec(&RunRecord {
+                provenance: Some(provenance),
+                ..record.clone()
+            }),
+            None => serde_json::to_vec(record),
+        };
+        let mut line = serialized.map_err(|e| Error::Write {
             path: self.partial.clone(),
             source: e.into(),
         })?;
