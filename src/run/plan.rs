@@ -165,6 +165,9 @@ pub fn run_suite_locked(
     });
     let (samples, suite_fingerprint) = read?;
     let fingerprint = fingerprint?;
+    // A pipeline that cannot start is a configuration error before anything else is said.
+    let secrets = Arc::new(super::config::known_secrets(&settings.pipeline));
+    let pipeline = Arc::new(Pipeline::open(&settings.pipeline, secrets.clone())?);
     let wish = CacheWish {
         read: settings.cache == CacheMode::Use,
         off: settings.cache == CacheMode::Off,
@@ -183,8 +186,6 @@ pub fn run_suite_locked(
         cache_off,
         cache_ttl_secs: settings.cache_ttl.map(|t| t.as_secs()),
     };
-    let secrets = Arc::new(super::config::known_secrets(&settings.pipeline));
-    let pipeline = Arc::new(Pipeline::open(&settings.pipeline, secrets.clone())?);
     let mut jobs: Vec<Job> = samples
         .iter()
         .flat_map(|(id, request)| {
