@@ -289,11 +289,10 @@ pub struct PipelineArgs {
     /// Ignore cached answers but store the fresh ones
     #[arg(long)]
     pub refresh_cache: bool,
-    /// Cache the answers of an http pipeline too (a command pipeline's are cached by
-    /// default); like `cache = true` under [pipeline]
+    /// Cache an http pipeline's answers too, like `cache = true` under [pipeline]
     #[arg(long, conflicts_with = "no_cache")]
     pub cache: bool,
-    /// Reuse cached answers only this recent: 30m, 1h, 2d, ...
+    /// Reuse cached answers only this recent (30m, 1h, 2d)
     #[arg(long, value_name = "DURATION")]
     pub cache_ttl: Option<String>,
     /// The model the pipeline uses (part of the pipeline fingerprint, so of the cache key)

@@ -3,17 +3,16 @@
 //! an expanded secret — or the replay file), the model, and the pipeline's code: for a
 //! `command` pipeline, the repository's tracked files as git stages them plus the uncommitted
 //! changes to them (goldgate's own inputs and outputs left out), or only the
-//! `fingerprint_files` when they are given. Three `git` calls run side by side, while the
-//! suite is read; only fingerprint files and changed tracked files are read here. Also
-//! decides whether the answers may be cached at all, and says why not.
+//! `fingerprint_files` when they are given (the repository is read by [`super::repository`]).
+//! Also decides whether the answers may be cached at all, and says why not.
 
-use std::io::Read;
-use std::path::{Component, Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 use super::config::{Adapter, PipelineConfig};
+use super::repository::repository;
+pub use super::repository::Git;
 use crate::error::{Error, Result};
 use crate::runfile::record::{CacheUse, FingerprintParts};
 
@@ -26,24 +25,6 @@ pub struct Fingerprint {
     /// Why the answers cannot be keyed on the pipeline's code (a `command` pipeline outside
     /// git without fingerprint files), so must not be cached.
     pub unkeyed: Option<String>,
-}
-
-/// Where to look for the pipeline's repository, and with which program.
-#[derive(Clone, Copy, Debug)]
-pub struct Git<'a> {
-    /// The directory the pipeline runs in, where its repository is looked for.
-    pub dir: &'a Path,
-    /// The git program.
-    pub program: &'a str,
-}
-
-impl Default for Git<'_> {
-    fn default() -> Self {
-        Git {
-            dir: Path::new("."),
-            program: "git",
-        }
-    }
 }
 
 /// Fingerprint the pipeline; `own_files` (the suite, rules, baseline, outputs, the cache)
@@ -206,223 +187,11 @@ fn hash_path(path: &Path, hashers: &mut [&mut Sha256]) -> Result<()> {
     }
 }
 
-/// The content of the git repository around the working directory.
-struct Repository {
-    index: String,
-    worktree: Option<String>,
-    files: usize,
-    excluded: Vec<String>,
-}
-
-/// The repository's tracked content, or why there is none to read (git missing, not a
-/// repository, git refusing it): never an error, the cache is then off. Three git calls run
-/// side by side: where the repository's root is, every tracked file as staged (`ls-files
-/// --stage`), and which differ in the work tree (`diff-files --name-status`); own files are
-/// left out here, and the few changed files are read from disk.
-fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Repository, String> {
-    let unusable = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::NotFound => "git is not installed".to_string(),
-        _ => format!("git cannot be run ({e})"),
-    };
-    let spawn = |args: &[&str]| {
-        Command::new(git.program)
-            .arg("--no-optional-locks")
-            .args(args)
-            .current_dir(git.dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(unusable)
-    };
-    let top = spawn(&["rev-parse", "--show-toplevel"])?;
-    let listing = spawn(&["ls-files", "--stage", "-z", "--full-name", "--", ":(top)"]);
-    let changes = spawn(&[
-        "diff-files",
-        "--name-status",
-        "--no-renames",
-        "-z",
-        "--",
-        ":(top)",
-    ]);
-    // Each is read to its end in turn; the others run on meanwhile.
-    let top = top.wait_with_output().map_err(unusable)?;
-    let (listing, changes) = (listing?, changes?);
-    let listing = listing.wait_with_output().map_err(unusable)?;
-    let changes = changes.wait_with_output().map_err(unusable)?;
-    if !top.status.success() {
-        let stderr = String::from_utf8_lossy(&top.stderr);
-        return Err(match stderr.contains("not a git repository") {
-            true => "not inside a git repository".into(),
-            false => format!("git cannot read this repository ({})", first_line(&stderr)),
-        });
-    }
-    let top = String::from_utf8_lossy(&top.stdout)
-        .trim_end_matches(['\n', '\r'])
-        .to_string();
-    if top.is_empty() {
-        return Err("not inside a git work tree".into());
-    }
-    for out in [&listing, &changes] {
-        if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            return Err(format!(
-                "git cannot list its files ({})",
-                first_line(&stderr)
-            ));
-        }
-    }
-    let top = PathBuf::from(top);
-    let root = top.canonicalize().unwrap_or_else(|_| top.clone());
-    let excluded = excluded_within(&root, own_files);
-    let is_own = |path: &[u8]| {
-        excluded.iter().any(|own| {
-            let own = own.as_bytes();
-            path.starts_with(own) && (path.len() == own.len() || path[own.len()] == b'/')
-        })
-    };
-    // `MODE BLOB STAGE\tPATH` per tracked file.
-    let (mut index, mut files) = (Sha256::new(), 0);
-    for entry in listing.stdout.split(|&b| b == 0).filter(|e| !e.is_empty()) {
-        let path = memchr::memchr(b'\t', entry).map_or(entry, |tab| &entry[tab + 1..]);
-        if !is_own(path) {
-            index.update(entry);
-            index.update(b"\0");
-            files += 1;
-        }
-    }
-    // `STATUS\0PATH\0` per file that differs from the index.
-    let mut fields = changes.stdout.split(|&b| b == 0);
-    let mut worktree: Option<Sha256> = None;
-    while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
-        if is_own(path) {
-            continue;
-        }
-        let h = worktree.get_or_insert_with(Sha256::new);
-        h.update(path);
-        h.update(b"\0");
-        match status {
-            b"D" => h.update(b"deleted"),
-            _ => hash_worktree_file(&top.join(bytes_path(path)), git, h),
-        }
-        h.update(b"\0");
-    }
-    Ok(Repository {
-        index: sha256(index),
-        worktree: worktree.map(sha256),
-        files,
-        excluded,
-    })
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("").trim()
-}
-
-/// A path as git lists it (bytes, `/` between names) as a path on this system.
-fn bytes_path(path: &[u8]) -> PathBuf {
-    #[cfg(unix)]
-    {
-        PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path))
-    }
-    #[cfg(not(unix))]
-    {
-        PathBuf::from(String::from_utf8_lossy(path).into_owned())
-    }
-}
-
-/// Feed a changed tracked file's state to `h`: a link's target, a submodule's checked-out
-/// commit, else the file's bytes and whether it is executable.
-fn hash_worktree_file(path: &Path, git: Git<'_>, h: &mut Sha256) {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        h.update(b"unreadable");
-        return;
-    };
-    if meta.file_type().is_symlink() {
-        h.update(b"link ");
-        h.update(
-            std::fs::read_link(path)
-                .unwrap_or_default()
-                .as_os_str()
-                .as_encoded_bytes(),
-        );
-    } else if meta.is_dir() {
-        let head = Command::new(git.program)
-            .args(["rev-parse", "HEAD"])
-            .current_dir(path)
-            .stdin(Stdio::null())
-            .output();
-        h.update(b"submodule ");
-        h.update(head.map(|o| o.stdout).unwrap_or_default());
-    } else {
-        #[cfg(unix)]
-        let executable = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0;
-        #[cfg(not(unix))]
-        let executable = false;
-        h.update(if executable { b"x " } else { b"f " });
-        match std::fs::File::open(path) {
-            Ok(mut file) => {
-                let mut buf = vec![0u8; 1 << 16];
-                while let Ok(n) = file.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    h.update(&buf[..n]);
-                }
-            }
-            Err(_) => h.update(b"unreadable"),
-        }
-    }
-}
-
-/// `own_files` (relative ones are relative to the working directory) that lie inside the
-/// repository at `root`, relative to it with `/` between names (the repository's root itself
-/// is never left out).
-fn excluded_within(root: &Path, own_files: &[PathBuf]) -> Vec<String> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let mut out: Vec<String> = own_files
-        .iter()
-        .filter_map(|p| {
-            let absolute = real_path(&cwd.join(p));
-            let relative = absolute.strip_prefix(root).ok()?;
-            let names: Vec<String> = relative
-                .components()
-                .filter_map(|c| match c {
-                    Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
-                    _ => None,
-                })
-                .collect();
-            (!names.is_empty()).then(|| names.join("/"))
-        })
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// `path` with its longest existing ancestor resolved (symbolic links, `..`), the rest kept:
-/// a file that does not exist yet (an output) is still placed.
-fn real_path(path: &Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut current = path;
-    loop {
-        if let Ok(real) = current.canonicalize() {
-            return rest.iter().rev().fold(real, |p, name| p.join(name));
-        }
-        match (current.parent(), current.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                current = parent;
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::run::config::Mode;
+    use std::process::Command;
 
     fn command_pipeline() -> PipelineConfig {
         PipelineConfig {

@@ -17,5 +17,6 @@ pub mod plan;
 pub mod preflight;
 pub mod process;
 pub mod replay;
+pub mod repository;
 pub mod resume;
 pub mod runner;

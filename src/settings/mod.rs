@@ -20,7 +20,6 @@ use crate::gate::thresholds::Thresholds;
 use crate::metrics::bootstrap::BootstrapConfig;
 use crate::publish::{self, PublishOptions};
 use crate::retry::Backoff;
-use crate::run::cache::CacheMode;
 use crate::score::Facts;
 
 /// Every default, in one table. The command line's help repeats them (a test checks that
@@ -411,13 +410,8 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
             _ => MissingBaseline::AbsoluteRulesOnly,
         };
         let gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
-        let mut run = run_settings(suite, out_dir.join(defaults::RUN_FILE), a.pipeline, &file)?;
-        run.own_files.extend([
-            out_dir.clone(),
-            baseline.clone(),
-            baseline_run_path(&baseline),
-        ]);
-        run.own_files.extend(a.gate.thresholds.clone());
+        let run = run_settings(suite, out_dir.join(defaults::RUN_FILE), a.pipeline, &file)?;
+        let run = run::gate_run(run, &baseline, [Some(&out_dir), a.gate.thresholds.as_ref()]);
         Ok(CheckCommand {
             check: CheckSettings {
                 run,
@@ -455,14 +449,8 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
             None => Thresholds::built_in(),
         };
         let work = std::env::temp_dir().join(format!("goldgate-refresh-{}", std::process::id()));
-        let mut run = run_settings(suite, work.join(defaults::RUN_FILE), a.pipeline, &file)?;
-        // A baseline is made of fresh answers: the cache is written, never read.
-        if run.cache == CacheMode::Use {
-            run.cache = CacheMode::Refresh;
-        }
-        run.own_files
-            .extend([baseline.clone(), baseline_run_path(&baseline)]);
-        run.own_files.extend(a.thresholds.clone());
+        let run = run_settings(suite, work.join(defaults::RUN_FILE), a.pipeline, &file)?;
+        let run = run::refresh_run(run, &baseline, a.thresholds.as_ref());
         Ok(RefreshSettings {
             run,
             baseline_run: baseline_run_path(&baseline),

@@ -210,6 +210,32 @@ pub fn run_settings(
     })
 }
 
+/// `check`'s run: its output directory, baseline (with its run) and a rules file named by
+/// a flag are goldgate's own files too.
+pub(super) fn gate_run<'a>(
+    mut run: RunSettings,
+    baseline: &Path,
+    more: impl IntoIterator<Item = Option<&'a PathBuf>>,
+) -> RunSettings {
+    run.own_files
+        .extend([baseline.to_path_buf(), baseline_run_path(baseline)]);
+    run.own_files.extend(more.into_iter().flatten().cloned());
+    run
+}
+
+/// `baseline refresh`'s run: a baseline is made of fresh answers, so the cache is written,
+/// never read; the baseline and a rules file named by a flag are goldgate's own files.
+pub(super) fn refresh_run(
+    mut run: RunSettings,
+    baseline: &Path,
+    thresholds: Option<&PathBuf>,
+) -> RunSettings {
+    if run.cache == CacheMode::Use {
+        run.cache = CacheMode::Refresh;
+    }
+    gate_run(run, baseline, [thresholds])
+}
+
 /// goldgate's own inputs and outputs as far as a run knows them: the suite, the run file (and
 /// its partial and lock files), the cache, `.goldgate/`, and the baseline (with its run),
 /// rules and output directory `goldgate.toml` names or the defaults. `check` and
