@@ -48,8 +48,10 @@ impl OutputLock {
             {
                 Ok(mut file) => {
                     let lock = OutputLock { path };
+                    // Not synced: the lock only has to be seen by other processes now, and
+                    // after a crash of the machine an empty or dead-pid lock is stale anyway
+                    // (an fsync here cost every run, a warm one included, a disk flush).
                     writeln!(file, "{}", std::process::id())
-                        .and_then(|()| file.sync_all())
                         .map_err(|source| Error::Write {
                             path: lock.path.clone(),
                             source,
