@@ -60,6 +60,8 @@ impl Secrets {
                 .unwrap_or_default()
                 .to_string(),
             percent_encode(value),
+            // As a report shows it: `ghp\_…` in Markdown.
+            crate::escape::markdown_inline(value),
         ];
         for form in forms {
             self.insert(form);
@@ -111,6 +113,21 @@ impl Secrets {
     /// `text` with every secret replaced by `***` (borrowed when there is none: the common
     /// case costs one substring search per secret).
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let out = self.redact_literal(text);
+        if self.values.is_empty() || memchr::memmem::find(out.as_bytes(), b"\\u").is_none() {
+            return out;
+        }
+        // A secret spelt with JSON's `\uXXXX` escapes is the secret once the answer is
+        // parsed: decode the escapes of plain ASCII characters and look again. The text is
+        // changed only when that finds a secret.
+        let decoded = decode_ascii_escapes(&out);
+        match self.redact_literal(&decoded) {
+            Cow::Owned(clean) => Cow::Owned(clean),
+            Cow::Borrowed(_) => out,
+        }
+    }
+
+    fn redact_literal<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(text);
         for (value, finder) in &self.values {
             if finder.find(out.as_bytes()).is_some() {
@@ -177,7 +194,9 @@ pub fn url_without_password(url: &str) -> Cow<'_, str> {
 }
 
 /// Percent-encode every byte outside the URL's unreserved set (`A-Z a-z 0-9 - . _ ~`).
-fn percent_encode(value: &str) -> String {
+/// `value` percent-encoded as one URL component: every byte but letters, digits and
+/// `-._~` as `%XX`.
+pub fn percent_encode(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for b in value.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
@@ -186,6 +205,43 @@ fn percent_encode(value: &str) -> String {
             out.push_str(&format!("%{b:02X}"));
         }
     }
+    out
+}
+
+/// `text` with every JSON `\uXXXX` escape of a letter, digit or one of `-_.~+/=:` replaced
+/// by the character (the same JSON string, spelt plainly); escaped backslashes (`\\`) and
+/// every other escape are kept as they are.
+fn decode_ascii_escapes(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'\\', &bytes[i..]).map(|k| i + k) {
+        out.push_str(&text[i..at]);
+        let plain = match bytes.get(at + 1) {
+            Some(b'u') => text
+                .get(at + 2..at + 6)
+                .filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+                .map(char::from)
+                .filter(|c| c.is_ascii_alphanumeric() || "-_.~+/=:".contains(*c)),
+            _ => None,
+        };
+        match (plain, bytes.get(at + 1)) {
+            (Some(c), _) => {
+                out.push(c);
+                i = at + 6;
+            }
+            (None, Some(next)) if next.is_ascii() => {
+                out.push_str(&text[at..at + 2]);
+                i = at + 2;
+            }
+            (None, _) => {
+                out.push('\\');
+                i = at + 1;
+            }
+        }
+    }
+    out.push_str(&text[i..]);
     out
 }
 
@@ -234,6 +290,29 @@ fn base64(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    /// A secret written with JSON's `\uXXXX` escapes decodes to the secret once the answer
+    /// is parsed, so it is masked too; and a secret escaped for Markdown (`ghp\_…`, as a
+    /// comment shows it) is masked in a rendered report.
+    #[test]
+    fn escaped_forms_of_a_secret_are_masked() {
+        let mut s = Secrets::new();
+        s.add("ghp_probe1234");
+        assert_eq!(
+            s.redact(r#"{"title": "\u0067hp_probe1234", "x": "\\u0067hp_probe1234"}"#),
+            r#"{"title": "***", "x": "\\u0067hp_probe1234"}"#,
+            "an escaped backslash starts no escape"
+        );
+        assert_eq!(
+            s.redact(r#"{"t": "\u0067\u0068\u0070\u005fprobe1234 \u00e9"}"#),
+            r#"{"t": "*** \u00e9"}"#
+        );
+        assert!(matches!(
+            s.redact(r#"{"t": "\u00e9 other"}"#),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(s.redact("| ghp\\_probe1234 |"), "| *** |");
+    }
+
     #[test]
     fn every_secret_is_masked_longest_first_and_short_values_are_ignored() {
         let mut s = Secrets::new();
@@ -248,7 +327,7 @@ mod tests {
         assert!(matches!(Secrets::new().redact("x"), Cow::Borrowed(_)));
         assert_eq!(
             format!("{s:?}"),
-            "Secrets(2 values)",
+            "Secrets(4 values)",
             "Debug shows no value"
         );
     }

@@ -145,6 +145,22 @@ pub struct PipelineConfig {
 
 /// Expand `${NAME}` from the environment. A missing variable is a usage error naming it.
 pub fn expand_env(template: &str, what: &str) -> Result<String> {
+    expand(template, what, |value| value.to_string())
+}
+
+/// A URL template with `${NAME}` expanded: as [`expand_env`] before the query, and
+/// percent-encoded from the `?` on, so a value in the query is one value (a `#`, `&` or `=`
+/// in it would cut it short or add parameters, and send part of a secret unredacted).
+pub fn expand_url(template: &str) -> Result<String> {
+    let what = "the pipeline URL";
+    match template.find('?') {
+        Some(q) => Ok(expand_env(&template[..q], what)?
+            + &expand(&template[q..], what, crate::secrets::percent_encode)?),
+        None => expand_env(template, what),
+    }
+}
+
+fn expand(template: &str, what: &str, encode: impl Fn(&str) -> String) -> Result<String> {
     let mut out = String::new();
     let mut rest = template;
     while let Some(start) = rest.find("${") {
@@ -162,7 +178,7 @@ pub fn expand_env(template: &str, what: &str) -> Result<String> {
                 format!("export {name}=... before running goldgate"),
             )
         })?;
-        out.push_str(&value);
+        out.push_str(&encode(&value));
         rest = &rest[start + 3 + len..];
     }
     out.push_str(rest);
@@ -188,7 +204,7 @@ pub fn known_secrets(config: &PipelineConfig) -> Secrets {
             }
         }
         secrets.add_url_password(url);
-        if let Ok(expanded) = expand_env(url, "the pipeline URL") {
+        if let Ok(expanded) = expand_url(url) {
             secrets.add_url_password(&expanded);
         }
     }

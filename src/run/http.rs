@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::call::{CallError, Reply};
-use super::config::{expand_env, PipelineConfig};
+use super::config::{expand_env, expand_url, PipelineConfig};
 use crate::error::{Error, Result};
 use crate::runfile::record::ErrorKind;
 use crate::secrets::{url_without_password, Secrets};
@@ -192,7 +192,7 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
 /// The pipeline URL with `${ENV}` expanded, checked: it must parse, be http or https, and
 /// name a host. Anything else is a configuration error naming the setting.
 fn parse_url(template: &str, shown: &str, config: &PipelineConfig) -> Result<reqwest::Url> {
-    let expanded = expand_env(template, "the pipeline URL")?;
+    let expanded = expand_url(template)?;
     let bad = |why: &str| {
         config.origin.error(
             "--http",
@@ -253,5 +253,13 @@ mod tests {
             "{e}"
         );
         assert!(expand_env("${OPEN", "x").is_err());
+        // In a URL's query, a value is one value: `#`, `&` and `=` in it are percent-encoded
+        // (inserted raw, `#` cut the value short and sent only its start).
+        std::env::set_var("GOLDGATE_TEST_QUERY_SECRET", "abc123secret#tail&admin=1");
+        std::env::set_var("GOLDGATE_TEST_BASE", "http://127.0.0.1:9/v1");
+        assert_eq!(
+            expand_url("${GOLDGATE_TEST_BASE}/x?key=${GOLDGATE_TEST_QUERY_SECRET}").unwrap(),
+            "http://127.0.0.1:9/v1/x?key=abc123secret%23tail%26admin%3D1"
+        );
     }
 }

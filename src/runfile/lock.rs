@@ -51,11 +51,10 @@ impl OutputLock {
                     // Not synced: the lock only has to be seen by other processes now, and
                     // after a crash of the machine an empty or dead-pid lock is stale anyway
                     // (an fsync here cost every run, a warm one included, a disk flush).
-                    writeln!(file, "{}", std::process::id())
-                        .map_err(|source| Error::Write {
-                            path: lock.path.clone(),
-                            source,
-                        })?;
+                    writeln!(file, "{}", std::process::id()).map_err(|source| Error::Write {
+                        path: lock.path.clone(),
+                        source,
+                    })?;
                     return Ok(lock);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
