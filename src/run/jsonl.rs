@@ -9,8 +9,10 @@
 //! A response line of the wrong shape (not JSON, no string `id`, no `output`, a `repeat`
 //! that is not a whole number, an id no request is waiting for) fails a request at once
 //! instead of leaving it to wait out its timeout: the request it names, or, when the line
-//! names none that is waiting, the oldest request in flight (a sequential pipeline answers
-//! in order). A late answer to a request that already gave up is dropped.
+//! names none that is waiting, the one request in flight (a sequential pipeline answers
+//! what it was asked). With several in flight such a line fails nobody: blaming one would
+//! fail a request whose answer is still coming and hand that answer to the next. A late
+//! answer to a request that already gave up or was failed is dropped.
 //!
 //! If the process dies, the requests in flight are sent again once, one at a time, to a
 //! restarted process: a crash caused by one sample costs the others nothing, and the sample

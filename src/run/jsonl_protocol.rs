@@ -1,7 +1,8 @@
 //! The jsonl protocol: the request line (the sample's JSON with its `repeat` added), reading
 //! a response line (`{"id", "repeat", "output"}`) or saying what is wrong with it, and the
 //! requests in flight to one process, to which each line is routed — by id and repeat, or,
-//! for a line that names no waiting request, to the oldest request in flight.
+//! for a line that names no waiting request, to the one request in flight (with several in
+//! flight nobody is guessed at: the line is kept for diagnostics).
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,7 +28,7 @@ pub(super) enum Outcome {
 }
 
 pub(super) struct Waiting {
-    /// Send order, for "the oldest request in flight".
+    /// Which request this is (requests of one id and repeat can be sent again).
     pub(super) token: u64,
     pub(super) repeat: u32,
     pub(super) tx: oneshot::Sender<Outcome>,
@@ -58,6 +59,12 @@ impl Pending {
                 self.by_id.remove(id);
             }
         }
+        self.gave_up_on(id, repeat);
+    }
+
+    /// Remember that the request for `id` and `repeat` is over: a late answer to it is
+    /// dropped.
+    fn gave_up_on(&mut self, id: &str, repeat: u32) {
         if self.gone.len() >= GONE_KEPT {
             self.gone.clear();
         }
@@ -87,14 +94,19 @@ impl Pending {
         Some((id.to_string(), waiting))
     }
 
-    /// The oldest request in flight, removed.
-    fn oldest(&mut self) -> Option<(String, Waiting)> {
-        let (id, repeat) = self
+    /// The request in flight when it is the only one, removed: a line that names no
+    /// waiting request is blamed on it (a sequential pipeline answers what it was asked).
+    /// With several in flight, any choice would be a guess that fails a request whose
+    /// answer is still coming and hands that answer to the next: nobody is blamed.
+    fn only(&mut self) -> Option<(String, Waiting)> {
+        let mut all = self
             .by_id
             .iter()
-            .flat_map(|(id, q)| q.iter().map(move |w| (w.token, id, w.repeat)))
-            .min()
-            .map(|(_, id, repeat)| (id.clone(), repeat))?;
+            .flat_map(|(id, q)| q.iter().map(move |w| (id, w.repeat)));
+        let (id, repeat) = all.next().map(|(id, r)| (id.clone(), r))?;
+        if all.next().is_some() {
+            return None;
+        }
         self.take(&id, Some(repeat))
     }
 
@@ -197,8 +209,8 @@ pub(super) fn route(line: &str, pending: &mut Pending, secrets: &Secrets) {
             }
             let who = named(&id, repeat);
             (
-                pending.oldest(),
-                format!("the jsonl pipeline answered {who}, which no request in flight is (answers must carry the request's `id` and `repeat`); taken as the answer to the oldest request in flight"),
+                pending.only(),
+                format!("the jsonl pipeline answered {who}, which no request in flight is (answers must carry the request's `id` and `repeat`); taken as the answer to the one request in flight"),
             )
         }
         Line::Bad {
@@ -206,7 +218,7 @@ pub(super) fn route(line: &str, pending: &mut Pending, secrets: &Secrets) {
             repeat,
             why,
         } => {
-            let taker = pending.take(&id, repeat).or_else(|| pending.oldest());
+            let taker = pending.take(&id, repeat).or_else(|| pending.only());
             let message = format!(
                 "the jsonl pipeline's response line for {} {why}: {}",
                 named(&id, repeat),
@@ -215,12 +227,14 @@ pub(super) fn route(line: &str, pending: &mut Pending, secrets: &Secrets) {
             (taker, message)
         }
         Line::Bad { id: None, why, .. } => (
-            pending.oldest(),
-            format!("a line the jsonl pipeline wrote to stdout {why}: {} (it names no request, so the oldest request in flight takes it; a jsonl pipeline writes only response lines to stdout, and logs to stderr)", quote()),
+            pending.only(),
+            format!("a line the jsonl pipeline wrote to stdout {why}: {} (it names no request, so the one request in flight takes it; a jsonl pipeline writes only response lines to stdout, and logs to stderr)", quote()),
         ),
     };
     match taker {
-        Some((_, w)) => {
+        Some((id, w)) => {
+            // Its own answer may still come: drop it then, never hand it to another.
+            pending.gave_up_on(&id, w.repeat);
             let _ = w.tx.send(Outcome::Bad(message));
         }
         None => pending.stray = Some(quote()),
@@ -322,7 +336,7 @@ mod tests {
         // No repeat: the oldest of the id.
         route(r#"{"id": "a", "output": "zero"}"#, &mut p, &Secrets::new());
         assert_eq!(told(&mut a0), "answer zero");
-        // A line naming nobody fails the oldest request in flight.
+        // A line naming nobody fails the one request in flight (a sequential pipeline)…
         route("Loading model...", &mut p, &Secrets::new());
         let message = told(&mut b0);
         assert!(
@@ -343,9 +357,37 @@ mod tests {
             &Secrets::new(),
         );
         assert_eq!(told(&mut c0), "nothing");
-        // An answer to an id nobody waits for is blamed on the oldest.
+        // An answer to an id nobody waits for is blamed on the one request in flight.
         route(r#"{"id": "zzz", "output": "x"}"#, &mut p, &Secrets::new());
         assert!(told(&mut c0).contains("answered `zzz`, which no request in flight is"));
+        // …and the answer that request then gets is dropped, not blamed on another.
+        let mut f0 = wait(&mut p, "f", 0, 7);
+        route(
+            r#"{"id": "c", "repeat": 0, "output": "x"}"#,
+            &mut p,
+            &Secrets::new(),
+        );
+        assert_eq!(told(&mut f0), "nothing");
+        // With several in flight nobody is guessed at: the line is kept for diagnostics,
+        // and the requests get their own answers.
+        let mut g0 = wait(&mut p, "g", 0, 8);
+        route("loading model...", &mut p, &Secrets::new());
+        route(
+            r#"{"id": "nobody", "output": "x"}"#,
+            &mut p,
+            &Secrets::new(),
+        );
+        assert_eq!(
+            (told(&mut f0), told(&mut g0)),
+            ("nothing".into(), "nothing".into())
+        );
+        route(
+            r#"{"id": "f", "repeat": 0, "output": "x"}"#,
+            &mut p,
+            &Secrets::new(),
+        );
+        assert_eq!(told(&mut f0), "answer x");
+        p.forget("g", 0, 8);
         // A bad line naming a waiting request fails that one.
         let mut d0 = wait(&mut p, "d", 0, 5);
         let mut e0 = wait(&mut p, "e", 0, 6);
