@@ -165,23 +165,23 @@ fn a_crash_costs_only_the_sample_that_causes_it() {
     }
 }
 
-/// One stray log line on stdout, while many requests are in flight, fails nobody: blaming
-/// the oldest failed a request whose answer was still coming, handed that answer to the
-/// next request, and so on down the run (9 to 40 of 40 samples failed, differently each
-/// time).
+/// One stray log line on stdout costs at most the one request it can be pinned on (when
+/// it is the only one in flight; with several in flight it fails nobody): blaming the
+/// oldest failed a request whose answer was still coming, handed that answer to the next
+/// request, and so on down the run (9 to 40 of 40 samples failed, differently each time).
 #[test]
-fn a_stray_line_among_many_requests_in_flight_fails_nobody() {
+fn a_stray_line_never_fails_more_than_one_request() {
     let dir = TempDir::new("jsonl-stray");
-    suite(&dir.0, 20);
+    suite(&dir.0, 40);
     let (out, _) = run_with(
         &dir.0,
         &python("jsonl_stray.py", ""),
-        &["--mode", "jsonl", "--jobs", "8"],
+        &["--mode", "jsonl", "--jobs", "16"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     let records = lines(&dir.0.join("run.jsonl"));
     let failed: Vec<&Value> = records.iter().filter(|r| !r["error"].is_null()).collect();
-    assert!(failed.is_empty(), "{failed:?}\n{stderr}");
+    assert!(failed.len() <= 1, "{failed:?}\n{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(records.len(), 20);
+    assert_eq!(records.len(), 40);
 }

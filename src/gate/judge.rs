@@ -102,6 +102,16 @@ pub fn judge_values(
         }
     };
     match cand {
+        // The baseline measured it and this run cannot: the samples it came from are gone
+        // (deleted with the change, or unscorable). A gate that held here would pass a pull
+        // request that deletes a kind's samples along with breaking its pipeline.
+        None if base.is_some() && !metric.is_run_health() => breaks(
+            &mut result,
+            format!(
+                "no data in this run, though the baseline has {}: the samples it is measured on are gone (see the samples removed since the baseline)",
+                fmt(base.unwrap_or_default())
+            ),
+        ),
         None => result.reasons.push("no data in this run".into()),
         Some(v) => {
             if let Some(min) = rule.min.filter(|min| v < *min) {
@@ -223,6 +233,37 @@ mod tests {
     use super::super::verdict::{by_name, Outcome, Status};
     use super::*;
     use crate::metrics::bootstrap::BootstrapConfig;
+
+    /// A rule's metric with no data in the candidate while the baseline has it (the
+    /// samples it came from were deleted in the pull request) breaks the rule: it used to
+    /// read "no data in this run" and hold, so deleting a kind's samples passed the gate.
+    #[test]
+    fn a_gated_metric_the_baseline_has_and_the_candidate_lacks_breaks_its_rule() {
+        let rules = Thresholds::parse(
+            "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n[metrics.\"inference.recall\"]\nmin = 0.5\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        let judge = |name: &str, baseline: Option<f64>| {
+            let metric = crate::kinds::find(name).unwrap();
+            let values = Values {
+                candidate: None,
+                baseline,
+                n: 0,
+            };
+            judge_values(metric, values, &rules, |_| Noise::Interval(None))
+        };
+        let gone = judge("extraction.f1", Some(0.8));
+        assert_eq!(gone.status, Status::Fail, "{:?}", gone.reasons);
+        assert!(
+            gone.reasons[0].contains("the baseline has 0.8000"),
+            "{:?}",
+            gone.reasons
+        );
+        // Never measured on either side (a kind the suite does not have): not a regression.
+        let never = judge("inference.recall", None);
+        assert_eq!(never.status, Status::Pass, "{:?}", never.reasons);
+    }
 
     /// 40 extraction samples of 5 gold items, `found` of each found.
     fn run(found: usize) -> ScoreFile {
