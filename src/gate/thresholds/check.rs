@@ -12,8 +12,8 @@ use crate::error::{Location, Problem};
 use crate::metrics::registry::Direction;
 use crate::text::did_you_mean;
 
-/// Every problem of `t`; `at` turns a byte offset into a location.
-pub(super) fn check(t: &Thresholds, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
+/// Every problem of `t` (parsed from `text`); `at` turns a byte offset into a location.
+pub(super) fn check(t: &Thresholds, text: &str, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
     let mut problems = Vec::new();
     if t.version != 1 {
         problems.push(
@@ -26,7 +26,7 @@ pub(super) fn check(t: &Thresholds, at: &dyn Fn(usize) -> Location) -> Vec<Probl
         );
     }
     if let Some(defaults) = &t.defaults {
-        problems.extend(check_defaults(defaults, at));
+        problems.extend(check_defaults(defaults, text, at));
     }
     for (name, rule) in &t.metrics {
         problems.extend(check_rule(name, rule, at));
@@ -163,14 +163,19 @@ fn check_rule(
 
 /// `[defaults]` values in their ranges: a confidence level in (0, 1), `sample_pass` a primary
 /// score in [0, 1] (`nan` and infinities are out of every range).
-fn check_defaults(defaults: &Spanned<Defaults>, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {
+fn check_defaults(
+    defaults: &Spanned<Defaults>,
+    text: &str,
+    at: &dyn Fn(usize) -> Location,
+) -> Vec<Problem> {
     let d = defaults.get_ref();
-    let location = at(defaults.span().start);
+    let span = defaults.span();
+    let place = |key: &str| at(value_offset(text, span.clone(), key).unwrap_or(span.start));
     let mut problems = Vec::new();
     if !(d.confidence > 0.0 && d.confidence < 1.0) {
         problems.push(
             Problem::new(
-                location.clone(),
+                place("confidence"),
                 Some("defaults.confidence".into()),
                 format!("confidence {} must be between 0 and 1", d.confidence),
             )
@@ -180,7 +185,7 @@ fn check_defaults(defaults: &Spanned<Defaults>, at: &dyn Fn(usize) -> Location) 
     if let Some(message) = d.max_regression.and_then(check_regression) {
         problems.push(
             Problem::new(
-                location.clone(),
+                place("max_regression"),
                 Some("defaults.max_regression".into()),
                 message,
             )
@@ -190,7 +195,7 @@ fn check_defaults(defaults: &Spanned<Defaults>, at: &dyn Fn(usize) -> Location) 
     if !(0.0..=1.0).contains(&d.sample_pass) {
         problems.push(
             Problem::new(
-                location,
+                place("sample_pass"),
                 Some("defaults.sample_pass".into()),
                 format!("sample_pass {} must be between 0 and 1", d.sample_pass),
             )
@@ -198,6 +203,27 @@ fn check_defaults(defaults: &Spanned<Defaults>, at: &dyn Fn(usize) -> Location) 
         );
     }
     problems
+}
+
+/// Where the value of `key` is written in the table whose header starts at `span` of
+/// `text` (`key = value` on a line of its own, before the next table's header): the
+/// table's own span says only where its header is.
+fn value_offset(text: &str, span: std::ops::Range<usize>, key: &str) -> Option<usize> {
+    let mut start = span.end;
+    let body = text.get(span.end..)?;
+    for line in body.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('[') {
+            break;
+        }
+        if let Some(rest) = trimmed.strip_prefix(key) {
+            if let Some(value) = rest.trim_start().strip_prefix('=') {
+                return Some(start + line.len() - value.trim_start().len());
+            }
+        }
+        start += line.len();
+    }
+    None
 }
 
 fn check_matching(m: &Spanned<Matching>, at: &dyn Fn(usize) -> Location) -> Vec<Problem> {

@@ -281,7 +281,7 @@ impl Thresholds {
     pub fn parse(text: &str, path: &Path) -> Result<Thresholds> {
         let thresholds = Thresholds::parse_unchecked(text, path)?;
         let at = |offset: usize| locate(text, path, offset);
-        let mut problems = check::check(&thresholds, &at);
+        let mut problems = check::check(&thresholds, text, &at);
         problems.sort_by(|a, b| a.location.cmp(&b.location));
         if problems.is_empty() {
             Ok(thresholds)
