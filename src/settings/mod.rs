@@ -287,7 +287,9 @@ impl GateSettings {
                 Some(Thresholds::parse_unchecked(&text, file)?)
             }
             (None, Some(rev)) => {
-                let p = path.unwrap_or_else(|| PathBuf::from(defaults::THRESHOLDS_FILE));
+                let p = path
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from(defaults::THRESHOLDS_FILE));
                 crate::gate::ratchet::at_revision(rev, &p)?
             }
             (None, None) => None,
@@ -304,18 +306,9 @@ impl GateSettings {
                 ),
             ));
         }
-        let thresholds_path = a
-            .thresholds
-            .as_deref()
-            .or(configured)
-            .map(PathBuf::from)
-            .or_else(|| {
-                let default = PathBuf::from(defaults::THRESHOLDS_FILE);
-                default.is_file().then_some(default)
-            });
         Ok(GateSettings {
             thresholds,
-            thresholds_path,
+            thresholds_path: path,
             compare: CompareOptions {
                 bootstrap: bootstrap(a.resamples, a.seed)?,
                 allow_version_change: a.allow_version_change,
