@@ -119,6 +119,19 @@ pub fn hint_for(word: &str, allowed: &[&'static str]) -> String {
     }
 }
 
+/// `arg` as one word of a POSIX shell command line: as it is when it is plain, else in single
+/// quotes.
+pub fn shell_quote(arg: &str) -> String {
+    if !arg.is_empty()
+        && arg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+    {
+        return arg.to_string();
+    }
+    format!("'{}'", arg.replace('\'', r"'\''"))
+}
+
 /// Lower-case hex of a digest.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -127,6 +140,15 @@ pub fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arguments_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("--config"), "--config");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("$HOME"), "'$HOME'");
+    }
 
     #[test]
     fn norm_follows_the_spec() {

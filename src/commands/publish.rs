@@ -12,6 +12,7 @@ use crate::output::Reporter;
 use crate::publish::{self, Event, Report};
 use crate::report::markdown::{self, Limit, Render};
 use crate::settings::{GateSettings, PublishSettings};
+use crate::text::shell_quote;
 
 /// The PR comment for `verdict`.
 pub(super) fn comment(verdict: &Verdict, gate: &GateSettings) -> Result<String> {
@@ -82,18 +83,6 @@ fn show(events: &[Event], reporter: &mut Reporter<'_>) {
     }
 }
 
-/// A word of a command line, quoted for a POSIX shell when it needs to be.
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
-    match plain {
-        true => word.to_string(),
-        false => format!("'{}'", word.replace('\'', r"'\''")),
-    }
-}
-
 /// `goldgate compare` on the files a verdict came from: the command that gives it again.
 pub(super) fn reproduce_compare(
     score: &Path,
@@ -104,13 +93,13 @@ pub(super) fn reproduce_compare(
         "goldgate".to_string(),
         "compare".into(),
         "--score".into(),
-        shell_word(&score.display().to_string()),
+        shell_quote(&score.display().to_string()),
     ];
     if let Some(b) = baseline {
-        words.extend(["--baseline".into(), shell_word(&b.display().to_string())]);
+        words.extend(["--baseline".into(), shell_quote(&b.display().to_string())]);
     }
     if let Some(t) = &gate.thresholds_path {
-        words.extend(["--thresholds".into(), shell_word(&t.display().to_string())]);
+        words.extend(["--thresholds".into(), shell_quote(&t.display().to_string())]);
     }
     words.join(" ")
 }
@@ -224,13 +213,13 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
         markdown::comment_within(verdict, &render, Limit::Chars(markdown::GITHUB_LIMIT))?;
     let mut words = vec![
         "goldgate publish --verdict".to_string(),
-        shell_word(&s.verdict.display().to_string()),
+        shell_quote(&s.verdict.display().to_string()),
     ];
     if let Some(b) = &s.baseline {
-        words.extend(["--baseline".into(), shell_word(&b.display().to_string())]);
+        words.extend(["--baseline".into(), shell_quote(&b.display().to_string())]);
     }
     if let Some(t) = &s.gate.thresholds_path {
-        words.extend(["--thresholds".into(), shell_word(&t.display().to_string())]);
+        words.extend(["--thresholds".into(), shell_quote(&t.display().to_string())]);
     }
     words.push("--comment-on never".into());
     render.files = vec![format!("verdict file: {}", s.verdict.display())];

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::{Error, Result};
+use crate::text::shell_quote;
 
 /// The line that marks a hook as goldgate's own.
 pub const MARKER: &str = "# goldgate-hook: pre-push v2";
@@ -81,18 +82,6 @@ fn backup_path(hook: &Path) -> PathBuf {
 /// Whether the file at `path` is a hook goldgate wrote.
 fn is_ours(text: &str) -> bool {
     text.lines().any(|l| l.trim().starts_with(MARKER_PREFIX))
-}
-
-/// Quote `arg` for a POSIX shell.
-fn shell_quote(arg: &str) -> String {
-    if !arg.is_empty()
-        && arg
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
-    {
-        return arg.to_string();
-    }
-    format!("'{}'", arg.replace('\'', r"'\''"))
 }
 
 /// The hook script: hands git's arguments (the remote's name and URL) and stdin (the pushed
@@ -206,15 +195,6 @@ fn write_executable(path: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn arguments_are_quoted_for_the_shell() {
-        assert_eq!(shell_quote("--config"), "--config");
-        assert_eq!(shell_quote("a b"), "'a b'");
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
-        assert_eq!(shell_quote(""), "''");
-        assert_eq!(shell_quote("$HOME"), "'$HOME'");
-    }
 
     #[test]
     fn the_script_is_marked_and_hands_the_push_to_hook_run() {
