@@ -74,6 +74,17 @@ pub fn write_atomic_io(
     renamed
 }
 
+/// `path` with `suffix` added to its file name (`run.jsonl` → `run.jsonl.lock`): the files
+/// that go with a file, beside it.
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
 /// A temporary name beside `path` that no other writer (process or thread) uses.
 fn temporary_beside(path: &Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);

@@ -22,12 +22,7 @@ const BEING_WRITTEN: Duration = Duration::from_secs(10);
 impl OutputLock {
     /// The lock file of a run file.
     pub fn path_of(output: &Path) -> PathBuf {
-        let mut name = output
-            .file_name()
-            .map(|n| n.to_os_string())
-            .unwrap_or_default();
-        name.push(".lock");
-        output.with_file_name(name)
+        crate::io::with_suffix(output, ".lock")
     }
 
     /// Take the lock of `output`, or say which process holds it.

@@ -75,12 +75,7 @@ fn write_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 impl RecordWriter {
     /// The file records are appended to while the run is under way.
     pub fn partial_path(output: &Path) -> PathBuf {
-        let mut name = output
-            .file_name()
-            .map(|n| n.to_os_string())
-            .unwrap_or_default();
-        name.push(".partial");
-        output.with_file_name(name)
+        crate::io::with_suffix(output, ".partial")
     }
 
     /// The finished records of an interrupted run of `output` (or of a finished file at
