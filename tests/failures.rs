@@ -13,36 +13,15 @@ use goldgate::metrics::ScoringConfig;
 use goldgate::report::{markdown, terminal};
 use goldgate::score::{score, ScoreFile, ScoreRequest};
 use goldgate::suite::Suite;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::scoring::{extraction, req};
+use crate::scoring::extraction;
 use crate::support::TempDir;
-use crate::terminal::options;
+use crate::terminal::{gold, options};
 
 pub(crate) const UNAUTHORIZED: &str =
     "the pipeline exited with code 1: Error: the model API answered 401 Unauthorized";
 pub(crate) const TIMED_OUT: &str = "no answer within 30s; the process group was killed";
-
-fn gold() -> Vec<Value> {
-    vec![
-        req(
-            "REQ-001",
-            "Track orders",
-            "functional",
-            "customer",
-            "track orders online",
-            &[0],
-        ),
-        req(
-            "REQ-002",
-            "Export reports",
-            "functional",
-            "admin",
-            "export monthly reports",
-            &[1],
-        ),
-    ]
-}
 
 /// Six samples `s0`…`s5` scored from run records: `outcome(i)` is `Ok(kept)` (the answer
 /// keeps that many of the two gold requirements) or `Err((kind, message))` (a failed call).

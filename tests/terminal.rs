@@ -13,28 +13,30 @@ use serde_json::{json, Value};
 
 use crate::scoring::{extraction, req, run};
 
+/// The two gold requirements of every sample here.
+pub(crate) fn gold() -> Vec<Value> {
+    vec![
+        req(
+            "REQ-001",
+            "Track orders",
+            "functional",
+            "customer",
+            "track orders online",
+            &[0],
+        ),
+        req(
+            "REQ-002",
+            "Export reports",
+            "functional",
+            "admin",
+            "export monthly reports",
+            &[1],
+        ),
+    ]
+}
+
 /// Four samples with two requirements each; the candidate answers `kept` of the two.
 pub(crate) fn scores(name: &str, kept: usize) -> goldgate::score::ScoreFile {
-    let gold = || {
-        vec![
-            req(
-                "REQ-001",
-                "Track orders",
-                "functional",
-                "customer",
-                "track orders online",
-                &[0],
-            ),
-            req(
-                "REQ-002",
-                "Export reports",
-                "functional",
-                "admin",
-                "export monthly reports",
-                &[1],
-            ),
-        ]
-    };
     let samples: Vec<Value> = (0..4)
         .map(|i| extraction(&format!("s{i}"), gold()))
         .collect();
