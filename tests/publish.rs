@@ -85,6 +85,21 @@ fn publish(dir: &Path, server: &FakeGitHub, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `publish` of `dir/verdict.json` under the example's rules, with a check run.
+fn publish_with_check_run(dir: &Path, server: &FakeGitHub) -> Output {
+    publish(
+        dir,
+        server,
+        &[
+            "--verdict",
+            "verdict.json",
+            "--thresholds",
+            &example("thresholds.toml"),
+            "--check-run",
+        ],
+    )
+}
+
 fn posted(server: &FakeGitHub) -> String {
     let s = server.state.lock().unwrap();
     assert_eq!(s.comments.len(), 1, "one comment");
@@ -100,17 +115,7 @@ fn a_forged_pass_is_published_as_the_failure_its_values_give() {
     let forged = forged_pass(failing_verdict(&dir.0));
     write(&dir.0, "verdict.json", &forged);
     let server = start(vec![]);
-    let out = publish(
-        &dir.0,
-        &server,
-        &[
-            "--verdict",
-            "verdict.json",
-            "--thresholds",
-            &example("thresholds.toml"),
-            "--check-run",
-        ],
-    );
+    let out = publish_with_check_run(&dir.0, &server);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -205,17 +210,7 @@ fn full_width_reports_fit_githubs_limits_in_bytes() {
     write(&dir.0, "verdict.json", &v);
     let server = start(vec![]);
     server.state.lock().unwrap().max_body_bytes = Some(65_536);
-    let out = publish(
-        &dir.0,
-        &server,
-        &[
-            "--verdict",
-            "verdict.json",
-            "--thresholds",
-            &example("thresholds.toml"),
-            "--check-run",
-        ],
-    );
+    let out = publish_with_check_run(&dir.0, &server);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("posted the goldgate comment on #7"),
@@ -401,17 +396,7 @@ fn a_token_inside_a_verdict_file_is_never_posted() {
     }
     write(&dir.0, "verdict.json", &v);
     let server = start(vec![]);
-    let out = publish(
-        &dir.0,
-        &server,
-        &[
-            "--verdict",
-            "verdict.json",
-            "--thresholds",
-            &example("thresholds.toml"),
-            "--check-run",
-        ],
-    );
+    let out = publish_with_check_run(&dir.0, &server);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let body = posted(&server);
