@@ -101,19 +101,19 @@ pub fn judge_values(
             result.status = broken;
         }
     };
-    match cand {
+    match (cand, base) {
         // The baseline measured it and this run cannot: the samples it came from are gone
         // (deleted with the change, or unscorable). A gate that held here would pass a pull
         // request that deletes a kind's samples along with breaking its pipeline.
-        None if base.is_some() && !metric.is_run_health() => breaks(
+        (None, Some(b)) if !metric.is_run_health() => breaks(
             &mut result,
             format!(
                 "no data in this run, though the baseline has {}: the samples it is measured on are gone (see the samples removed since the baseline)",
-                fmt(base.unwrap_or_default())
+                fmt(b)
             ),
         ),
-        None => result.reasons.push("no data in this run".into()),
-        Some(v) => {
+        (None, _) => result.reasons.push("no data in this run".into()),
+        (Some(v), _) => {
             if let Some(min) = rule.min.filter(|min| v < *min) {
                 breaks(
                     &mut result,
