@@ -9,6 +9,7 @@ pub mod cli;
 mod commands;
 pub mod config;
 pub mod document;
+pub mod embed;
 pub mod error;
 pub mod escape;
 pub mod gate;

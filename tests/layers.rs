@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["parse"],
     &["metrics"],
+    &["embed"],
     &["suite"],
     &["kinds"],
     &["runfile"],
