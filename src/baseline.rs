@@ -28,6 +28,8 @@ pub struct RefreshSettings {
     /// The rules: their `[matching]` and `[rd_score]` shape the scores, their run-health
     /// rules decide whether the run may become the baseline.
     pub thresholds: Thresholds,
+    /// The similarity backend the rules' `[matching]` selects.
+    pub similarity: crate::embed::Backend,
     pub bootstrap: BootstrapConfig,
     pub facts: Facts,
 }
@@ -55,6 +57,8 @@ pub fn refresh(
     runtime: &tokio::runtime::Runtime,
     observer: &mut dyn Observer,
 ) -> Result<(RunReport, Refreshed)> {
+    // A model that cannot be found fails here, before the pipeline costs anything.
+    let embedder = crate::embed::open(&s.similarity)?;
     let run = run_suite(&s.run, runtime, observer)?;
     if !run.is_complete() {
         return Ok((run, Refreshed::RunIncomplete));
@@ -67,6 +71,10 @@ pub fn refresh(
         bootstrap: s.bootstrap,
         facts: &s.facts,
         keep_view: None,
+        embedding: embedder.as_deref().map(|embedder| score::Embedding {
+            embedder,
+            cache_dir: Some(&s.run.cache_dir),
+        }),
     })?;
     if !scored.file.missing.is_empty() {
         let missing = scored.file.missing;

@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use crate::embed::Backend;
 use crate::error::{Error, Problem, Result};
 use crate::gate::compare::{compare, CompareOptions};
 use crate::gate::thresholds::Thresholds;
@@ -16,7 +17,7 @@ use crate::metrics::ScoringConfig;
 use crate::report::markdown;
 use crate::run::plan::{run_suite_locked, Observer, RunReport, RunSettings};
 use crate::runfile::lock::OutputLock;
-use crate::score::{self, Facts, ScoreFile, ScoreRequest};
+use crate::score::{self, Embedding, Facts, ScoreFile, ScoreRequest};
 use crate::suite::Suite;
 
 /// Everything `check` needs, defaults already applied.
@@ -31,6 +32,8 @@ pub struct CheckSettings {
     /// Where the baseline's run is kept (for the baseline-vs-candidate answer diffs).
     pub baseline_run: PathBuf,
     pub thresholds: Thresholds,
+    /// The similarity backend the rules' `[matching]` selects.
+    pub similarity: Backend,
     pub compare: CompareOptions,
     pub report: ReportOptions,
     pub facts: Facts,
@@ -185,13 +188,19 @@ pub fn check(
 ) -> Result<Checked> {
     let lock = OutputLock::acquire(&s.run.output)?;
     let baseline = read_baseline(&s.baseline, &s.missing_baseline)?;
+    // A model that cannot be found fails here, before the pipeline costs anything.
+    let embedder = crate::embed::open(&s.similarity)?;
     let run = run_suite_locked(&s.run, runtime, observer, &lock)?;
     if !run.is_complete() {
         return Ok(Checked { run, gated: None });
     }
     let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
     let scoring = s.thresholds.scoring();
-    let (scored, verdict) = gate(s, &suite, &run.path, &scoring, baseline.as_ref())?;
+    let embedding = embedder.as_deref().map(|embedder| Embedding {
+        embedder,
+        cache_dir: Some(&s.run.cache_dir),
+    });
+    let (scored, verdict) = gate(s, &suite, &run.path, &scoring, embedding, baseline.as_ref())?;
     let written = Written {
         run: run.path.clone(),
         score: s.out_dir.join("score.json"),
@@ -221,6 +230,7 @@ fn gate(
     suite: &Suite,
     run: &Path,
     scoring: &ScoringConfig,
+    embedding: Option<Embedding<'_>>,
     baseline: Option<&ScoreFile>,
 ) -> Result<(score::Scored, Verdict)> {
     // A sample can break only if the baseline passed it and the candidate does not: the
@@ -240,6 +250,7 @@ fn gate(
         bootstrap: s.compare.bootstrap,
         facts: &s.facts,
         keep_view: Some(&keep_view),
+        embedding,
     })?;
     let mut verdict = compare(&scored.file, baseline, &s.thresholds, &s.compare)?;
     let broken: Vec<String> = verdict

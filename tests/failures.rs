@@ -65,6 +65,7 @@ pub(crate) fn scored(
         },
         facts: &goldgate::score::Facts::default(),
         keep_view: None,
+        embedding: None,
     })
     .unwrap()
     .file

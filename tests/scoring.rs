@@ -72,6 +72,7 @@ fn run_with(
         bootstrap,
         facts: &goldgate::score::Facts::default(),
         keep_view: None,
+        embedding: None,
     })
     .unwrap()
     .file
@@ -394,6 +395,7 @@ fn repeats_pool_records_and_keep_per_sample_spread() {
         bootstrap: BootstrapConfig::default(),
         facts: &goldgate::score::Facts::default(),
         keep_view: None,
+        embedding: None,
     };
     let file = score(&req).unwrap().file;
     let s = &file.samples[0];

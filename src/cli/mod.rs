@@ -180,6 +180,9 @@ pub struct ScoreArgs {
     /// thresholds.toml whose [matching] and [rd_score] tables shape the metrics
     #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
     pub thresholds: Option<PathBuf>,
+    /// Where embedding vectors are cached (with an embedding similarity) [default: .goldgate/cache]
+    #[arg(long, env = "GOLDGATE_CACHE_DIR", value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
     /// Bootstrap resamples for the confidence intervals (0 disables them) [default: 1000]
     #[arg(long, env = "GOLDGATE_RESAMPLES")]
     pub resamples: Option<usize>,

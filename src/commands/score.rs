@@ -13,10 +13,18 @@ use crate::suite::Suite;
 
 pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let suite = Suite::open(&s.suite, s.max_sample_bytes)?;
-    let scoring = match &s.thresholds {
-        Some(path) => Thresholds::load(path)?.scoring(),
-        None => ScoringConfig::default(),
+    let thresholds = match &s.thresholds {
+        Some(path) => Some(Thresholds::load(path)?),
+        None => None,
     };
+    let scoring = thresholds
+        .as_ref()
+        .map_or_else(ScoringConfig::default, Thresholds::scoring);
+    let backend = thresholds
+        .as_ref()
+        .map(crate::settings::similarity::backend)
+        .unwrap_or_default();
+    let embedder = crate::embed::open(&backend)?;
     let scored = score::score(&ScoreRequest {
         suite: &suite,
         run: &s.run,
@@ -24,6 +32,10 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         bootstrap: s.bootstrap,
         facts: &s.facts,
         keep_view: None,
+        embedding: embedder.as_deref().map(|embedder| score::Embedding {
+            embedder,
+            cache_dir: Some(&s.cache_dir),
+        }),
     })?;
     write_atomic(&s.output, |out| scored.file.write_to(out))?;
     if !scored.warnings.is_empty() {

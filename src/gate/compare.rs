@@ -12,7 +12,7 @@ use super::verdict::{
     provenance_differences, GroupRow, MetricResult, ProvenanceReport, SampleResult, Verdict,
     VERDICT_SCHEMA,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::metrics::bootstrap::{paired_deltas, BootstrapConfig, Prepared};
 use crate::metrics::stats::Stats;
 use crate::score::file::ScoreFile;
@@ -34,12 +34,13 @@ pub fn compare(
     options: &CompareOptions,
 ) -> Result<Verdict> {
     if let Some(b) = baseline {
-        if b.metrics_version != candidate.metrics_version && !options.allow_version_change {
-            return Err(Error::usage(
-                format!("the baseline was scored with metrics_version {} and the candidate with {}: their numbers are not comparable", b.metrics_version, candidate.metrics_version),
-                "refresh the baseline (goldgate baseline refresh), or pass --allow-version-change to compare anyway",
-            ));
-        }
+        super::comparable::check(
+            b,
+            &candidate.metrics_version,
+            &candidate.provenance.scoring,
+            options.allow_version_change,
+            "the candidate",
+        )?;
     }
     let shared = shared_samples(candidate, baseline);
     let draws = paired_draws(candidate, baseline, &shared, &options.bootstrap);
@@ -321,6 +322,8 @@ pub(crate) mod tests {
                 bootstrap: cfg,
                 scoring: ScoringSummary {
                     similarity: "lexical".into(),
+                    model: None,
+                    model_fingerprint: None,
                     requirement_threshold: 0.6,
                     ac_threshold: 0.5,
                     type_rule: true,

@@ -5,6 +5,7 @@
 //! and verdict files from elsewhere, checked ([`untrusted`]) and judged again
 //! ([`rederive`]).
 
+pub mod comparable;
 pub mod compare;
 pub mod diff;
 pub mod judge;

@@ -14,7 +14,7 @@ use super::verdict::{
     provenance_differences, MetricResult, Outcome, ProvenanceReport, SampleResult, Status, Verdict,
     VERDICT_SCHEMA,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::score::file::ScoreFile;
 
 /// The confidence of an interval drawn for a metric without a rule.
@@ -57,12 +57,13 @@ pub fn rederive(
     options: RederiveOptions<'_>,
 ) -> Result<Rederived> {
     if let (Some(b), Some(version)) = (baseline, &file.metrics_version) {
-        if &b.metrics_version != version && !options.allow_version_change {
-            return Err(Error::usage(
-                format!("the baseline was scored with metrics_version {} and the verdict's candidate with {}: their numbers are not comparable", b.metrics_version, version.escape_debug()),
-                "refresh the baseline (goldgate baseline refresh), or pass --allow-version-change to compare anyway",
-            ));
-        }
+        super::comparable::check(
+            b,
+            version,
+            &file.provenance.candidate.scoring,
+            options.allow_version_change,
+            "the verdict's candidate",
+        )?;
     }
     let claimed: HashMap<&str, &MetricResult> =
         file.metrics.iter().map(|m| (m.name.as_str(), m)).collect();

@@ -40,7 +40,14 @@ pub trait TaskKind: Sync {
     fn primary_metric(&self) -> &'static str;
 
     /// Gold data prepared once per sample.
-    fn prepare(&self, sample: &Sample) -> Gold;
+    fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> Gold;
+
+    /// Every text [`TaskKind::score`] compares by similarity, for the sample's gold data and
+    /// for each of its answers (`None`: did not parse). An embedding backend embeds exactly
+    /// these before scoring; a kind that compares no texts lists none.
+    fn texts(&self, sample: &Sample, answers: &[Option<&Json<'_>>], out: &mut Vec<String>) {
+        let _ = (sample, answers, out);
+    }
 
     /// Score one record: `answer` is the parsed answer (`None`: it did not parse). Returns
     /// the record's sums and its primary score in [0, 1].

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::similarity::{TrigramIndex, Trigrams};
+use super::texts::{Similarity, Text, TextIndex};
 use crate::text::norm;
 
 /// Actor synonym classes, keyed by `norm`'d member.
@@ -53,16 +53,16 @@ impl ActorClasses {
 pub struct MatchItem {
     pub type_norm: String,
     pub actor_norm: String,
-    /// Trigrams of `title + " " + action`.
-    pub text: Trigrams,
+    /// `title + " " + action`, prepared for similarity.
+    pub text: Text,
 }
 
 impl MatchItem {
-    pub fn new(title: &str, action: &str, type_: &str, actor: &str) -> Self {
+    pub fn new(title: &str, action: &str, type_: &str, actor: &str, sim: &Similarity) -> Self {
         MatchItem {
             type_norm: norm(type_),
             actor_norm: norm(actor),
-            text: Trigrams::of_parts(&[title, action]),
+            text: sim.text(&[title, action]),
         }
     }
 }
@@ -84,20 +84,20 @@ pub struct Pair {
     pub similarity: f64,
 }
 
-/// The trigram index of match items' texts, for [`similarities`]: built once per sample
-/// from the gold items (a sample's repeats share it).
-pub fn index(items: &[MatchItem]) -> TrigramIndex {
-    TrigramIndex::new(items.iter().map(|i| &i.text))
+/// The index of match items' texts, for [`similarities`]: built once per sample from the
+/// gold items (a sample's repeats share it).
+pub fn index(items: &[MatchItem], sim: &Similarity) -> TextIndex {
+    sim.index(items.iter().map(|i| &i.text))
 }
 
 /// Similarities of every (gold, predicted) pair (`sims[gold][pred]`), the gold items given
 /// by their [`index`]; computed once per record and shared by the matchings that apply
 /// different rules to it.
-pub fn similarities(gold: &TrigramIndex, pred: &[MatchItem]) -> Vec<Vec<f64>> {
+pub fn similarities(sim: &Similarity, gold: &TextIndex, pred: &[MatchItem]) -> Vec<Vec<f64>> {
     let mut sims = vec![Vec::with_capacity(pred.len()); gold.len()];
     let (mut dots, mut column) = (Vec::new(), Vec::new());
     for p in pred {
-        gold.cosines(&p.text, &mut dots, &mut column);
+        sim.cosines(gold, &p.text, &mut dots, &mut column);
         for (row, &s) in sims.iter_mut().zip(&column) {
             row.push(s);
         }

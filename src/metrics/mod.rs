@@ -14,6 +14,7 @@ pub mod registry;
 pub mod scoring;
 pub mod similarity;
 pub mod stats;
+pub mod texts;
 pub mod vectors;
 
 pub use prf::{f1, precision, ratio_or, recall, set_counts, Prf, PrfKeys};

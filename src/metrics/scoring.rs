@@ -5,11 +5,14 @@
 use regex::Regex;
 
 use super::matching::{ActorClasses, MatchRules};
+use super::texts::Similarity;
 
 /// Everything scoring depends on besides the data (`[matching]` and `[rd_score]` of
 /// `thresholds.toml`).
 #[derive(Clone, Debug)]
 pub struct ScoringConfig {
+    /// How texts are compared; an embedding backend's table is filled in before scoring.
+    pub similarity: Similarity,
     pub requirement_threshold: f64,
     pub ac_threshold: f64,
     pub type_rule: bool,
@@ -21,6 +24,12 @@ pub struct ScoringConfig {
     pub id_pattern: Regex,
     pub rd_weights: RdWeights,
 }
+
+/// Default (requirement, acceptance-criterion) match thresholds of the lexical similarity.
+pub const LEXICAL_THRESHOLDS: (f64, f64) = (0.60, 0.50);
+/// Default (requirement, acceptance-criterion) match thresholds of embedding similarities
+/// (`minilm`, `openai`): sentence embeddings of unrelated texts are already far from 0.
+pub const EMBEDDING_THRESHOLDS: (f64, f64) = (0.85, 0.80);
 
 /// Default requirement id pattern of the schema check.
 pub const DEFAULT_ID_PATTERN: &str = r"^(REQ-[0-9]{3,}|(FR|NFR|CON|SUG)-[0-9]{2,})$";
@@ -40,8 +49,9 @@ pub fn default_actor_classes() -> Vec<Vec<String>> {
 impl Default for ScoringConfig {
     fn default() -> Self {
         ScoringConfig {
-            requirement_threshold: 0.60,
-            ac_threshold: 0.50,
+            similarity: Similarity::Lexical,
+            requirement_threshold: LEXICAL_THRESHOLDS.0,
+            ac_threshold: LEXICAL_THRESHOLDS.1,
             type_rule: true,
             actor_rule: true,
             actors: ActorClasses::new(&default_actor_classes()),

@@ -16,6 +16,13 @@ pub struct Trigrams {
 }
 
 impl Trigrams {
+    /// The trigrams of a text whose norm is empty: none.
+    pub const EMPTY: Trigrams = Trigrams {
+        distinct: Vec::new(),
+        norm_sq: 0,
+        compact: true,
+    };
+
     /// Trigrams of `" " + norm(s) + " "`. A string whose norm is empty has none.
     pub fn new(s: &str) -> Self {
         Trigrams::of_parts(&[s])

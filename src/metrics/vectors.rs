@@ -64,6 +64,17 @@ impl Vectors {
         Some(&self.data[row * self.dim..(row + 1) * self.dim])
     }
 
+    /// The row of `text`'s vector, when it was embedded.
+    pub fn row(&self, text: &str) -> Option<u32> {
+        self.index.get(text).copied()
+    }
+
+    /// The unit vector in `row`.
+    pub fn vector(&self, row: u32) -> &[f32] {
+        let row = row as usize;
+        &self.data[row * self.dim..(row + 1) * self.dim]
+    }
+
     /// Whether `text` was embedded.
     pub fn contains(&self, text: &str) -> bool {
         self.index.contains_key(text)

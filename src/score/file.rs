@@ -41,7 +41,15 @@ pub struct Provenance {
 /// The scoring settings that shaped the numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScoringSummary {
+    /// `lexical`, `minilm` or `openai`.
     pub similarity: String,
+    /// The embedding model (a directory, a Hugging Face id, or the endpoint's model name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// A digest of what decides the embedding vectors (the model's files; the endpoint and
+    /// model name): scores made with different ones are not comparable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_fingerprint: Option<String>,
     pub requirement_threshold: f64,
     pub ac_threshold: f64,
     pub type_rule: bool,

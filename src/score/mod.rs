@@ -4,6 +4,7 @@
 
 pub mod file;
 mod provenance;
+mod texts;
 mod view;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -26,6 +27,7 @@ use crate::text::did_you_mean;
 
 pub use file::{SampleScore, ScoreFile};
 pub use provenance::Facts;
+pub use texts::Embedding;
 pub use view::SampleView;
 
 /// Asked per sample (its id and primary score): keep a [`SampleView`] of it?
@@ -42,6 +44,8 @@ pub struct ScoreRequest<'a> {
     /// Which samples to keep a [`SampleView`] of, given a sample's id and primary score
     /// (the gate diffs the samples a change broke); `None` keeps none.
     pub keep_view: Option<&'a KeepView<'a>>,
+    /// The embedding backend `scoring`'s similarity asks for (`None`: lexical).
+    pub embedding: Option<Embedding<'a>>,
 }
 
 /// A finished score: the file, plus what the caller should tell the user.
@@ -51,6 +55,8 @@ pub struct Scored {
     pub warnings: Vec<Problem>,
     /// Views of the samples `keep_view` asked for, in suite order.
     pub views: Vec<SampleView>,
+    /// What the embedding cache did (with an embedding backend).
+    pub embedded: Option<crate::embed::cache::Stats>,
 }
 
 /// What one record contributes.
@@ -103,6 +109,15 @@ const ROUND: usize = 512;
 pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     let index = RunIndex::build(req.run)?;
     let answers = index.reader()?;
+    let (similarity, embedded) = texts::similarity(req, &index, &answers)?;
+    let scoring = ScoringConfig {
+        similarity,
+        ..req.scoring.clone()
+    };
+    let req = &ScoreRequest {
+        scoring: &scoring,
+        ..*req
+    };
     let mut reading = Reading::default();
     let mut documents = req.suite.documents();
     let mut round: Vec<RawDocument> = documents.by_ref().take(ROUND).collect();
@@ -164,6 +179,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
         file,
         warnings: reading.warnings,
         views: reading.views,
+        embedded,
     })
 }
 
@@ -282,7 +298,7 @@ fn unknown_samples(index: &RunIndex, ids: &UniqueIds) -> Vec<Problem> {
 
 fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> SampleScore {
     let kind = kinds::of(sample.kind);
-    let gold = kind.prepare(sample);
+    let gold = kind.prepare(sample, cfg);
     let mut stats = Stats::default();
     let mut latencies = Vec::new();
     let (mut runs, mut parse) = (Vec::new(), Vec::new());

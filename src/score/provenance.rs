@@ -15,6 +15,7 @@ pub(super) fn collect(
 ) -> Provenance {
     let cfg = req.scoring;
     let w = cfg.rd_weights;
+    let identity = req.embedding.map(|e| e.embedder.identity());
     Provenance {
         suite_name: req.suite.config.name.clone(),
         suite_path: req.suite.root.display().to_string(),
@@ -30,7 +31,9 @@ pub(super) fn collect(
         records: samples.iter().map(|s| s.repeats).sum(),
         bootstrap: req.bootstrap,
         scoring: ScoringSummary {
-            similarity: "lexical".to_string(),
+            similarity: identity.map_or("lexical", |i| i.backend).to_string(),
+            model: identity.map(|i| i.model.clone()),
+            model_fingerprint: identity.map(|i| i.fingerprint.clone()),
             requirement_threshold: cfg.requirement_threshold,
             ac_threshold: cfg.ac_threshold,
             type_rule: cfg.type_rule,

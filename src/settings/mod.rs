@@ -6,6 +6,7 @@
 
 mod hook;
 mod run;
+pub mod similarity;
 
 pub use hook::{HookInstallSettings, HookRunSettings};
 pub use run::{run_settings, RunCommand};
@@ -164,6 +165,8 @@ pub struct ScoreSettings {
     pub run: PathBuf,
     pub output: PathBuf,
     pub thresholds: Option<PathBuf>,
+    /// Where embedding vectors are cached.
+    pub cache_dir: PathBuf,
     pub bootstrap: BootstrapConfig,
     pub allow_missing: bool,
     pub format: ScoreFormat,
@@ -180,6 +183,7 @@ impl TryFrom<cli::ScoreArgs> for ScoreSettings {
             run: a.run,
             output: a.output.unwrap_or_else(|| defaults::SCORE_FILE.into()),
             thresholds: a.thresholds,
+            cache_dir: a.cache_dir.unwrap_or_else(|| defaults::CACHE_DIR.into()),
             bootstrap: bootstrap(a.resamples, a.seed)?,
             allow_missing: a.allow_missing,
             format: a.format.unwrap_or(ScoreFormat::Text),
@@ -415,6 +419,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
                 baseline_run: baseline_run_path(&baseline),
                 baseline,
                 missing_baseline,
+                similarity: similarity::backend(&gate.thresholds),
                 thresholds: gate.thresholds.clone(),
                 compare: gate.compare.clone(),
                 report: gate.report.clone(),
@@ -451,6 +456,7 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
             run,
             baseline_run: baseline_run_path(&baseline),
             baseline,
+            similarity: similarity::backend(&thresholds),
             thresholds,
             bootstrap: bootstrap(None, None)?,
             facts: provenance_facts(),

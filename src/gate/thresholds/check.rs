@@ -230,17 +230,10 @@ fn check_matching(m: &Spanned<Matching>, at: &dyn Fn(usize) -> Location) -> Vec<
     let mut problems = Vec::new();
     let location = at(m.span().start);
     let m = m.get_ref();
-    match m.similarity.as_deref() {
-        None | Some("lexical") => {}
-        Some(other @ ("minilm" | "openai")) => problems.push(
-            Problem::new(
-                location.clone(),
-                Some("matching.similarity".into()),
-                format!("the `{other}` similarity is not available in this version of goldgate"),
-            )
-            .with_hint("use `lexical` (thresholds 0.60 / 0.50)"),
-        ),
-        Some(other) => problems.push(
+    let similarity = m.similarity.as_deref().unwrap_or("lexical");
+    match similarity {
+        "lexical" | "minilm" | "openai" => {}
+        other => problems.push(
             Problem::new(
                 location.clone(),
                 Some("matching.similarity".into()),
@@ -251,6 +244,79 @@ fn check_matching(m: &Spanned<Matching>, at: &dyn Fn(usize) -> Location) -> Vec<
                 &["lexical", "minilm", "openai"],
             )),
         ),
+    }
+    // A key of another backend is a mistake (a typo in `similarity`, or a setting that
+    // silently does nothing), never ignored.
+    let keys: [(&str, &str, Option<usize>); 6] = [
+        ("model", "minilm", m.model.as_ref().map(|v| v.span().start)),
+        (
+            "embedding_model",
+            "openai",
+            m.embedding_model.as_ref().map(|v| v.span().start),
+        ),
+        (
+            "embedding_base_url",
+            "openai",
+            m.embedding_base_url.as_ref().map(|v| v.span().start),
+        ),
+        (
+            "embedding_api_key_env",
+            "openai",
+            m.embedding_api_key_env.as_ref().map(|v| v.span().start),
+        ),
+        (
+            "embedding_batch_size",
+            "openai",
+            m.embedding_batch_size.as_ref().map(|v| v.span().start),
+        ),
+        (
+            "embedding_requests_per_minute",
+            "openai",
+            m.embedding_requests_per_minute
+                .as_ref()
+                .map(|v| v.span().start),
+        ),
+    ];
+    for (key, backend, at_offset) in keys {
+        if let Some(offset) = at_offset.filter(|_| similarity != backend) {
+            problems.push(
+                Problem::new(
+                    at(offset),
+                    Some(format!("matching.{key}")),
+                    format!("`{key}` is a setting of the `{backend}` similarity, but similarity is `{similarity}`"),
+                )
+                .with_hint(format!("set similarity = \"{backend}\", or remove `{key}`")),
+            );
+        }
+    }
+    for (key, value) in [
+        ("model", &m.model),
+        ("embedding_model", &m.embedding_model),
+        ("embedding_base_url", &m.embedding_base_url),
+        ("embedding_api_key_env", &m.embedding_api_key_env),
+    ] {
+        if let Some(v) = value.as_ref().filter(|v| v.get_ref().trim().is_empty()) {
+            problems.push(
+                Problem::new(
+                    at(v.span().start),
+                    Some(format!("matching.{key}")),
+                    "is empty",
+                )
+                .with_hint(format!("remove `{key}` to use its default")),
+            );
+        }
+    }
+    if let Some(batch) = &m.embedding_batch_size {
+        if !(1..=2048).contains(batch.get_ref()) {
+            problems.push(
+                Problem::new(
+                    at(batch.span().start),
+                    Some("matching.embedding_batch_size".into()),
+                    format!("{} is outside 1..=2048", batch.get_ref()),
+                )
+                .with_hint("texts per request: OpenAI accepts at most 2048; 256 is the default"),
+            );
+        }
     }
     for (key, value) in [
         ("requirement_threshold", m.requirement_threshold),

@@ -15,6 +15,7 @@ mod check;
 
 use crate::error::{Error, Location, Problem, Result};
 use crate::metrics::matching::ActorClasses;
+use crate::metrics::scoring::EMBEDDING_THRESHOLDS;
 use crate::metrics::RdWeights;
 use crate::metrics::SchemaMode;
 use crate::metrics::ScoringConfig;
@@ -160,6 +161,18 @@ impl MetricRule {
 #[serde(deny_unknown_fields)]
 pub struct Matching {
     pub similarity: Option<String>,
+    /// `minilm`: a model directory (relative to this file) or a Hugging Face model id.
+    pub model: Option<Spanned<String>>,
+    /// `openai`: the embedding model's name.
+    pub embedding_model: Option<Spanned<String>>,
+    /// `openai`: the API root (else `OPENAI_BASE_URL`, else OpenAI's).
+    pub embedding_base_url: Option<Spanned<String>>,
+    /// `openai`: the environment variable holding the API key.
+    pub embedding_api_key_env: Option<Spanned<String>>,
+    /// `openai`: texts per request.
+    pub embedding_batch_size: Option<Spanned<u32>>,
+    /// `openai`: requests started per minute, at most.
+    pub embedding_requests_per_minute: Option<Spanned<u32>>,
     pub requirement_threshold: Option<f64>,
     pub ac_threshold: Option<f64>,
     pub type_rule: Option<bool>,
@@ -253,6 +266,14 @@ impl Thresholds {
         }
     }
 
+    /// The similarity `[matching]` selects (`lexical` when it says nothing).
+    pub fn similarity(&self) -> &str {
+        self.matching
+            .as_ref()
+            .and_then(|m| m.get_ref().similarity.as_deref())
+            .unwrap_or("lexical")
+    }
+
     /// Whether these are the built-in rules (no rules file was found).
     pub fn is_built_in(&self) -> bool {
         self.source == RulesSource::BuiltIn
@@ -313,6 +334,9 @@ impl Thresholds {
     /// The scoring configuration these thresholds ask for.
     pub fn scoring(&self) -> ScoringConfig {
         let mut cfg = ScoringConfig::default();
+        if self.similarity() != "lexical" {
+            (cfg.requirement_threshold, cfg.ac_threshold) = EMBEDDING_THRESHOLDS;
+        }
         if let Some(m) = self.matching.as_ref().map(Spanned::get_ref) {
             cfg.requirement_threshold =
                 m.requirement_threshold.unwrap_or(cfg.requirement_threshold);

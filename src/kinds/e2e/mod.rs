@@ -5,7 +5,9 @@
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
-use crate::kinds::extraction::{match_requirements, pred_items, GoldRequirements};
+use crate::kinds::extraction::{
+    gold_texts, match_requirements, pred_items, predicted_texts, GoldRequirements,
+};
 use crate::metrics::stats::Stats;
 use crate::metrics::{precision, recall, ScoringConfig};
 use crate::parse::json::Json;
@@ -38,7 +40,7 @@ pub fn score(
     pred: &Prediction,
     cfg: &ScoringConfig,
 ) -> (Stats, f64) {
-    let items = pred_items(&pred.requirements);
+    let items = pred_items(&pred.requirements, &cfg.similarity);
     let tp = match_requirements(gold, &items, cfg).len() as f64;
     let (fp, fn_) = (items.len() as f64 - tp, gold.items.len() as f64 - tp);
     let coverage = recall(tp, fp, fn_);
@@ -163,8 +165,18 @@ impl super::TaskKind for E2e {
         "e2e.rd_score"
     }
 
-    fn prepare(&self, sample: &Sample) -> super::Gold {
-        Box::new(GoldRequirements::new(&sample.labels.requirements))
+    fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
+        Box::new(GoldRequirements::new(
+            &sample.labels.requirements,
+            &cfg.similarity,
+        ))
+    }
+
+    fn texts(&self, sample: &Sample, answers: &[Option<&Json<'_>>], out: &mut Vec<String>) {
+        gold_texts(&sample.labels.requirements, out);
+        for answer in answers {
+            predicted_texts(&prediction::requirements(*answer), out);
+        }
     }
 
     fn score(

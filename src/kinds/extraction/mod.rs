@@ -8,8 +8,8 @@
 use crate::metrics::calibration::{self, add_bins, Bins};
 use crate::metrics::matching::{self, match_with, similarities, MatchItem, Pair};
 use crate::metrics::registry::Metric;
-use crate::metrics::similarity::{TrigramIndex, Trigrams};
 use crate::metrics::stats::Stats;
+use crate::metrics::texts::{joined, Similarity, Text, TextIndex};
 use crate::metrics::{f1, precision, recall, SchemaMode, ScoringConfig};
 use crate::parse::json::Json;
 use crate::parse::prediction::{self, integer, PredRequirement, Prediction};
@@ -22,26 +22,26 @@ use crate::text::norm;
 pub struct GoldRequirements {
     pub items: Vec<MatchItem>,
     /// The items' texts indexed for similarity against every prediction.
-    pub index: TrigramIndex,
+    pub index: TextIndex,
     /// Every requirement's acceptance criteria, for pairwise cosines.
-    pub criteria: Vec<Vec<Trigrams>>,
+    pub criteria: Vec<Vec<Text>>,
 }
 
 impl GoldRequirements {
-    pub fn new(requirements: &[Requirement]) -> Self {
+    pub fn new(requirements: &[Requirement], sim: &Similarity) -> Self {
         let items: Vec<MatchItem> = requirements
             .iter()
-            .map(|r| MatchItem::new(&r.title, &r.action, &r.type_, &r.actor))
+            .map(|r| MatchItem::new(&r.title, &r.action, &r.type_, &r.actor, sim))
             .collect();
         GoldRequirements {
-            index: matching::index(&items),
+            index: matching::index(&items, sim),
             items,
             criteria: requirements
                 .iter()
                 .map(|r| {
                     r.acceptance_criteria
                         .iter()
-                        .map(|c| Trigrams::new(c))
+                        .map(|c| sim.text(&[c]))
                         .collect()
                 })
                 .collect(),
@@ -50,7 +50,7 @@ impl GoldRequirements {
 }
 
 /// Match items of predicted requirements (missing fields read as empty text).
-pub fn pred_items(preds: &[PredRequirement]) -> Vec<MatchItem> {
+pub fn pred_items(preds: &[PredRequirement], sim: &Similarity) -> Vec<MatchItem> {
     preds
         .iter()
         .map(|p| {
@@ -59,9 +59,30 @@ pub fn pred_items(preds: &[PredRequirement]) -> Vec<MatchItem> {
                 p.action.unwrap_or_default(),
                 p.type_.unwrap_or_default(),
                 p.actor.unwrap_or_default(),
+                sim,
             )
         })
         .collect()
+}
+
+/// The texts [`GoldRequirements::new`] compares: each requirement's `title + " " + action`
+/// and its acceptance criteria (an embedding backend embeds them before scoring).
+pub fn gold_texts(requirements: &[Requirement], out: &mut Vec<String>) {
+    for r in requirements {
+        out.push(joined(&[&r.title, &r.action]));
+        out.extend(r.acceptance_criteria.iter().cloned());
+    }
+}
+
+/// The texts scoring compares of predicted requirements: as [`gold_texts`].
+pub fn predicted_texts(preds: &[PredRequirement], out: &mut Vec<String>) {
+    for p in preds {
+        out.push(joined(&[
+            p.title.unwrap_or_default(),
+            p.action.unwrap_or_default(),
+        ]));
+        out.extend(p.acceptance_criteria.iter().map(|c| c.to_string()));
+    }
 }
 
 /// The main requirement matching of a sample (type rule as configured).
@@ -70,7 +91,7 @@ pub fn match_requirements(
     pred: &[MatchItem],
     cfg: &ScoringConfig,
 ) -> Vec<Pair> {
-    let sims = similarities(&gold.index, pred);
+    let sims = similarities(&cfg.similarity, &gold.index, pred);
     match_with(&gold.items, pred, &sims, cfg.rules(cfg.type_rule))
 }
 
@@ -83,8 +104,8 @@ pub fn score(
     cfg: &ScoringConfig,
 ) -> (Stats, f64) {
     let mut s = Stats::default();
-    let items = pred_items(&pred.requirements);
-    let sims = similarities(&gold.index, &items);
+    let items = pred_items(&pred.requirements, &cfg.similarity);
+    let sims = similarities(&cfg.similarity, &gold.index, &items);
     let pairs = match_with(&gold.items, &items, &sims, cfg.rules(cfg.type_rule));
     let (g, p, tp) = (gold.items.len(), items.len(), pairs.len());
     let (fp, fn_) = ((p - tp) as f64, (g - tp) as f64);
@@ -131,14 +152,15 @@ fn completeness(
 ) {
     for pair in pairs {
         let wanted = &gold.criteria[pair.gold];
-        let offered: Vec<Trigrams> = pred.requirements[pair.pred]
+        let sim = &cfg.similarity;
+        let offered: Vec<Text> = pred.requirements[pair.pred]
             .acceptance_criteria
             .iter()
-            .map(|c| Trigrams::new(c))
+            .map(|c| sim.text(&[c]))
             .collect();
         let covered = wanted
             .iter()
-            .filter(|w| offered.iter().any(|o| w.cosine(o) >= cfg.ac_threshold))
+            .filter(|w| offered.iter().any(|o| sim.cosine(w, o) >= cfg.ac_threshold))
             .count();
         // A gold requirement without criteria has nothing left to cover.
         let fraction = if wanted.is_empty() {
@@ -310,8 +332,18 @@ impl super::TaskKind for Extraction {
         "extraction.f1"
     }
 
-    fn prepare(&self, sample: &Sample) -> super::Gold {
-        Box::new(GoldRequirements::new(&sample.labels.requirements))
+    fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
+        Box::new(GoldRequirements::new(
+            &sample.labels.requirements,
+            &cfg.similarity,
+        ))
+    }
+
+    fn texts(&self, sample: &Sample, answers: &[Option<&Json<'_>>], out: &mut Vec<String>) {
+        gold_texts(&sample.labels.requirements, out);
+        for answer in answers {
+            predicted_texts(&prediction::requirements(*answer), out);
+        }
     }
 
     fn score(

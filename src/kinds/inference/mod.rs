@@ -2,10 +2,13 @@
 //! `inferred_requirements`). Matching on the `requirement` fields of inferred requirements; relevance weighted by the gold item's necessity, false inferences, recall of
 //! necessary items and calibration of the item's outer confidence.
 
-use crate::kinds::extraction::{match_requirements, pred_items, GoldRequirements};
+use crate::kinds::extraction::{
+    gold_texts, match_requirements, pred_items, predicted_texts, GoldRequirements,
+};
 use crate::metrics::calibration::add_bins;
 use crate::metrics::calibration::{self, Bins};
 use crate::metrics::stats::Stats;
+use crate::metrics::texts::Similarity;
 use crate::metrics::{f1, precision, recall, ScoringConfig};
 use crate::parse::json::Json;
 
@@ -24,10 +27,10 @@ pub struct GoldInferred {
 }
 
 impl GoldInferred {
-    pub fn new(items: &[InferredRequirement]) -> Self {
+    pub fn new(items: &[InferredRequirement], sim: &Similarity) -> Self {
         let requirements: Vec<_> = items.iter().map(|i| i.requirement.clone()).collect();
         GoldInferred {
-            requirements: GoldRequirements::new(&requirements),
+            requirements: GoldRequirements::new(&requirements, sim),
             weight: items
                 .iter()
                 .map(|i| match norm(&i.necessity).as_str() {
@@ -48,7 +51,7 @@ pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> (St
         .iter()
         .map(|i| i.requirement.clone())
         .collect();
-    let items = pred_items(&reqs);
+    let items = pred_items(&reqs, &cfg.similarity);
     let pairs = match_requirements(&gold.requirements, &items, cfg);
     let mut bins = Bins::default();
     let (mut relevance, mut zero) = (0.0, 0usize);
@@ -103,8 +106,28 @@ impl super::TaskKind for Inference {
         "inference.recall"
     }
 
-    fn prepare(&self, sample: &Sample) -> super::Gold {
-        Box::new(GoldInferred::new(&sample.labels.inferred_requirements))
+    fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
+        Box::new(GoldInferred::new(
+            &sample.labels.inferred_requirements,
+            &cfg.similarity,
+        ))
+    }
+
+    fn texts(&self, sample: &Sample, answers: &[Option<&Json<'_>>], out: &mut Vec<String>) {
+        let gold: Vec<_> = sample
+            .labels
+            .inferred_requirements
+            .iter()
+            .map(|i| i.requirement.clone())
+            .collect();
+        gold_texts(&gold, out);
+        for answer in answers {
+            let preds: Vec<PredRequirement> = prediction::inferred_requirements(*answer)
+                .into_iter()
+                .map(|i| i.requirement)
+                .collect();
+            predicted_texts(&preds, out);
+        }
     }
 
     fn score(

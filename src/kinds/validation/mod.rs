@@ -81,7 +81,7 @@ impl super::TaskKind for Validation {
         "validation.f1"
     }
 
-    fn prepare(&self, _sample: &Sample) -> super::Gold {
+    fn prepare(&self, _sample: &Sample, _cfg: &ScoringConfig) -> super::Gold {
         Box::new(())
     }
 
