@@ -166,8 +166,11 @@ impl Store {
     }
 }
 
+/// A text's hash and its vector.
+type Record = ([u8; 32], Vec<f32>);
+
 /// A shard's dimension and records, when it is whole and its checksum holds.
-fn parse_shard(bytes: &[u8]) -> Option<(usize, Vec<([u8; 32], Vec<f32>)>)> {
+fn parse_shard(bytes: &[u8]) -> Option<(usize, Vec<Record>)> {
     let body_len = bytes.len().checked_sub(32)?;
     let (body, sum) = bytes.split_at(body_len);
     if Sha256::digest(body).as_slice() != sum || !body.starts_with(MAGIC) {
