@@ -45,7 +45,11 @@ fn hostile_verdict() -> Verdict {
     v.diffs.push(SampleDiff {
         id: HOSTILE.into(),
         gold_vs_candidate: lines.clone(),
-        baseline_vs_candidate: Some(lines),
+        baseline_vs_candidate: Some(lines.clone()),
+        matching: lines
+            .lines()
+            .map(|l| format!("matched    REQ-001 ↔ {l}"))
+            .collect(),
     });
     v
 }

@@ -858,10 +858,10 @@ fn a_hostile_answer_renders_harmless_in_the_comment_and_the_html() {
         prose.matches("</details>").count(),
         "details stay balanced"
     );
-    // Inside, the answer's ``` cannot close the diff's longer fence.
+    // Inside, the answer's ``` cannot close the diffs' longer fences.
     assert!(
         body.lines()
-            .filter(|l| l.starts_with("```"))
+            .filter(|l| l.starts_with("```") && l.ends_with("diff"))
             .all(|l| l.starts_with("````")),
         "{body}"
     );

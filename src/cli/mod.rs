@@ -50,6 +50,9 @@ pub enum Command {
     /// Install or remove the pre-push hook that runs `goldgate check` before every push
     #[command(subcommand)]
     Hook(HookCommand),
+    /// The cosine of two texts (or of JSON Lines pairs) under the configured similarity, and
+    /// whether it clears the requirement and acceptance-criterion match thresholds
+    Similarity(SimilarityArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -163,6 +166,32 @@ pub enum GateFormat {
     Html,
     /// One line when the gate passes, else only what broke (the pre-push hook's format)
     Brief,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  goldgate similarity \"Account lockout: lock the account after five failed login attempts\" \"Brute-force protection: block sign-in once the password is entered wrongly 5 times\"\n  goldgate similarity --pairs pairs.jsonl --output cosines.jsonl\n\nExit codes: 0 done, 2 bad input or configuration, 3 the model or endpoint could not be used"
+)]
+pub struct SimilarityArgs {
+    /// The first text
+    #[arg(required_unless_present = "pairs", conflicts_with = "pairs")]
+    pub a: Option<String>,
+    /// The second text
+    #[arg(required_unless_present = "pairs")]
+    pub b: Option<String>,
+    /// JSON Lines of {"a": ..., "b": ...}; writes {"a", "b", "cosine"} lines
+    #[arg(long, value_name = "FILE")]
+    pub pairs: Option<PathBuf>,
+    /// Where to write the cosines of --pairs [default: stdout]
+    #[arg(long, short, value_name = "FILE", requires = "pairs")]
+    pub output: Option<PathBuf>,
+    /// thresholds.toml whose [matching] table selects the similarity and its thresholds
+    /// [default: ./thresholds.toml when it exists, else lexical]
+    #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
+    pub thresholds: Option<PathBuf>,
+    /// Where embedding vectors are cached [default: .goldgate/cache]
+    #[arg(long, env = "GOLDGATE_CACHE_DIR", value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ mod hook;
 mod publish;
 mod run;
 mod score;
+mod similarity;
 mod suite;
 mod thresholds;
 
@@ -44,6 +45,7 @@ pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Command::Hook(HookCommand::Install(args)) => hook::install(args.try_into()?, reporter),
         Command::Hook(HookCommand::Uninstall { force }) => hook::uninstall(force, reporter),
         Command::Hook(HookCommand::Run(args)) => hook::run(args.try_into()?, reporter),
+        Command::Similarity(args) => similarity::similarity(args.try_into()?, reporter),
     }
 }
 

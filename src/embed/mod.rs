@@ -8,6 +8,7 @@ pub mod cache;
 #[cfg(feature = "semantic")]
 pub mod minilm;
 pub mod openai;
+pub mod pairs;
 
 use crate::error::Result;
 pub use crate::metrics::vectors::Vectors;

@@ -67,3 +67,61 @@ pub fn similarity_change(baseline: &ScoringSummary, candidate: &ScoringSummary) 
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::gate::compare::tests::{file, options, rules};
+    use crate::gate::compare::{compare, CompareOptions};
+
+    #[test]
+    fn a_metrics_version_change_is_refused_unless_allowed() {
+        let base = file(&[(5.0, 0.0, 0.0, false)], "0");
+        let cand = file(&[(5.0, 0.0, 0.0, false)], "1");
+        let e = compare(&cand, Some(&base), &rules(""), &options())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("metrics_version") && e.contains("--allow-version-change"),
+            "{e}"
+        );
+        let allowed = CompareOptions {
+            allow_version_change: true,
+            ..options()
+        };
+        let v = compare(&cand, Some(&base), &rules(""), &allowed).unwrap();
+        assert!(v
+            .provenance
+            .differences
+            .iter()
+            .any(|d| d.starts_with("metrics_version")));
+    }
+
+    #[test]
+    fn a_similarity_or_model_change_is_refused_unless_allowed() {
+        let base = file(&[(5.0, 0.0, 0.0, false)], "1");
+        let mut cand = base.clone();
+        cand.provenance.scoring.similarity = "minilm".into();
+        cand.provenance.scoring.model = Some("all-MiniLM-L6-v2".into());
+        cand.provenance.scoring.model_fingerprint = Some("ab12".into());
+        let e = compare(&cand, Some(&base), &rules(""), &options())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("lexical → minilm all-MiniLM-L6-v2") && e.contains("--allow-version-change"),
+            "{e}"
+        );
+        // The same model name with other files under it is another model.
+        let mut retrained = cand.clone();
+        retrained.provenance.scoring.model_fingerprint = Some("cd34".into());
+        let e = compare(&retrained, Some(&cand), &rules(""), &options())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("fingerprint ab12 → cd34"), "{e}");
+        let allowed = CompareOptions {
+            allow_version_change: true,
+            ..options()
+        };
+        assert!(compare(&retrained, Some(&cand), &rules(""), &allowed).is_ok());
+        assert!(compare(&cand, Some(&cand), &rules(""), &options()).is_ok());
+    }
+}

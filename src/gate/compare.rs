@@ -286,6 +286,7 @@ pub(crate) mod tests {
                     errors: vec![],
                     parse: vec![],
                     latency_ms: vec![],
+                    matching: Vec::new(),
                     metrics: Default::default(),
                     stats,
                 }
@@ -340,11 +341,11 @@ pub(crate) mod tests {
         }
     }
 
-    fn rules(text: &str) -> Thresholds {
+    pub(crate) fn rules(text: &str) -> Thresholds {
         Thresholds::parse(&format!("version = 1\n{text}"), Path::new("t.toml")).unwrap()
     }
 
-    fn options() -> CompareOptions {
+    pub(crate) fn options() -> CompareOptions {
         CompareOptions {
             bootstrap: BootstrapConfig {
                 resamples: 400,
@@ -511,29 +512,6 @@ pub(crate) mod tests {
         .unwrap();
         assert_eq!(status(&v, "extraction.recall"), Status::Fail);
         assert_eq!(v.verdict, Outcome::Incomplete);
-    }
-
-    #[test]
-    fn a_metrics_version_change_is_refused_unless_allowed() {
-        let base = file(&[(5.0, 0.0, 0.0, false)], "0");
-        let cand = file(&[(5.0, 0.0, 0.0, false)], "1");
-        let e = compare(&cand, Some(&base), &rules(""), &options())
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("metrics_version") && e.contains("--allow-version-change"),
-            "{e}"
-        );
-        let allowed = CompareOptions {
-            allow_version_change: true,
-            ..options()
-        };
-        let v = compare(&cand, Some(&base), &rules(""), &allowed).unwrap();
-        assert!(v
-            .provenance
-            .differences
-            .iter()
-            .any(|d| d.starts_with("metrics_version")));
     }
 
     #[test]

@@ -23,6 +23,32 @@ pub struct SampleDiff {
     pub gold_vs_candidate: String,
     /// The baseline's answer vs the candidate's, when the baseline's run is kept.
     pub baseline_vs_candidate: Option<String>,
+    /// How the candidate's requirements matched the gold: each pair with its similarity,
+    /// each unmatched gold item with its best candidate and why (at most
+    /// [`MAX_MATCHING_LINES`] lines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matching: Vec<String>,
+}
+
+/// Lines of a diff's matching explanation kept at most.
+pub const MAX_MATCHING_LINES: usize = 60;
+/// Characters of one matching line kept at most (predicted ids come from the answer).
+const MAX_MATCHING_LINE: usize = 240;
+
+/// A view's matching lines within the bounds, the cut said in a last line.
+fn matching_lines(lines: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = lines
+        .iter()
+        .take(MAX_MATCHING_LINES)
+        .map(|l| match l.char_indices().nth(MAX_MATCHING_LINE) {
+            Some((at, _)) => format!("{}…", &l[..at]),
+            None => l.clone(),
+        })
+        .collect();
+    if lines.len() > MAX_MATCHING_LINES {
+        out.push(format!("… {} more lines", lines.len() - MAX_MATCHING_LINES));
+    }
+    out
 }
 
 /// Broken samples diffed at most, worst first: the job summary shows every diff (within
@@ -179,6 +205,7 @@ pub fn broken_sample_diffs(
                     deadline,
                 )
             }),
+            matching: matching_lines(&view.matching),
         })
         .collect()
 }

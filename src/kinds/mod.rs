@@ -6,6 +6,7 @@
 //! and one line in [`of`] and [`ALL`]. docs/development.md walks through an example.
 
 pub mod e2e;
+pub mod explain;
 pub mod extraction;
 pub mod inference;
 pub mod validation;
@@ -22,6 +23,27 @@ use crate::suite::{Kind, Sample};
 
 /// Gold data a kind prepares once per sample; every repeat is scored against it.
 pub type Gold = Box<dyn Any + Send + Sync>;
+
+/// What scoring one record gives.
+#[derive(Clone, Debug, Default)]
+pub struct Record {
+    /// The record's sums.
+    pub stats: Stats,
+    /// Its primary score in [0, 1].
+    pub primary: f64,
+    /// How its requirements matched, for kinds that match requirements.
+    pub matching: Option<explain::Explanation>,
+}
+
+impl From<(Stats, f64)> for Record {
+    fn from((stats, primary): (Stats, f64)) -> Self {
+        Record {
+            stats,
+            primary,
+            matching: None,
+        }
+    }
+}
 
 /// One task kind.
 pub trait TaskKind: Sync {
@@ -49,15 +71,14 @@ pub trait TaskKind: Sync {
         let _ = (sample, answers, out);
     }
 
-    /// Score one record: `answer` is the parsed answer (`None`: it did not parse). Returns
-    /// the record's sums and its primary score in [0, 1].
+    /// Score one record: `answer` is the parsed answer (`None`: it did not parse).
     fn score(
         &self,
         sample: &Sample,
         gold: &Gold,
         answer: Option<&Json<'_>>,
         cfg: &ScoringConfig,
-    ) -> (Stats, f64);
+    ) -> Record;
 
     /// The gold items, one line each, sorted: what a diff of a broken sample shows.
     fn gold_lines(&self, sample: &Sample) -> Vec<String>;

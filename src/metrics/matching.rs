@@ -132,6 +132,88 @@ fn eligible(g: &MatchItem, p: &MatchItem, similarity: f64, rules: MatchRules<'_>
         && (!rules.actor_rule || rules.actors.matches(&g.actor_norm, &p.actor_norm))
 }
 
+/// Why a gold item was left without a match, judged against its most similar prediction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Miss {
+    /// The answer has no requirement at all.
+    NoPrediction,
+    /// The most similar prediction is below the requirement threshold.
+    BelowThreshold,
+    /// It is similar enough, but its type differs (the type rule is on).
+    TypeDiffers,
+    /// It is similar enough, but its actor differs (the actor rule is on).
+    ActorDiffers,
+    /// It was eligible, but the assignment gave it to another gold item.
+    MatchedElsewhere,
+}
+
+impl Miss {
+    /// The reason in words, for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Miss::NoPrediction => "the answer has no requirements",
+            Miss::BelowThreshold => "below the threshold",
+            Miss::TypeDiffers => "the type differs",
+            Miss::ActorDiffers => "the actor differs",
+            Miss::MatchedElsewhere => "matched to another gold item",
+        }
+    }
+}
+
+/// A gold item without a match: its most similar prediction (index, similarity) and why
+/// that one did not match.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Unmatched {
+    pub gold: usize,
+    pub best: Option<(usize, f64)>,
+    pub reason: Miss,
+}
+
+/// The gold items `pairs` left unmatched, each with its most similar prediction (the
+/// first of equally similar ones) and the first rule that prediction fails.
+pub fn unmatched(
+    gold: &[MatchItem],
+    pred: &[MatchItem],
+    sims: &[Vec<f64>],
+    rules: MatchRules<'_>,
+    pairs: &[Pair],
+) -> Vec<Unmatched> {
+    (0..gold.len())
+        .filter(|g| !pairs.iter().any(|p| p.gold == *g))
+        .map(|g| {
+            let best = sims[g].iter().copied().enumerate().fold(
+                None,
+                |best: Option<(usize, f64)>, (j, s)| match best {
+                    Some((_, b)) if b >= s => best,
+                    _ => Some((j, s)),
+                },
+            );
+            let reason = match best {
+                None => Miss::NoPrediction,
+                Some((_, s)) if s < rules.threshold => Miss::BelowThreshold,
+                Some((j, _)) if rules.type_rule && gold[g].type_norm != pred[j].type_norm => {
+                    Miss::TypeDiffers
+                }
+                Some((j, _))
+                    if rules.actor_rule
+                        && !rules
+                            .actors
+                            .matches(&gold[g].actor_norm, &pred[j].actor_norm) =>
+                {
+                    Miss::ActorDiffers
+                }
+                Some(_) => Miss::MatchedElsewhere,
+            };
+            Unmatched {
+                gold: g,
+                best,
+                reason,
+            }
+        })
+        .collect()
+}
+
 /// One-to-one assignment over a matrix of eligible similarities (`None` = not eligible) that
 /// first maximises the number of pairs, then their total similarity. Deterministic.
 pub fn assign(sim: &[Vec<Option<f64>>]) -> Vec<Pair> {
@@ -289,6 +371,49 @@ mod tests {
                 similarity: 0.9
             }]
         );
+    }
+
+    #[test]
+    fn unmatched_gold_items_say_their_best_candidate_and_why() {
+        let classes = ActorClasses::new(&[vec!["user", "customer"]]);
+        let sim = Similarity::Lexical;
+        let item = |t: &str, a: &str| MatchItem::new("x", "y", t, a, &sim);
+        let gold = [
+            item("functional", "user"),
+            item("functional", "user"),
+            item("security", "user"),
+            item("functional", "admin"),
+        ];
+        let pred = [item("functional", "customer"), item("functional", "clerk")];
+        let sims = vec![
+            vec![0.9, 0.2],
+            vec![0.3, 0.5],
+            vec![0.9, 0.1],
+            vec![0.1, 0.95],
+        ];
+        let rules = MatchRules {
+            threshold: 0.6,
+            type_rule: true,
+            actor_rule: true,
+            actors: &classes,
+        };
+        let pairs = match_with(&gold, &pred, &sims, rules);
+        assert_eq!(pairs.len(), 1);
+        let misses = unmatched(&gold, &pred, &sims, rules, &pairs);
+        let reasons: Vec<(usize, Option<usize>, Miss)> = misses
+            .iter()
+            .map(|u| (u.gold, u.best.map(|b| b.0), u.reason))
+            .collect();
+        assert_eq!(
+            reasons,
+            vec![
+                (1, Some(1), Miss::BelowThreshold),
+                (2, Some(0), Miss::TypeDiffers),
+                (3, Some(1), Miss::ActorDiffers),
+            ]
+        );
+        let none = unmatched(&gold[..1], &[], &[vec![]], rules, &[]);
+        assert_eq!(none[0].reason, Miss::NoPrediction);
     }
 
     #[test]

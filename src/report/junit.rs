@@ -171,7 +171,8 @@ pub fn junit(v: &Verdict) -> String {
                 .as_deref()
                 .map(|a| format!("\n{a}"))
                 .unwrap_or_default();
-            format!("{}{answers}", d.gold_vs_candidate)
+            let matching: String = d.matching.iter().map(|l| format!("\n{l}")).collect();
+            format!("{}{matching}{answers}", d.gold_vs_candidate)
         });
         let broke = !s.pass
             && s.baseline

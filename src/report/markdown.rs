@@ -244,6 +244,7 @@ fn render_as(
             context! {
                 id => safe(escape::markdown_html(&d.id)),
                 gold => safe(fenced(d.gold_vs_candidate.trim_end(), "diff")),
+                matching => (!d.matching.is_empty()).then(|| safe(fenced(&d.matching.join("\n"), "text"))),
                 answers => d.baseline_vs_candidate.as_deref().map(|a| safe(fenced(a.trim_end(), "diff"))),
             }
         })
@@ -414,6 +415,7 @@ mod tests {
         };
         v.diffs = (0..25)
             .map(|i| SampleDiff {
+                matching: Vec::new(),
                 id: format!("s-{i}"),
                 gold_vs_candidate: long(i, "gold"),
                 baseline_vs_candidate: Some(long(i, "answer")),
@@ -456,6 +458,7 @@ mod tests {
         let mut big = verdict(&[5; 200], &[0; 200]);
         big.diffs = (0..200)
             .map(|i| SampleDiff {
+                matching: Vec::new(),
                 id: format!("s-{i}"),
                 gold_vs_candidate: long(i, "gold").repeat(2),
                 baseline_vs_candidate: Some(long(i, "answer").repeat(2)),

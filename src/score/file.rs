@@ -89,6 +89,11 @@ pub struct SampleScore {
     /// quantiles when scores are recomputed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_ms: Vec<f64>,
+    /// How each repeat's requirements matched (kinds that match requirements), in repeat
+    /// order: matched pairs with their similarity, unmatched gold items with their best
+    /// candidate and why it did not match.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matching: Vec<crate::kinds::explain::Explanation>,
     /// Metric values over this sample's records alone.
     pub metrics: BTreeMap<Cow<'static, str>, f64>,
     /// The sufficient statistics the metrics are computed from (pooled over repeats).

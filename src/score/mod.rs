@@ -64,6 +64,7 @@ struct RecordScore {
     stats: Stats,
     primary: f64,
     outcome: ParseOutcome,
+    matching: Option<kinds::explain::Explanation>,
 }
 
 /// What reading the suite and the run file turned up, taken in suite order.
@@ -204,7 +205,7 @@ fn load_and_score(
         let view = req
             .keep_view
             .filter(|keep| keep(&score.id, score.primary))
-            .map(|_| SampleView::new(sample, &records));
+            .map(|_| SampleView::new(sample, &records, &score, req.scoring));
         Some(Answered {
             problems,
             fingerprints: records
@@ -301,12 +302,13 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
     let gold = kind.prepare(sample, cfg);
     let mut stats = Stats::default();
     let mut latencies = Vec::new();
-    let (mut runs, mut parse) = (Vec::new(), Vec::new());
+    let (mut runs, mut parse, mut matching) = (Vec::new(), Vec::new(), Vec::new());
     for answer in answers {
         let record = score_record(kind, sample, &gold, answer, cfg);
         stats.merge(record.stats);
         runs.push(record.primary);
         parse.push(record.outcome);
+        matching.extend(record.matching);
         latencies.extend(answer.latency_ms.filter(|l| l.is_finite()));
     }
     let n = runs.len().max(1) as f64;
@@ -332,6 +334,7 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
             .collect(),
         parse,
         latency_ms: latencies,
+        matching,
         metrics,
         stats,
     };
@@ -346,7 +349,11 @@ fn score_record(
     cfg: &ScoringConfig,
 ) -> RecordScore {
     let parsed = parse_answer_as::<Json>(&answer.text);
-    let (mut stats, mut primary) = kind.score(sample, gold, parsed.value.as_ref(), cfg);
+    let kinds::Record {
+        mut stats,
+        mut primary,
+        matching,
+    } = kind.score(sample, gold, parsed.value.as_ref(), cfg);
     if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;
     }
@@ -363,6 +370,7 @@ fn score_record(
         stats,
         primary,
         outcome: parsed.outcome,
+        matching,
     }
 }
 

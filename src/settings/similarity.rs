@@ -2,11 +2,77 @@
 //! takes and the environment it reads: a `minilm` model directory is relative to the rules
 //! file, else a Hugging Face model id; `openai` takes `OPENAI_BASE_URL` and the key variable.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::cli;
 use crate::embed::{openai, Backend, DEFAULT_MINILM_MODEL};
+use crate::error::Error;
 use crate::gate::thresholds::{RulesSource, Thresholds};
+
+/// `goldgate similarity`: what to compare, and under which similarity and thresholds.
+#[derive(Clone, Debug)]
+pub struct SimilaritySettings {
+    pub backend: Backend,
+    /// The requirement and acceptance-criterion match thresholds.
+    pub requirement_threshold: f64,
+    pub ac_threshold: f64,
+    /// Where the rules came from.
+    pub rules: RulesSource,
+    pub cache_dir: PathBuf,
+    pub input: PairsInput,
+}
+
+/// Two texts from the command line, or a file of pairs.
+#[derive(Clone, Debug)]
+pub enum PairsInput {
+    Two(String, String),
+    File {
+        pairs: PathBuf,
+        output: Option<PathBuf>,
+    },
+}
+
+impl TryFrom<cli::SimilarityArgs> for SimilaritySettings {
+    type Error = Error;
+
+    /// `--thresholds`, else ./thresholds.toml when it exists, else the built-in (lexical)
+    /// matching.
+    fn try_from(a: cli::SimilarityArgs) -> Result<Self, Error> {
+        let path = a.thresholds.or_else(|| {
+            let default = PathBuf::from(super::defaults::THRESHOLDS_FILE);
+            default.is_file().then_some(default)
+        });
+        let thresholds = match &path {
+            Some(p) => Thresholds::load(p)?,
+            None => Thresholds::built_in(),
+        };
+        let scoring = thresholds.scoring();
+        let input = match (a.pairs, a.a, a.b) {
+            (Some(pairs), _, _) => PairsInput::File {
+                pairs,
+                output: a.output,
+            },
+            (None, Some(x), Some(y)) => PairsInput::Two(x, y),
+            _ => {
+                return Err(Error::usage(
+                    "two texts to compare, or --pairs FILE",
+                    "goldgate similarity \"first text\" \"second text\"",
+                ))
+            }
+        };
+        Ok(SimilaritySettings {
+            backend: backend(&thresholds),
+            requirement_threshold: scoring.requirement_threshold,
+            ac_threshold: scoring.ac_threshold,
+            rules: thresholds.source.clone(),
+            cache_dir: a
+                .cache_dir
+                .unwrap_or_else(|| super::defaults::CACHE_DIR.into()),
+            input,
+        })
+    }
+}
 
 /// The API root of the `openai` similarity without `embedding_base_url` or `OPENAI_BASE_URL`.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";

@@ -39,9 +39,10 @@ pub fn score(
     gold: &GoldRequirements,
     pred: &Prediction,
     cfg: &ScoringConfig,
-) -> (Stats, f64) {
+) -> super::Record {
     let items = pred_items(&pred.requirements, &cfg.similarity);
-    let tp = match_requirements(gold, &items, cfg).len() as f64;
+    let (pairs, matching) = match_requirements(gold, &pred.requirements, &items, cfg);
+    let tp = pairs.len() as f64;
     let (fp, fn_) = (items.len() as f64 - tp, gold.items.len() as f64 - tp);
     let coverage = recall(tp, fp, fn_);
     let accuracy = precision(tp, fp, fn_);
@@ -63,7 +64,11 @@ pub fn score(
     s.add("e2e.structure", structure);
     s.add("e2e.traceability", traceability);
     s.add("e2e.rd_score", rd);
-    (s, rd)
+    super::Record {
+        stats: s,
+        primary: rd,
+        matching: Some(matching),
+    }
 }
 
 /// Share of the 12 IEEE 830 sections present as headings of `markdown`.
@@ -185,7 +190,7 @@ impl super::TaskKind for E2e {
         gold: &super::Gold,
         answer: Option<&Json<'_>>,
         cfg: &ScoringConfig,
-    ) -> (Stats, f64) {
+    ) -> super::Record {
         let pred = Prediction {
             requirements: prediction::requirements(answer),
             srs_markdown: prediction::srs_markdown(answer),

@@ -5,6 +5,8 @@
 //! and actor hallucination, scored into sums. Its primary score is the requirement F1;
 //! its metrics are in [`metrics`].
 
+use super::explain::{predicted_name, Explanation};
+use super::Record;
 use crate::metrics::calibration::{self, add_bins, Bins};
 use crate::metrics::matching::{self, match_with, similarities, MatchItem, Pair};
 use crate::metrics::registry::Metric;
@@ -20,6 +22,8 @@ use crate::text::norm;
 /// What matching needs of gold requirements, computed once per sample (repeats reuse it).
 #[derive(Clone, Debug, Default)]
 pub struct GoldRequirements {
+    /// The requirements' ids, for explanations.
+    pub ids: Vec<String>,
     pub items: Vec<MatchItem>,
     /// The items' texts indexed for similarity against every prediction.
     pub index: TextIndex,
@@ -34,6 +38,7 @@ impl GoldRequirements {
             .map(|r| MatchItem::new(&r.title, &r.action, &r.type_, &r.actor, sim))
             .collect();
         GoldRequirements {
+            ids: requirements.iter().map(|r| r.id.clone()).collect(),
             index: matching::index(&items, sim),
             items,
             criteria: requirements
@@ -85,28 +90,51 @@ pub fn predicted_texts(preds: &[PredRequirement], out: &mut Vec<String>) {
     }
 }
 
-/// The main requirement matching of a sample (type rule as configured).
+/// The main requirement matching of a sample (type rule as configured), and how it came out.
 pub fn match_requirements(
     gold: &GoldRequirements,
-    pred: &[MatchItem],
+    preds: &[PredRequirement],
+    items: &[MatchItem],
     cfg: &ScoringConfig,
-) -> Vec<Pair> {
-    let sims = similarities(&cfg.similarity, &gold.index, pred);
-    match_with(&gold.items, pred, &sims, cfg.rules(cfg.type_rule))
+) -> (Vec<Pair>, Explanation) {
+    let sims = similarities(&cfg.similarity, &gold.index, items);
+    let pairs = match_with(&gold.items, items, &sims, cfg.rules(cfg.type_rule));
+    let explanation = explain(gold, preds, items, &sims, &pairs, cfg);
+    (pairs, explanation)
 }
 
-/// Score one extraction record. Returns its sums and its requirement F1.
+/// How the main matching came out (see [`Explanation`]).
+pub fn explain(
+    gold: &GoldRequirements,
+    preds: &[PredRequirement],
+    items: &[MatchItem],
+    sims: &[Vec<f64>],
+    pairs: &[Pair],
+    cfg: &ScoringConfig,
+) -> Explanation {
+    let misses = matching::unmatched(&gold.items, items, sims, cfg.rules(cfg.type_rule), pairs);
+    let ids: Vec<&str> = gold.ids.iter().map(String::as_str).collect();
+    let names: Vec<String> = preds
+        .iter()
+        .enumerate()
+        .map(|(i, p)| predicted_name(p.id, i))
+        .collect();
+    Explanation::new(&ids, &names, pairs, &misses)
+}
+
+/// Score one extraction record: its sums, its requirement F1 and its matching.
 pub fn score(
     sample: &Sample,
     gold: &GoldRequirements,
     pred: &Prediction,
     answer: Option<&Json<'_>>,
     cfg: &ScoringConfig,
-) -> (Stats, f64) {
+) -> Record {
     let mut s = Stats::default();
     let items = pred_items(&pred.requirements, &cfg.similarity);
     let sims = similarities(&cfg.similarity, &gold.index, &items);
     let pairs = match_with(&gold.items, &items, &sims, cfg.rules(cfg.type_rule));
+    let matching = explain(gold, &pred.requirements, &items, &sims, &pairs, cfg);
     let (g, p, tp) = (gold.items.len(), items.len(), pairs.len());
     let (fp, fn_) = ((p - tp) as f64, (g - tp) as f64);
     let sample_f1 = f1(precision(tp as f64, fp, fn_), recall(tp as f64, fp, fn_));
@@ -130,7 +158,11 @@ pub fn score(
         s.add("ext.schema_ok", 1.0);
     }
     hallucination(sample, &pred.requirements, cfg, &mut s);
-    (s, sample_f1)
+    Record {
+        stats: s,
+        primary: sample_f1,
+        matching: Some(matching),
+    }
 }
 
 fn type_sets(gold: &[Requirement], pred: &[PredRequirement], s: &mut Stats) {
@@ -352,7 +384,7 @@ impl super::TaskKind for Extraction {
         gold: &super::Gold,
         answer: Option<&Json<'_>>,
         cfg: &ScoringConfig,
-    ) -> (Stats, f64) {
+    ) -> Record {
         let pred = Prediction {
             requirements: prediction::requirements(answer),
             ..Prediction::default()

@@ -43,8 +43,8 @@ impl GoldInferred {
     }
 }
 
-/// Score one inference record. Returns its sums and its F1 of inferred requirements.
-pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> (Stats, f64) {
+/// Score one inference record: its sums, its F1 of inferred requirements and its matching.
+pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> super::Record {
     let mut s = Stats::default();
     let reqs: Vec<PredRequirement> = pred
         .inferred_requirements
@@ -52,7 +52,7 @@ pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> (St
         .map(|i| i.requirement.clone())
         .collect();
     let items = pred_items(&reqs, &cfg.similarity);
-    let pairs = match_requirements(&gold.requirements, &items, cfg);
+    let (pairs, matching) = match_requirements(&gold.requirements, &reqs, &items, cfg);
     let mut bins = Bins::default();
     let (mut relevance, mut zero) = (0.0, 0usize);
     for (j, item) in pred.inferred_requirements.iter().enumerate() {
@@ -81,7 +81,11 @@ pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> (St
     s.add_count("inf.necessary_matched", necessary_matched);
     add_bins("inf.cal", &bins, &mut s);
     let primary = f1(precision(tp, p - tp, g - tp), recall(tp, p - tp, g - tp));
-    (s, primary)
+    super::Record {
+        stats: s,
+        primary,
+        matching: Some(matching),
+    }
 }
 
 pub mod metrics;
@@ -136,7 +140,7 @@ impl super::TaskKind for Inference {
         gold: &super::Gold,
         answer: Option<&Json<'_>>,
         cfg: &ScoringConfig,
-    ) -> (Stats, f64) {
+    ) -> super::Record {
         let pred = Prediction {
             inferred_requirements: prediction::inferred_requirements(answer),
             ..Prediction::default()

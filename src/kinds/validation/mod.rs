@@ -91,13 +91,13 @@ impl super::TaskKind for Validation {
         _gold: &super::Gold,
         answer: Option<&Json<'_>>,
         _cfg: &ScoringConfig,
-    ) -> (Stats, f64) {
+    ) -> super::Record {
         let pred = Prediction {
             issues: prediction::issues(answer),
             pii: prediction::pii(answer),
             ..Prediction::default()
         };
-        score(&sample.labels.issues, &sample.labels.pii, &pred)
+        score(&sample.labels.issues, &sample.labels.pii, &pred).into()
     }
 
     fn gold_lines(&self, sample: &Sample) -> Vec<String> {

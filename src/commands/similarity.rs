@@ -1,0 +1,103 @@
+//! `goldgate similarity`: the cosine of two texts, or of every pair in a JSON Lines file,
+//! under the configured similarity — what a user tunes thresholds with, and how a reviewer
+//! checks a matching's numbers.
+
+use crate::embed::{self, pairs};
+use crate::error::{Error, Exit, Location, Problem, Result};
+use crate::io::write_atomic;
+use crate::number;
+use crate::output::Reporter;
+use crate::settings::similarity::{PairsInput, SimilaritySettings};
+use serde::Deserialize;
+
+/// Most problems reported from one pairs file.
+const MAX_PROBLEMS: usize = 20;
+
+pub fn similarity(s: SimilaritySettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let embedder = embed::open(&s.backend)?;
+    let cache = Some(s.cache_dir.as_path());
+    match &s.input {
+        PairsInput::Two(a, b) => {
+            let pair = [(a.clone(), b.clone())];
+            let (cosines, _) = pairs::cosines(embedder.as_deref(), cache, &pair)?;
+            let cosine = cosines[0];
+            let name = match embedder.as_deref() {
+                Some(e) => format!("{} {}", e.identity().backend, e.identity().model),
+                None => "lexical".to_string(),
+            };
+            let verdict = |threshold: f64| {
+                let yes = if cosine >= threshold { "yes" } else { "no " };
+                format!("{yes} (threshold {})", number::value(threshold, 2))
+            };
+            reporter.out(&format!(
+                "cosine {}  ({name}; rules: {})\n  requirement match  {}\n  criterion match    {}\n",
+                number::value(cosine, 4),
+                s.rules,
+                verdict(s.requirement_threshold),
+                verdict(s.ac_threshold),
+            ));
+        }
+        PairsInput::File {
+            pairs: path,
+            output,
+        } => {
+            let text = crate::io::read(path)?;
+            let list = read_pairs(&text, path)?;
+            let (cosines, _) = pairs::cosines(embedder.as_deref(), cache, &list)?;
+            let mut lines = String::new();
+            for ((a, b), cosine) in list.iter().zip(cosines) {
+                let line = serde_json::json!({"a": a, "b": b, "cosine": cosine});
+                lines.push_str(&line.to_string());
+                lines.push('\n');
+            }
+            match output {
+                Some(out) => {
+                    write_atomic(out, |w| w.write_all(lines.as_bytes()))?;
+                    reporter.note(&format!(
+                        "wrote {} cosines to {}\n",
+                        list.len(),
+                        out.display()
+                    ));
+                }
+                None => reporter.out(&lines),
+            }
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairLine {
+    a: String,
+    b: String,
+}
+
+/// The pairs of a JSON Lines file (blank lines skipped); every bad line is reported with
+/// its number.
+fn read_pairs(text: &str, path: &std::path::Path) -> Result<Vec<(String, String)>> {
+    let mut pairs = Vec::new();
+    let mut problems = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<PairLine>(line) {
+            Ok(p) => pairs.push((p.a, p.b)),
+            Err(e) if problems.len() < MAX_PROBLEMS => problems.push(
+                Problem::new(Location::new(path, i + 1, e.column()), None, e.to_string())
+                    .with_hint(
+                        r#"one JSON object per line: {"a": "first text", "b": "second text"}"#,
+                    ),
+            ),
+            Err(_) => {}
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::Invalid {
+            what: "pairs file",
+            problems,
+        });
+    }
+    Ok(pairs)
+}
