@@ -17,6 +17,7 @@ pub mod hash;
 pub mod hook;
 pub mod io;
 pub mod kinds;
+pub mod limits;
 pub mod metrics;
 pub mod number;
 pub mod output;

@@ -9,7 +9,7 @@ use crate::rng::Rng;
 
 /// Retry k waits a random time in [0, min(cap, base·2^k)], and at least the server's
 /// `Retry-After` (itself capped at `max_server_wait`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Backoff {
     pub base: Duration,
     pub cap: Duration,

@@ -12,7 +12,8 @@ const LAYERS: &[&[&str]] = &[
     &["escape"],
     &["error", "rng"],
     &[
-        "io", "output", "text", "secrets", "number", "rng", "retry", "runtime", "document", "hash",
+        "io", "output", "text", "secrets", "number", "rng", "retry", "limits", "runtime",
+        "document", "hash",
     ],
     &["parse"],
     &["metrics"],

@@ -13,6 +13,7 @@ mod http;
 mod jsonl;
 mod junit;
 mod layers;
+mod openai_embed;
 mod publish;
 mod readme;
 mod reference;

@@ -11,7 +11,6 @@ pub mod fingerprint;
 pub mod http;
 pub mod jsonl;
 pub mod jsonl_protocol;
-pub mod limits;
 pub mod oneshot;
 pub mod plan;
 pub mod preflight;

@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A request as the server read it.
 #[derive(Clone, Debug)]
@@ -58,6 +58,17 @@ impl Response {
     }
 }
 
+/// The requests a [`MockServer::recording`] server read.
+#[derive(Clone, Default)]
+pub struct RequestLog(Arc<Mutex<Vec<Request>>>);
+
+impl RequestLog {
+    /// A copy of the requests so far.
+    pub fn requests(&self) -> Vec<Request> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
 /// A running server.
 pub struct MockServer {
     pub port: u16,
@@ -82,6 +93,19 @@ impl MockServer {
             }
         });
         MockServer { port, stop }
+    }
+
+    /// [`MockServer::start`], also keeping every request it read, in the order it read them.
+    pub fn recording(
+        handler: impl Fn(&Request) -> Response + Send + Sync + 'static,
+    ) -> (MockServer, RequestLog) {
+        let log = RequestLog::default();
+        let kept = log.clone();
+        let server = MockServer::start(move |request| {
+            kept.0.lock().unwrap().push(request.clone());
+            handler(request)
+        });
+        (server, log)
     }
 
     /// `http://127.0.0.1:PORT` followed by `path`.

@@ -1,6 +1,7 @@
-//! Rate limits shared by every call of a run: requests per minute (calls are spaced evenly,
-//! no bursts) and tokens per minute (a sliding one-minute window of the tokens answers
-//! reported; a call waits while the window is full). Every attempt counts, retries too.
+//! Rate limits shared by every call to one service: requests per minute (calls are spaced
+//! evenly, no bursts) and tokens per minute (a sliding one-minute window of the tokens answers
+//! reported; a call waits while the window is full). Every attempt counts, retries too. One
+//! home for the pipeline runner and the embeddings client.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
