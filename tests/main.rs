@@ -21,6 +21,7 @@ mod resume;
 mod run;
 mod scoring;
 mod secrets;
+mod semantic;
 mod settings;
 mod snapshots;
 mod support;

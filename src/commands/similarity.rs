@@ -85,10 +85,12 @@ fn read_pairs(text: &str, path: &std::path::Path) -> Result<Vec<(String, String)
         match serde_json::from_str::<PairLine>(line) {
             Ok(p) => pairs.push((p.a, p.b)),
             Err(e) if problems.len() < MAX_PROBLEMS => problems.push(
-                Problem::new(Location::new(path, i + 1, e.column()), None, e.to_string())
-                    .with_hint(
-                        r#"one JSON object per line: {"a": "first text", "b": "second text"}"#,
-                    ),
+                Problem::new(
+                    Location::new(path, i + 1, e.column()),
+                    None,
+                    serde_message(&e),
+                )
+                .with_hint(r#"one JSON object per line: {"a": "first text", "b": "second text"}"#),
             ),
             Err(_) => {}
         }
@@ -100,4 +102,13 @@ fn read_pairs(text: &str, path: &std::path::Path) -> Result<Vec<(String, String)
         });
     }
     Ok(pairs)
+}
+
+/// serde_json's message without the position it appends (the location says it).
+fn serde_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
 }

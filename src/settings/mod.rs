@@ -338,7 +338,7 @@ impl GateSettings {
                 },
                 pr: a.pr,
                 check_run: a.check_run,
-                backoff: github_backoff(),
+                backoff: retry_backoff(),
                 rate_limit_wait: Duration::from_secs(
                     a.github_max_wait.unwrap_or(defaults::GITHUB_MAX_WAIT_SECS),
                 ),
@@ -348,8 +348,9 @@ impl GateSettings {
     }
 }
 
-/// Waits between retried GitHub calls; `GOLDGATE_TEST_BACKOFF_MS` shortens them (tests).
-fn github_backoff() -> Backoff {
+/// Waits between retried calls to GitHub and embedding endpoints; `GOLDGATE_TEST_BACKOFF_MS`
+/// shortens them (tests).
+pub(crate) fn retry_backoff() -> Backoff {
     std::env::var("GOLDGATE_TEST_BACKOFF_MS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -114,6 +114,7 @@ pub fn backend(t: &Thresholds) -> Backend {
                 requests_per_minute: m.embedding_requests_per_minute.map(|r| *r.get_ref()),
                 timeout: Duration::from_secs(60),
                 retries: 5,
+                backoff: super::retry_backoff(),
             })
         }
         _ => Backend::Lexical,
