@@ -94,3 +94,18 @@ fn open_minilm(_model: &str) -> Result<Option<Box<dyn Embedder>>> {
         "install a release build (the feature is on by default), or build with `cargo install goldgate --features semantic`; `similarity = \"openai\"` and `\"lexical\"` work in every build",
     ))
 }
+
+#[cfg(all(test, not(feature = "semantic")))]
+mod lean {
+    /// A build without the `semantic` feature refuses `minilm` and says how to get it.
+    #[test]
+    fn minilm_says_how_to_enable_it() {
+        let e = super::open(&super::Backend::Minilm {
+            model: super::DEFAULT_MINILM_MODEL.into(),
+        })
+        .err()
+        .expect("refused");
+        assert_eq!(e.exit(), crate::error::Exit::Input);
+        assert!(e.to_string().contains("--features semantic"), "{e}");
+    }
+}
