@@ -13,6 +13,8 @@ mod http;
 mod jsonl;
 mod junit;
 mod layers;
+#[cfg(feature = "semantic")]
+mod minilm;
 mod publish;
 mod readme;
 mod reference;
