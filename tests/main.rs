@@ -13,6 +13,8 @@ mod http;
 mod jsonl;
 mod junit;
 mod layers;
+#[cfg(feature = "semantic")]
+mod minilm;
 mod openai_embed;
 mod publish;
 mod readme;

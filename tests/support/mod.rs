@@ -2,6 +2,8 @@
 
 pub mod mock_http;
 pub mod project;
+#[cfg(feature = "semantic")]
+pub mod tiny_bert;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,18 +1,104 @@
-//! The `minilm` backend: all-MiniLM-L6-v2 sentence embeddings computed in-process.
+//! The `minilm` backend: sentence embeddings computed in-process, exactly as
+//! sentence-transformers computes them for all-MiniLM-L6-v2 (or another sentence-transformers
+//! BERT with mean pooling). Opening finds the model ([`locate`]) and fingerprints its files
+//! ([`files`]) without loading anything; the first [`Embedder::embed`] call loads the
+//! tokenizer ([`tokenize`]) and the weights ([`model`]), then every call tokenises its texts,
+//! sorts them by length into batches (little padding) and runs the batches on the cores.
+
+pub mod files;
+pub mod locate;
+pub mod model;
+pub mod tokenize;
+
+use std::sync::{Mutex, OnceLock};
+
+use rayon::prelude::*;
 
 use super::{Embedder, Identity};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use files::ModelFiles;
+use model::Bert;
+use tokenize::WordPiece;
+
+/// Texts per forward pass.
+const BATCH: usize = 32;
 
 /// A sentence-transformers BERT model, loaded on first use.
 pub struct MiniLm {
     identity: Identity,
+    files: ModelFiles,
+    loaded: OnceLock<Loaded>,
+    loading: Mutex<()>,
+}
+
+struct Loaded {
+    tokenizer: WordPiece,
+    bert: Bert,
 }
 
 impl MiniLm {
-    /// Find the model (a directory or a Hugging Face id) and fingerprint it.
+    /// Find the model (a directory, or a Hugging Face id in the Hugging Face cache, which is
+    /// downloaded when missing and the machine is online) and fingerprint it. Loads
+    /// nothing: the tokenizer and weights are read by the first [`Embedder::embed`].
     pub fn open(model: &str) -> Result<Self> {
-        let _ = model;
-        Err(Error::internal("the minilm backend is being built"))
+        Self::open_with(model, &locate::Hub::from_env())
+    }
+
+    /// [`MiniLm::open`] with the Hugging Face settings given instead of read from the
+    /// environment.
+    pub fn open_with(model: &str, hub: &locate::Hub) -> Result<Self> {
+        let dir = locate::locate(model, hub)?;
+        let files = ModelFiles::read(&dir)?;
+        Ok(MiniLm {
+            identity: Identity {
+                backend: "minilm",
+                model: model.to_string(),
+                fingerprint: files.fingerprint.clone(),
+            },
+            files,
+            loaded: OnceLock::new(),
+            loading: Mutex::new(()),
+        })
+    }
+
+    /// The model's files and settings.
+    pub fn files(&self) -> &ModelFiles {
+        &self.files
+    }
+
+    /// The model's tokenizer (loaded on first use).
+    pub fn tokenizer(&self) -> Result<&WordPiece> {
+        Ok(&self.loaded()?.tokenizer)
+    }
+
+    /// The token ids of `text` as the model reads it (`[CLS]` … `[SEP]`, truncated).
+    pub fn token_ids(&self, text: &str) -> Result<Vec<u32>> {
+        Ok(self.tokenizer()?.encode_all(&[text])?.remove(0))
+    }
+
+    /// The vectors of token id sequences, as [`Embedder::embed`] computes them from texts.
+    pub fn embed_ids(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>> {
+        let loaded = self.loaded()?;
+        run_batches(&loaded.bert, ids)
+    }
+
+    fn loaded(&self) -> Result<&Loaded> {
+        if let Some(loaded) = self.loaded.get() {
+            return Ok(loaded);
+        }
+        let _one_at_a_time = self.loading.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(loaded) = self.loaded.get() {
+            return Ok(loaded);
+        }
+        let files = &self.files;
+        let tokenizer = WordPiece::load(
+            &files.path("tokenizer.json"),
+            files.max_seq_length,
+            files.lower_case,
+            files.config.vocab_size,
+        )?;
+        let bert = Bert::load(files)?;
+        Ok(self.loaded.get_or_init(|| Loaded { tokenizer, bert }))
     }
 }
 
@@ -21,7 +107,34 @@ impl Embedder for MiniLm {
         &self.identity
     }
 
-    fn embed(&self, _texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        Err(Error::internal("the minilm backend is being built"))
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let loaded = self.loaded()?;
+        let ids = loaded.tokenizer.encode_all(texts)?;
+        run_batches(&loaded.bert, &ids)
     }
+}
+
+/// Embed every sequence: sorted by length into batches, the batches run in parallel, the
+/// vectors put back in the order given.
+fn run_batches(bert: &Bert, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>> {
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
+    let batches: Vec<Vec<Vec<f32>>> = order
+        .par_chunks(BATCH)
+        .map(|chunk| {
+            let batch: Vec<&[u32]> = chunk.iter().map(|&i| ids[i].as_slice()).collect();
+            bert.embed(&batch)
+        })
+        .collect::<Result<_>>()?;
+    let mut out = vec![Vec::new(); ids.len()];
+    for (chunk, vectors) in order.chunks(BATCH).zip(batches) {
+        for (&i, v) in chunk.iter().zip(vectors) {
+            out[i] = v;
+        }
+    }
+    debug_assert!(out.iter().all(|v| v.len() == bert.dim()));
+    Ok(out)
 }

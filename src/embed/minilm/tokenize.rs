@@ -1,0 +1,188 @@
+//! Texts → token ids, as sentence-transformers tokenises them: the text stripped (and
+//! lower-cased when `sentence_bert_config.json` says `do_lower_case`), then `tokenizer.json`'s
+//! own pipeline (for all-MiniLM-L6-v2: BERT normalisation with lower-casing and accent
+//! stripping, WordPiece, `[CLS] … [SEP]`), truncated at `max_seq_length` tokens, unpadded.
+//!
+//! A long text is tokenised from a prefix only (see [`WordPiece::encode_with_bound`]), so a
+//! megabyte of text costs what its first few kilobytes cost, with the same ids.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use tokenizers::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
+use tokenizers::Tokenizer;
+
+use super::files::{fetch_hint, problem};
+use crate::error::Result;
+
+/// Bytes of text read per token before the prefix rule starts: generous (English averages
+/// four to five bytes a token), so the first prefix almost always suffices.
+const BYTES_PER_TOKEN: usize = 32;
+
+/// The tokenizer of a model, set up as sentence-transformers uses it.
+pub struct WordPiece {
+    tokenizer: Tokenizer,
+    max_seq_length: usize,
+    lower_case: bool,
+}
+
+impl WordPiece {
+    /// Load `tokenizer.json`, truncating at `max_seq_length` tokens and without padding
+    /// (the file's own truncation and padding are what the Python tokenizer's defaults
+    /// were, not what sentence-transformers asks for). Refuse a tokenizer whose ids do not
+    /// fit the model's `vocab_size`.
+    pub fn load(
+        path: &Path,
+        max_seq_length: usize,
+        lower_case: bool,
+        vocab_size: usize,
+    ) -> Result<WordPiece> {
+        let mut tokenizer = Tokenizer::from_file(path).map_err(|e| {
+            problem(
+                path,
+                None,
+                format!("not a valid tokenizer file: {e}"),
+                fetch_hint(),
+            )
+        })?;
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                direction: TruncationDirection::Right,
+                max_length: max_seq_length,
+                strategy: TruncationStrategy::LongestFirst,
+                stride: 0,
+            }))
+            .map_err(|e| {
+                problem(
+                    path,
+                    None,
+                    format!("cannot truncate with it: {e}"),
+                    fetch_hint(),
+                )
+            })?;
+        tokenizer.with_padding(None);
+        let tokens = tokenizer.get_vocab_size(true);
+        let largest = tokenizer.get_vocab(true).into_values().max().unwrap_or(0) as usize;
+        if tokens > vocab_size || largest >= vocab_size {
+            return Err(problem(
+                path,
+                None,
+                format!(
+                    "the tokenizer has {tokens} tokens (ids up to {largest}) but config.json's vocab_size is {vocab_size}: tokenizer.json and the model come from different models"
+                ),
+                fetch_hint(),
+            ));
+        }
+        let wordpiece = WordPiece {
+            tokenizer,
+            max_seq_length,
+            lower_case,
+        };
+        // A tokenizer that cannot encode the empty text is broken (not a matter of input).
+        wordpiece.encode("").map_err(|e| {
+            problem(
+                path,
+                None,
+                format!("the tokenizer fails on an empty text: {e}"),
+                fetch_hint(),
+            )
+        })?;
+        Ok(wordpiece)
+    }
+
+    /// The ids of every text, `[CLS]` and `[SEP]` included, spread over the cores.
+    pub fn encode_all(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        texts
+            .par_iter()
+            .map(|text| self.encode(text))
+            .collect::<std::result::Result<Vec<_>, String>>()
+            .map_err(|e| crate::error::Error::internal(format!("the tokenizer failed: {e}")))
+    }
+
+    /// The ids of one text.
+    pub fn encode(&self, text: &str) -> std::result::Result<Vec<u32>, String> {
+        self.encode_with_bound(text, BYTES_PER_TOKEN * self.max_seq_length)
+    }
+
+    /// The ids of one text, tokenising only a prefix of it when that gives the same ids:
+    /// the prefix ends just before the first whitespace character at or after byte `bound`
+    /// (doubled until the prefix holds enough tokens), and the ids are taken from it when it alone
+    /// fills `max_seq_length`.
+    ///
+    /// Why that is exact: BERT's normaliser works character by character (cleaning,
+    /// spacing CJK characters, lower-casing, and accent stripping, whose canonical
+    /// reordering never crosses a whitespace character), its pre-tokenizer splits at
+    /// whitespace, and WordPiece splits each word on its own; so cut before whitespace, the
+    /// text's tokens are the prefix's tokens followed by the rest's. Truncation keeps the
+    /// first tokens: when the prefix has at least as many as fit, the rest is cut away in
+    /// either case.
+    pub fn encode_with_bound(
+        &self,
+        text: &str,
+        bound: usize,
+    ) -> std::result::Result<Vec<u32>, String> {
+        let text = text.trim();
+        let mut bound = bound.max(1);
+        loop {
+            match cut_before_whitespace(text, bound) {
+                None => return self.encode_exact(text),
+                Some(cut) => {
+                    let ids = self.encode_exact(&text[..cut])?;
+                    if ids.len() >= self.max_seq_length {
+                        return Ok(ids);
+                    }
+                }
+            }
+            bound = bound.saturating_mul(2);
+        }
+    }
+
+    /// The ids of `text` (already stripped), tokenised whole.
+    fn encode_exact(&self, text: &str) -> std::result::Result<Vec<u32>, String> {
+        let lowered;
+        let text = if self.lower_case {
+            lowered = text.to_lowercase();
+            lowered.as_str()
+        } else {
+            text
+        };
+        let encoding = self
+            .tokenizer
+            .encode_fast(text, true)
+            .map_err(|e| e.to_string())?;
+        Ok(encoding.get_ids().to_vec())
+    }
+}
+
+/// The first position at or after `bound` (a byte offset) where a whitespace character
+/// starts, when `text` is longer than `bound`; `None` when the whole text is to be read
+/// (it is short, or it has no whitespace after the bound).
+fn cut_before_whitespace(text: &str, bound: usize) -> Option<usize> {
+    if text.len() <= bound {
+        return None;
+    }
+    let mut start = bound;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    text[start..]
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace())
+        .map(|(i, _)| start + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cut_is_before_whitespace_at_or_before_the_bound() {
+        assert_eq!(cut_before_whitespace("short", 10), None);
+        assert_eq!(cut_before_whitespace("one two three", 5), Some(7));
+        assert_eq!(cut_before_whitespace("one two three", 7), Some(7));
+        assert_eq!(cut_before_whitespace("one twothree", 5), None);
+        // Multi-byte characters: never a cut inside one.
+        assert_eq!(cut_before_whitespace("é é é é", 4), Some(5));
+        assert_eq!(cut_before_whitespace("日本\u{3000}語です", 4), Some(6));
+    }
+}
