@@ -229,7 +229,7 @@ fn the_similarity_command_prints_the_cosine_and_the_threshold_verdicts() {
 
     std::fs::write(
         dir.0.join("pairs.jsonl"),
-        "{\"a\": \"export the report\", \"b\": \"download the report\"}\n\n{\"a\": \"export\", \"b\": \"lock\"}\n",
+        "{\"a\": \"export the report\", \"b\": \"download the report\", \"same\": true}\n\n{\"a\": \"export\", \"b\": \"lock\"}\n",
     )
     .unwrap();
     let out = goldgate(&dir.0, &["similarity", "--pairs", "pairs.jsonl"], &env);
@@ -244,6 +244,7 @@ fn the_similarity_command_prints_the_cosine_and_the_threshold_verdicts() {
         .collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["a"], "export the report");
+    assert_eq!(lines[0]["same"], true, "a reviewer's label is kept");
     assert!(lines[0]["cosine"].as_f64().unwrap() > 0.9);
     assert!(lines[1]["cosine"].as_f64().unwrap() < 0.2);
 
@@ -252,7 +253,7 @@ fn the_similarity_command_prints_the_cosine_and_the_threshold_verdicts() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("bad.jsonl:1") && stderr.contains("missing field `b`"),
+        stderr.contains("bad.jsonl:1") && stderr.contains("`b` is missing or not a string"),
         "{stderr}"
     );
     drop(server);

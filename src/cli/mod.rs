@@ -305,7 +305,8 @@ pub struct GateArgs {
     /// Read the base branch's thresholds file with git (e.g. origin/main)
     #[arg(long, env = "GOLDGATE_BASE_REF", value_name = "REF")]
     pub base_ref: Option<String>,
-    /// Compare even when the baseline was scored with another metrics_version
+    /// Compare even when the baseline was scored with another metrics_version, similarity
+    /// or embedding model
     #[arg(long)]
     pub allow_version_change: bool,
     /// Bootstrap resamples for the paired intervals of the deltas [default: 1000]

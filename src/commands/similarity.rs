@@ -8,7 +8,6 @@ use crate::io::write_atomic;
 use crate::number;
 use crate::output::Reporter;
 use crate::settings::similarity::{PairsInput, SimilaritySettings};
-use serde::Deserialize;
 
 /// Most problems reported from one pairs file.
 const MAX_PROBLEMS: usize = 20;
@@ -42,12 +41,13 @@ pub fn similarity(s: SimilaritySettings, reporter: &mut Reporter<'_>) -> Result<
             output,
         } => {
             let text = crate::io::read(path)?;
-            let list = read_pairs(&text, path)?;
+            let objects = read_pairs(&text, path)?;
+            let list: Vec<(String, String)> = objects.iter().map(texts_of).collect();
             let (cosines, _) = pairs::cosines(embedder.as_deref(), cache, &list)?;
             let mut lines = String::new();
-            for ((a, b), cosine) in list.iter().zip(cosines) {
-                let line = serde_json::json!({"a": a, "b": b, "cosine": cosine});
-                lines.push_str(&line.to_string());
+            for (mut object, cosine) in objects.into_iter().zip(cosines) {
+                object.insert("cosine".into(), cosine.into());
+                lines.push_str(&serde_json::Value::Object(object).to_string());
                 lines.push('\n');
             }
             match output {
@@ -66,33 +66,46 @@ pub fn similarity(s: SimilaritySettings, reporter: &mut Reporter<'_>) -> Result<
     Ok(Exit::Ok)
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PairLine {
-    a: String,
-    b: String,
+type Object = serde_json::Map<String, serde_json::Value>;
+
+/// The texts of a checked pair.
+fn texts_of(object: &Object) -> (String, String) {
+    let text = |k: &str| object[k].as_str().unwrap_or_default().to_string();
+    (text("a"), text("b"))
 }
 
-/// The pairs of a JSON Lines file (blank lines skipped); every bad line is reported with
-/// its number.
-fn read_pairs(text: &str, path: &std::path::Path) -> Result<Vec<(String, String)>> {
+/// The pairs of a JSON Lines file (blank lines skipped): objects with the texts `a` and
+/// `b`, their other keys (a reviewer's label, an id) kept for the output. Every bad line is
+/// reported with its number.
+fn read_pairs(text: &str, path: &std::path::Path) -> Result<Vec<Object>> {
     let mut pairs = Vec::new();
     let mut problems = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<PairLine>(line) {
-            Ok(p) => pairs.push((p.a, p.b)),
-            Err(e) if problems.len() < MAX_PROBLEMS => problems.push(
-                Problem::new(
-                    Location::new(path, i + 1, e.column()),
-                    None,
-                    serde_message(&e),
-                )
-                .with_hint(r#"one JSON object per line: {"a": "first text", "b": "second text"}"#),
-            ),
-            Err(_) => {}
+        let at = |column| Location::new(path, i + 1, column);
+        let problem = match serde_json::from_str::<Object>(line) {
+            Ok(object) => {
+                let is_text = |k: &&str| object.get(*k).is_some_and(|v| v.is_string());
+                match ["a", "b"].iter().find(|k| !is_text(k)) {
+                    None => {
+                        pairs.push(object);
+                        continue;
+                    }
+                    Some(key) => Problem::new(
+                        at(1),
+                        Some(key.to_string()),
+                        format!("`{key}` is missing or not a string"),
+                    ),
+                }
+            }
+            Err(e) => Problem::new(at(e.column()), None, serde_message(&e)),
+        };
+        if problems.len() < MAX_PROBLEMS {
+            problems.push(problem.with_hint(
+                r#"one JSON object per line: {"a": "first text", "b": "second text"} (other keys are kept)"#,
+            ));
         }
     }
     if !problems.is_empty() {

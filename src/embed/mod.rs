@@ -71,9 +71,11 @@ pub trait Embedder: Send + Sync {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
 }
 
-/// Start the embedder `backend` asks for; `None` for `lexical`. Opening never downloads
-/// or loads model weights: that happens at the first [`Embedder::embed`] call that needs
-/// them, so a run whose texts are all cached costs no model time.
+/// Start the embedder `backend` asks for; `None` for `lexical`. Opening finds the model
+/// (a Hugging Face model not yet in its cache is downloaded into it here, so a missing
+/// model fails before any pipeline call) and fingerprints it, but never loads weights:
+/// that happens at the first [`Embedder::embed`] call that needs them, so a run whose
+/// texts are all cached costs no model time.
 pub fn open(backend: &Backend) -> Result<Option<Box<dyn Embedder>>> {
     match backend {
         Backend::Lexical => Ok(None),

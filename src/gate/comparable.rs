@@ -38,14 +38,15 @@ pub fn check(
     Ok(())
 }
 
-/// How two scorings' similarities differ, when they do: backend, model, or the model's
-/// files under the same name.
+/// How two scorings' similarities differ, when they do: the backend, or the model (by its
+/// fingerprint: the same model files under another path are the same model, another model
+/// under the same name is not).
 pub fn similarity_change(baseline: &ScoringSummary, candidate: &ScoringSummary) -> Option<String> {
     let describe = |s: &ScoringSummary| match &s.model {
         Some(model) => format!("{} {}", s.similarity, model),
         None => s.similarity.clone(),
     };
-    if baseline.similarity != candidate.similarity || baseline.model != candidate.model {
+    if baseline.similarity != candidate.similarity {
         return Some(format!(
             "{} → {}",
             describe(baseline).escape_debug(),
@@ -59,7 +60,8 @@ pub fn similarity_change(baseline: &ScoringSummary, candidate: &ScoringSummary) 
             })
         };
         return Some(format!(
-            "model {} changed: fingerprint {} → {}",
+            "{} → {}: fingerprint {} → {}",
+            describe(baseline).escape_debug(),
             describe(candidate).escape_debug(),
             short(&baseline.model_fingerprint).escape_debug(),
             short(&candidate.model_fingerprint).escape_debug()
@@ -123,5 +125,9 @@ mod tests {
         };
         assert!(compare(&retrained, Some(&cand), &rules(""), &allowed).is_ok());
         assert!(compare(&cand, Some(&cand), &rules(""), &options()).is_ok());
+        // The same files found at another path are the same model.
+        let mut moved = cand.clone();
+        moved.provenance.scoring.model = Some("/elsewhere/all-MiniLM-L6-v2".into());
+        assert!(compare(&moved, Some(&cand), &rules(""), &options()).is_ok());
     }
 }

@@ -10,6 +10,7 @@ use std::process::Command;
 use super::rule::rule_for;
 use super::thresholds::{Regression, Severity, Thresholds};
 use crate::error::{Error, Result};
+use crate::metrics::SchemaMode;
 
 /// The thresholds file at `path` as of `revision`; `None` when the file did not exist then.
 pub fn at_revision(revision: &str, path: &Path) -> Result<Option<Thresholds>> {
@@ -94,7 +95,47 @@ pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
             findings.push(format!("{name}: severity lowered from fail to warn"));
         }
     }
+    findings.extend(matching_loosened(base, current));
     findings
+}
+
+/// Matching made more lenient: a lower threshold (as it applies, defaults included), the
+/// type or actor rule switched off, a schema check reduced to syntax; or another similarity,
+/// whose thresholds mean something else and whose scores are not comparable.
+fn matching_loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
+    if base.similarity() != current.similarity() {
+        return vec![format!(
+            "matching.similarity changed from {} to {} (its thresholds mean something else, and scores are not comparable)",
+            base.similarity(),
+            current.similarity()
+        )];
+    }
+    let (b, c) = (base.scoring(), current.scoring());
+    let mut out = Vec::new();
+    for (key, was, now) in [
+        (
+            "requirement_threshold",
+            b.requirement_threshold,
+            c.requirement_threshold,
+        ),
+        ("ac_threshold", b.ac_threshold, c.ac_threshold),
+    ] {
+        if !at_least(now, was) {
+            out.push(format!("matching.{key} lowered from {was} to {now}"));
+        }
+    }
+    for (key, was, now) in [
+        ("type_rule", b.type_rule, c.type_rule),
+        ("actor_rule", b.actor_rule, c.actor_rule),
+    ] {
+        if was && !now {
+            out.push(format!("matching.{key} turned off"));
+        }
+    }
+    if b.schema == SchemaMode::Strict && c.schema == SchemaMode::SyntaxOnly {
+        out.push("matching.schema relaxed from schema_strict to syntax_only".to_string());
+    }
+    out
 }
 
 /// `now >= was`; never when either is `nan`.
@@ -141,6 +182,33 @@ mod tests {
 
     fn t(text: &str) -> Thresholds {
         Thresholds::parse(text, Path::new("t.toml")).unwrap()
+    }
+
+    #[test]
+    fn a_more_lenient_matching_is_called_out() {
+        let base = t("version = 1\n[matching]\nsimilarity = \"minilm\"\n");
+        let lower = t("version = 1\n[matching]\nsimilarity = \"minilm\"\nrequirement_threshold = 0.7\nac_threshold = 0.9\ntype_rule = false\nschema = \"syntax_only\"\n");
+        let found = loosened(&base, &lower);
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(found
+            .iter()
+            .any(|f| f.contains("matching.requirement_threshold lowered from 0.85 to 0.7")));
+        assert!(found
+            .iter()
+            .any(|f| f.contains("matching.type_rule turned off")));
+        assert!(found.iter().any(|f| f.contains("matching.schema")));
+        // Another similarity: its thresholds mean something else.
+        let lexical = t("version = 1\n");
+        let found = loosened(&base, &lexical);
+        assert!(
+            found
+                .iter()
+                .any(|f| f.contains("matching.similarity changed from minilm to lexical")),
+            "{found:?}"
+        );
+        let stricter =
+            t("version = 1\n[matching]\nsimilarity = \"minilm\"\nrequirement_threshold = 0.9\n");
+        assert!(loosened(&base, &stricter).is_empty(), "stricter is fine");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Where the embeddings endpoint is: the base URL checked (`OPENAI_BASE_URL`), the
+//! Where the embeddings endpoint is: the base URL checked (`[matching] embedding_base_url`, else `OPENAI_BASE_URL`), the
 //! `/embeddings` address made from it, whether it is a local server (which may need no
 //! key), and the fingerprint of the vectors it gives: the normalised base URL and the model
 //! name, never the key or a URL's credentials.
@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::secrets::url_without_password;
 
 /// What to do about a base URL that does not work.
-pub const BASE_URL_HINT: &str = "set `OPENAI_BASE_URL` to the API's root (the address `/embeddings` is appended to), such as https://api.openai.com/v1 (the default) or http://localhost:11434/v1 for Ollama";
+pub const BASE_URL_HINT: &str = "set `[matching] embedding_base_url` or `OPENAI_BASE_URL` to the API's root (the address `/embeddings` is appended to), such as https://api.openai.com/v1 (the default) or http://localhost:11434/v1 for Ollama";
 
 /// The base URL, checked: it must parse, be http or https, and name a host.
 pub fn parse_base(raw: &str) -> Result<reqwest::Url> {
@@ -19,13 +19,13 @@ pub fn parse_base(raw: &str) -> Result<reqwest::Url> {
     let shown = url_without_password(raw);
     let bad = |why: String| {
         Error::usage(
-            format!("the embeddings API's base URL `{shown}` (`OPENAI_BASE_URL`) {why}"),
+            format!("the embeddings API's base URL `{shown}` (`[matching] embedding_base_url`, else `OPENAI_BASE_URL`) {why}"),
             BASE_URL_HINT,
         )
     };
     if raw.is_empty() {
         return Err(Error::usage(
-            "the embeddings API's base URL (`OPENAI_BASE_URL`) is empty",
+            "the embeddings API's base URL (`[matching] embedding_base_url`, else `OPENAI_BASE_URL`) is empty",
             BASE_URL_HINT,
         ));
     }

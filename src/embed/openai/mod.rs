@@ -447,7 +447,7 @@ impl Client {
             )),
             404 => Failure::Final(Error::usage(
                 format!("POST {shown} answered {status}: {said}"),
-                format!("the endpoint knows no such address or model: check the base URL (`OPENAI_BASE_URL`, the API's root, ending in /v1 for most servers) and the model (`[matching] embedding_model` = \"{model}\")"),
+                format!("the endpoint knows no such address or model: check the base URL (`[matching] embedding_base_url` or `OPENAI_BASE_URL`, the API's root, ending in /v1 for most servers) and the model (`[matching] embedding_model` = \"{model}\")"),
             )),
             408 | 429 | 500..=599 => Failure::Retry {
                 message: format!("POST {shown} answered {status}: {said}"),
@@ -490,7 +490,7 @@ impl Client {
         }
         Failure::Retry {
             message: format!("POST {}: {}", self.shown, self.describe(e)),
-            hint: "is the embeddings server running and reachable? check `OPENAI_BASE_URL`",
+            hint: "is the embeddings server running and reachable? check `[matching] embedding_base_url` or `OPENAI_BASE_URL`",
             after: None,
         }
     }

@@ -306,6 +306,20 @@ fn check_matching(m: &Spanned<Matching>, at: &dyn Fn(usize) -> Location) -> Vec<
             );
         }
     }
+    if let Some(rpm) = m
+        .embedding_requests_per_minute
+        .as_ref()
+        .filter(|r| *r.get_ref() == 0)
+    {
+        problems.push(
+            Problem::new(
+                at(rpm.span().start),
+                Some("matching.embedding_requests_per_minute".into()),
+                "0 requests per minute would never send one",
+            )
+            .with_hint("remove `embedding_requests_per_minute` for no limit"),
+        );
+    }
     if let Some(batch) = &m.embedding_batch_size {
         if !(1..=2048).contains(batch.get_ref()) {
             problems.push(
