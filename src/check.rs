@@ -169,6 +169,8 @@ pub struct Gated {
     /// The PR comment (also in `report.md`).
     pub markdown: String,
     pub written: Written,
+    /// What the embedding cache did (with an embedding similarity).
+    pub embedded: Option<crate::embed::cache::Stats>,
 }
 
 /// What `check` did: the run, and the gate's result when the run completed.
@@ -220,6 +222,7 @@ pub fn check(
             verdict,
             markdown,
             written,
+            embedded: scored.embedded,
         }),
     })
 }

@@ -153,8 +153,12 @@ fn paraphrases_match_under_embeddings_and_vectors_are_cached() {
     assert!(asked >= 1);
 
     // Again: every vector comes from the cache, the server is not asked.
-    let (again, _) = score(&dir.0, "again.json");
+    let (again, said) = score(&dir.0, "again.json");
     assert_eq!(f1(&again), 1.0);
+    assert!(
+        said.contains("embedded 8 texts for semantic matching (8 from the cache, 0 computed)"),
+        "{said}"
+    );
     assert_eq!(
         requests(&log),
         asked,

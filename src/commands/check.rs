@@ -18,6 +18,12 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let Some(gated) = checked.gated else {
         return Ok(exit);
     };
+    if let Some(stats) = gated
+        .embedded
+        .filter(|_| s.gate.format != GateFormat::Brief)
+    {
+        reporter.note(&crate::report::terminal::embedded_note(&stats));
+    }
     if gated.baseline.is_none() && s.gate.format != GateFormat::Brief {
         // (The brief verdict line says "no baseline yet" itself.)
         reporter.note(&format!(

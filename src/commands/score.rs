@@ -38,6 +38,9 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         }),
     })?;
     write_atomic(&s.output, |out| scored.file.write_to(out))?;
+    if let Some(stats) = &scored.embedded {
+        reporter.note(&terminal::embedded_note(stats));
+    }
     if !scored.warnings.is_empty() {
         reporter.note(&format!(
             "note: the suite has {} labelling warnings; run `goldgate suite lint {}`\n",

@@ -541,3 +541,11 @@ pub fn thresholds(t: &crate::gate::thresholds::Thresholds, path: &Path) -> Strin
     }
     out
 }
+
+/// What the embedding cache did: how many texts were compared, how many were embedded now.
+pub fn embedded_note(stats: &crate::embed::cache::Stats) -> String {
+    format!(
+        "embedded {} texts for semantic matching ({} from the cache, {} computed)\n",
+        stats.texts, stats.cached, stats.computed
+    )
+}
