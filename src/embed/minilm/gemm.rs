@@ -73,8 +73,7 @@ impl Linear {
         }
     }
 
-    /// `out[m × n] = x[m × k]·Wᵀ + b`, then `epilogue`. `scratch` holds a packed block of
-    /// rows.
+    /// `out[m × n] = x[m × k]·Wᵀ + b`, then `epilogue`. `scratch` holds the rows, packed.
     pub fn forward(
         &self,
         cpu: Avx512,
@@ -90,7 +89,7 @@ impl Linear {
             assert!(r.len() >= m * self.n);
         }
         scratch.clear();
-        scratch.resize(self.k * MR, 0.0);
+        scratch.resize(m.div_ceil(MR) * MR * self.k, 0.0);
         // SAFETY: `cpu` proves AVX-512F; the sizes were checked above.
         unsafe { self.forward_avx512(x, m, out, epilogue, scratch) }
     }
@@ -105,26 +104,31 @@ impl Linear {
         packed: &mut [f32],
     ) {
         let k = self.k;
-        for i0 in (0..m).step_by(MR) {
-            let rows = MR.min(m - i0);
-            // The block's rows, k-major: packed[kk * MR + r] = x[i0 + r][kk].
+        // Every block of rows packed k-major: block b holds packed[b·k·MR + kk·MR + r] =
+        // x[b·MR + r][kk] (rows past m zero).
+        let blocks = m.div_ceil(MR);
+        for b in 0..blocks {
+            let block = &mut packed[b * k * MR..(b + 1) * k * MR];
             for r in 0..MR {
-                if r < rows {
-                    let row = &x[(i0 + r) * k..(i0 + r + 1) * k];
-                    for (kk, v) in row.iter().enumerate() {
-                        packed[kk * MR + r] = *v;
+                let i = b * MR + r;
+                if i < m {
+                    for (kk, v) in x[i * k..(i + 1) * k].iter().enumerate() {
+                        block[kk * MR + r] = *v;
                     }
                 } else {
                     for kk in 0..k {
-                        packed[kk * MR + r] = 0.0;
+                        block[kk * MR + r] = 0.0;
                     }
                 }
             }
-            let mut tile = [0f32; MR * NR];
-            for p in 0..self.n.div_ceil(NR) {
-                let panel = self.panels.as_ptr().add(p * k * NR);
-                kernel(packed.as_ptr(), panel, k, &mut tile);
-                self.store(&tile, i0, rows, p, out, epilogue);
+        }
+        // Panel by panel (the panel stays in cache), every block of rows through it.
+        let mut tile = [0f32; MR * NR];
+        for p in 0..self.n.div_ceil(NR) {
+            let panel = self.panels.as_ptr().add(p * k * NR);
+            for b in 0..blocks {
+                kernel(packed.as_ptr().add(b * k * MR), panel, k, &mut tile);
+                self.store(&tile, b * MR, MR.min(m - b * MR), p, out, epilogue);
             }
         }
     }
