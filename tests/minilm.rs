@@ -158,6 +158,15 @@ fn a_megabyte_of_text_is_cut_to_its_first_tokens_quickly() {
     let whole = model.embed(&[&text]).unwrap();
     let of_ids = model.embed_ids(&[ids]).unwrap();
     assert!(cosine(&whole[0], &of_ids[0]) > 1.0 - 1e-6);
+    // A megabyte without whitespace (Chinese, one endless word) is read whole: quick too.
+    let chinese = "系统必须在五分钟内更新订单状态。".repeat((1 << 20) / 48);
+    let word = "x".repeat(1 << 20);
+    for (text, tokens) in [(&chinese, max), (&word, 3)] {
+        let clock = std::time::Instant::now();
+        assert_eq!(model.token_ids(text).unwrap().len(), tokens);
+        let took = clock.elapsed();
+        assert!(took.as_secs_f64() < 2.0, "tokenising took {took:?}");
+    }
     // The same holds for the fixture's long and non-ASCII texts, with a small first prefix.
     let (texts, _) = fixture();
     for text in &texts {

@@ -3,7 +3,8 @@
 //! BERT with mean pooling). Opening finds the model ([`locate`]) and fingerprints its files
 //! ([`files`]) without loading anything; the first [`Embedder::embed`] call loads the
 //! tokenizer ([`tokenize`]) and the weights ([`model`]), then every call tokenises its texts,
-//! sorts them by length into batches (little padding) and runs the batches on the cores.
+//! sorts them by length into batches of about a thousand tokens and runs the batches side
+//! by side on the cores.
 
 #[cfg(target_arch = "x86_64")]
 mod encoder;
