@@ -260,7 +260,10 @@ fn the_tiny_model_embeds_in_order_without_padding_effects() {
 fn the_fast_encoder_agrees_with_candle_transformers_bert() {
     let (_temp, dir) = tiny("minilm-kernels");
     let texts: Vec<String> = (0..40)
-        .map(|i| "lock the account after five failed login attempts ".repeat(i % 7) + &format!("order {i}"))
+        .map(|i| {
+            "lock the account after five failed login attempts ".repeat(i % 7)
+                + &format!("order {i}")
+        })
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     let fast = open(&dir).unwrap();
@@ -271,7 +274,11 @@ fn the_fast_encoder_agrees_with_candle_transformers_bert() {
     }
     let (a, b) = (fast.embed(&texts).unwrap(), candle.embed(&texts).unwrap());
     for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-        let error = x.iter().zip(y).map(|(p, q)| (p - q).abs()).fold(0f32, f32::max);
+        let error = x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| (p - q).abs())
+            .fold(0f32, f32::max);
         assert!(error < 1e-5, "text {i}: {error}");
     }
 }
@@ -352,7 +359,9 @@ fn weights_of_other_shapes_than_the_config_says_are_a_mismatch() {
         std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
         std::fs::write(
             dir.join("1_Pooling/config.json"),
-            format!(r#"{{"word_embedding_dimension": {hidden}, "pooling_mode_mean_tokens": true}}"#),
+            format!(
+                r#"{{"word_embedding_dimension": {hidden}, "pooling_mode_mean_tokens": true}}"#
+            ),
         )
         .unwrap();
         let model = open(&dir).unwrap();

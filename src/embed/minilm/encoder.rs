@@ -53,8 +53,8 @@ impl Encoder {
     pub fn supports(config: &Config) -> Option<Avx512> {
         let head_dim = config.hidden_size / config.num_attention_heads.max(1);
         let fits = config.hidden_act == HiddenAct::Gelu
-            && config.hidden_size % 16 == 0
-            && head_dim % 16 == 0
+            && config.hidden_size.is_multiple_of(16)
+            && head_dim.is_multiple_of(16)
             && head_dim <= 16 * MAX_HEAD_VECTORS;
         if fits {
             Avx512::detect()
@@ -82,7 +82,12 @@ impl Encoder {
             })
         };
         let linear = |vb: VarBuilder, n: usize, k: usize| -> candle_core::Result<Linear> {
-            Ok(Linear::new(&get(&vb, &[n, k], "weight")?, &get(&vb, &[n], "bias")?, n, k))
+            Ok(Linear::new(
+                &get(&vb, &[n, k], "weight")?,
+                &get(&vb, &[n], "bias")?,
+                n,
+                k,
+            ))
         };
         let emb = vb.pp("embeddings");
         let mut layers = Vec::with_capacity(config.num_hidden_layers);
@@ -113,8 +118,16 @@ impl Encoder {
             vocab: config.vocab_size,
             positions: config.max_position_embeddings,
             word: get(&emb, &[config.vocab_size, h], "word_embeddings.weight")?,
-            position: get(&emb, &[config.max_position_embeddings, h], "position_embeddings.weight")?,
-            token_type: get(&emb, &[config.type_vocab_size, h], "token_type_embeddings.weight")?,
+            position: get(
+                &emb,
+                &[config.max_position_embeddings, h],
+                "position_embeddings.weight",
+            )?,
+            token_type: get(
+                &emb,
+                &[config.type_vocab_size, h],
+                "token_type_embeddings.weight",
+            )?,
             embedding_norm: norm(emb.pp("LayerNorm"))?,
             layers,
         })
@@ -126,9 +139,15 @@ impl Encoder {
         let h = self.hidden;
         let lens: Vec<usize> = batch.iter().map(|s| s.len()).collect();
         if lens.iter().any(|&l| l == 0 || l > self.positions) {
-            return Err(format!("a sequence of {lens:?} tokens does not fit the model"));
+            return Err(format!(
+                "a sequence of {lens:?} tokens does not fit the model"
+            ));
         }
-        if let Some(id) = batch.iter().flat_map(|s| s.iter()).find(|&&id| id as usize >= self.vocab) {
+        if let Some(id) = batch
+            .iter()
+            .flat_map(|s| s.iter())
+            .find(|&&id| id as usize >= self.vocab)
+        {
             return Err(format!("token id {id} is past the vocabulary"));
         }
         let m: usize = lens.iter().sum();
@@ -157,15 +176,23 @@ impl Encoder {
         let mut scratch = Vec::new();
         let cpu = self.cpu;
         for layer in &self.layers {
-            layer.qkv.forward(cpu, &x, m, &mut qkv, Epilogue::Bias, &mut scratch);
+            layer
+                .qkv
+                .forward(cpu, &x, m, &mut qkv, Epilogue::Bias, &mut scratch);
             // SAFETY: `cpu` proves AVX-512F; `qkv` holds m rows of 3·h, `context` m of h.
             unsafe { self.attention(&qkv, &lens, &mut context) };
             let residual = Epilogue::Residual(&x);
-            layer.attention_out.forward(cpu, &context, m, &mut attended, residual, &mut scratch);
+            layer
+                .attention_out
+                .forward(cpu, &context, m, &mut attended, residual, &mut scratch);
             self.normalize_rows(&mut attended, &layer.attention_norm);
-            layer.intermediate.forward(cpu, &attended, m, &mut inner, Epilogue::Gelu, &mut scratch);
+            layer
+                .intermediate
+                .forward(cpu, &attended, m, &mut inner, Epilogue::Gelu, &mut scratch);
             let residual = Epilogue::Residual(&attended);
-            layer.output.forward(cpu, &inner, m, &mut x, residual, &mut scratch);
+            layer
+                .output
+                .forward(cpu, &inner, m, &mut x, residual, &mut scratch);
             self.normalize_rows(&mut x, &layer.output_norm);
         }
         let mut out = Vec::with_capacity(batch.len());
@@ -240,7 +267,8 @@ impl Encoder {
                     let mut sum = _mm512_setzero_ps();
                     for jb in (0..padded).step_by(16) {
                         let s = _mm512_loadu_ps(scores.as_ptr().add(jb));
-                        let e = _mm512_maskz_mov_ps(lanes(len - jb), math::exp(_mm512_sub_ps(s, max)));
+                        let e =
+                            _mm512_maskz_mov_ps(lanes(len - jb), math::exp(_mm512_sub_ps(s, max)));
                         sum = _mm512_add_ps(sum, e);
                         _mm512_storeu_ps(scores.as_mut_ptr().add(jb), e);
                     }

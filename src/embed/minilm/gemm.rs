@@ -150,7 +150,10 @@ impl Linear {
             _mm512_loadu_ps(self.bias.as_ptr().add(col)),
             _mm512_loadu_ps(self.bias.as_ptr().add(col + 16)),
         ];
-        let masks: [__mmask16; 2] = [lanes(n.saturating_sub(col)), lanes(n.saturating_sub(col + 16))];
+        let masks: [__mmask16; 2] = [
+            lanes(n.saturating_sub(col)),
+            lanes(n.saturating_sub(col + 16)),
+        ];
         for r in 0..rows {
             let at = (i0 + r) * n + col;
             for h in 0..2 {
@@ -194,9 +197,21 @@ macro_rules! zero {
 macro_rules! row {
     ($lo:literal, $hi:literal, $bc:literal, $offset:literal) => {
         concat!(
-            "vbroadcastss zmm", $bc, ", dword ptr [{a} + ", $offset, "]\n",
-            "vfmadd231ps zmm", $lo, ", zmm", $bc, ", zmm24\n",
-            "vfmadd231ps zmm", $hi, ", zmm", $bc, ", zmm25"
+            "vbroadcastss zmm",
+            $bc,
+            ", dword ptr [{a} + ",
+            $offset,
+            "]\n",
+            "vfmadd231ps zmm",
+            $lo,
+            ", zmm",
+            $bc,
+            ", zmm24\n",
+            "vfmadd231ps zmm",
+            $hi,
+            ", zmm",
+            $bc,
+            ", zmm25"
         )
     };
 }

@@ -10,8 +10,14 @@ use std::arch::x86_64::*;
 #[inline]
 pub unsafe fn gelu(x: __m512) -> __m512 {
     let half = _mm512_set1_ps(0.5);
-    let erf = erf(_mm512_mul_ps(x, _mm512_set1_ps(std::f32::consts::FRAC_1_SQRT_2)));
-    _mm512_mul_ps(_mm512_mul_ps(half, x), _mm512_add_ps(_mm512_set1_ps(1.0), erf))
+    let erf = erf(_mm512_mul_ps(
+        x,
+        _mm512_set1_ps(std::f32::consts::FRAC_1_SQRT_2),
+    ));
+    _mm512_mul_ps(
+        _mm512_mul_ps(half, x),
+        _mm512_add_ps(_mm512_set1_ps(1.0), erf),
+    )
 }
 
 /// erf: an odd rational function on [-4, 4] (outside it erf is ±1 in `f32`).
@@ -25,13 +31,13 @@ pub unsafe fn erf(x: __m512) -> __m512 {
         horner(
             x2,
             &[
-            -2.726_142_3e-10,
-            2.770_681_4e-8,
-            -2.101_024e-6,
-            -5.692_506_4e-5,
-            -7.349_906_3e-4,
-            -2.954_600_0e-3,
-            -1.609_603_3e-2,
+                -2.726_142_3e-10,
+                2.770_681_4e-8,
+                -2.101_024e-6,
+                -5.692_506_4e-5,
+                -7.349_906_3e-4,
+                -2.954_6e-3,
+                -1.609_603_3e-2,
             ],
         ),
     );
@@ -63,17 +69,30 @@ unsafe fn horner(x: __m512, coefficients: &[f32]) -> __m512 {
 #[target_feature(enable = "avx512f")]
 #[inline]
 pub unsafe fn exp(x: __m512) -> __m512 {
-    let x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0)), _mm512_set1_ps(88.7));
+    let x = _mm512_min_ps(
+        _mm512_max_ps(x, _mm512_set1_ps(-104.0)),
+        _mm512_set1_ps(88.7),
+    );
     let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(
         _mm512_mul_ps(x, _mm512_set1_ps(std::f32::consts::LOG2_E)),
     );
     let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693_359_4), x);
     let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.121_944_4e-4), r);
     let mut p = _mm512_set1_ps(1.987_569_1e-4);
-    for c in [1.398_199_9e-3, 8.333_452e-3, 4.166_579_6e-2, 1.666_666_5e-1, 5.000_000_1e-1] {
+    for c in [
+        1.398_199_9e-3,
+        8.333_452e-3,
+        4.166_579_6e-2,
+        1.666_666_5e-1,
+        0.5,
+    ] {
         p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
     }
-    let p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0)));
+    let p = _mm512_fmadd_ps(
+        p,
+        _mm512_mul_ps(r, r),
+        _mm512_add_ps(r, _mm512_set1_ps(1.0)),
+    );
     _mm512_scalef_ps(p, n)
 }
 
@@ -82,7 +101,7 @@ pub unsafe fn exp(x: __m512) -> __m512 {
 #[target_feature(enable = "avx512f")]
 pub unsafe fn layer_norm(row: &mut [f32], weight: &[f32], bias: &[f32], eps: f32) {
     let len = row.len();
-    debug_assert!(len % 16 == 0 && weight.len() == len && bias.len() == len);
+    debug_assert!(len.is_multiple_of(16) && weight.len() == len && bias.len() == len);
     let ptr = row.as_mut_ptr();
     let mut sum = _mm512_setzero_ps();
     for i in (0..len).step_by(16) {
@@ -175,18 +194,27 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("avx512f") {
             return;
         }
-        let mut row: Vec<f32> = (0..48).map(|i| ((i * 37 % 11) as f32 - 5.0) * 0.7).collect();
+        let mut row: Vec<f32> = (0..48)
+            .map(|i| ((i * 37 % 11) as f32 - 5.0) * 0.7)
+            .collect();
         let weight: Vec<f32> = (0..48).map(|i| 1.0 + i as f32 * 0.01).collect();
         let bias: Vec<f32> = (0..48).map(|i| i as f32 * -0.02).collect();
         let mean = row.iter().map(|v| *v as f64).sum::<f64>() / 48.0;
         let var = row.iter().map(|v| (*v as f64 - mean).powi(2)).sum::<f64>() / 48.0;
         let want: Vec<f64> = (0..48)
-            .map(|i| (row[i] as f64 - mean) / (var + 1e-12).sqrt() * weight[i] as f64 + bias[i] as f64)
+            .map(|i| {
+                (row[i] as f64 - mean) / (var + 1e-12).sqrt() * weight[i] as f64 + bias[i] as f64
+            })
             .collect();
         // SAFETY: AVX-512F checked above.
         unsafe { layer_norm(&mut row, &weight, &bias, 1e-12) };
         for i in 0..48 {
-            assert!((row[i] as f64 - want[i]).abs() < 1e-5, "{i}: {} vs {}", row[i], want[i]);
+            assert!(
+                (row[i] as f64 - want[i]).abs() < 1e-5,
+                "{i}: {} vs {}",
+                row[i],
+                want[i]
+            );
         }
     }
 }

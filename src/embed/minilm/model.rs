@@ -98,7 +98,9 @@ impl Bert {
         let mut vectors = match &self.forward {
             Forward::Candle(model) => self.candle(model, batch)?,
             #[cfg(target_arch = "x86_64")]
-            Forward::Packed(encoder) => encoder.mean_pooled(batch).map_err(candle_core::Error::msg)?,
+            Forward::Packed(encoder) => encoder
+                .mean_pooled(batch)
+                .map_err(candle_core::Error::msg)?,
         };
         if self.normalize {
             for v in &mut vectors {
