@@ -11,8 +11,22 @@ use std::arch::x86_64::*;
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{Config, HiddenAct};
 
-use super::gemm::{Avx512, Epilogue, Linear};
+use super::gemm::{padded_rows, Avx512, Epilogue, Linear};
 use super::math;
+
+/// A thread's activations, kept from batch to batch (no allocation, no page faults).
+#[derive(Default)]
+struct Scratch {
+    x: Vec<f32>,
+    qkv: Vec<f32>,
+    context: Vec<f32>,
+    attended: Vec<f32>,
+    inner: Vec<f32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
 
 /// Layer normalisation weights.
 struct Norm {
@@ -151,13 +165,55 @@ impl Encoder {
             return Err(format!("token id {id} is past the vocabulary"));
         }
         let m: usize = lens.iter().sum();
-        let mut x = vec![0f32; m * h];
-        for (row, (id, pos)) in batch
+        let intermediate = self.layers.first().map_or(0, |l| l.intermediate.n);
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let Scratch {
+                x,
+                qkv,
+                context,
+                attended,
+                inner,
+            } = &mut *scratch;
+            // The linear layers read whole blocks of rows: room for the last one's padding
+            // (its values never reach a real row).
+            let rows = padded_rows(m);
+            for (buffer, width) in [
+                (&mut *x, h),
+                (&mut *qkv, 3 * h),
+                (&mut *context, h),
+                (&mut *attended, h),
+                (&mut *inner, intermediate),
+            ] {
+                if buffer.len() < rows * width {
+                    buffer.resize(rows * width, 0.0);
+                }
+            }
+            self.embeddings(batch, &mut x[..m * h]);
+            let cpu = self.cpu;
+            for layer in &self.layers {
+                layer.qkv.forward(cpu, x, m, qkv, Epilogue::Bias);
+                // SAFETY: `cpu` proves AVX-512F; `qkv` holds m rows of 3·h, `context` of h.
+                unsafe { self.attention(qkv, &lens, context) };
+                let residual = Epilogue::Residual(&x[..m * h]);
+                layer.attention_out.forward(cpu, context, m, attended, residual);
+                self.normalize_rows(&mut attended[..m * h], &layer.attention_norm);
+                layer.intermediate.forward(cpu, attended, m, inner, Epilogue::Gelu);
+                let residual = Epilogue::Residual(&attended[..m * h]);
+                layer.output.forward(cpu, inner, m, x, residual);
+                self.normalize_rows(&mut x[..m * h], &layer.output_norm);
+            }
+            Ok(self.pool(&x[..m * h], &lens))
+        })
+    }
+
+    /// Each token's word, position and type embeddings summed and normalised, into `x`.
+    fn embeddings(&self, batch: &[&[u32]], x: &mut [f32]) {
+        let h = self.hidden;
+        let tokens = batch
             .iter()
-            .flat_map(|s| s.iter().enumerate().map(|(pos, id)| (*id as usize, pos)))
-            .enumerate()
-        {
-            let dst = &mut x[row * h..(row + 1) * h];
+            .flat_map(|s| s.iter().enumerate().map(|(pos, id)| (*id as usize, pos)));
+        for (dst, (id, pos)) in x.chunks_exact_mut(h).zip(tokens) {
             let (w, p, t) = (
                 &self.word[id * h..(id + 1) * h],
                 &self.position[pos * h..(pos + 1) * h],
@@ -167,37 +223,15 @@ impl Encoder {
                 *v = w[j] + t[j] + p[j];
             }
         }
-        self.normalize_rows(&mut x, &self.embedding_norm);
-        let intermediate = self.layers.first().map_or(0, |l| l.intermediate.n);
-        let mut qkv = vec![0f32; m * 3 * h];
-        let mut context = vec![0f32; m * h];
-        let mut attended = vec![0f32; m * h];
-        let mut inner = vec![0f32; m * intermediate];
-        let mut scratch = Vec::new();
-        let cpu = self.cpu;
-        for layer in &self.layers {
-            layer
-                .qkv
-                .forward(cpu, &x, m, &mut qkv, Epilogue::Bias, &mut scratch);
-            // SAFETY: `cpu` proves AVX-512F; `qkv` holds m rows of 3·h, `context` m of h.
-            unsafe { self.attention(&qkv, &lens, &mut context) };
-            let residual = Epilogue::Residual(&x);
-            layer
-                .attention_out
-                .forward(cpu, &context, m, &mut attended, residual, &mut scratch);
-            self.normalize_rows(&mut attended, &layer.attention_norm);
-            layer
-                .intermediate
-                .forward(cpu, &attended, m, &mut inner, Epilogue::Gelu, &mut scratch);
-            let residual = Epilogue::Residual(&attended);
-            layer
-                .output
-                .forward(cpu, &inner, m, &mut x, residual, &mut scratch);
-            self.normalize_rows(&mut x, &layer.output_norm);
-        }
-        let mut out = Vec::with_capacity(batch.len());
+        self.normalize_rows(x, &self.embedding_norm);
+    }
+
+    /// The mean of each sequence's rows of `x`.
+    fn pool(&self, x: &[f32], lens: &[usize]) -> Vec<Vec<f32>> {
+        let h = self.hidden;
+        let mut out = Vec::with_capacity(lens.len());
         let mut row = 0;
-        for &len in &lens {
+        for &len in lens {
             let mut mean = vec![0f32; h];
             for r in row..row + len {
                 for (m, v) in mean.iter_mut().zip(&x[r * h..(r + 1) * h]) {
@@ -210,7 +244,7 @@ impl Encoder {
             out.push(mean);
             row += len;
         }
-        Ok(out)
+        out
     }
 
     fn normalize_rows(&self, rows: &mut [f32], norm: &Norm) {

@@ -1,7 +1,7 @@
 //! The encoder's linear layers, `y = x·Wᵀ + b`, on x86-64 with AVX-512: the weights are
 //! packed once, at load, into panels of 32 output columns stored k-major (so the kernel
-//! reads them front to back), each block of 12 input rows is packed k-major too, and a
-//! 12×32 register-blocked kernel (24 accumulators) runs over the whole depth. The kernel
+//! reads them front to back), and a 12×32 register-blocked kernel (24 accumulators) runs
+//! over the whole depth, reading 12 input rows where they are. The kernel
 //! is written in assembly: it is the one loop that decides the speed, and so it runs at
 //! full speed in unoptimised (test) builds too. The epilogue adds the bias and then
 //! applies GELU or adds a residual while the tile is in cache. [`Avx512`] is the proof
@@ -73,62 +73,29 @@ impl Linear {
         }
     }
 
-    /// `out[m × n] = x[m × k]·Wᵀ + b`, then `epilogue`. `scratch` holds the rows, packed.
-    pub fn forward(
-        &self,
-        cpu: Avx512,
-        x: &[f32],
-        m: usize,
-        out: &mut [f32],
-        epilogue: Epilogue,
-        scratch: &mut Vec<f32>,
-    ) {
+    /// `out[m × n] = x[m × k]·Wᵀ + b`, then `epilogue`. `x` has room for
+    /// [`padded_rows`]`(m)` rows (the rows past `m` are read, whatever they hold, and
+    /// their results dropped).
+    pub fn forward(&self, cpu: Avx512, x: &[f32], m: usize, out: &mut [f32], epilogue: Epilogue) {
         let _ = cpu;
-        assert!(x.len() >= m * self.k && out.len() >= m * self.n);
+        assert!(x.len() >= padded_rows(m) * self.k && out.len() >= m * self.n);
         if let Epilogue::Residual(r) = epilogue {
             assert!(r.len() >= m * self.n);
         }
-        scratch.clear();
-        scratch.resize(m.div_ceil(MR) * MR * self.k, 0.0);
         // SAFETY: `cpu` proves AVX-512F; the sizes were checked above.
-        unsafe { self.forward_avx512(x, m, out, epilogue, scratch) }
+        unsafe { self.forward_avx512(x, m, out, epilogue) }
     }
 
     #[target_feature(enable = "avx512f")]
-    unsafe fn forward_avx512(
-        &self,
-        x: &[f32],
-        m: usize,
-        out: &mut [f32],
-        epilogue: Epilogue,
-        packed: &mut [f32],
-    ) {
+    unsafe fn forward_avx512(&self, x: &[f32], m: usize, out: &mut [f32], epilogue: Epilogue) {
         let k = self.k;
-        // Every block of rows packed k-major: block b holds packed[b·k·MR + kk·MR + r] =
-        // x[b·MR + r][kk] (rows past m zero).
-        let blocks = m.div_ceil(MR);
-        for b in 0..blocks {
-            let block = &mut packed[b * k * MR..(b + 1) * k * MR];
-            for r in 0..MR {
-                let i = b * MR + r;
-                if i < m {
-                    for (kk, v) in x[i * k..(i + 1) * k].iter().enumerate() {
-                        block[kk * MR + r] = *v;
-                    }
-                } else {
-                    for kk in 0..k {
-                        block[kk * MR + r] = 0.0;
-                    }
-                }
-            }
-        }
         // Panel by panel (the panel stays in cache), every block of rows through it.
         let mut tile = [0f32; MR * NR];
         for p in 0..self.n.div_ceil(NR) {
             let panel = self.panels.as_ptr().add(p * k * NR);
-            for b in 0..blocks {
-                kernel(packed.as_ptr().add(b * k * MR), panel, k, &mut tile);
-                self.store(&tile, b * MR, MR.min(m - b * MR), p, out, epilogue);
+            for i0 in (0..m).step_by(MR) {
+                kernel(x.as_ptr().add(i0 * k), k, panel, &mut tile);
+                self.store(&tile, i0, MR.min(m - i0), p, out, epilogue);
             }
         }
     }
@@ -192,26 +159,15 @@ macro_rules! zero {
     };
 }
 
-/// One row of the tile for one `k`: broadcast `a[row]` into `zmmBC`, multiply it by the
-/// panel's two vectors (zmm24, zmm25) into the row's accumulators `zmmLO`, `zmmHI`.
+/// One row of the tile for one `k`: broadcast the row's element at `ADDRESS` into `zmmBC`,
+/// multiply it by the panel's two vectors (zmm24, zmm25) into the row's accumulators
+/// `zmmLO`, `zmmHI`.
 macro_rules! row {
-    ($lo:literal, $hi:literal, $bc:literal, $offset:literal) => {
+    ($lo:literal, $hi:literal, $bc:literal, $address:literal) => {
         concat!(
-            "vbroadcastss zmm",
-            $bc,
-            ", dword ptr [{a} + ",
-            $offset,
-            "]\n",
-            "vfmadd231ps zmm",
-            $lo,
-            ", zmm",
-            $bc,
-            ", zmm24\n",
-            "vfmadd231ps zmm",
-            $hi,
-            ", zmm",
-            $bc,
-            ", zmm25"
+            "vbroadcastss zmm", $bc, ", dword ptr [", $address, "]\n",
+            "vfmadd231ps zmm", $lo, ", zmm", $bc, ", zmm24\n",
+            "vfmadd231ps zmm", $hi, ", zmm", $bc, ", zmm25"
         )
     };
 }
@@ -223,34 +179,45 @@ macro_rules! store {
     };
 }
 
-/// The 12×32 tile `a·b` over depth `k` into `tile` (row-major): `a` is a packed row block
-/// (`k × 12`), `b` a panel (`k × 32`). Accumulators zmm0–23 (row r in zmm 2r and 2r+1),
-/// the panel's vectors in zmm24–25, the broadcast rows rotate through zmm26–31.
+/// The 12×32 tile `a·b` over depth `k` into `tile` (row-major): `a` is the first of 12
+/// rows of `k` values one after another, `b` a panel (`k × 32`). Accumulators zmm0–23 (row
+/// r in zmm 2r and 2r+1), the panel's vectors in zmm24–25, the broadcast values rotate
+/// through zmm26–31. Rows are read in place: rows 0, 3, 6 and 9 through their own pointers,
+/// the two after each at one and two strides from it.
 #[target_feature(enable = "avx512f")]
-unsafe fn kernel(a: *const f32, b: *const f32, k: usize, tile: &mut [f32; MR * NR]) {
+unsafe fn kernel(a: *const f32, k: usize, b: *const f32, tile: &mut [f32; MR * NR]) {
     std::arch::asm!(
         zero!(0), zero!(1), zero!(2), zero!(3), zero!(4), zero!(5),
         zero!(6), zero!(7), zero!(8), zero!(9), zero!(10), zero!(11),
         zero!(12), zero!(13), zero!(14), zero!(15), zero!(16), zero!(17),
         zero!(18), zero!(19), zero!(20), zero!(21), zero!(22), zero!(23),
+        "lea {a3}, [{a} + {s} * 2]",
+        "add {a3}, {s}",
+        "lea {a6}, [{a3} + {s} * 2]",
+        "add {a6}, {s}",
+        "lea {a9}, [{a6} + {s} * 2]",
+        "add {a9}, {s}",
         "test {k}, {k}",
         "jz 3f",
         "2:",
         "vmovups zmm24, [{b}]",
         "vmovups zmm25, [{b} + 64]",
-        row!(0, 1, 26, 0),
-        row!(2, 3, 27, 4),
-        row!(4, 5, 28, 8),
-        row!(6, 7, 29, 12),
-        row!(8, 9, 30, 16),
-        row!(10, 11, 31, 20),
-        row!(12, 13, 26, 24),
-        row!(14, 15, 27, 28),
-        row!(16, 17, 28, 32),
-        row!(18, 19, 29, 36),
-        row!(20, 21, 30, 40),
-        row!(22, 23, 31, 44),
-        "add {a}, 48",
+        row!(0, 1, 26, "{a}"),
+        row!(2, 3, 27, "{a} + {s}"),
+        row!(4, 5, 28, "{a} + {s} * 2"),
+        row!(6, 7, 29, "{a3}"),
+        row!(8, 9, 30, "{a3} + {s}"),
+        row!(10, 11, 31, "{a3} + {s} * 2"),
+        row!(12, 13, 26, "{a6}"),
+        row!(14, 15, 27, "{a6} + {s}"),
+        row!(16, 17, 28, "{a6} + {s} * 2"),
+        row!(18, 19, 29, "{a9}"),
+        row!(20, 21, 30, "{a9} + {s}"),
+        row!(22, 23, 31, "{a9} + {s} * 2"),
+        "add {a}, 4",
+        "add {a3}, 4",
+        "add {a6}, 4",
+        "add {a9}, 4",
         "add {b}, 128",
         "dec {k}",
         "jnz 2b",
@@ -264,6 +231,10 @@ unsafe fn kernel(a: *const f32, b: *const f32, k: usize, tile: &mut [f32; MR * N
         a = inout(reg) a => _,
         b = inout(reg) b => _,
         k = inout(reg) k => _,
+        s = in(reg) k * 4,
+        a3 = out(reg) _,
+        a6 = out(reg) _,
+        a9 = out(reg) _,
         c = in(reg) tile.as_mut_ptr(),
         out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
         out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
@@ -275,4 +246,9 @@ unsafe fn kernel(a: *const f32, b: *const f32, k: usize, tile: &mut [f32; MR * N
         out("zmm28") _, out("zmm29") _, out("zmm30") _, out("zmm31") _,
         options(nostack),
     );
+}
+
+/// Rows the buffers of `m` rows need for [`Linear::forward`]: whole blocks of 12.
+pub fn padded_rows(m: usize) -> usize {
+    m.div_ceil(MR) * MR
 }
