@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use goldgate::embed::minilm::locate::Hub;
+use goldgate::embed::minilm::model::Kernel;
 use goldgate::embed::minilm::MiniLm;
 use goldgate::embed::Embedder;
 use goldgate::Error;
@@ -157,6 +158,15 @@ fn a_megabyte_of_text_is_cut_to_its_first_tokens_quickly() {
     let whole = model.embed(&[&text]).unwrap();
     let of_ids = model.embed_ids(&[ids]).unwrap();
     assert!(cosine(&whole[0], &of_ids[0]) > 1.0 - 1e-6);
+    // A megabyte without whitespace (Chinese, one endless word) is read whole: quick too.
+    let chinese = "系统必须在五分钟内更新订单状态。".repeat((1 << 20) / 48);
+    let word = "x".repeat(1 << 20);
+    for (text, tokens) in [(&chinese, max), (&word, 3)] {
+        let clock = std::time::Instant::now();
+        assert_eq!(model.token_ids(text).unwrap().len(), tokens);
+        let took = clock.elapsed();
+        assert!(took.as_secs_f64() < 2.0, "tokenising took {took:?}");
+    }
     // The same holds for the fixture's long and non-ASCII texts, with a small first prefix.
     let (texts, _) = fixture();
     for text in &texts {
@@ -247,6 +257,33 @@ fn the_tiny_model_embeds_in_order_without_padding_effects() {
 }
 
 #[test]
+fn the_fast_encoder_agrees_with_candle_transformers_bert() {
+    let (_temp, dir) = tiny("minilm-kernels");
+    let texts: Vec<String> = (0..40)
+        .map(|i| {
+            "lock the account after five failed login attempts ".repeat(i % 7)
+                + &format!("order {i}")
+        })
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let fast = open(&dir).unwrap();
+    let candle = open(&dir).unwrap().with_kernel(Kernel::Candle);
+    assert!(candle.uses_candle().unwrap());
+    if fast.uses_candle().unwrap() {
+        eprintln!("the_fast_encoder_agrees_with_candle_transformers_bert: this CPU has no AVX-512, both are candle's");
+    }
+    let (a, b) = (fast.embed(&texts).unwrap(), candle.embed(&texts).unwrap());
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        let error = x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| (p - q).abs())
+            .fold(0f32, f32::max);
+        assert!(error < 1e-5, "text {i}: {error}");
+    }
+}
+
+#[test]
 fn the_tiny_model_truncates_a_megabyte_of_text() {
     let (_temp, dir) = tiny("minilm-tiny-long");
     let model = open(&dir).unwrap();
@@ -316,17 +353,22 @@ fn a_tokenizer_larger_than_the_models_vocabulary_is_a_mismatch() {
 #[test]
 fn weights_of_other_shapes_than_the_config_says_are_a_mismatch() {
     let (_temp, dir) = tiny("minilm-shapes");
-    let config = tiny_bert::config_json(tiny_bert::vocab().len(), 12);
-    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
-    std::fs::write(
-        dir.join("1_Pooling/config.json"),
-        r#"{"word_embedding_dimension": 12, "pooling_mode_mean_tokens": true}"#,
-    )
-    .unwrap();
-    let model = open(&dir).unwrap();
-    let text = message(model.embed(&["the account"]).err().unwrap());
-    assert!(text.contains("model.safetensors"), "{text}");
-    assert!(text.contains("do not match config.json"), "{text}");
+    // 64 wide: the fast encoder's shapes; 12 wide (heads of 6): candle-transformers'.
+    for hidden in [64, 12] {
+        let config = tiny_bert::config_json(tiny_bert::vocab().len(), hidden);
+        std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+        std::fs::write(
+            dir.join("1_Pooling/config.json"),
+            format!(
+                r#"{{"word_embedding_dimension": {hidden}, "pooling_mode_mean_tokens": true}}"#
+            ),
+        )
+        .unwrap();
+        let model = open(&dir).unwrap();
+        let text = message(model.embed(&["the account"]).err().unwrap());
+        assert!(text.contains("model.safetensors"), "{text}");
+        assert!(text.contains("do not match config.json"), "{text}");
+    }
 }
 
 #[test]
@@ -350,7 +392,7 @@ fn damaged_configuration_files_are_clear_errors() {
     let (_temp, dir) = tiny("minilm-pooling");
     std::fs::write(
         dir.join("1_Pooling/config.json"),
-        r#"{"word_embedding_dimension": 8, "pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false}"#,
+        r#"{"word_embedding_dimension": 32, "pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false}"#,
     )
     .unwrap();
     let text = message(open(&dir).err().unwrap());

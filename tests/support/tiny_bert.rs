@@ -1,15 +1,16 @@
-//! A tiny sentence-transformers BERT written by the tests themselves (hidden size 8, one
-//! layer, a vocabulary of letters and a few words, seeded pseudo-random weights), so the
-//! `minilm` backend's loading, errors and pipeline are tested on any machine, without the
-//! real model.
+//! A tiny sentence-transformers BERT written by the tests themselves (hidden size 32, two
+//! heads, one layer, a vocabulary of letters and a few words, seeded pseudo-random
+//! weights), so the `minilm` backend's loading, errors and pipeline are tested on any
+//! machine, without the real model. Its widths are whole vectors (so the fast encoder runs
+//! it) but not whole panels (48 intermediate units: the edges are tested too).
 
 use std::path::Path;
 
 use serde_json::{json, Value};
 
 /// The tiny model's dimensions.
-pub const HIDDEN: usize = 8;
-pub const INTERMEDIATE: usize = 16;
+pub const HIDDEN: usize = 32;
+pub const INTERMEDIATE: usize = 48;
 pub const POSITIONS: usize = 64;
 /// `max_seq_length` of its `sentence_bert_config.json`.
 pub const MAX_SEQ: usize = 16;
@@ -169,7 +170,7 @@ pub fn safetensors(vocab_size: usize) -> Vec<u8> {
         );
     }
     let mut header = Value::Object(header).to_string().into_bytes();
-    while header.len() % 8 != 0 {
+    while !header.len().is_multiple_of(8) {
         header.push(b' ');
     }
     let mut out = (header.len() as u64).to_le_bytes().to_vec();

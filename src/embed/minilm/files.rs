@@ -176,7 +176,10 @@ fn check_config(path: &Path, config: &Config) -> Result<()> {
             ));
         }
     }
-    if config.hidden_size % config.num_attention_heads != 0 {
+    if !config
+        .hidden_size
+        .is_multiple_of(config.num_attention_heads)
+    {
         return Err(problem(
             path,
             Some("num_attention_heads"),

@@ -157,10 +157,29 @@ fn fetch(model: &str, hub: &Hub) -> std::result::Result<PathBuf, String> {
             dir = file.parent().map(Path::to_path_buf);
         }
         // Optional files: a repository without them is a plain BERT model.
-        let pooling = format!("{DEFAULT_POOLING_DIR}/config.json");
-        for name in [SENTENCE_BERT_CONFIG, MODULES, pooling.as_str()] {
-            let _ = repo.get(name).await;
-        }
+        let _ = repo.get(SENTENCE_BERT_CONFIG).await;
+        let pooling = match repo.get(MODULES).await {
+            Ok(modules) => pooling_dir(&modules),
+            Err(_) => DEFAULT_POOLING_DIR.to_string(),
+        };
+        let _ = repo.get(&format!("{pooling}/config.json")).await;
         dir.ok_or_else(|| "the hub returned no files".to_string())
     })
+}
+
+/// The folder of the pooling module that `modules.json` names (the default when it names
+/// none or cannot be read: reading the model reports a broken file).
+fn pooling_dir(modules: &Path) -> String {
+    std::fs::read(modules)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Vec<serde_json::Value>>(&bytes).ok())
+        .and_then(|modules| {
+            modules.iter().find_map(|m| {
+                let kind = m.get("type")?.as_str()?;
+                let path = m.get("path")?.as_str()?;
+                (kind.ends_with("Pooling") && !path.is_empty() && !path.contains(".."))
+                    .then(|| path.to_string())
+            })
+        })
+        .unwrap_or_else(|| DEFAULT_POOLING_DIR.to_string())
 }

@@ -3,10 +3,17 @@
 //! BERT with mean pooling). Opening finds the model ([`locate`]) and fingerprints its files
 //! ([`files`]) without loading anything; the first [`Embedder::embed`] call loads the
 //! tokenizer ([`tokenize`]) and the weights ([`model`]), then every call tokenises its texts,
-//! sorts them by length into batches (little padding) and runs the batches on the cores.
+//! sorts them by length into batches of about a thousand tokens and runs the batches side
+//! by side on the cores.
 
+#[cfg(target_arch = "x86_64")]
+mod encoder;
 pub mod files;
+#[cfg(target_arch = "x86_64")]
+mod gemm;
 pub mod locate;
+#[cfg(target_arch = "x86_64")]
+mod math;
 pub mod model;
 pub mod tokenize;
 
@@ -17,16 +24,18 @@ use rayon::prelude::*;
 use super::{Embedder, Identity};
 use crate::error::Result;
 use files::ModelFiles;
-use model::Bert;
+use model::{Bert, Kernel};
 use tokenize::WordPiece;
 
-/// Texts per forward pass.
-const BATCH: usize = 32;
+/// Tokens per forward pass (at most): enough rows for the linear layers to run at full
+/// speed, few enough for a batch's activations to stay near 10 MB.
+const BATCH_TOKENS: usize = 1024;
 
 /// A sentence-transformers BERT model, loaded on first use.
 pub struct MiniLm {
     identity: Identity,
     files: ModelFiles,
+    kernel: Kernel,
     loaded: OnceLock<Loaded>,
     loading: Mutex<()>,
 }
@@ -56,9 +65,23 @@ impl MiniLm {
                 fingerprint: files.fingerprint.clone(),
             },
             files,
+            kernel: Kernel::Auto,
             loaded: OnceLock::new(),
             loading: Mutex::new(()),
         })
+    }
+
+    /// Run the forward pass with `kernel` (before the first embedding; for comparisons).
+    pub fn with_kernel(mut self, kernel: Kernel) -> Self {
+        self.kernel = kernel;
+        self.loaded = OnceLock::new();
+        self
+    }
+
+    /// Whether the forward pass is candle-transformers' BERT (this CPU has no faster one,
+    /// or it was asked for). Loads the model.
+    pub fn uses_candle(&self) -> Result<bool> {
+        Ok(self.loaded()?.bert.is_candle())
     }
 
     /// The model's files and settings.
@@ -97,7 +120,7 @@ impl MiniLm {
             files.lower_case,
             files.config.vocab_size,
         )?;
-        let bert = Bert::load(files)?;
+        let bert = Bert::load(files, self.kernel)?;
         Ok(self.loaded.get_or_init(|| Loaded { tokenizer, bert }))
     }
 }
@@ -117,21 +140,36 @@ impl Embedder for MiniLm {
     }
 }
 
-/// Embed every sequence: sorted by length into batches, the batches run in parallel, the
-/// vectors put back in the order given.
+/// Embed every sequence: sorted by length into batches of about [`BATCH_TOKENS`] tokens
+/// (at least one batch per thread when there are enough texts), the batches run side by
+/// side, the vectors put back in the order given.
 fn run_batches(bert: &Bert, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>> {
     let mut order: Vec<usize> = (0..ids.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
-    let batches: Vec<Vec<Vec<f32>>> = order
-        .par_chunks(BATCH)
-        .map(|chunk| {
-            let batch: Vec<&[u32]> = chunk.iter().map(|&i| ids[i].as_slice()).collect();
-            bert.embed(&batch)
+    let total: usize = ids.iter().map(Vec::len).sum();
+    let budget = BATCH_TOKENS.min(total.div_ceil(rayon::current_num_threads()).max(1));
+    let mut batches: Vec<&[usize]> = Vec::new();
+    let (mut start, mut tokens) = (0, 0);
+    for (at, &i) in order.iter().enumerate() {
+        if at > start && tokens + ids[i].len() > budget {
+            batches.push(&order[start..at]);
+            (start, tokens) = (at, 0);
+        }
+        tokens += ids[i].len();
+    }
+    if start < order.len() {
+        batches.push(&order[start..]);
+    }
+    let vectors: Vec<Vec<Vec<f32>>> = batches
+        .par_iter()
+        .map(|batch| {
+            let seqs: Vec<&[u32]> = batch.iter().map(|&i| ids[i].as_slice()).collect();
+            bert.embed(&seqs)
         })
         .collect::<Result<_>>()?;
     let mut out = vec![Vec::new(); ids.len()];
-    for (chunk, vectors) in order.chunks(BATCH).zip(batches) {
-        for (&i, v) in chunk.iter().zip(vectors) {
+    for (batch, vectors) in batches.iter().zip(vectors) {
+        for (&i, v) in batch.iter().zip(vectors) {
             out[i] = v;
         }
     }

@@ -1,18 +1,37 @@
 //! The model: BERT's weights loaded from `model.safetensors` (checked against
-//! `config.json`), and a batch of token ids → sentence vectors: the forward pass of
-//! candle-transformers' BERT, attention-masked mean pooling and L2 normalisation, as
-//! sentence-transformers computes them.
+//! `config.json`), and a batch of token ids → sentence vectors: BERT's forward pass,
+//! attention-masked mean pooling and L2 normalisation, as sentence-transformers computes
+//! them. The forward pass is [`super::encoder`] where the CPU has AVX-512 (x86-64), and
+//! candle-transformers' BERT everywhere else (and when asked for: [`Kernel::Candle`]).
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::BertModel;
 
+#[cfg(target_arch = "x86_64")]
+use super::encoder::Encoder;
 use super::files::{fetch_hint, problem, ModelFiles};
 use crate::error::{Error, Result};
 
+/// Which forward pass to run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kernel {
+    /// The fastest this CPU supports.
+    #[default]
+    Auto,
+    /// candle-transformers' BERT, on any CPU.
+    Candle,
+}
+
+enum Forward {
+    Candle(BertModel),
+    #[cfg(target_arch = "x86_64")]
+    Packed(Encoder),
+}
+
 /// A loaded BERT encoder.
 pub struct Bert {
-    model: BertModel,
+    forward: Forward,
     hidden: usize,
     pad_id: u32,
     normalize: bool,
@@ -21,7 +40,7 @@ pub struct Bert {
 impl Bert {
     /// Load the weights of `files`, refusing a file that is damaged or whose tensors do not
     /// have the shapes `config.json` gives.
-    pub fn load(files: &ModelFiles) -> Result<Bert> {
+    pub fn load(files: &ModelFiles, kernel: Kernel) -> Result<Bert> {
         let path = files.path("model.safetensors");
         let bytes = std::fs::read(&path)
             .map_err(|e| problem(&path, None, format!("cannot read it: {e}"), fetch_hint()))?;
@@ -35,16 +54,24 @@ impl Bert {
                 )
             },
         )?;
-        let model = BertModel::load(vb, &files.config).map_err(|e| {
+        let mismatch = |e: candle_core::Error| {
             problem(
                 &path,
                 None,
                 format!("the weights do not match config.json: {e}"),
                 format!("model.safetensors and config.json come from different models or one is damaged; {}", fetch_hint()),
             )
-        })?;
+        };
+        let forward = match kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Auto if Encoder::supports(&files.config).is_some() => {
+                let cpu = Encoder::supports(&files.config).expect("checked");
+                Forward::Packed(Encoder::load(cpu, vb, &files.config).map_err(mismatch)?)
+            }
+            _ => Forward::Candle(BertModel::load(vb, &files.config).map_err(mismatch)?),
+        };
         Ok(Bert {
-            model,
+            forward,
             hidden: files.config.hidden_size,
             pad_id: files.config.pad_token_id as u32,
             normalize: files.normalize,
@@ -62,7 +89,29 @@ impl Bert {
             .map_err(|e| Error::internal(format!("the model's forward pass failed: {e}")))
     }
 
+    /// Whether the forward pass is candle-transformers' BERT.
+    pub fn is_candle(&self) -> bool {
+        matches!(self.forward, Forward::Candle(_))
+    }
+
     fn forward(&self, batch: &[&[u32]]) -> candle_core::Result<Vec<Vec<f32>>> {
+        let mut vectors = match &self.forward {
+            Forward::Candle(model) => self.candle(model, batch)?,
+            #[cfg(target_arch = "x86_64")]
+            Forward::Packed(encoder) => encoder
+                .mean_pooled(batch)
+                .map_err(candle_core::Error::msg)?,
+        };
+        if self.normalize {
+            for v in &mut vectors {
+                normalize(v);
+            }
+        }
+        Ok(vectors)
+    }
+
+    /// Padded batch through candle-transformers' BERT, then the masked mean.
+    fn candle(&self, model: &BertModel, batch: &[&[u32]]) -> candle_core::Result<Vec<Vec<f32>>> {
         let rows = batch.len();
         let width = batch.iter().map(|ids| ids.len()).max().unwrap_or(0).max(1);
         let mut ids = vec![self.pad_id; rows * width];
@@ -75,19 +124,13 @@ impl Bert {
         let ids = Tensor::from_vec(ids, (rows, width), &device)?;
         let mask = Tensor::from_vec(mask, (rows, width), &device)?;
         let types = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let hidden = model.forward(&ids, &types, Some(&mask))?;
         // Mean over the real tokens: sum(hidden × mask) / max(sum(mask), 1e-9).
         let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
         let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
         let counts = mask.sum(1)?.clamp(1e-9f32, f32::MAX)?;
         let mean = summed.broadcast_div(&counts)?;
-        let mut vectors = mean.to_vec2::<f32>()?;
-        if self.normalize {
-            for v in &mut vectors {
-                normalize(v);
-            }
-        }
-        Ok(vectors)
+        mean.to_vec2::<f32>()
     }
 }
 

@@ -9,6 +9,8 @@
 use std::path::Path;
 
 use rayon::prelude::*;
+use tokenizers::normalizers::NormalizerWrapper;
+use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use tokenizers::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 use tokenizers::Tokenizer;
 
@@ -24,6 +26,10 @@ pub struct WordPiece {
     tokenizer: Tokenizer,
     max_seq_length: usize,
     lower_case: bool,
+    /// Whether tokenising a prefix is exact: BERT's normaliser (or none) and BERT's
+    /// pre-tokenizer, the pipeline the argument of [`WordPiece::encode_with_bound`] is
+    /// about. Other tokenizers read whole texts.
+    prefix_exact: bool,
 }
 
 impl WordPiece {
@@ -73,10 +79,18 @@ impl WordPiece {
                 fetch_hint(),
             ));
         }
+        let prefix_exact = matches!(
+            tokenizer.get_normalizer(),
+            None | Some(NormalizerWrapper::BertNormalizer(_))
+        ) && matches!(
+            tokenizer.get_pre_tokenizer(),
+            Some(PreTokenizerWrapper::BertPreTokenizer(_))
+        );
         let wordpiece = WordPiece {
             tokenizer,
             max_seq_length,
             lower_case,
+            prefix_exact,
         };
         // A tokenizer that cannot encode the empty text is broken (not a matter of input).
         wordpiece.encode("").map_err(|e| {
@@ -122,6 +136,9 @@ impl WordPiece {
         bound: usize,
     ) -> std::result::Result<Vec<u32>, String> {
         let text = text.trim();
+        if !self.prefix_exact {
+            return self.encode_exact(text);
+        }
         let mut bound = bound.max(1);
         loop {
             match cut_before_whitespace(text, bound) {
