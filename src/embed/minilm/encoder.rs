@@ -196,9 +196,13 @@ impl Encoder {
                 // SAFETY: `cpu` proves AVX-512F; `qkv` holds m rows of 3·h, `context` of h.
                 unsafe { self.attention(qkv, &lens, context) };
                 let residual = Epilogue::Residual(&x[..m * h]);
-                layer.attention_out.forward(cpu, context, m, attended, residual);
+                layer
+                    .attention_out
+                    .forward(cpu, context, m, attended, residual);
                 self.normalize_rows(&mut attended[..m * h], &layer.attention_norm);
-                layer.intermediate.forward(cpu, attended, m, inner, Epilogue::Gelu);
+                layer
+                    .intermediate
+                    .forward(cpu, attended, m, inner, Epilogue::Gelu);
                 let residual = Epilogue::Residual(&attended[..m * h]);
                 layer.output.forward(cpu, inner, m, x, residual);
                 self.normalize_rows(&mut x[..m * h], &layer.output_norm);
@@ -259,10 +263,7 @@ impl Encoder {
     /// head, into `out` (the heads side by side, as BERT concatenates them).
     #[target_feature(enable = "avx512f")]
     unsafe fn attention(&self, qkv: &[f32], lens: &[usize], out: &mut [f32]) {
-        let (h, hd) = (self.hidden, self.head_dim);
-        let stride = 3 * h;
-        let scale = _mm512_set1_ps(1.0 / (hd as f32).sqrt());
-        let vectors = hd / 16;
+        let hd = self.head_dim;
         let (mut keys, mut scores) = (Vec::new(), Vec::new());
         let mut r0 = 0;
         for &len in lens {
@@ -271,57 +272,118 @@ impl Encoder {
             keys.resize(hd * padded, 0f32);
             scores.clear();
             scores.resize(padded, 0f32);
+            let at = Head {
+                qkv,
+                stride: 3 * self.hidden,
+                r0,
+                len,
+                padded,
+            };
             for head in 0..self.heads {
-                // The head's keys transposed (`hd × padded`), so 16 scores come at a time.
-                for j in 0..len {
-                    let key = &qkv[(r0 + j) * stride + h + head * hd..][..hd];
-                    for (d, v) in key.iter().enumerate() {
-                        keys[d * padded + j] = *v;
-                    }
-                }
-                for i in 0..len {
-                    let query = qkv.as_ptr().add((r0 + i) * stride + head * hd);
-                    let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
-                    for jb in (0..padded).step_by(16) {
-                        let mut acc = _mm512_setzero_ps();
-                        for d in 0..hd {
-                            let k = _mm512_loadu_ps(keys.as_ptr().add(d * padded + jb));
-                            acc = _mm512_fmadd_ps(_mm512_set1_ps(*query.add(d)), k, acc);
-                        }
-                        let real = lanes(len - jb);
-                        let s = _mm512_mask_blend_ps(
-                            real,
-                            _mm512_set1_ps(f32::NEG_INFINITY),
-                            _mm512_mul_ps(acc, scale),
-                        );
-                        max = _mm512_max_ps(max, s);
-                        _mm512_storeu_ps(scores.as_mut_ptr().add(jb), s);
-                    }
-                    let max = _mm512_set1_ps(_mm512_reduce_max_ps(max));
-                    let mut sum = _mm512_setzero_ps();
-                    for jb in (0..padded).step_by(16) {
-                        let s = _mm512_loadu_ps(scores.as_ptr().add(jb));
-                        let e =
-                            _mm512_maskz_mov_ps(lanes(len - jb), math::exp(_mm512_sub_ps(s, max)));
-                        sum = _mm512_add_ps(sum, e);
-                        _mm512_storeu_ps(scores.as_mut_ptr().add(jb), e);
-                    }
-                    let inverse = _mm512_set1_ps(1.0 / _mm512_reduce_add_ps(sum));
-                    let mut acc = [_mm512_setzero_ps(); MAX_HEAD_VECTORS];
-                    for (j, weight) in scores.iter().enumerate().take(len) {
-                        let p = _mm512_set1_ps(*weight);
-                        let value = qkv.as_ptr().add((r0 + j) * stride + 2 * h + head * hd);
-                        for (b, a) in acc.iter_mut().enumerate().take(vectors) {
-                            *a = _mm512_fmadd_ps(p, _mm512_loadu_ps(value.add(b * 16)), *a);
-                        }
-                    }
-                    let dst = out.as_mut_ptr().add((r0 + i) * h + head * hd);
-                    for (b, a) in acc.iter().enumerate().take(vectors) {
-                        _mm512_storeu_ps(dst.add(b * 16), _mm512_mul_ps(*a, inverse));
-                    }
+                // The head's widths are whole vectors (1 to MAX_HEAD_VECTORS): one copy of
+                // the loop per width keeps its accumulators in registers.
+                match hd / 16 {
+                    1 => at.attend::<1>(self.hidden, head, &mut keys, &mut scores, out),
+                    2 => at.attend::<2>(self.hidden, head, &mut keys, &mut scores, out),
+                    3 => at.attend::<3>(self.hidden, head, &mut keys, &mut scores, out),
+                    4 => at.attend::<4>(self.hidden, head, &mut keys, &mut scores, out),
+                    5 => at.attend::<5>(self.hidden, head, &mut keys, &mut scores, out),
+                    6 => at.attend::<6>(self.hidden, head, &mut keys, &mut scores, out),
+                    7 => at.attend::<7>(self.hidden, head, &mut keys, &mut scores, out),
+                    _ => at.attend::<8>(self.hidden, head, &mut keys, &mut scores, out),
                 }
             }
             r0 += len;
+        }
+    }
+}
+
+/// One sequence's rows of the query-key-value matrix.
+struct Head<'a> {
+    qkv: &'a [f32],
+    /// Floats per row: 3 · hidden.
+    stride: usize,
+    /// Its first row.
+    r0: usize,
+    len: usize,
+    /// `len` rounded up to whole vectors.
+    padded: usize,
+}
+
+impl Head<'_> {
+    /// Attention of head `head` (`V` vectors wide) over the sequence: softmax(q·kᵀ/√d)·v for
+    /// every query row, into `out`. `keys` and `scores` are scratch of `V·16·padded` and
+    /// `padded` floats.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn attend<const V: usize>(
+        &self,
+        hidden: usize,
+        head: usize,
+        keys: &mut [f32],
+        scores: &mut [f32],
+        out: &mut [f32],
+    ) {
+        let (hd, padded, len) = (V * 16, self.padded, self.len);
+        let row = |r: usize| self.qkv.as_ptr().add((self.r0 + r) * self.stride);
+        // The head's keys transposed (`hd × padded`), so 16 scores come at a time.
+        for j in 0..len {
+            let key = std::slice::from_raw_parts(row(j).add(hidden + head * hd), hd);
+            for (d, v) in key.iter().enumerate() {
+                keys[d * padded + j] = *v;
+            }
+        }
+        let scale = _mm512_set1_ps(1.0 / (hd as f32).sqrt());
+        for i in 0..len {
+            let query = row(i).add(head * hd);
+            let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
+            for jb in (0..padded).step_by(16) {
+                // Four independent sums, so the multiply-adds overlap.
+                let mut acc = [_mm512_setzero_ps(); 4];
+                for d in (0..hd).step_by(4) {
+                    for (t, a) in acc.iter_mut().enumerate() {
+                        let k = _mm512_loadu_ps(keys.as_ptr().add((d + t) * padded + jb));
+                        *a = _mm512_fmadd_ps(_mm512_set1_ps(*query.add(d + t)), k, *a);
+                    }
+                }
+                let acc =
+                    _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
+                let s = _mm512_mask_blend_ps(
+                    lanes(len - jb),
+                    _mm512_set1_ps(f32::NEG_INFINITY),
+                    _mm512_mul_ps(acc, scale),
+                );
+                max = _mm512_max_ps(max, s);
+                _mm512_storeu_ps(scores.as_mut_ptr().add(jb), s);
+            }
+            let max = _mm512_set1_ps(_mm512_reduce_max_ps(max));
+            let mut sum = _mm512_setzero_ps();
+            for jb in (0..padded).step_by(16) {
+                let s = _mm512_loadu_ps(scores.as_ptr().add(jb));
+                let e = _mm512_maskz_mov_ps(lanes(len - jb), math::exp(_mm512_sub_ps(s, max)));
+                sum = _mm512_add_ps(sum, e);
+                _mm512_storeu_ps(scores.as_mut_ptr().add(jb), e);
+            }
+            let inverse = _mm512_set1_ps(1.0 / _mm512_reduce_add_ps(sum));
+            // Two independent sums over the values (even and odd rows).
+            let (mut even, mut odd) = ([_mm512_setzero_ps(); V], [_mm512_setzero_ps(); V]);
+            let value = |j: usize| row(j).add(2 * hidden + head * hd);
+            for j in (0..len).step_by(2) {
+                let (p, v) = (_mm512_set1_ps(scores[j]), value(j));
+                for (b, a) in even.iter_mut().enumerate() {
+                    *a = _mm512_fmadd_ps(p, _mm512_loadu_ps(v.add(b * 16)), *a);
+                }
+                if j + 1 < len {
+                    let (p, v) = (_mm512_set1_ps(scores[j + 1]), value(j + 1));
+                    for (b, a) in odd.iter_mut().enumerate() {
+                        *a = _mm512_fmadd_ps(p, _mm512_loadu_ps(v.add(b * 16)), *a);
+                    }
+                }
+            }
+            let dst = out.as_mut_ptr().add((self.r0 + i) * hidden + head * hd);
+            for b in 0..V {
+                let total = _mm512_add_ps(even[b], odd[b]);
+                _mm512_storeu_ps(dst.add(b * 16), _mm512_mul_ps(total, inverse));
+            }
         }
     }
 }

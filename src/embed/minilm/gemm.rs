@@ -165,9 +165,21 @@ macro_rules! zero {
 macro_rules! row {
     ($lo:literal, $hi:literal, $bc:literal, $address:literal) => {
         concat!(
-            "vbroadcastss zmm", $bc, ", dword ptr [", $address, "]\n",
-            "vfmadd231ps zmm", $lo, ", zmm", $bc, ", zmm24\n",
-            "vfmadd231ps zmm", $hi, ", zmm", $bc, ", zmm25"
+            "vbroadcastss zmm",
+            $bc,
+            ", dword ptr [",
+            $address,
+            "]\n",
+            "vfmadd231ps zmm",
+            $lo,
+            ", zmm",
+            $bc,
+            ", zmm24\n",
+            "vfmadd231ps zmm",
+            $hi,
+            ", zmm",
+            $bc,
+            ", zmm25"
         )
     };
 }

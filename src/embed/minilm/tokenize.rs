@@ -30,6 +30,9 @@ pub struct WordPiece {
     /// pre-tokenizer, the pipeline the argument of [`WordPiece::encode_with_bound`] is
     /// about. Other tokenizers read whole texts.
     prefix_exact: bool,
+    /// Whether the normaliser puts spaces around Chinese characters (so a prefix may also
+    /// end before one).
+    chinese_words: bool,
 }
 
 impl WordPiece {
@@ -79,18 +82,22 @@ impl WordPiece {
                 fetch_hint(),
             ));
         }
-        let prefix_exact = matches!(
-            tokenizer.get_normalizer(),
-            None | Some(NormalizerWrapper::BertNormalizer(_))
-        ) && matches!(
-            tokenizer.get_pre_tokenizer(),
-            Some(PreTokenizerWrapper::BertPreTokenizer(_))
-        );
+        let (normalizer, chinese_words) = match tokenizer.get_normalizer() {
+            None => (true, false),
+            Some(NormalizerWrapper::BertNormalizer(bert)) => (true, bert.handle_chinese_chars),
+            Some(_) => (false, false),
+        };
+        let prefix_exact = normalizer
+            && matches!(
+                tokenizer.get_pre_tokenizer(),
+                Some(PreTokenizerWrapper::BertPreTokenizer(_))
+            );
         let wordpiece = WordPiece {
             tokenizer,
             max_seq_length,
             lower_case,
             prefix_exact,
+            chinese_words,
         };
         // A tokenizer that cannot encode the empty text is broken (not a matter of input).
         wordpiece.encode("").map_err(|e| {
@@ -119,17 +126,23 @@ impl WordPiece {
     }
 
     /// The ids of one text, tokenising only a prefix of it when that gives the same ids:
-    /// the prefix ends just before the first whitespace character at or after byte `bound`
-    /// (doubled until the prefix holds enough tokens), and the ids are taken from it when it alone
-    /// fills `max_seq_length`.
+    /// the prefix ends just before the first word boundary at or after byte `bound`
+    /// (doubled until the prefix holds enough tokens), and the ids are taken from it when it
+    /// alone fills `max_seq_length`. A word boundary is a whitespace character that BERT's
+    /// cleaning keeps as a space (not the control characters VT, FF and NEL, which it
+    /// deletes), ASCII punctuation (a word of its own for BERT's pre-tokenizer), or a
+    /// Chinese character when the normaliser spaces them out. (A text with no boundary past
+    /// the bound — one endless word — is read whole: a megabyte of it takes about half a
+    /// second.)
     ///
     /// Why that is exact: BERT's normaliser works character by character (cleaning,
-    /// spacing CJK characters, lower-casing, and accent stripping, whose canonical
-    /// reordering never crosses a whitespace character), its pre-tokenizer splits at
-    /// whitespace, and WordPiece splits each word on its own; so cut before whitespace, the
-    /// text's tokens are the prefix's tokens followed by the rest's. Truncation keeps the
-    /// first tokens: when the prefix has at least as many as fit, the rest is cut away in
-    /// either case.
+    /// spacing Chinese characters, lower-casing, and accent stripping, whose canonical
+    /// reordering never crosses such a character: it is a starter), its pre-tokenizer
+    /// splits at whitespace and punctuation, and WordPiece splits each word on its own; so
+    /// cut before a word
+    /// boundary, the text's tokens are the prefix's tokens followed by the rest's.
+    /// Truncation keeps the first tokens: when the prefix has at least as many as fit, the
+    /// rest is cut away in either case.
     pub fn encode_with_bound(
         &self,
         text: &str,
@@ -141,7 +154,7 @@ impl WordPiece {
         }
         let mut bound = bound.max(1);
         loop {
-            match cut_before_whitespace(text, bound) {
+            match cut_before_boundary(text, bound, self.chinese_words) {
                 None => return self.encode_exact(text),
                 Some(cut) => {
                     let ids = self.encode_exact(&text[..cut])?;
@@ -171,10 +184,10 @@ impl WordPiece {
     }
 }
 
-/// The first position at or after `bound` (a byte offset) where a whitespace character
-/// starts, when `text` is longer than `bound`; `None` when the whole text is to be read
-/// (it is short, or it has no whitespace after the bound).
-fn cut_before_whitespace(text: &str, bound: usize) -> Option<usize> {
+/// The first position at or after `bound` (a byte offset) where a word boundary starts
+/// (see [`WordPiece::encode_with_bound`]), when `text` is longer than `bound`; `None` when
+/// the whole text is to be read (it is short, or it has no boundary after the bound).
+fn cut_before_boundary(text: &str, bound: usize, chinese_words: bool) -> Option<usize> {
     if text.len() <= bound {
         return None;
     }
@@ -182,10 +195,31 @@ fn cut_before_whitespace(text: &str, bound: usize) -> Option<usize> {
     while !text.is_char_boundary(start) {
         start += 1;
     }
+    let boundary = |c: char| {
+        (c.is_whitespace() && (!c.is_control() || matches!(c, '\t' | '\n' | '\r')))
+            || c.is_ascii_punctuation()
+            || (chinese_words && is_chinese(c))
+    };
     text[start..]
         .char_indices()
-        .find(|(_, c)| c.is_whitespace())
+        .find(|(_, c)| boundary(*c))
         .map(|(i, _)| start + i)
+}
+
+/// BERT's "Chinese characters" (the CJK Unified Ideographs blocks), which its normaliser
+/// spaces out into words of their own.
+fn is_chinese(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x4E00..=0x9FFF
+            | 0x3400..=0x4DBF
+            | 0x20000..=0x2A6DF
+            | 0x2A700..=0x2B73F
+            | 0x2B740..=0x2B81F
+            | 0x2B920..=0x2CEAF
+            | 0xF900..=0xFAFF
+            | 0x2F800..=0x2FA1F
+    )
 }
 
 #[cfg(test)]
@@ -193,13 +227,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_cut_is_before_whitespace_at_or_before_the_bound() {
-        assert_eq!(cut_before_whitespace("short", 10), None);
-        assert_eq!(cut_before_whitespace("one two three", 5), Some(7));
-        assert_eq!(cut_before_whitespace("one two three", 7), Some(7));
-        assert_eq!(cut_before_whitespace("one twothree", 5), None);
+    fn the_cut_is_before_the_first_word_boundary_from_the_bound() {
+        let cut = |text, bound| cut_before_boundary(text, bound, false);
+        assert_eq!(cut("short", 10), None);
+        assert_eq!(cut("one two three", 5), Some(7));
+        assert_eq!(cut("one two three", 7), Some(7));
+        assert_eq!(cut("one twothree", 5), None);
         // Multi-byte characters: never a cut inside one.
-        assert_eq!(cut_before_whitespace("é é é é", 4), Some(5));
-        assert_eq!(cut_before_whitespace("日本\u{3000}語です", 4), Some(6));
+        assert_eq!(cut("é é é é", 4), Some(5));
+        assert_eq!(cut("日本\u{3000}語です", 4), Some(6));
+        // Whitespace BERT deletes (VT, FF, NEL) joins words: not a boundary.
+        assert_eq!(cut("one\u{b}two\u{c}three\u{85}four five", 1), Some(19));
+        assert_eq!(cut("one\ttwo", 1), Some(3));
+        assert_eq!(cut("one,two", 1), Some(3));
+        // Chinese characters are words of their own when the normaliser says so.
+        assert_eq!(cut_before_boundary("系统必须", 4, true), Some(6));
+        assert_eq!(cut_before_boundary("系统必须", 4, false), None);
+        assert_eq!(cut_before_boundary("システム", 4, true), None);
     }
 }
