@@ -162,6 +162,7 @@ macro_rules! zero {
 /// One row of the tile for one `k`: broadcast the row's element at `ADDRESS` into `zmmBC`,
 /// multiply it by the panel's two vectors (zmm24, zmm25) into the row's accumulators
 /// `zmmLO`, `zmmHI`.
+#[rustfmt::skip]
 macro_rules! row {
     ($lo:literal, $hi:literal, $bc:literal, $address:literal) => {
         concat!(
