@@ -5,6 +5,7 @@
 pub mod file;
 mod provenance;
 mod texts;
+mod unknown;
 mod view;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -20,10 +21,9 @@ use crate::metrics::stats::Stats;
 use crate::metrics::ScoringConfig;
 use crate::parse::json::Json;
 use crate::parse::{parse_answer_as, ParseOutcome};
-use crate::runfile::reader::{AnswerReader, RunIndex, MAX_PROBLEMS};
+use crate::runfile::reader::{AnswerReader, RunIndex};
 use crate::runfile::record::Answer;
 use crate::suite::{Loaded, RawDocument, Sample, Suite, UniqueIds};
-use crate::text::did_you_mean;
 
 pub use file::{SampleScore, ScoreFile};
 pub use provenance::Facts;
@@ -150,7 +150,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     }
     reading
         .run_problems
-        .extend(unknown_samples(&index, &reading.unique));
+        .extend(unknown::unknown_samples(&index, &reading.unique));
     if !reading.run_problems.is_empty() {
         return Err(Error::Invalid {
             what: "run file",
@@ -258,43 +258,6 @@ impl Reading {
         self.samples.push(answered.score);
         self.views.extend(answered.view);
     }
-}
-
-/// Answers for samples the suite does not have: the first [`MAX_PROBLEMS`] by line, each
-/// with the nearest suite id when one is near, and one problem counting the rest (a run file
-/// of another suite would otherwise give a screenful per answer, each searching the suite).
-fn unknown_samples(index: &RunIndex, ids: &UniqueIds) -> Vec<Problem> {
-    let unknown: Vec<(&str, usize)> = index
-        .leftover()
-        .into_iter()
-        .filter(|(id, _)| !ids.contains(id))
-        .collect();
-    if unknown.is_empty() {
-        return Vec::new();
-    }
-    // Sorted, so that the nearest of equally near ids is the same on every run.
-    let mut suite_ids: Vec<&str> = ids.iter().collect();
-    suite_ids.sort_unstable();
-    let at = |line| Location::new(index.path(), line, 0);
-    let mut problems: Vec<Problem> = unknown
-        .iter()
-        .take(MAX_PROBLEMS)
-        .map(|&(id, line)| {
-            let problem = Problem::new(at(line), Some("sample_id".into()), format!("answer for unknown sample `{id}`"));
-            match did_you_mean(id, suite_ids.iter().copied()) {
-                Some(s) => problem.with_hint(format!("did you mean `{s}`? the run must come from this suite")),
-                None => problem.with_hint("the run file does not belong to this suite (or the sample was renamed or removed)"),
-            }
-        })
-        .collect();
-    if let Some(&(_, line)) = unknown.get(MAX_PROBLEMS) {
-        let rest = unknown.len() - MAX_PROBLEMS;
-        problems.push(
-            Problem::new(at(line), Some("sample_id".into()), format!("{rest} more answers for unknown samples, from this line on"))
-                .with_hint("the run file does not belong to this suite (or its samples were renamed or removed)"),
-        );
-    }
-    problems
 }
 
 fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> SampleScore {
