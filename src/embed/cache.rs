@@ -11,13 +11,14 @@
 //! shards are merged into one.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 use super::{Embedder, Vectors};
 use crate::error::{Error, Result};
+use crate::io::write_atomic;
+use crate::text::hex;
 
 const MAGIC: &[u8; 6] = b"GGVEC1";
 /// Texts embedded per call to the embedder: a long run saves its work as it goes.
@@ -220,33 +221,15 @@ fn write_shard(dir: &Path, texts: &[&str], vectors: &[Vec<f32>]) -> Result<()> {
             .zip(vectors)
             .map(|(t, v)| (key(t), v.as_slice())),
     );
-    write_new(dir, &bytes)
+    write_new(dir, &bytes).map(drop)
 }
 
-/// Write a new shard under a name no other run picks.
-fn write_new(dir: &Path, bytes: &[u8]) -> Result<()> {
-    let cannot = |e: std::io::Error| Error::Write {
-        path: dir.to_path_buf(),
-        source: e,
-    };
-    std::fs::create_dir_all(dir).map_err(cannot)?;
-    let mut tmp = tempfile_in(dir).map_err(cannot)?;
-    tmp.1.write_all(bytes).map_err(cannot)?;
-    tmp.1.sync_all().map_err(cannot)?;
-    let name = format!("{}.vec", hex(&Sha256::digest(bytes)[..12]));
-    std::fs::rename(&tmp.0, dir.join(name)).map_err(cannot)
-}
-
-/// A fresh temporary file in `dir` (pid and a counter make its name unique).
-fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = dir.join(format!(".tmp-{}-{n}", std::process::id()));
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    Ok((path, file))
+/// Write a shard atomically under a name made from its content (a run writing other
+/// vectors never picks it); returns its path.
+fn write_new(dir: &Path, bytes: &[u8]) -> Result<PathBuf> {
+    let path = dir.join(format!("{}.vec", hex(&Sha256::digest(bytes)[..12])));
+    write_atomic(&path, |out| out.write_all(bytes))?;
+    Ok(path)
 }
 
 /// Merge every shard of one dimension into one, then remove the merged shards.
@@ -258,16 +241,11 @@ fn merge(dir: &Path) -> Result<()> {
     let mut records: Vec<(&[u8; 32], &Vec<f32>)> = store.vectors.iter().collect();
     records.sort_unstable_by_key(|(k, _)| *k);
     let bytes = shard_bytes(dim, records.into_iter().map(|(k, v)| (*k, v.as_slice())));
-    write_new(dir, &bytes)?;
-    let merged = dir.join(format!("{}.vec", hex(&Sha256::digest(&bytes)[..12])));
+    let merged = write_new(dir, &bytes)?;
     for shard in store.shards.iter().filter(|s| **s != merged) {
         let _ = std::fs::remove_file(shard);
     }
     Ok(())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
