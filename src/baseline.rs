@@ -71,10 +71,7 @@ pub fn refresh(
         bootstrap: s.bootstrap,
         facts: &s.facts,
         keep_view: None,
-        embedding: embedder.as_deref().map(|embedder| score::Embedding {
-            embedder,
-            cache_dir: Some(&s.run.cache_dir),
-        }),
+        embedding: score::Embedding::of(embedder.as_deref(), &s.run.cache_dir),
     })?;
     if !scored.file.missing.is_empty() {
         let missing = scored.file.missing;

@@ -198,10 +198,7 @@ pub fn check(
     }
     let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
     let scoring = s.thresholds.scoring();
-    let embedding = embedder.as_deref().map(|embedder| Embedding {
-        embedder,
-        cache_dir: Some(&s.run.cache_dir),
-    });
+    let embedding = Embedding::of(embedder.as_deref(), &s.run.cache_dir);
     let (scored, verdict) = gate(s, &suite, &run.path, &scoring, embedding, baseline.as_ref())?;
     let written = Written {
         run: run.path.clone(),

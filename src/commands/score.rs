@@ -32,10 +32,7 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         bootstrap: s.bootstrap,
         facts: &s.facts,
         keep_view: None,
-        embedding: embedder.as_deref().map(|embedder| score::Embedding {
-            embedder,
-            cache_dir: Some(&s.cache_dir),
-        }),
+        embedding: score::Embedding::of(embedder.as_deref(), &s.cache_dir),
     })?;
     write_atomic(&s.output, |out| scored.file.write_to(out))?;
     if let Some(stats) = &scored.embedded {

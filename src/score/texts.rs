@@ -26,6 +26,16 @@ pub struct Embedding<'a> {
     pub cache_dir: Option<&'a Path>,
 }
 
+impl<'a> Embedding<'a> {
+    /// Scoring with `embedder` (`None`: lexical), its vectors cached under `cache_dir`.
+    pub fn of(embedder: Option<&'a dyn Embedder>, cache_dir: &'a Path) -> Option<Self> {
+        embedder.map(|embedder| Embedding {
+            embedder,
+            cache_dir: Some(cache_dir),
+        })
+    }
+}
+
 /// The similarity to score with: lexical without an embedding backend, else the vectors of
 /// every text the suite's kinds compare, with what the cache did.
 pub(super) fn similarity(
