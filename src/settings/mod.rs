@@ -272,19 +272,8 @@ impl GateSettings {
     /// built-in rules; and the ratchet against `--base-thresholds` or the file at
     /// `--base-ref`.
     pub fn resolve(a: &cli::GateArgs, configured: Option<&Path>) -> Result<Self, Error> {
-        let path = a
-            .thresholds
-            .as_deref()
-            .or(configured)
-            .map(PathBuf::from)
-            .or_else(|| {
-                let default = PathBuf::from(defaults::THRESHOLDS_FILE);
-                default.is_file().then_some(default)
-            });
-        let thresholds = match &path {
-            Some(p) => Thresholds::load(p)?,
-            None => Thresholds::built_in(),
-        };
+        let path = rules_file(a.thresholds.as_deref(), configured);
+        let thresholds = rules(path.as_deref())?;
         let base = match (&a.base_thresholds, &a.base_ref) {
             (Some(file), _) => {
                 let text = crate::io::read(file)?;
@@ -443,13 +432,9 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
             .baseline
             .or(file.check.baseline.clone())
             .unwrap_or_else(|| defaults::BASELINE.into());
-        let thresholds = match a.thresholds.as_deref().or(file.check.thresholds.as_deref()) {
-            Some(p) => Thresholds::load(p)?,
-            None if Path::new(defaults::THRESHOLDS_FILE).is_file() => {
-                Thresholds::load(Path::new(defaults::THRESHOLDS_FILE))?
-            }
-            None => Thresholds::built_in(),
-        };
+        let thresholds = rules(
+            rules_file(a.thresholds.as_deref(), file.check.thresholds.as_deref()).as_deref(),
+        )?;
         let work = std::env::temp_dir().join(format!("goldgate-refresh-{}", std::process::id()));
         let run = run_settings(suite, work.join(defaults::RUN_FILE), a.pipeline, &file)?;
         let run = run::refresh_run(run, &baseline, a.thresholds.as_ref());
@@ -524,6 +509,23 @@ fn suite_dir(flag: Option<PathBuf>, file: &ConfigFile, what: &str) -> Result<Pat
 /// `baseline show`: the file, default [`defaults::BASELINE`].
 pub fn baseline_file(flag: Option<PathBuf>) -> PathBuf {
     flag.unwrap_or_else(|| defaults::BASELINE.into())
+}
+
+/// The rules file: `flag`, else `configured` (`[check] thresholds` in goldgate.toml), else
+/// ./thresholds.toml when it exists.
+fn rules_file(flag: Option<&Path>, configured: Option<&Path>) -> Option<PathBuf> {
+    flag.or(configured).map(PathBuf::from).or_else(|| {
+        let default = PathBuf::from(defaults::THRESHOLDS_FILE);
+        default.is_file().then_some(default)
+    })
+}
+
+/// The rules in `path`, or the built-in rules when there is no rules file.
+fn rules(path: Option<&Path>) -> Result<Thresholds, Error> {
+    match path {
+        Some(p) => Thresholds::load(p),
+        None => Ok(Thresholds::built_in()),
+    }
 }
 
 /// `thresholds check`: the file, default [`defaults::THRESHOLDS_FILE`].

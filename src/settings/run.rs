@@ -36,14 +36,10 @@ impl TryFrom<cli::RunArgs> for RunCommand {
     /// else the built-in rules.
     fn try_from(mut a: cli::RunArgs) -> Result<Self, Error> {
         let file = config_file(a.pipeline.config.as_deref())?;
-        let thresholds_file = a
-            .thresholds
-            .take()
-            .or(file.check.thresholds.clone())
-            .or_else(|| {
-                let default = PathBuf::from(defaults::THRESHOLDS_FILE);
-                default.is_file().then_some(default)
-            });
+        let thresholds_file = super::rules_file(
+            a.thresholds.take().as_deref(),
+            file.check.thresholds.as_deref(),
+        );
         let thresholds = match &thresholds_file {
             Some(p) => Thresholds::load(p)?,
             None => Thresholds::parse("version = 1", Path::new("(no thresholds file)"))?,

@@ -39,14 +39,7 @@ impl TryFrom<cli::SimilarityArgs> for SimilaritySettings {
     /// `--thresholds`, else ./thresholds.toml when it exists, else the built-in (lexical)
     /// matching.
     fn try_from(a: cli::SimilarityArgs) -> Result<Self, Error> {
-        let path = a.thresholds.or_else(|| {
-            let default = PathBuf::from(super::defaults::THRESHOLDS_FILE);
-            default.is_file().then_some(default)
-        });
-        let thresholds = match &path {
-            Some(p) => Thresholds::load(p)?,
-            None => Thresholds::built_in(),
-        };
+        let thresholds = super::rules(super::rules_file(a.thresholds.as_deref(), None).as_deref())?;
         let scoring = thresholds.scoring();
         let input = match (a.pairs, a.a, a.b) {
             (Some(pairs), _, _) => PairsInput::File {
