@@ -4,6 +4,7 @@
 //! [`crate::runfile`].
 
 pub mod adapter;
+pub mod agents;
 pub mod cache;
 pub mod call;
 pub mod config;
