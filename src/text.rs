@@ -137,6 +137,18 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// `sha256:` and the hex digest of what `hasher` was fed: how fingerprints are written.
+pub fn sha256_of(hasher: sha2::Sha256) -> String {
+    use sha2::Digest;
+    format!("sha256:{}", hex(&hasher.finalize()))
+}
+
+/// `sha256:` and the hex digest of `bytes`.
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha256_of(sha2::Sha256::new_with_prefix(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@ mod http;
 mod jsonl;
 mod junit;
 mod layers;
+mod llm;
 #[cfg(feature = "semantic")]
 mod minilm;
 mod openai_embed;

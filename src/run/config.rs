@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::error::{Error, Location, Problem, Result};
+use crate::error::{Error, Location, Problem};
 use crate::secrets::Secrets;
 
 /// How a `command` pipeline is driven.
@@ -143,48 +143,6 @@ pub struct PipelineConfig {
     pub env: EnvPolicy,
 }
 
-/// Expand `${NAME}` from the environment. A missing variable is a usage error naming it.
-pub fn expand_env(template: &str, what: &str) -> Result<String> {
-    expand(template, what, |value| value.to_string())
-}
-
-/// A URL template with `${NAME}` expanded: as [`expand_env`] before the query, and
-/// percent-encoded from the `?` on, so a value in the query is one value (a `#`, `&` or `=`
-/// in it would cut it short or add parameters, and send part of a secret unredacted).
-pub fn expand_url(template: &str) -> Result<String> {
-    let what = "the pipeline URL";
-    match template.find('?') {
-        Some(q) => Ok(expand_env(&template[..q], what)?
-            + &expand(&template[q..], what, crate::secrets::percent_encode)?),
-        None => expand_env(template, what),
-    }
-}
-
-fn expand(template: &str, what: &str, encode: impl Fn(&str) -> String) -> Result<String> {
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let Some(len) = rest[start + 2..].find('}') else {
-            return Err(Error::usage(
-                format!("unclosed `${{` in {what}"),
-                "write environment variables as ${NAME}",
-            ));
-        };
-        let name = &rest[start + 2..start + 2 + len];
-        let value = std::env::var(name).map_err(|_| {
-            Error::usage(
-                format!("{what} uses ${{{name}}}, which is not set"),
-                format!("export {name}=... before running goldgate"),
-            )
-        })?;
-        out.push_str(&encode(&value));
-        rest = &rest[start + 3 + len..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
 /// Every secret the pipeline's configuration puts in goldgate's hands: the values of the
 /// withheld variables (the CI's tokens), and for an http pipeline the value of each
 /// `${NAME}` in its URL and header values and the password of the URL's userinfo.
@@ -192,19 +150,12 @@ pub fn known_secrets(config: &PipelineConfig) -> Secrets {
     let mut secrets = Secrets::from_env(&config.env.withheld);
     if let Adapter::Http { url, headers } = &config.adapter {
         for template in std::iter::once(url).chain(headers.iter().map(|(_, v)| v)) {
-            let mut rest = template.as_str();
-            while let Some(start) = rest.find("${") {
-                let Some(len) = rest[start + 2..].find('}') else {
-                    break;
-                };
-                if let Ok(value) = std::env::var(&rest[start + 2..start + 2 + len]) {
-                    secrets.add(&value);
-                }
-                rest = &rest[start + 3 + len..];
+            for value in crate::env::values_in(template) {
+                secrets.add(&value);
             }
         }
         secrets.add_url_password(url);
-        if let Ok(expanded) = expand_url(url) {
+        if let Ok(expanded) = crate::env::expand_url(url) {
             secrets.add_url_password(&expanded);
         }
     }

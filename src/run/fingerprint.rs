@@ -65,7 +65,7 @@ pub fn fingerprint(
             hash_path(file, &mut [&mut value, &mut settings])?;
         }
     }
-    parts.config = sha256(settings);
+    parts.config = crate::text::sha256_of(settings);
     value.update(format!("\0model={}", config.model.as_deref().unwrap_or("")).as_bytes());
     let mut unkeyed = None;
     if !config.fingerprint_files.is_empty() {
@@ -84,7 +84,7 @@ pub fn fingerprint(
                 true => file.display().to_string(),
                 false => name,
             };
-            parts.files.insert(key, sha256(h));
+            parts.files.insert(key, crate::text::sha256_of(h));
         }
     } else if matches!(config.adapter, Adapter::Command { .. }) {
         match repository(own_files, git) {
@@ -105,7 +105,7 @@ pub fn fingerprint(
         }
     }
     Ok(Fingerprint {
-        value: sha256(value),
+        value: crate::text::sha256_of(value),
         parts,
         unkeyed,
     })
@@ -147,10 +147,6 @@ pub fn cache_use(
             None => (on, None),
         },
     }
-}
-
-fn sha256(h: Sha256) -> String {
-    format!("sha256:{}", crate::text::hex(&h.finalize()))
 }
 
 /// Feed a file's bytes, or those of every file below a directory in name order each after

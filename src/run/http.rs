@@ -7,13 +7,14 @@
 //! credentials (headers, userinfo) and query tokens never reach another origin.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 
 use super::call::{CallError, Reply};
-use super::config::{expand_env, expand_url, PipelineConfig};
+use super::config::PipelineConfig;
+use crate::env::expand_url;
 use crate::error::{Error, Result};
+use crate::llm::endpoint::retry_after;
 use crate::runfile::record::ErrorKind;
 use crate::secrets::{url_without_password, Secrets};
 
@@ -44,23 +45,7 @@ impl Http {
             reqwest::header::CONTENT_TYPE,
             reqwest::header::HeaderValue::from_static("application/json"),
         );
-        for (name, template) in headers {
-            let value = expand_env(template, &format!("header `{name}`"))?;
-            let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-                Error::usage(
-                    format!("`{name}` is not a valid header name"),
-                    "write headers as 'Name: value'",
-                )
-            })?;
-            let mut value = reqwest::header::HeaderValue::from_str(&value).map_err(|_| {
-                Error::usage(
-                    format!("the value of header `{name}` is not valid in a header"),
-                    "remove newlines and control characters",
-                )
-            })?;
-            value.set_sensitive(true);
-            map.insert(name, value);
-        }
+        map.extend(crate::llm::endpoint::header_map(headers)?);
         let shown = url_without_password(url).into_owned();
         let parsed = parse_url(url, &shown, config)?;
         let client = reqwest::Client::builder()
@@ -225,41 +210,4 @@ fn describe(e: reqwest::Error) -> String {
         source = s.source();
     }
     text
-}
-
-/// The server's `Retry-After`, in seconds or as an HTTP-date.
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
-    crate::retry::parse_retry_after(value, std::time::SystemTime::now())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn env_expansion() {
-        std::env::set_var("GOLDGATE_TEST_TOKEN", "s3cret");
-        assert_eq!(
-            expand_env("Bearer ${GOLDGATE_TEST_TOKEN}", "x").unwrap(),
-            "Bearer s3cret"
-        );
-        assert_eq!(expand_env("no vars", "x").unwrap(), "no vars");
-        let e = expand_env("${GOLDGATE_TEST_UNSET_VAR}", "header `Authorization`")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("GOLDGATE_TEST_UNSET_VAR") && e.contains("not set"),
-            "{e}"
-        );
-        assert!(expand_env("${OPEN", "x").is_err());
-        // In a URL's query, a value is one value: `#`, `&` and `=` in it are percent-encoded
-        // (inserted raw, `#` cut the value short and sent only its start).
-        std::env::set_var("GOLDGATE_TEST_QUERY_SECRET", "abc123secret#tail&admin=1");
-        std::env::set_var("GOLDGATE_TEST_BASE", "http://127.0.0.1:9/v1");
-        assert_eq!(
-            expand_url("${GOLDGATE_TEST_BASE}/x?key=${GOLDGATE_TEST_QUERY_SECRET}").unwrap(),
-            "http://127.0.0.1:9/v1/x?key=abc123secret%23tail%26admin%3D1"
-        );
-    }
 }

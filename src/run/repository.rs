@@ -135,8 +135,8 @@ pub fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Re
         h.update(b"\0");
     }
     Ok(Repository {
-        index: sha256(index),
-        worktree: worktree.map(sha256),
+        index: crate::text::sha256_of(index),
+        worktree: worktree.map(crate::text::sha256_of),
         files,
         excluded,
     })
@@ -244,8 +244,4 @@ fn real_path(path: &Path) -> PathBuf {
             _ => return path.to_path_buf(),
         }
     }
-}
-
-fn sha256(h: Sha256) -> String {
-    format!("sha256:{}", crate::text::hex(&h.finalize()))
 }

@@ -36,6 +36,9 @@ pub struct Response {
     pub status: String,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// Send only this many bytes of the body (its whole length announced), then close the
+    /// connection: an answer cut short.
+    pub cut_after: Option<usize>,
 }
 
 impl Response {
@@ -44,6 +47,7 @@ impl Response {
             status: status.to_string(),
             headers: Vec::new(),
             body: body.into(),
+            cut_after: None,
         }
     }
 
@@ -140,10 +144,14 @@ fn serve(mut stream: TcpStream, handler: &dyn Fn(&Request) -> Response) {
             head.push_str("Connection: close\r\n");
         }
         head.push_str("\r\n");
-        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(&response.body).is_err() {
+        let sent = &response.body[..response
+            .cut_after
+            .unwrap_or(usize::MAX)
+            .min(response.body.len())];
+        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(sent).is_err() {
             return;
         }
-        if close {
+        if close || response.cut_after.is_some() {
             return;
         }
     }

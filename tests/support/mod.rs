@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod mock_http;
+pub mod openai;
 pub mod project;
 #[cfg(feature = "semantic")]
 pub mod tiny_bert;

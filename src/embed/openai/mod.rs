@@ -7,18 +7,20 @@
 //! message built from an answer or a URL. Where the endpoint is: [`endpoint`]; what goes
 //! over the wire: [`wire`].
 
-mod endpoint;
 mod wire;
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use self::endpoint::{endpoint, fingerprint, is_local, parse_base, BASE_URL_HINT};
 use super::{Embedder, Identity};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::retry::{parse_retry_after, Backoff};
+use crate::llm::endpoint::{
+    address, api_key, describe, fingerprint, http_client, json_headers, parse_base, retry_after,
+};
+use crate::llm::excerpt;
+use crate::retry::Backoff;
 use crate::rng::{label_hash, Rng};
 use crate::secrets::{url_without_password, Secrets};
 
@@ -45,6 +47,13 @@ const QUOTED_CHARS: usize = 60;
 
 /// What a call of only empty texts sends, once, to learn the dimension of the vectors.
 const PROBE: &str = "dimension";
+
+/// What to do about a base URL that does not work.
+const BASE_URL_HINT: &str = "set `[matching] embedding_base_url` or `OPENAI_BASE_URL` to the API's root (the address `/embeddings` is appended to), such as https://api.openai.com/v1 (the default) or http://localhost:11434/v1 for Ollama";
+
+/// What the base URL is called in messages.
+const BASE_URL: &str =
+    "the embeddings API's base URL (`[matching] embedding_base_url`, else `OPENAI_BASE_URL`)";
 
 /// Where and how to ask for embeddings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,7 +136,7 @@ impl OpenAi {
     /// (`localhost`, a loopback address) or speaks plain `http` (a local server such as
     /// Ollama, vLLM or llama.cpp): without one, no `Authorization` header is sent.
     pub fn open(settings: &Settings) -> Result<Self> {
-        let base = parse_base(&settings.base_url)?;
+        let base = parse_base(&settings.base_url, BASE_URL, BASE_URL_HINT)?;
         if settings.model.trim().is_empty() {
             return Err(Error::usage(
                 "no embedding model is named",
@@ -147,49 +156,17 @@ impl OpenAi {
             ));
         }
         let var = &settings.api_key_env;
-        let key = std::env::var(var)
-            .ok()
-            .map(|k| k.trim().to_string())
-            .filter(|k| !k.is_empty());
-        if key.is_none() && !is_local(&base) {
-            return Err(Error::usage(
-                format!(
-                    "no API key for the embeddings endpoint {}: `{var}` is not set",
-                    url_without_password(&settings.base_url)
-                ),
-                format!("set `{var}` to the provider's API key (goldgate reads it from the environment only, and never writes it anywhere)"),
-            ));
-        }
         let mut secrets = Secrets::new();
-        secrets.add_url_password(settings.base_url.trim());
-        let mut headers = reqwest::header::HeaderMap::new();
-        headers.insert(
-            reqwest::header::CONTENT_TYPE,
-            reqwest::header::HeaderValue::from_static("application/json"),
-        );
-        if let Some(key) = &key {
-            secrets.add(key);
-            let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {key}"))
-                .map_err(|_| {
-                    Error::usage(
-                        format!("the value of `{var}` cannot be sent in a header"),
-                        format!("remove newlines and control characters from `{var}`"),
-                    )
-                })?;
-            value.set_sensitive(true);
-            headers.insert(reqwest::header::AUTHORIZATION, value);
-        }
-        let http = reqwest::Client::builder()
-            .timeout(settings.timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| {
-                Error::environment(
-                    format!("cannot set up the HTTP client: {}", e.without_url()),
-                    "check the system's TLS certificates",
-                )
-            })?;
-        let endpoint = endpoint(&base);
+        let key = api_key(
+            var,
+            &settings.base_url,
+            &base,
+            "the embeddings endpoint",
+            &mut secrets,
+        )?;
+        let headers = json_headers(key.as_deref(), var)?;
+        let http = http_client(settings.timeout)?;
+        let endpoint = address(&base, "embeddings");
         let shown = secrets
             .redact(&url_without_password(endpoint.as_str()))
             .into_owned();
@@ -357,7 +334,7 @@ impl Client {
             .iter()
             .map(|t| (t.chars().count(), *t))
             .max_by_key(|(n, _)| *n)
-            .map(|(n, t)| (n, wire::start_of(t, QUOTED_CHARS, &self.secrets)))
+            .map(|(n, t)| (n, excerpt::start_of(t, QUOTED_CHARS, &self.secrets)))
             .unwrap_or_default();
         Batch {
             body: wire::request_body(&self.model, texts),
@@ -427,13 +404,13 @@ impl Client {
                 Failure::Final(Error::environment(
                     format!(
                         "POST {shown} answered {status} but not an embeddings response: {why}; the answer begins: {}",
-                        wire::excerpt(&body, &self.secrets)
+                        excerpt::excerpt(&body, &self.secrets)
                     ),
                     BASE_URL_HINT,
                 ))
             });
         }
-        let said = wire::error_message(&body, &self.secrets);
+        let said = excerpt::error_message(&body, &self.secrets);
         let var = &self.key_env;
         let model = &self.model;
         Err(match status.as_u16() {
@@ -489,37 +466,11 @@ impl Client {
             };
         }
         Failure::Retry {
-            message: format!("POST {}: {}", self.shown, self.describe(e)),
+            message: format!("POST {}: {}", self.shown, describe(e, &self.secrets)),
             hint: "is the embeddings server running and reachable? check `[matching] embedding_base_url` or `OPENAI_BASE_URL`",
             after: None,
         }
     }
-
-    /// A reqwest error and its causes, without the URL, secrets masked.
-    fn describe(&self, e: reqwest::Error) -> String {
-        use std::error::Error as _;
-        let e = e.without_url();
-        let mut text = e.to_string();
-        let mut source = e.source();
-        while let Some(s) = source {
-            text = format!("{text}: {s}");
-            source = s.source();
-        }
-        self.secrets.redact_string(text)
-    }
-}
-
-/// The wait the server asked for: `retry-after-ms` (OpenAI's, in milliseconds), else
-/// `Retry-After` (seconds or an HTTP-date).
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if let Some(ms) = header("retry-after-ms")
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|ms| ms.is_finite() && *ms >= 0.0)
-    {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
-    }
-    parse_retry_after(header("retry-after")?, SystemTime::now())
 }
 
 /// `text` cut to [`MAX_TEXT_CHARS`] characters.
@@ -539,14 +490,5 @@ mod tests {
         let text = "é".repeat(MAX_TEXT_CHARS + 5);
         assert_eq!(cut(&text).chars().count(), MAX_TEXT_CHARS);
         assert_eq!(cut("short"), "short");
-    }
-
-    #[test]
-    fn retry_after_in_milliseconds_wins() {
-        let mut headers = reqwest::header::HeaderMap::new();
-        headers.insert("retry-after", "2".parse().unwrap());
-        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
-        headers.insert("retry-after-ms", "150".parse().unwrap());
-        assert_eq!(retry_after(&headers), Some(Duration::from_millis(150)));
     }
 }
