@@ -2,6 +2,7 @@
 //! typed failure ([`CallError`]) with what was captured on the way.
 
 use crate::runfile::record::{ErrorKind, RecordError, Usage};
+use crate::runfile::trace::Trace;
 use crate::secrets::Secrets;
 
 /// What a pipeline answered.
@@ -13,6 +14,8 @@ pub struct Reply {
     pub usage: Option<Usage>,
     /// A replayed record keeps its original latency.
     pub latency_ms: Option<f64>,
+    /// Every model call of a multi-step pipeline (`srs-agents`).
+    pub trace: Option<Trace>,
 }
 
 /// Why a call failed, with what was captured on the way.
@@ -25,6 +28,9 @@ pub struct CallError {
     pub retryable: bool,
     /// How long the server asked us to wait.
     pub retry_after: Option<std::time::Duration>,
+    /// The model calls a multi-step pipeline made before it failed (boxed: failures stay
+    /// small).
+    pub trace: Option<Box<Trace>>,
 }
 
 impl CallError {
@@ -35,6 +41,7 @@ impl CallError {
             stderr: None,
             retryable: false,
             retry_after: None,
+            trace: None,
         }
     }
 

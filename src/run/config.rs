@@ -34,6 +34,8 @@ pub enum Adapter {
     },
     /// Answers recorded earlier: a run.jsonl or an outputs file.
     Replay { file: PathBuf },
+    /// The built-in multi-agent SRS generator over an OpenAI-compatible chat API.
+    SrsAgents(Box<super::agents::options::AgentsOptions>),
 }
 
 impl Adapter {
@@ -42,6 +44,7 @@ impl Adapter {
             Adapter::Command { .. } => "command",
             Adapter::Http { .. } => "http",
             Adapter::Replay { .. } => "replay",
+            Adapter::SrsAgents(_) => "srs-agents",
         }
     }
 }
@@ -158,6 +161,17 @@ pub fn known_secrets(config: &PipelineConfig) -> Secrets {
         if let Ok(expanded) = crate::env::expand_url(url) {
             secrets.add_url_password(&expanded);
         }
+    }
+    if let Adapter::SrsAgents(o) = &config.adapter {
+        if let Ok(key) = std::env::var(&o.api_key_env) {
+            secrets.add(key.trim());
+        }
+        for (_, template) in &o.headers {
+            for value in crate::env::values_in(template) {
+                secrets.add(&value);
+            }
+        }
+        secrets.add_url_password(&o.base_url);
     }
     secrets
 }

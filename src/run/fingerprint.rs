@@ -64,6 +64,11 @@ pub fn fingerprint(
             value.update(b"\0");
             hash_path(file, &mut [&mut value, &mut settings])?;
         }
+        Adapter::SrsAgents(options) => {
+            let text = super::agents::settings_text(options)?;
+            value.update(text.as_bytes());
+            settings.update(text.as_bytes());
+        }
     }
     parts.config = crate::text::sha256_of(settings);
     value.update(format!("\0model={}", config.model.as_deref().unwrap_or("")).as_bytes());

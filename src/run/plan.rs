@@ -167,7 +167,12 @@ pub fn run_suite_locked(
     let fingerprint = fingerprint?;
     // A pipeline that cannot start is a configuration error before anything else is said.
     let secrets = Arc::new(super::config::known_secrets(&settings.pipeline));
-    let pipeline = Arc::new(Pipeline::open(&settings.pipeline, secrets.clone())?);
+    let limits = Arc::new(Limits::new(settings.rpm, settings.tpm));
+    let pipeline = Arc::new(Pipeline::open(
+        &settings.pipeline,
+        secrets.clone(),
+        limits.clone(),
+    )?);
     let wish = CacheWish {
         read: settings.cache == CacheMode::Use,
         off: settings.cache == CacheMode::Off,
@@ -243,7 +248,7 @@ pub fn run_suite_locked(
     let mut options = RunOptions::new(settings.jobs, fingerprint.value, settings.pipeline.retries);
     options.max_errors = settings.max_errors;
     options.model = settings.pipeline.model.clone();
-    options.limits = Arc::new(Limits::new(settings.rpm, settings.tpm));
+    options.limits = limits;
     options.secrets = secrets;
     options.cache = match cache_use {
         CacheUse::ReadWrite => Some(Cache::new(

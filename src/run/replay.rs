@@ -68,7 +68,7 @@ impl Replay {
                 text: a.text.clone(),
                 usage: a.usage.clone(),
                 latency_ms: a.latency_ms,
-                stderr: None,
+                ..Reply::default()
             }),
             None => Err(CallError::new(
                 ErrorKind::Missing,

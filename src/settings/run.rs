@@ -148,6 +148,11 @@ pub fn run_settings(
             )
         })?),
     };
+    // srs-agents resolved its model (flag, file, OPENAI_MODEL, default): records name it.
+    let model = match &adapter {
+        Adapter::SrsAgents(o) => Some(o.model.clone()),
+        _ => a.model.clone().or(p.model.clone()),
+    };
     let pipeline = PipelineConfig {
         adapter,
         timeout: Duration::from_secs_f64(timeout),
@@ -157,7 +162,7 @@ pub fn run_settings(
             .unwrap_or(defaults::MAX_OUTPUT_BYTES)
             .max(1),
         retries: a.retries.or(p.retries).unwrap_or(defaults::RETRIES),
-        model: a.model.or(p.model),
+        model,
         fingerprint_files: if a.fingerprint_files.is_empty() {
             p.fingerprint_files
         } else {
@@ -324,11 +329,18 @@ fn file_adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Adapter, Err
             format!("add {key} = ... to [pipeline] in goldgate.toml"),
         )
     };
+    if p.agents.is_some() && p.kind.as_deref() != Some("srs-agents") {
+        return Err(Error::usage(
+            "[pipeline.agents] is set, but [pipeline] kind is not \"srs-agents\"",
+            "set kind = \"srs-agents\" under [pipeline], or remove [pipeline.agents]",
+        ));
+    }
     match p.kind.as_deref() {
         Some("command") => Ok(Adapter::Command { command: p.command.clone().ok_or_else(|| missing("command", "command"))?, mode }),
         Some("http") => Ok(Adapter::Http { url: p.url.clone().ok_or_else(|| missing("url", "http"))?, headers }),
         Some("replay") => Ok(Adapter::Replay { file: p.file.clone().ok_or_else(|| missing("file", "replay"))? }),
-        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), crate::text::hint_for(other, &["command", "http", "replay"]))),
+        Some("srs-agents") => Ok(Adapter::SrsAgents(Box::new(super::agents::options(a, p, headers)?))),
+        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), crate::text::hint_for(other, &["command", "http", "replay", "srs-agents"]))),
         None => Err(Error::usage(
             "no pipeline to run",
             "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout), --http URL or --replay FILE, or set [pipeline] in goldgate.toml",

@@ -55,10 +55,7 @@ impl Id {
             .into_iter()
             .find(|p| p.as_str().eq_ignore_ascii_case(letters))?;
         let rest = rest.trim_start();
-        let digits = rest
-            .strip_prefix(['-', '_'])
-            .unwrap_or(rest)
-            .trim_start();
+        let digits = rest.strip_prefix(['-', '_']).unwrap_or(rest).trim_start();
         if digits.is_empty() || digits.len() > 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
@@ -124,8 +121,21 @@ mod tests {
         assert_eq!(id("SUG7").as_deref(), Some("SUG-07"));
         assert_eq!(id("Sug-123").as_deref(), Some("SUG-123"));
         for bad in [
-            "", "FR", "FR-", "FR-0", "FR-00", "REQ-01", "F-01", "FRX-01", "FR-1a", "FR--1",
-            "FR-1234567", "FR-01.2", "1", "NFR -", "FR-١",
+            "",
+            "FR",
+            "FR-",
+            "FR-0",
+            "FR-00",
+            "REQ-01",
+            "F-01",
+            "FRX-01",
+            "FR-1a",
+            "FR--1",
+            "FR-1234567",
+            "FR-01.2",
+            "1",
+            "NFR -",
+            "FR-١",
         ] {
             assert_eq!(Id::parse(bad), None, "{bad:?}");
         }

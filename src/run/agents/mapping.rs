@@ -126,7 +126,10 @@ mod tests {
         };
         assert_eq!(
             split("The user shall set heating schedules from the phone app."),
-            ("user".into(), "set heating schedules from the phone app".into())
+            (
+                "user".into(),
+                "set heating schedules from the phone app".into()
+            )
         );
         assert_eq!(
             split("The  Driver App  must be able to   finish a delivery offline"),
@@ -138,11 +141,17 @@ mod tests {
         );
         assert_eq!(
             split("Users should receive a text two stops before delivery"),
-            ("users".into(), "receive a text two stops before delivery".into())
+            (
+                "users".into(),
+                "receive a text two stops before delivery".into()
+            )
         );
         assert_eq!(
             split("The system shall not keep photos longer than 90 days."),
-            ("system".into(), "not keep photos longer than 90 days".into())
+            (
+                "system".into(),
+                "not keep photos longer than 90 days".into()
+            )
         );
         // The first modal verb counts.
         assert_eq!(
@@ -169,9 +178,13 @@ mod tests {
     fn titles_are_the_first_sentence_cut_on_a_word() {
         assert_eq!(title("set heating schedules"), "Set heating schedules");
         assert_eq!(title("do this. Then that"), "Do this");
-        let long = "keep every signature for one year so that disputes about deliveries can be settled";
+        let long =
+            "keep every signature for one year so that disputes about deliveries can be settled";
         let t = title(long);
-        assert_eq!(t, "Keep every signature for one year so that disputes about");
+        assert_eq!(
+            t,
+            "Keep every signature for one year so that disputes about"
+        );
         assert!(t.chars().count() <= TITLE_CHARS);
         assert_eq!(title(&"x".repeat(100)).chars().count(), TITLE_CHARS);
         assert_eq!(title(""), "");

@@ -135,7 +135,10 @@ fn explore_merges_in_the_previous_order_and_appends_new_ids_continuing_the_numbe
     assert_eq!(effect["discarded"].as_array().unwrap().len(), 3, "{effect}");
     assert_eq!(effect["discarded"][0]["why"], "names a frozen item");
     assert_eq!(effect["discarded"][1]["why"], "names a removed item");
-    assert_eq!(effect["added"][0], json!({"id": "SUG-05", "written": "SUG-01"}));
+    assert_eq!(
+        effect["added"][0],
+        json!({"id": "SUG-05", "written": "SUG-01"})
+    );
     assert_eq!(effect["dropped"].as_array().unwrap().len(), 3, "{effect}");
     assert_eq!(s.next_agent(), Some(Agent::ReqClarify));
 }
@@ -175,7 +178,10 @@ fn clarify_removes_minus_two_and_freezes_the_round_maximum() {
             {"id": "CON-01", "score": 0, "reason": "r"},
         ]))
         .unwrap();
-    assert_eq!(list(&s), pairs(&[("FR-01", "a"), ("NFR-01", "c"), ("CON-01", "d")]));
+    assert_eq!(
+        list(&s),
+        pairs(&[("FR-01", "a"), ("NFR-01", "c"), ("CON-01", "d")])
+    );
     assert_eq!(
         s.frozen,
         vec![req("FR-01", "a"), req("NFR-01", "c")],
@@ -195,7 +201,10 @@ fn clarify_removes_minus_two_and_freezes_the_round_maximum() {
     assert_eq!(effect["removed"], json!(["FR-02"]));
     assert_eq!(s.iteration, 1);
     assert_eq!(s.next_agent(), Some(Agent::ReqExplore));
-    assert_eq!(s.unfrozen().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["CON-01"]);
+    assert_eq!(
+        s.unfrozen().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+        ["CON-01"]
+    );
 }
 
 #[test]
@@ -280,7 +289,8 @@ fn frozen_content_survives_later_rounds() {
     assert_eq!(s.req_list[0], req("FR-01", "a v2"));
     assert_eq!(s.req_list[1], req("FR-02", "b v2"));
     // A frozen item is not scored again.
-    s.apply_clarify(&json!([{"id": "FR-01", "score": -2}])).unwrap();
+    s.apply_clarify(&json!([{"id": "FR-01", "score": -2}]))
+        .unwrap();
     assert_eq!(s.req_list[0], req("FR-01", "a v2"));
     assert_eq!(s.scores["FR-01"], 2);
 }
@@ -368,7 +378,8 @@ fn the_document_is_unfenced_and_must_not_be_empty() {
     assert!(s.apply_document("  \n").is_err());
     assert_eq!(s.next_agent(), Some(Agent::DocGenerate));
     assert!(s.apply_document("```markdown\n```").is_err());
-    s.apply_document("```markdown\n# 1 Introduction\n```\n").unwrap();
+    s.apply_document("```markdown\n# 1 Introduction\n```\n")
+        .unwrap();
     assert_eq!(s.srs_markdown.as_deref(), Some("# 1 Introduction"));
     assert_eq!(s.next_agent(), None);
     let mut s = parsed(Ablation::NoExploreClarify, 5);
