@@ -3,6 +3,7 @@
 mod action;
 mod baseline;
 mod cache;
+mod chat;
 mod cli;
 mod escaping;
 mod failures;

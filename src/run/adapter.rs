@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::call::{CallError, Reply};
+use super::chat::Chat;
 use super::config::{Adapter, Mode, PipelineConfig};
 use super::http::Http;
 use super::jsonl::Jsonl;
@@ -23,6 +24,7 @@ pub enum Pipeline {
     Jsonl(Jsonl),
     Http(Http),
     Replay(Replay),
+    Chat(Box<Chat>),
 }
 
 impl Pipeline {
@@ -46,6 +48,9 @@ impl Pipeline {
                 Pipeline::Http(Http::new(url, headers, config, secrets)?)
             }
             Adapter::Replay { file } => Pipeline::Replay(Replay::open(file)?),
+            Adapter::Chat(settings) => {
+                Pipeline::Chat(Box::new(Chat::open(settings, &mut Secrets::new())?))
+            }
         })
     }
 
@@ -61,6 +66,7 @@ impl Pipeline {
             Pipeline::Jsonl(p) => p.call(sample_id, repeat, request).await,
             Pipeline::Http(p) => p.call(request).await,
             Pipeline::Replay(p) => p.call(sample_id, repeat),
+            Pipeline::Chat(p) => p.call(request).await,
         }
     }
 }

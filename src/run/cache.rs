@@ -34,6 +34,8 @@ struct Entry {
     usage: Option<Usage>,
     #[serde(default)]
     latency_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    finish_reason: Option<String>,
     /// When the entry was stored, in seconds since the Unix epoch (absent in entries of
     /// older versions, which no `cache_ttl` reuses).
     #[serde(default)]
@@ -96,6 +98,7 @@ impl Cache {
             usage: entry.usage,
             latency_ms: entry.latency_ms,
             stderr: None,
+            finish_reason: entry.finish_reason,
         })
     }
 
@@ -108,6 +111,7 @@ impl Cache {
             text: reply.text.clone(),
             usage: reply.usage.clone(),
             latency_ms: Some(reply.latency_ms.unwrap_or(latency_ms)),
+            finish_reason: reply.finish_reason.clone(),
             stored_at: Some(now()),
         };
         let bytes = serde_json::to_vec(&entry).unwrap_or_default();
@@ -157,6 +161,7 @@ mod tests {
                 text: "old".into(),
                 usage: None,
                 latency_ms: None,
+                finish_reason: None,
                 stored_at,
             };
             std::fs::write(cache.path("ab2222"), serde_json::to_vec(&entry).unwrap()).unwrap();

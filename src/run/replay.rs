@@ -69,6 +69,7 @@ impl Replay {
                 usage: a.usage.clone(),
                 latency_ms: a.latency_ms,
                 stderr: None,
+                finish_reason: a.finish_reason.clone(),
             }),
             None => Err(CallError::new(
                 ErrorKind::Missing,

@@ -4,6 +4,7 @@
 //! too, so the steps below read only data. How a run is set up is in [`run`], the
 //! pre-push hook's settings in [`hook`].
 
+pub mod chat;
 mod hook;
 mod run;
 pub mod similarity;

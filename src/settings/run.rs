@@ -71,7 +71,23 @@ pub fn run_settings(
     file: &ConfigFile,
 ) -> Result<RunSettings, Error> {
     let (p, r) = (file.pipeline.clone(), file.run.clone());
-    let (adapter, from_file) = adapter(&a, &p)?;
+    let timeout = a
+        .timeout
+        .or(p.timeout_secs)
+        .unwrap_or(defaults::TIMEOUT_SECS as f64);
+    if !(timeout > 0.0 && timeout.is_finite()) {
+        return Err(Error::usage(
+            format!("timeout {timeout} is not a positive number of seconds"),
+            "for example --timeout 60",
+        ));
+    }
+    let timeout = Duration::from_secs_f64(timeout);
+    let max_output_bytes = a
+        .max_output_bytes
+        .or(p.max_output_bytes)
+        .unwrap_or(defaults::MAX_OUTPUT_BYTES)
+        .max(1);
+    let (adapter, from_file) = adapter(&a, &p, timeout, max_output_bytes)?;
     let origin = match (&file.path, from_file) {
         (Some(path), true) => Origin::File(path.clone()),
         _ => Origin::Flags,
@@ -122,16 +138,6 @@ pub fn run_settings(
             "use 1 to 4096 calls in flight",
         ));
     }
-    let timeout = a
-        .timeout
-        .or(p.timeout_secs)
-        .unwrap_or(defaults::TIMEOUT_SECS as f64);
-    if !(timeout > 0.0 && timeout.is_finite()) {
-        return Err(Error::usage(
-            format!("timeout {timeout} is not a positive number of seconds"),
-            "for example --timeout 60",
-        ));
-    }
     let repeat = a.repeat.or(r.repeat).unwrap_or(defaults::REPEAT);
     if repeat == 0 || repeat > 1000 {
         return Err(Error::usage(
@@ -148,16 +154,24 @@ pub fn run_settings(
             )
         })?),
     };
+    let pricing = super::chat::pricing(&a, &p)?;
+    let max_cost = super::chat::max_cost(a.max_cost, r.max_cost)?;
+    if let (Some(_), None, Adapter::Chat(_)) = (max_cost, pricing, &adapter) {
+        return Err(Error::usage(
+            "--max-cost needs the token prices: a chat API reports tokens, not dollars",
+            "state the prices under [pipeline.pricing] (input_per_mtok, output_per_mtok) or pass --input-per-mtok and --output-per-mtok",
+        ));
+    }
+    let model = match &adapter {
+        Adapter::Chat(chat) => Some(chat.model.clone()),
+        _ => a.model.clone().or(p.model.clone()),
+    };
     let pipeline = PipelineConfig {
         adapter,
-        timeout: Duration::from_secs_f64(timeout),
-        max_output_bytes: a
-            .max_output_bytes
-            .or(p.max_output_bytes)
-            .unwrap_or(defaults::MAX_OUTPUT_BYTES)
-            .max(1),
+        timeout,
+        max_output_bytes,
         retries: a.retries.or(p.retries).unwrap_or(defaults::RETRIES),
-        model: a.model.or(p.model),
+        model,
         fingerprint_files: if a.fingerprint_files.is_empty() {
             p.fingerprint_files
         } else {
@@ -203,6 +217,8 @@ pub fn run_settings(
         max_errors: a.max_errors.or(r.max_errors),
         rpm: a.rpm.or(p.rpm),
         tpm: a.tpm.or(p.tpm),
+        pricing,
+        max_cost,
     })
 }
 
@@ -262,9 +278,25 @@ fn own_files(suite: &Path, output: &Path, cache_dir: &Path, file: &ConfigFile) -
 }
 
 /// The adapter: a flag wins; otherwise `[pipeline]` (then `true`: it came from the file).
-fn adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<(Adapter, bool), Error> {
+fn adapter(
+    a: &cli::PipelineArgs,
+    p: &PipelineTable,
+    timeout: Duration,
+    max_output_bytes: usize,
+) -> Result<(Adapter, bool), Error> {
+    let chat = || {
+        let (_, headers) = mode_and_headers(a, p)?;
+        super::chat::chat_settings(a, p, headers, timeout, max_output_bytes)
+            .map(|c| Adapter::Chat(Box::new(c)))
+    };
+    if a.chat {
+        return Ok((chat()?, false));
+    }
     if let Some(adapter) = flag_adapter(a, p)? {
         return Ok((adapter, false));
+    }
+    if p.kind.as_deref() == Some("chat") {
+        return Ok((chat()?, true));
     }
     file_adapter(a, p).map(|adapter| (adapter, true))
 }
@@ -328,10 +360,10 @@ fn file_adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Adapter, Err
         Some("command") => Ok(Adapter::Command { command: p.command.clone().ok_or_else(|| missing("command", "command"))?, mode }),
         Some("http") => Ok(Adapter::Http { url: p.url.clone().ok_or_else(|| missing("url", "http"))?, headers }),
         Some("replay") => Ok(Adapter::Replay { file: p.file.clone().ok_or_else(|| missing("file", "replay"))? }),
-        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), crate::text::hint_for(other, &["command", "http", "replay"]))),
+        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), crate::text::hint_for(other, &["command", "http", "chat", "replay"]))),
         None => Err(Error::usage(
             "no pipeline to run",
-            "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout), --http URL or --replay FILE, or set [pipeline] in goldgate.toml",
+            "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout), --http URL, --chat (an OpenAI-compatible chat API) or --replay FILE, or set [pipeline] in goldgate.toml",
         )),
     }
 }
