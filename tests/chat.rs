@@ -297,3 +297,56 @@ fn walk(dir: &Path) -> String {
     }
     all
 }
+
+#[test]
+fn the_comment_says_what_the_answers_cost_beside_the_baseline() {
+    let dir = TempDir::new("chat-comment");
+    extraction_suite(&dir.0, 2);
+    let server = FakeOpenAi::start(|call| {
+        // The edited prompt makes longer answers.
+        let completion = if call.message("user").contains("carefully") {
+            400
+        } else {
+            200
+        };
+        Reply::content(ANSWER).usage(1_000, completion)
+    });
+    let prices = ["--input-per-mtok", "1", "--output-per-mtok", "10"];
+    let mut refresh = vec!["--baseline", "base.json"];
+    refresh.extend(prices);
+    let base = server.base_url();
+    let common = [
+        "--suite",
+        "suite",
+        "--chat",
+        "--base-url",
+        &base,
+        "--model",
+        "m",
+    ];
+    let args: Vec<&str> = ["baseline", "refresh"]
+        .iter()
+        .chain(&common)
+        .chain(&refresh)
+        .copied()
+        .collect();
+    let out = goldgate(&dir.0, &args, &[("OPENAI_API_KEY", KEY)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(dir.0.join("p.j2"), "Read carefully:\n{{ transcript }}\n").unwrap();
+    let args: Vec<&str> = ["check", "--format", "markdown", "--prompt", "p.j2"]
+        .iter()
+        .chain(&common)
+        .chain(&refresh)
+        .copied()
+        .collect();
+    let out = goldgate(&dir.0, &args, &[("OPENAI_API_KEY", KEY)]);
+    let comment = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        // `$` escaped: two of them on a line would be typeset as math on GitHub.
+        comment.contains(
+            r"**Tokens and cost:** 2,800 tokens · \$0.0100 (baseline: 2,400 tokens · \$0.0060)"
+        ),
+        "{comment}\n{}",
+        stderr(&out)
+    );
+}

@@ -2,6 +2,7 @@
 //! cost (what the answers cost to make, and what this run spent when the cache answered
 //! some), and answers cut at the model's token limit.
 
+use crate::gate::verdict::Verdict;
 use crate::number::{count, usd};
 use crate::run::runner::RunSummary;
 
@@ -22,6 +23,37 @@ pub fn usage_note(s: &RunSummary) -> String {
         }
     }
     note
+}
+
+/// `36,120 tokens · $0.0124 (baseline: 35,900 tokens · $0.0121)`: what the candidate's
+/// answers used (`run.tokens_total`, `run.cost_usd`) beside the baseline's; `None` when the
+/// candidate's are unknown.
+pub fn verdict_line(v: &Verdict) -> Option<String> {
+    let metric = |name: &str| v.metrics.iter().find(|m| m.name == name);
+    let (tokens, cost) = (metric("run.tokens_total"), metric("run.cost_usd"));
+    let said = |t: Option<f64>, c: Option<f64>| {
+        let parts: Vec<String> = [
+            t.map(|t| format!("{} tokens", count(t.round() as u64))),
+            c.map(usd),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(" · "))
+    };
+    let candidate = said(
+        tokens.and_then(|m| m.candidate),
+        cost.and_then(|m| m.candidate),
+    )?;
+    Some(
+        match said(
+            tokens.and_then(|m| m.baseline),
+            cost.and_then(|m| m.baseline),
+        ) {
+            Some(baseline) => format!("{candidate} (baseline: {baseline})"),
+            None => candidate,
+        },
+    )
 }
 
 /// A warning line when answers were cut at the model's token limit; empty otherwise.
