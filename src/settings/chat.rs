@@ -15,6 +15,7 @@ use crate::error::Error;
 use crate::llm::EndpointSettings;
 use crate::run::chat::prompts::PromptFiles;
 use crate::run::chat::ChatSettings;
+use crate::run::config::Origin;
 use crate::run::cost::Pricing;
 
 /// Defaults of OpenAI-compatible APIs.
@@ -36,7 +37,13 @@ pub fn chat_settings(
     headers: Vec<(String, String)>,
     timeout: Duration,
     max_output_bytes: usize,
+    file: Option<&Path>,
 ) -> Result<ChatSettings, Error> {
+    // An error names the flag when one was given, else the key and its line in the file.
+    let at = |flag_given: bool| match (flag_given, file) {
+        (false, Some(path)) => Origin::File(path.to_path_buf()),
+        _ => Origin::Flags,
+    };
     let base_url = a
         .base_url
         .clone()
@@ -51,20 +58,26 @@ pub fn chat_settings(
         .unwrap_or_else(|| defaults::MODEL.to_string());
     let temperature = a.temperature.or(p.temperature);
     if let Some(t) = temperature.filter(|t| !(0.0..=2.0).contains(t)) {
-        return Err(Error::usage(
-            format!("temperature {t} is out of range"),
+        return Err(at(a.temperature.is_some()).error(
+            "--temperature",
+            "temperature",
+            &format!("{t} is out of range"),
             "use a temperature from 0 to 2 (0.2 is usual for extraction)",
         ));
     }
     if a.max_tokens.or(p.max_tokens) == Some(0) {
-        return Err(Error::usage(
-            "max_tokens = 0 leaves the model no room to answer",
-            "leave max_tokens out to use the model's own limit, or give a few thousand",
+        return Err(at(a.max_tokens.is_some()).error(
+            "--max-tokens",
+            "max_tokens",
+            "0 leaves the model no room to answer",
+            "leave it out to use the model's own limit, or give a few thousand",
         ));
     }
     let response_format = match (&a.response_format, &p.response_format) {
         (Some(flag), _) => Some(flag_format(flag)?),
-        (None, Some(value)) => Some(file_format(value)?),
+        (None, Some(value)) => Some(file_format(value).map_err(|(message, hint)| {
+            at(false).error("--response-format", "response_format", &message, &hint)
+        })?),
         (None, None) => None,
     };
     let extra_body = match (&a.extra_body, &p.extra_body) {
@@ -86,12 +99,11 @@ pub fn chat_settings(
     let mut messages = Vec::new();
     for m in &p.messages {
         if !matches!(m.role.as_str(), "system" | "user" | "assistant") {
-            return Err(Error::usage(
-                format!(
-                    "[[pipeline.messages]] role = \"{}\" is not a chat role",
-                    m.role
-                ),
-                crate::text::hint_for(&m.role, &["system", "user", "assistant"]),
+            return Err(at(false).error(
+                "",
+                "messages",
+                &format!("role = \"{}\" is not a chat role", m.role),
+                &crate::text::hint_for(&m.role, &["system", "user", "assistant"]),
             ));
         }
         messages.push((m.role.clone(), m.template.clone()));
@@ -102,10 +114,40 @@ pub fn chat_settings(
         messages,
     };
     if !prompts.messages.is_empty() && (prompts.system.is_some() || prompts.prompt.is_some()) {
-        return Err(Error::usage(
-            "[pipeline] has both `messages` and `system`/`prompt`",
+        return Err(at(false).error(
+            "",
+            "messages",
+            "is given with `system` or `prompt`",
             "`messages` lists the whole conversation: put the system and user templates in it, or drop it",
         ));
+    }
+    let named = [
+        (
+            "--system",
+            "system",
+            a.system.is_some(),
+            prompts.system.as_ref(),
+        ),
+        (
+            "--prompt",
+            "prompt",
+            a.prompt.is_some(),
+            prompts.prompt.as_ref(),
+        ),
+    ];
+    let listed = prompts
+        .messages
+        .iter()
+        .map(|(_, f)| ("", "messages", false, Some(f)));
+    for (flag, key, given, path) in named.into_iter().chain(listed) {
+        if let Some(path) = path.filter(|p| !p.is_file()) {
+            return Err(at(given).error(
+                flag,
+                key,
+                &format!("the prompt template {} does not exist", path.display()),
+                "name a minijinja template file (relative to goldgate.toml in the file, to the working directory on the command line)",
+            ));
+        }
     }
     Ok(ChatSettings {
         endpoint: EndpointSettings {
@@ -180,9 +222,10 @@ fn flag_format(text: &str) -> Result<Value, Error> {
 }
 
 /// `response_format` in `[pipeline]`: `"json_object"`, `"text"`, or a table with a
-/// `schema` (a file or an inline table), and optionally `name` and `strict`.
-fn file_format(value: &toml::Value) -> Result<Value, Error> {
-    let hint = "write response_format = \"json_object\", or { schema = \"answer.schema.json\" } for structured outputs";
+/// `schema` (a file or an inline table), and optionally `name` and `strict`. `Err`: what is
+/// wrong and the hint.
+fn file_format(value: &toml::Value) -> Result<Value, (String, String)> {
+    let hint = "write response_format = \"json_object\", or { schema = \"answer.schema.json\" } for structured outputs".to_string();
     match value {
         toml::Value::String(s) if s == "json_object" || s == "text" => Ok(json!({"type": s})),
         toml::Value::Table(t) => {
@@ -190,8 +233,8 @@ fn file_format(value: &toml::Value) -> Result<Value, Error> {
                 .keys()
                 .find(|k| !["schema", "name", "strict"].contains(&k.as_str()))
             {
-                return Err(Error::usage(
-                    format!("[pipeline] response_format has an unknown key `{bad}`"),
+                return Err((
+                    format!("has an unknown key `{bad}`"),
                     crate::text::hint_for(bad, &["schema", "name", "strict"]),
                 ));
             }
@@ -204,19 +247,14 @@ fn file_format(value: &toml::Value) -> Result<Value, Error> {
                 .and_then(toml::Value::as_bool)
                 .unwrap_or(true);
             match t.get("schema") {
-                Some(toml::Value::String(path)) => schema_format(Path::new(path), name, strict),
+                Some(toml::Value::String(path)) => schema_format(Path::new(path), name, strict)
+                    .map_err(|e| (e.to_string(), hint.clone())),
                 Some(table @ toml::Value::Table(_)) => Ok(json!({"type": "json_schema",
                     "json_schema": {"name": name, "schema": to_json(table), "strict": strict}})),
-                _ => Err(Error::usage(
-                    "[pipeline] response_format has no `schema`",
-                    hint,
-                )),
+                _ => Err(("has no `schema`".to_string(), hint)),
             }
         }
-        other => Err(Error::usage(
-            format!("[pipeline] response_format = {other} is not an answer format"),
-            hint,
-        )),
+        other => Err((format!("{other} is not an answer format"), hint)),
     }
 }
 

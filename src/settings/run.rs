@@ -87,7 +87,7 @@ pub fn run_settings(
         .or(p.max_output_bytes)
         .unwrap_or(defaults::MAX_OUTPUT_BYTES)
         .max(1);
-    let (adapter, from_file) = adapter(&a, &p, timeout, max_output_bytes)?;
+    let (adapter, from_file) = adapter(&a, &p, timeout, max_output_bytes, file.path.as_deref())?;
     let origin = match (&file.path, from_file) {
         (Some(path), true) => Origin::File(path.clone()),
         _ => Origin::Flags,
@@ -283,10 +283,11 @@ fn adapter(
     p: &PipelineTable,
     timeout: Duration,
     max_output_bytes: usize,
+    file: Option<&Path>,
 ) -> Result<(Adapter, bool), Error> {
     let chat = || {
         let (_, headers) = mode_and_headers(a, p)?;
-        super::chat::chat_settings(a, p, headers, timeout, max_output_bytes)
+        super::chat::chat_settings(a, p, headers, timeout, max_output_bytes, file)
             .map(|c| Adapter::Chat(Box::new(c)))
     };
     if a.chat {
