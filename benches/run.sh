@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark: the runner's own overhead.
 #  1. HTTP pipeline answering after 100 ms, 1,000 samples, --jobs 32:
-#     target within 10% of the ideal 1,000 x 0.1 s / 32 = 3.125 s.
+#     target within 10% of the ideal 1,000 x 0.1 s / 32 = 3.125 s. The same with the
+#     `chat` adapter (prompts rendered, an OpenAI-style completion read) against the same
+#     server: the same target.
 #  2. jsonl pipeline answering at once, 10,000 samples: target >= 5,000 samples/s.
 #  3. A warm cache, 1,000 samples: target under 1 s for the whole command.
 # Everything runs on 127.0.0.1; servers and pipelines are started and stopped here. The
@@ -59,6 +61,11 @@ scenarios() {
   local who="$1" bin="$2"
   timed "$who" http "$bin" run --suite ../s1000/suite --output http.jsonl \
     --http "http://127.0.0.1:$port/" --jobs 32 --no-cache
+  if [ "$who" = this ]; then
+    timed "$who" chat env -u OPENAI_API_KEY "$bin" run --suite ../s1000/suite \
+      --output chat.jsonl --chat --base-url "http://127.0.0.1:$port/v1" --model bench \
+      --jobs 32 --no-cache
+  fi
   timed "$who" jsonl "$bin" run --suite ../s10000/suite --output jsonl.jsonl --mode jsonl \
     --command "python3 jsonl_echo.py" --jobs 32 --no-cache
   rm -rf "$work/$who/.goldgate"
@@ -93,7 +100,9 @@ report() {
     echo "$label: $t s"
   fi
 }
+report_this() { echo "$2: $(median < "$work/this.$1") s"; }
 echo "medians of $runs run(s)${other:+; other = $other}"
 report http "1. http, 100 ms, 1000 samples, --jobs 32 (ideal 3.125 s)"
+report_this chat "1b. chat, 100 ms, 1000 samples, --jobs 32 (ideal 3.125 s)"
 report jsonl "2. jsonl, instant, 10000 samples (target >= 5000 samples/s, i.e. <= 2 s)"
 report warm "3. warm cache, 1000 samples (target < 1 s)"

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """A local HTTP pipeline for the run benchmark: answers every POST after DELAY seconds.
+A POST to a path ending in /chat/completions gets an OpenAI-style chat completion (the
+`chat` adapter's benchmark); any other POST gets the answer as the body.
 
     python3 benches/slow_server.py PORT_FILE [DELAY]
 
@@ -14,12 +16,33 @@ import sys
 
 DELAY = float(sys.argv[2]) if len(sys.argv) > 2 else 0.1
 BODY = json.dumps({"requirements": []}).encode()
-RESPONSE = (
-    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-    + str(len(BODY)).encode()
-    + b"\r\n\r\n"
-    + BODY
-)
+CHAT = json.dumps(
+    {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": BODY.decode()},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940},
+    }
+).encode()
+
+
+def response(body):
+    return (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+        + str(len(body)).encode()
+        + b"\r\n\r\n"
+        + body
+    )
+
+
+RESPONSE = response(BODY)
+CHAT_RESPONSE = response(CHAT)
 
 
 async def handle(reader, writer):
@@ -35,7 +58,8 @@ async def handle(reader, writer):
                     length = int(line.split(b":", 1)[1])
             await reader.readexactly(length)
             await asyncio.sleep(DELAY)
-            writer.write(RESPONSE)
+            chat = head.split(b" ", 2)[1].endswith(b"/chat/completions")
+            writer.write(CHAT_RESPONSE if chat else RESPONSE)
             await writer.drain()
     except (asyncio.IncompleteReadError, ConnectionError):
         pass

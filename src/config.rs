@@ -18,7 +18,7 @@ use crate::text::explain_serde;
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PipelineTable {
-    /// `command`, `http`, `replay` or `srs-agents`.
+    /// `command`, `http`, `replay`, `chat` or `srs-agents`.
     pub kind: Option<String>,
     pub command: Option<String>,
     /// `oneshot` or `jsonl`.
@@ -50,10 +50,30 @@ pub struct PipelineTable {
     /// Cached answers older than this (`"30m"`, `"1h"`, `"2d"`) are not reused.
     #[serde(default, deserialize_with = "duration")]
     pub cache_ttl: Option<Duration>,
-    /// An OpenAI-compatible API's root (`srs-agents`).
+    /// `chat`, `srs-agents`: the API's root (default: `OPENAI_BASE_URL`, else the OpenAI
+    /// API).
     pub base_url: Option<String>,
-    /// The environment variable holding the API key (`srs-agents`).
+    /// `chat`, `srs-agents`: the environment variable holding the API key (default
+    /// `OPENAI_API_KEY`).
     pub api_key_env: Option<String>,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub seed: Option<i64>,
+    /// `"json_object"`, `"text"`, or `{ schema = FILE or table, name, strict }`.
+    pub response_format: Option<toml::Value>,
+    /// Provider-specific fields added to every request body.
+    pub extra_body: Option<toml::Table>,
+    /// Stream answers (Server-Sent Events).
+    pub stream: Option<bool>,
+    /// The system prompt template (default: the built-in one).
+    pub system: Option<PathBuf>,
+    /// The user prompt template (default: the built-in one of the sample's kind).
+    pub prompt: Option<PathBuf>,
+    /// The whole conversation as role/template pairs (replaces `system` and `prompt`).
+    #[serde(default)]
+    pub messages: Vec<MessageTemplate>,
+    /// `[pipeline.pricing]`: USD per million tokens.
+    pub pricing: Option<PricingTable>,
     /// `[pipeline.agents]`: the `srs-agents` pipeline's own settings.
     pub agents: Option<AgentsTable>,
 }
@@ -134,6 +154,24 @@ fn backoff_secs<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<f
     }
 }
 
+/// One `[[pipeline.messages]]` entry.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageTemplate {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    /// The template file.
+    pub template: PathBuf,
+}
+
+/// `[pipeline.pricing]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PricingTable {
+    pub input_per_mtok: f64,
+    pub output_per_mtok: f64,
+}
+
 fn duration<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<Duration>, D::Error> {
     let text = String::deserialize(d)?;
     parse_duration(&text)
@@ -177,6 +215,8 @@ pub struct RunTable {
     pub repeat: Option<u32>,
     pub cache_dir: Option<PathBuf>,
     pub max_errors: Option<usize>,
+    /// Stop starting calls once the run's calls have cost this much (USD).
+    pub max_cost: Option<f64>,
 }
 
 /// `[check]`: where `goldgate check` finds its inputs and puts its outputs.
@@ -240,6 +280,8 @@ impl ConfigFile {
         config.path = Some(path.to_path_buf());
         config.pipeline.file.as_mut().map(resolve);
         config.pipeline.workdir.as_mut().map(resolve);
+        config.pipeline.system.as_mut().map(resolve);
+        config.pipeline.prompt.as_mut().map(resolve);
         if let Some(agents) = config.pipeline.agents.as_mut() {
             for table in [
                 &mut agents.reqparse,
@@ -252,6 +294,16 @@ impl ConfigFile {
             {
                 table.system.as_mut().map(resolve);
                 table.prompt.as_mut().map(resolve);
+            }
+        }
+        for m in &mut config.pipeline.messages {
+            resolve(&mut m.template);
+        }
+        if let Some(toml::Value::Table(format)) = &mut config.pipeline.response_format {
+            if let Some(toml::Value::String(schema)) = format.get_mut("schema") {
+                let mut path = PathBuf::from(&*schema);
+                resolve(&mut path);
+                *schema = path.display().to_string();
             }
         }
         config

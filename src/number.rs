@@ -29,9 +29,42 @@ pub fn delta(delta: Option<f64>, ci: Option<[f64; 2]>, decimals: usize) -> Strin
     }
 }
 
+/// An amount in US dollars: `$0.0421` below a dollar (four decimals: one call costs a
+/// fraction of a cent), `$12.50` from a dollar up.
+pub fn usd(v: f64) -> String {
+    if v.abs() < 1.0 {
+        format!("${v:.4}")
+    } else {
+        format!("${v:.2}")
+    }
+}
+
+/// A count with thousands separated: `12,345`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dollars_and_counts() {
+        assert_eq!(usd(0.04213), "$0.0421");
+        assert_eq!(usd(12.5), "$12.50");
+        assert_eq!(usd(0.0), "$0.0000");
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1234567), "1,234,567");
+    }
 
     #[test]
     fn one_rule_for_decimals_missing_values_and_deltas() {

@@ -4,6 +4,7 @@ mod action;
 mod agents;
 mod baseline;
 mod cache;
+mod chat;
 mod cli;
 mod escaping;
 mod failures;

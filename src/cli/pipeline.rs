@@ -1,6 +1,6 @@
 //! The pipeline options shared by `run`, `check` and `baseline refresh`: which pipeline to
-//! call (`--command`, `--http`, `--replay`), how hard to drive it, its cache and the
-//! environment it gets.
+//! call (`--command`, `--http`, `--chat`, `--replay`), how hard to drive it, what it may
+//! cost, its cache and the environment it gets.
 
 use std::path::PathBuf;
 
@@ -36,6 +36,50 @@ pub struct PipelineArgs {
     /// Replay answers from a run.jsonl or an outputs file instead of calling a pipeline
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
+    /// Call an OpenAI-compatible chat API as the pipeline, prompting it with templates
+    /// (built-in ones for each task kind unless --system/--prompt name yours)
+    #[arg(long, conflicts_with_all = ["command", "http", "replay"])]
+    pub chat: bool,
+    /// The chat API's root [default: $OPENAI_BASE_URL, else https://api.openai.com/v1]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the chat API's key [default: OPENAI_API_KEY]
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Option<String>,
+    /// Sampling temperature sent to the chat API (0 to 2)
+    #[arg(long, value_name = "T")]
+    pub temperature: Option<f64>,
+    /// Most tokens the model may write per answer
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    /// Seed sent to the chat API, for providers that honour it (`seed` under [pipeline])
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub chat_seed: Option<i64>,
+    /// The system prompt: a minijinja template file
+    #[arg(long, value_name = "FILE")]
+    pub system: Option<PathBuf>,
+    /// The user prompt: a minijinja template file rendered with the sample's fields
+    #[arg(long, value_name = "FILE")]
+    pub prompt: Option<PathBuf>,
+    /// `json_object`, `text`, or a JSON Schema file for structured outputs
+    #[arg(long, value_name = "FORMAT|FILE")]
+    pub response_format: Option<String>,
+    /// Provider-specific fields added to every chat request, as a JSON object
+    #[arg(long, value_name = "JSON")]
+    pub extra_body: Option<String>,
+    /// Stream the chat API's answers (Server-Sent Events)
+    #[arg(long)]
+    pub stream: bool,
+    /// Price of a million input (prompt) tokens, in USD, to cost the calls
+    #[arg(long, value_name = "USD")]
+    pub input_per_mtok: Option<f64>,
+    /// Price of a million output (completion) tokens, in USD
+    #[arg(long, value_name = "USD")]
+    pub output_per_mtok: Option<f64>,
+    /// Stop starting calls once this run's calls have cost this much (USD); the run is
+    /// incomplete (exit 3) and --resume goes on from there
+    #[arg(long, env = "GOLDGATE_MAX_COST", value_name = "USD")]
+    pub max_cost: Option<f64>,
     /// Calls in flight at once [default: 16]
     #[arg(long, short, env = "GOLDGATE_JOBS")]
     pub jobs: Option<usize>,

@@ -133,7 +133,7 @@ fn report_run(run: &RunReport, to: SummaryTo, reporter: &mut Reporter<'_>) -> Ex
     match &run.ending {
         Ending::Complete => {
             let line = format!(
-                "wrote {} records to {} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate)\n{causes}",
+                "wrote {} records to {} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}",
                 run.total,
                 run.path.display(),
                 s.written,
@@ -141,6 +141,8 @@ fn report_run(run: &RunReport, to: SummaryTo, reporter: &mut Reporter<'_>) -> Ex
                 s.errors,
                 s.cached,
                 run.hit_rate(),
+                crate::report::spend::usage_note(s),
+                crate::report::spend::truncated_note(s.truncated),
             );
             match to {
                 SummaryTo::Stdout => reporter.out(&line),
@@ -155,6 +157,12 @@ fn report_run(run: &RunReport, to: SummaryTo, reporter: &mut Reporter<'_>) -> Ex
         } => reporter.note(&format!(
             "error: stopped after {} failed calls (--max-errors {max_errors}): the pipeline looks broken\n  first failure: {first_error}\n",
             s.errors,
+        )),
+        Ending::OverBudget { max_cost } => reporter.note(&format!(
+            "error: stopped after spending {} of the {} budget (--max-cost): {} calls made, the rest not started\n",
+            crate::number::usd(s.spent_usd),
+            crate::number::usd(*max_cost),
+            s.written - s.cached,
         )),
         Ending::Interrupted => {}
     }

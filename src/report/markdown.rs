@@ -267,6 +267,7 @@ fn render_as(
         summary => v.summary.clone(),
         metrics => rows(v),
         failed_calls => failed_calls(&v.failures),
+        usage => crate::report::spend::verdict_line(v),
         samples => samples,
         show_samples => shown.broken > 0 || shown.fixed,
         broken_hidden => broken_total - shown.broken.min(broken_total),

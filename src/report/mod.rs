@@ -8,6 +8,7 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod progress;
+pub mod spend;
 pub mod terminal;
 
 /// Add a template: `name` from `--templates DIR` when that directory has it, else the

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::agents::Agents;
 use super::call::{CallError, Reply};
+use super::chat::Chat;
 use super::config::{Adapter, Mode, PipelineConfig};
 use super::http::Http;
 use super::jsonl::Jsonl;
@@ -26,6 +27,7 @@ pub enum Pipeline {
     Http(Http),
     Replay(Replay),
     Agents(Box<Agents>),
+    Chat(Box<Chat>),
 }
 
 impl Pipeline {
@@ -56,8 +58,11 @@ impl Pipeline {
             Adapter::Replay { file } => Pipeline::Replay(Replay::open(file)?),
             Adapter::SrsAgents(options) => {
                 let mut own = Secrets::new();
-                let agents = Agents::open(options, config, limits, &mut own)?;
+                let agents = Agents::open(options, limits, &mut own)?;
                 Pipeline::Agents(Box::new(agents))
+            }
+            Adapter::Chat(settings) => {
+                Pipeline::Chat(Box::new(Chat::open(settings, &mut Secrets::new())?))
             }
         })
     }
@@ -81,6 +86,7 @@ impl Pipeline {
             Pipeline::Http(p) => p.call(request).await,
             Pipeline::Replay(p) => p.call(sample_id, repeat),
             Pipeline::Agents(p) => p.call(request).await,
+            Pipeline::Chat(p) => p.call(request).await,
         }
     }
 }

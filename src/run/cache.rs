@@ -35,6 +35,8 @@ struct Entry {
     usage: Option<Usage>,
     #[serde(default)]
     latency_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    finish_reason: Option<String>,
     /// When the entry was stored, in seconds since the Unix epoch (absent in entries of
     /// older versions, which no `cache_ttl` reuses).
     #[serde(default)]
@@ -100,6 +102,7 @@ impl Cache {
             usage: entry.usage,
             latency_ms: entry.latency_ms,
             stderr: None,
+            finish_reason: entry.finish_reason,
             trace: entry.trace,
         })
     }
@@ -113,6 +116,7 @@ impl Cache {
             text: reply.text.clone(),
             usage: reply.usage.clone(),
             latency_ms: Some(reply.latency_ms.unwrap_or(latency_ms)),
+            finish_reason: reply.finish_reason.clone(),
             stored_at: Some(now()),
             trace: reply.trace.clone(),
         };
@@ -163,6 +167,7 @@ mod tests {
                 text: "old".into(),
                 usage: None,
                 latency_ms: None,
+                finish_reason: None,
                 stored_at,
                 trace: None,
             };

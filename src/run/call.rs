@@ -14,6 +14,8 @@ pub struct Reply {
     pub usage: Option<Usage>,
     /// A replayed record keeps its original latency.
     pub latency_ms: Option<f64>,
+    /// Why a model stopped writing (`stop`, `length`, …), when the API said.
+    pub finish_reason: Option<String>,
     /// Every model call of a multi-step pipeline (`srs-agents`).
     pub trace: Option<Trace>,
 }
@@ -49,6 +51,25 @@ impl CallError {
         RecordError {
             kind: self.kind,
             message: self.message.clone(),
+        }
+    }
+}
+
+impl From<crate::llm::LlmError> for CallError {
+    /// A failed call to a chat API: timeouts are timeouts, everything else (an error
+    /// status, no connection, an answer that is no chat completion, a cut stream) a failed
+    /// HTTP call.
+    fn from(e: crate::llm::LlmError) -> Self {
+        CallError {
+            kind: match e.kind {
+                crate::llm::FailureKind::Timeout => ErrorKind::Timeout,
+                _ => ErrorKind::Http,
+            },
+            message: e.message,
+            stderr: None,
+            retryable: e.retryable,
+            retry_after: e.retry_after,
+            trace: None,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Which pipeline to run and how (`--command`, `--http`, `--replay` and their options), where
+//! Which pipeline to run and how (`--command`, `--http`, `--chat`, `--replay` and their options), where
 //! it was configured (for error messages), the environment and directory a command starts
 //! in, the secrets its configuration holds, and shards. What an answer depends on (the
 //! pipeline fingerprint) is in [`super::fingerprint`].
@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::chat::ChatSettings;
 use crate::error::{Error, Location, Problem};
 use crate::secrets::Secrets;
 
@@ -34,6 +35,8 @@ pub enum Adapter {
     },
     /// Answers recorded earlier: a run.jsonl or an outputs file.
     Replay { file: PathBuf },
+    /// An OpenAI-compatible chat-completions API, prompted from templates.
+    Chat(Box<ChatSettings>),
     /// The built-in multi-agent SRS generator over an OpenAI-compatible chat API.
     SrsAgents(Box<super::agents::options::AgentsOptions>),
 }
@@ -44,6 +47,7 @@ impl Adapter {
             Adapter::Command { .. } => "command",
             Adapter::Http { .. } => "http",
             Adapter::Replay { .. } => "replay",
+            Adapter::Chat(_) => "chat",
             Adapter::SrsAgents(_) => "srs-agents",
         }
     }
@@ -162,16 +166,21 @@ pub fn known_secrets(config: &PipelineConfig) -> Secrets {
             secrets.add_url_password(&expanded);
         }
     }
-    if let Adapter::SrsAgents(o) = &config.adapter {
-        if let Ok(key) = std::env::var(&o.api_key_env) {
-            secrets.add(key.trim());
-        }
-        for (_, template) in &o.headers {
+    let endpoint = match &config.adapter {
+        Adapter::Chat(chat) => Some(&chat.endpoint),
+        Adapter::SrsAgents(agents) => Some(&agents.endpoint),
+        _ => None,
+    };
+    if let Some(endpoint) = endpoint {
+        for (_, template) in &endpoint.headers {
             for value in crate::env::values_in(template) {
                 secrets.add(&value);
             }
         }
-        secrets.add_url_password(&o.base_url);
+        secrets.add_url_password(&endpoint.base_url);
+        if let Ok(key) = std::env::var(&endpoint.api_key_env) {
+            secrets.add(key.trim());
+        }
     }
     secrets
 }

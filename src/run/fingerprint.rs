@@ -3,7 +3,8 @@
 //! an expanded secret — or the replay file), the model, and the pipeline's code: for a
 //! `command` pipeline, the repository's tracked files as git stages them plus the uncommitted
 //! changes to them (goldgate's own inputs and outputs left out), or only the
-//! `fingerprint_files` when they are given (the repository is read by [`super::repository`]).
+//! `fingerprint_files` when they are given (the repository is read by [`super::repository`]);
+//! for a `chat` pipeline, its API address, model, sampling settings and prompt templates.
 //! Also decides whether the answers may be cached at all, and says why not.
 
 use std::path::{Path, PathBuf};
@@ -64,10 +65,44 @@ pub fn fingerprint(
             value.update(b"\0");
             hash_path(file, &mut [&mut value, &mut settings])?;
         }
+        Adapter::Chat(chat) => {
+            let mut text = chat.fingerprint_text();
+            for prompt in super::chat::prompt_fingerprints(chat)? {
+                text.push_str(&format!("\0prompt={prompt}"));
+            }
+            value.update(text.as_bytes());
+            settings.update(text.as_bytes());
+            parts.source = "prompts".into();
+            let p = &chat.prompts;
+            let files = p
+                .system
+                .iter()
+                .chain(&p.prompt)
+                .chain(p.messages.iter().map(|(_, f)| f));
+            for file in files {
+                let mut h = Sha256::new();
+                hash_path(file, &mut [&mut h])?;
+                parts
+                    .files
+                    .insert(file.display().to_string(), crate::text::sha256_of(h));
+            }
+        }
         Adapter::SrsAgents(options) => {
             let text = super::agents::settings_text(options)?;
             value.update(text.as_bytes());
             settings.update(text.as_bytes());
+            parts.source = "prompts".into();
+            let files = options
+                .agents
+                .iter()
+                .flat_map(|a| a.system.iter().chain(&a.prompt));
+            for file in files {
+                let mut h = Sha256::new();
+                hash_path(file, &mut [&mut h])?;
+                parts
+                    .files
+                    .insert(file.display().to_string(), crate::text::sha256_of(h));
+            }
         }
     }
     parts.config = crate::text::sha256_of(settings);

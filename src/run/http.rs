@@ -14,7 +14,7 @@ use super::call::{CallError, Reply};
 use super::config::PipelineConfig;
 use crate::env::expand_url;
 use crate::error::{Error, Result};
-use crate::llm::endpoint::retry_after;
+use crate::llm::endpoint::{describe, retry_after};
 use crate::runfile::record::ErrorKind;
 use crate::secrets::{url_without_password, Secrets};
 
@@ -84,7 +84,10 @@ impl Http {
                 ErrorKind::Http
             };
             let retryable = e.is_connect() || e.is_request();
-            let mut error = CallError::new(kind, format!("POST {}: {}", self.shown, describe(e)));
+            let mut error = CallError::new(
+                kind,
+                format!("POST {}: {}", self.shown, describe(e, &self.secrets)),
+            );
             error.retryable = retryable;
             error
         })?;
@@ -99,7 +102,11 @@ impl Http {
         while let Some(chunk) = response.chunk().await.map_err(|e| {
             CallError::new(
                 ErrorKind::Http,
-                format!("reading the answer from {}: {}", self.shown, describe(e)),
+                format!(
+                    "reading the answer from {}: {}",
+                    self.shown,
+                    describe(e, &self.secrets)
+                ),
             )
         })? {
             body.extend_from_slice(&chunk);
@@ -197,17 +204,4 @@ fn parse_url(template: &str, shown: &str, config: &PipelineConfig) -> Result<req
         return Err(bad("names no host"));
     }
     Ok(url)
-}
-
-/// A reqwest error and its causes, without the URL (the expanded URL may hold a secret).
-fn describe(e: reqwest::Error) -> String {
-    use std::error::Error as _;
-    let e = e.without_url();
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text = format!("{text}: {s}");
-        source = s.source();
-    }
-    text
 }

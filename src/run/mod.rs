@@ -1,5 +1,5 @@
 //! Running a suite through the pipeline under test: the adapters that call it (`command` in
-//! oneshot or jsonl mode, `http`, `replay`), the runner (concurrency, timeouts, retries,
+//! oneshot or jsonl mode, `http`, `chat`, `replay`), the runner (concurrency, timeouts, retries,
 //! rate limits, repeats, shards), and the answer cache. Records go to a run file through
 //! [`crate::runfile`].
 
@@ -7,7 +7,9 @@ pub mod adapter;
 pub mod agents;
 pub mod cache;
 pub mod call;
+pub mod chat;
 pub mod config;
+pub mod cost;
 pub mod fingerprint;
 pub mod http;
 pub mod jsonl;

@@ -48,6 +48,10 @@ pub struct RunSettings {
     pub max_errors: Option<usize>,
     pub rpm: Option<u32>,
     pub tpm: Option<u64>,
+    /// Prices that give a call's cost from its tokens (`[pipeline.pricing]`).
+    pub pricing: Option<super::cost::Pricing>,
+    /// Stop starting calls once this run's calls have cost this much (USD).
+    pub max_cost: Option<f64>,
 }
 
 /// Something about a run worth saying once, before its calls start.
@@ -89,6 +93,8 @@ pub enum Ending {
         max_errors: usize,
         first_error: String,
     },
+    /// The calls spent the budget (`--max-cost`); the calls left were not made.
+    OverBudget { max_cost: f64 },
 }
 
 /// What a run did.
@@ -250,6 +256,8 @@ pub fn run_suite_locked(
     options.model = settings.pipeline.model.clone();
     options.limits = limits;
     options.secrets = secrets;
+    options.pricing = settings.pricing;
+    options.budget = Arc::new(super::cost::Budget::new(settings.max_cost));
     options.cache = match cache_use {
         CacheUse::ReadWrite => Some(Cache::new(
             &settings.cache_dir,
@@ -278,6 +286,10 @@ pub fn run_suite_locked(
         }
     } else if summary.interrupted {
         Ending::Interrupted
+    } else if summary.over_budget {
+        Ending::OverBudget {
+            max_cost: settings.max_cost.unwrap_or(0.0),
+        }
     } else {
         Ending::Complete
     };

@@ -68,6 +68,7 @@ impl Replay {
                 text: a.text.clone(),
                 usage: a.usage.clone(),
                 latency_ms: a.latency_ms,
+                finish_reason: a.finish_reason.clone(),
                 ..Reply::default()
             }),
             None => Err(CallError::new(

@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 use super::adapter::Pipeline;
 use super::cache::Cache;
 use super::call::{CallError, Reply};
+use super::cost::{Budget, Pricing};
 use crate::error::Result;
 use crate::limits::Limits;
 use crate::parse::{parse_answer, ParseOutcome};
@@ -54,6 +55,10 @@ pub struct RunOptions {
     pub backoff: Backoff,
     /// Values replaced by `***` in everything a call brings back.
     pub secrets: Arc<Secrets>,
+    /// Prices that give a call's cost from its tokens, when the pipeline reports none.
+    pub pricing: Option<Pricing>,
+    /// What this run may spend on new calls (`--max-cost`).
+    pub budget: Arc<Budget>,
 }
 
 impl RunOptions {
@@ -68,6 +73,8 @@ impl RunOptions {
             retries,
             backoff: Backoff::default(),
             secrets: Arc::default(),
+            pricing: None,
+            budget: Arc::default(),
         }
     }
 }
@@ -89,6 +96,20 @@ pub struct RunSummary {
     pub interrupted: bool,
     /// Stopped because more than `max_errors` calls failed.
     pub tripped: bool,
+    /// Stopped because the calls spent the budget (`--max-cost`).
+    pub over_budget: bool,
+    /// Tokens and cost (USD) of the answers written, cached ones included: what the
+    /// answers cost to make.
+    pub tokens: u64,
+    pub cost_usd: f64,
+    /// Tokens and cost of the calls this run made (cached answers cost nothing now).
+    pub spent_tokens: u64,
+    pub spent_usd: f64,
+    /// Records whose tokens / cost were known.
+    pub tokens_known: usize,
+    pub cost_known: usize,
+    /// Answers cut at the model's token limit (`finish_reason: length`).
+    pub truncated: usize,
     pub elapsed: Duration,
 }
 
@@ -96,6 +117,22 @@ impl RunSummary {
     fn count(&mut self, record: &RunRecord) {
         self.written += 1;
         self.cached += usize::from(record.cached);
+        self.truncated += usize::from(record.finish_reason.as_deref() == Some("length"));
+        let usage = record.usage.as_ref();
+        if let Some(tokens) = usage.and_then(Usage::tokens) {
+            self.tokens += tokens;
+            self.tokens_known += 1;
+            if !record.cached {
+                self.spent_tokens += tokens;
+            }
+        }
+        if let Some(cost) = usage.and_then(|u| u.cost_usd).filter(|c| c.is_finite()) {
+            self.cost_usd += cost;
+            self.cost_known += 1;
+            if !record.cached {
+                self.spent_usd += cost;
+            }
+        }
         if let Some(e) = &record.error {
             self.errors += 1;
             self.first_error
@@ -120,7 +157,20 @@ pub async fn run(
         let (pipeline, permits, options) = (pipeline.clone(), permits.clone(), options.clone());
         tasks.spawn(async move {
             let _permit = permits.acquire_owned().await;
-            call(&pipeline, &job, &options).await
+            // Once the budget is spent, calls still waiting never start.
+            match options.budget.open() {
+                true => {
+                    let record = call(&pipeline, &job, &options).await;
+                    // Counted before the permit goes to the next call, which then sees
+                    // whether the budget is spent.
+                    let cost = record.usage.as_ref().and_then(|u| u.cost_usd);
+                    if let (Some(cost), false) = (cost, record.cached) {
+                        options.budget.spend(cost);
+                    }
+                    Some(record)
+                }
+                false => None,
+            }
         });
     }
     let mut summary = RunSummary::default();
@@ -136,7 +186,8 @@ pub async fn run(
             }
             next = tasks.join_next() => match next {
                 None => break,
-                Some(Ok(record)) => {
+                Some(Ok(None)) => summary.over_budget = true,
+                Some(Ok(Some(record))) => {
                     writer.write(&record)?;
                     summary.count(&record);
                     progress(&summary);
@@ -228,6 +279,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         pipeline_fingerprint: Some(options.pipeline_fingerprint.clone()),
         stderr: None,
         model: options.model.clone(),
+        finish_reason: None,
         cache_key: Some(key),
         provenance: None, // the writer puts the run's on the file's first record
         trace: None,
@@ -238,7 +290,8 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
             record.parse = Some(json!({"outcome": parsed.outcome, "detail": parsed.detail}));
             record.usage = reply
                 .usage
-                .or_else(|| parsed.value.as_ref().and_then(usage_of));
+                .or_else(|| parsed.value.as_ref().and_then(usage_of))
+                .map(|u| Pricing::price(options.pricing.as_ref(), u));
             if let (Some(tokens), false, false) = (
                 record.usage.as_ref().and_then(Usage::tokens),
                 cached,
@@ -249,6 +302,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
             record.prediction = parsed.value;
             record.raw_output = Some(reply.text);
             record.stderr = reply.stderr;
+            record.finish_reason = reply.finish_reason;
             record.trace = reply.trace;
             // A replayed answer keeps its recorded latency; replaying takes no real time, so
             // an answer recorded without one has none (not the microseconds of a lookup).
@@ -275,7 +329,11 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
             record.error = Some(error);
             record.stderr = e.stderr;
             // The tokens a multi-step pipeline spent before it failed.
-            record.usage = e.trace.as_ref().and_then(|t| t.usage());
+            record.usage = e
+                .trace
+                .as_ref()
+                .and_then(|t| t.usage())
+                .map(|u| Pricing::price(options.pricing.as_ref(), u));
             record.trace = e.trace.map(|t| *t);
         }
     }

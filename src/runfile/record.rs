@@ -110,6 +110,10 @@ pub struct RunRecord {
     /// The model the pipeline was run with (`--model`), when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Why the model stopped writing (`stop`; `length` when the answer hit the token
+    /// limit and is cut short), when the API said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
     /// The call's cache key: hash(request, pipeline fingerprint, repeat), also the name of its
     /// cache entry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,7 +163,7 @@ pub enum CacheUse {
 /// The parts of the pipeline fingerprint, each a hash or a name (never a secret).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FingerprintParts {
-    /// `command`, `http` or `replay`.
+    /// `command`, `http`, `chat` or `replay`.
     pub adapter: String,
     /// `sha256:` of the adapter's settings: the command and mode, the URL and header
     /// templates, or the replay file's bytes.
@@ -168,7 +172,7 @@ pub struct FingerprintParts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// What stands for the pipeline's code: `git` (the repository's tracked files), `files`
-    /// (`fingerprint_files`) or `none`.
+    /// (`fingerprint_files`), `prompts` (a `chat` pipeline's prompt templates) or `none`.
     pub source: String,
     /// `sha256:` of every tracked file's path, mode and blob id as git stages them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -211,6 +215,8 @@ pub struct Answer {
     pub usage: Option<Usage>,
     pub pipeline_fingerprint: Option<String>,
     pub model: Option<String>,
+    /// Why the model stopped writing, when the API said (`length`: cut at the token limit).
+    pub finish_reason: Option<String>,
 }
 
 impl Answer {
@@ -237,6 +243,7 @@ impl From<RunRecord> for Answer {
             usage: r.usage,
             pipeline_fingerprint: r.pipeline_fingerprint,
             model: r.model,
+            finish_reason: r.finish_reason,
         }
     }
 }

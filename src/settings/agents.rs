@@ -1,17 +1,19 @@
-//! The settings of the `srs-agents` pipeline from `[pipeline]`, `[pipeline.agents]`, the
-//! flags and the environment, each default applied: the API (`base_url`, else
-//! `OPENAI_BASE_URL`, else OpenAI's; `api_key_env`, else `OPENAI_API_KEY`), the model
-//! (`--model`, else `model`, else `OPENAI_MODEL`, else the default), the rounds, the
-//! ablation, the wait between attempts, and each agent's temperature — its table's
-//! `temperature`, else `OPENAI_TEMP_<AGENT>`, else the agent's default.
+//! The settings of the `srs-agents` pipeline from the flags, `[pipeline]`,
+//! `[pipeline.agents]` and the environment, each default applied: the API as the `chat`
+//! pipeline finds it (`--base-url`, else `base_url`, else `OPENAI_BASE_URL`, else OpenAI's;
+//! the key's variable; `--model`, else `model`, else `OPENAI_MODEL`, else the default), the
+//! rounds, the ablation, the wait between attempts, and each agent's temperature — its
+//! table's `temperature`, else `OPENAI_TEMP_<AGENT>`, else the agent's default.
 
 use std::time::Duration;
 
+use super::chat::defaults as api;
 use super::defaults;
 use crate::cli;
 use crate::config::{AgentTable, PipelineTable};
 use crate::error::Error;
 use crate::llm::endpoint::OPENAI_API;
+use crate::llm::EndpointSettings;
 use crate::run::agents::options::{AgentOptions, AgentsOptions};
 use crate::run::agents::state::Agent;
 
@@ -59,24 +61,28 @@ fn backoff(configured: Option<f64>) -> Duration {
     }
 }
 
-/// The `srs-agents` settings of `[pipeline]` and the flags; `headers` are resolved already.
+/// The `srs-agents` settings of the flags and `[pipeline]` (`headers` resolved already):
+/// `timeout` and `max_output_bytes` bound each model call.
 pub(super) fn options(
     a: &cli::PipelineArgs,
     p: &PipelineTable,
     headers: Vec<(String, String)>,
+    timeout: Duration,
+    max_output_bytes: usize,
 ) -> Result<AgentsOptions, Error> {
     let table = p.agents.clone().unwrap_or_default();
-    let (base_url, base_url_setting) = match (&p.base_url, env("OPENAI_BASE_URL")) {
-        (Some(url), _) => (url.clone(), "`[pipeline] base_url`"),
-        (None, Some(url)) => (url, "`OPENAI_BASE_URL`"),
-        (None, None) => (OPENAI_API.to_string(), "`[pipeline] base_url`"),
-    };
+    let base_url = a
+        .base_url
+        .clone()
+        .or_else(|| p.base_url.clone())
+        .or_else(|| env(api::BASE_URL_ENV))
+        .unwrap_or_else(|| OPENAI_API.to_string());
     let model = a
         .model
         .clone()
         .or_else(|| p.model.clone())
-        .or_else(|| env("OPENAI_MODEL"))
-        .unwrap_or_else(|| defaults::CHAT_MODEL.to_string());
+        .or_else(|| env(api::MODEL_ENV))
+        .unwrap_or_else(|| api::MODEL.to_string());
     let tables = table.each();
     let agent = |agent: Agent| -> Result<AgentOptions, Error> {
         let AgentTable {
@@ -102,14 +108,20 @@ pub(super) fn options(
     let [parse, explore, clarify, document] = Agent::ALL.map(agent);
     let agents = [parse?, explore?, clarify?, document?];
     Ok(AgentsOptions {
-        base_url,
-        base_url_setting: base_url_setting.to_string(),
-        api_key_env: p
-            .api_key_env
-            .clone()
-            .unwrap_or_else(|| defaults::CHAT_API_KEY_ENV.to_string()),
+        endpoint: EndpointSettings {
+            base_url,
+            api_key_env: a
+                .api_key_env
+                .clone()
+                .or_else(|| p.api_key_env.clone())
+                .unwrap_or_else(|| api::API_KEY_ENV.to_string()),
+            headers,
+            timeout,
+            max_answer_bytes: max_output_bytes,
+            what: "the srs-agents API".into(),
+            base_url_setting: "`--base-url`, `[pipeline] base_url` or `OPENAI_BASE_URL`".into(),
+        },
         model,
-        headers,
         max_iterations: table
             .max_iterations
             .unwrap_or(defaults::AGENTS_MAX_ITERATIONS),

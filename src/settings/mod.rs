@@ -5,6 +5,7 @@
 //! pre-push hook's settings in [`hook`].
 
 mod agents;
+pub mod chat;
 mod hook;
 mod run;
 pub mod similarity;
@@ -78,10 +79,6 @@ pub mod defaults {
     ];
     /// What a cleared pipeline environment (`env_clear`) keeps.
     pub const ENV_CLEAR_KEEPS: &[&str] = &["PATH", "HOME"];
-    /// The chat model when neither a setting nor `OPENAI_MODEL` names one.
-    pub const CHAT_MODEL: &str = "gpt-4o-mini";
-    /// The variable holding the chat API's key.
-    pub const CHAT_API_KEY_ENV: &str = "OPENAI_API_KEY";
     /// `srs-agents`: rounds of ReqExplore and ReqClarify at most.
     pub const AGENTS_MAX_ITERATIONS: u32 = 5;
     /// `srs-agents`: the wait before an agent's second attempt, in seconds (it doubles for

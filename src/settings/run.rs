@@ -71,7 +71,23 @@ pub fn run_settings(
     file: &ConfigFile,
 ) -> Result<RunSettings, Error> {
     let (p, r) = (file.pipeline.clone(), file.run.clone());
-    let (adapter, from_file) = adapter(&a, &p)?;
+    let timeout = a
+        .timeout
+        .or(p.timeout_secs)
+        .unwrap_or(defaults::TIMEOUT_SECS as f64);
+    if !(timeout > 0.0 && timeout.is_finite()) {
+        return Err(Error::usage(
+            format!("timeout {timeout} is not a positive number of seconds"),
+            "for example --timeout 60",
+        ));
+    }
+    let timeout = Duration::from_secs_f64(timeout);
+    let max_output_bytes = a
+        .max_output_bytes
+        .or(p.max_output_bytes)
+        .unwrap_or(defaults::MAX_OUTPUT_BYTES)
+        .max(1);
+    let (adapter, from_file) = adapter(&a, &p, timeout, max_output_bytes, file.path.as_deref())?;
     let origin = match (&file.path, from_file) {
         (Some(path), true) => Origin::File(path.clone()),
         _ => Origin::Flags,
@@ -122,16 +138,6 @@ pub fn run_settings(
             "use 1 to 4096 calls in flight",
         ));
     }
-    let timeout = a
-        .timeout
-        .or(p.timeout_secs)
-        .unwrap_or(defaults::TIMEOUT_SECS as f64);
-    if !(timeout > 0.0 && timeout.is_finite()) {
-        return Err(Error::usage(
-            format!("timeout {timeout} is not a positive number of seconds"),
-            "for example --timeout 60",
-        ));
-    }
     let repeat = a.repeat.or(r.repeat).unwrap_or(defaults::REPEAT);
     if repeat == 0 || repeat > 1000 {
         return Err(Error::usage(
@@ -148,19 +154,24 @@ pub fn run_settings(
             )
         })?),
     };
-    // srs-agents resolved its model (flag, file, OPENAI_MODEL, default): records name it.
+    let pricing = super::chat::pricing(&a, &p)?;
+    let max_cost = super::chat::max_cost(a.max_cost, r.max_cost)?;
+    if let (Some(_), None, Adapter::Chat(_) | Adapter::SrsAgents(_)) = (max_cost, pricing, &adapter)
+    {
+        return Err(Error::usage(
+            "--max-cost needs the token prices: a chat API reports tokens, not dollars",
+            "state the prices under [pipeline.pricing] (input_per_mtok, output_per_mtok) or pass --input-per-mtok and --output-per-mtok",
+        ));
+    }
     let model = match &adapter {
-        Adapter::SrsAgents(o) => Some(o.model.clone()),
+        Adapter::Chat(chat) => Some(chat.model.clone()),
+        Adapter::SrsAgents(agents) => Some(agents.model.clone()),
         _ => a.model.clone().or(p.model.clone()),
     };
     let pipeline = PipelineConfig {
         adapter,
-        timeout: Duration::from_secs_f64(timeout),
-        max_output_bytes: a
-            .max_output_bytes
-            .or(p.max_output_bytes)
-            .unwrap_or(defaults::MAX_OUTPUT_BYTES)
-            .max(1),
+        timeout,
+        max_output_bytes,
         retries: a.retries.or(p.retries).unwrap_or(defaults::RETRIES),
         model,
         fingerprint_files: if a.fingerprint_files.is_empty() {
@@ -208,6 +219,8 @@ pub fn run_settings(
         max_errors: a.max_errors.or(r.max_errors),
         rpm: a.rpm.or(p.rpm),
         tpm: a.tpm.or(p.tpm),
+        pricing,
+        max_cost,
     })
 }
 
@@ -267,9 +280,37 @@ fn own_files(suite: &Path, output: &Path, cache_dir: &Path, file: &ConfigFile) -
 }
 
 /// The adapter: a flag wins; otherwise `[pipeline]` (then `true`: it came from the file).
-fn adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<(Adapter, bool), Error> {
+fn adapter(
+    a: &cli::PipelineArgs,
+    p: &PipelineTable,
+    timeout: Duration,
+    max_output_bytes: usize,
+    file: Option<&Path>,
+) -> Result<(Adapter, bool), Error> {
+    let chat = || {
+        let (_, headers) = mode_and_headers(a, p)?;
+        super::chat::chat_settings(a, p, headers, timeout, max_output_bytes, file)
+            .map(|c| Adapter::Chat(Box::new(c)))
+    };
+    if a.chat {
+        return Ok((chat()?, false));
+    }
     if let Some(adapter) = flag_adapter(a, p)? {
         return Ok((adapter, false));
+    }
+    if p.agents.is_some() && p.kind.as_deref() != Some("srs-agents") {
+        return Err(Error::usage(
+            "[pipeline.agents] is set, but [pipeline] kind is not \"srs-agents\"",
+            "set kind = \"srs-agents\" under [pipeline], or remove [pipeline.agents]",
+        ));
+    }
+    if p.kind.as_deref() == Some("chat") {
+        return Ok((chat()?, true));
+    }
+    if p.kind.as_deref() == Some("srs-agents") {
+        let (_, headers) = mode_and_headers(a, p)?;
+        let options = super::agents::options(a, p, headers, timeout, max_output_bytes)?;
+        return Ok((Adapter::SrsAgents(Box::new(options)), true));
     }
     file_adapter(a, p).map(|adapter| (adapter, true))
 }
@@ -329,21 +370,14 @@ fn file_adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Adapter, Err
             format!("add {key} = ... to [pipeline] in goldgate.toml"),
         )
     };
-    if p.agents.is_some() && p.kind.as_deref() != Some("srs-agents") {
-        return Err(Error::usage(
-            "[pipeline.agents] is set, but [pipeline] kind is not \"srs-agents\"",
-            "set kind = \"srs-agents\" under [pipeline], or remove [pipeline.agents]",
-        ));
-    }
     match p.kind.as_deref() {
         Some("command") => Ok(Adapter::Command { command: p.command.clone().ok_or_else(|| missing("command", "command"))?, mode }),
         Some("http") => Ok(Adapter::Http { url: p.url.clone().ok_or_else(|| missing("url", "http"))?, headers }),
         Some("replay") => Ok(Adapter::Replay { file: p.file.clone().ok_or_else(|| missing("file", "replay"))? }),
-        Some("srs-agents") => Ok(Adapter::SrsAgents(Box::new(super::agents::options(a, p, headers)?))),
-        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), crate::text::hint_for(other, &["command", "http", "replay", "srs-agents"]))),
+        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), crate::text::hint_for(other, &["command", "http", "chat", "srs-agents", "replay"]))),
         None => Err(Error::usage(
             "no pipeline to run",
-            "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout), --http URL or --replay FILE, or set [pipeline] in goldgate.toml",
+            "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout), --http URL, --chat (an OpenAI-compatible chat API) or --replay FILE, or set [pipeline] in goldgate.toml",
         )),
     }
 }

@@ -11,14 +11,14 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::mock_http::{MockServer, Response};
+use super::mock_http::{MockServer, Request, Response};
 
 /// One chat request as the server read it.
 #[derive(Clone, Debug)]
 pub struct ChatCall {
     pub body: Value,
-    /// Header names in lower case.
-    pub headers: Vec<(String, String)>,
+    /// The request as the server read it (headers, target).
+    pub request: Request,
 }
 
 impl ChatCall {
@@ -50,11 +50,9 @@ impl ChatCall {
             .join("\n")
     }
 
+    /// The first header of that (lower-case) name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.request.header(name)
     }
 }
 
@@ -224,7 +222,7 @@ impl FakeOpenAi {
             };
             let call = ChatCall {
                 body,
-                headers: request.headers.clone(),
+                request: request.clone(),
             };
             kept.lock().unwrap().push(call.clone());
             let reply = handler(&call);

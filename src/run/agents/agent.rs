@@ -13,8 +13,9 @@ use serde_json::Value;
 use super::options::AgentOptions;
 use super::state::{Agent, Unusable};
 use crate::limits::Limits;
-use crate::llm::{ChatRequest, Client, Completion, FailureKind, Message};
+use crate::llm::{ChatRequest, Client, Completion, Message};
 use crate::retry::Backoff;
+use crate::run::call::CallError;
 use crate::runfile::record::{ErrorKind, Usage};
 use crate::runfile::trace::{add, TraceAttempt, TraceCall, TraceMessage};
 
@@ -130,15 +131,13 @@ impl Caller<'_> {
                     }
                 }
                 Err(e) => {
-                    let kind = match e.kind {
-                        FailureKind::Timeout => ErrorKind::Timeout,
-                        FailureKind::Http | FailureKind::Answer => ErrorKind::Http,
-                    };
+                    let (retryable, retry_after) = (e.retryable, e.retry_after);
+                    let e = CallError::from(e);
                     let failed = TraceAttempt {
                         error: e.message,
                         ..TraceAttempt::default()
                     };
-                    (failed, kind, e.retryable, e.retry_after)
+                    (failed, e.kind, retryable, retry_after)
                 }
             };
             let last = attempt + 1 == attempts || !retryable;

@@ -21,9 +21,8 @@ use serde_json::Value;
 use crate::error::Result;
 use crate::limits::Limits;
 use crate::llm::extract::json_value;
-use crate::llm::{Client, EndpointSettings};
+use crate::llm::Client;
 use crate::run::call::{CallError, Reply};
-use crate::run::config::PipelineConfig;
 use crate::runfile::record::ErrorKind;
 use crate::runfile::trace::Trace;
 use crate::secrets::Secrets;
@@ -47,20 +46,10 @@ impl Agents {
     /// first call. The key and header values are added to `secrets`.
     pub fn open(
         options: &AgentsOptions,
-        config: &PipelineConfig,
         limits: Arc<Limits>,
         secrets: &mut Secrets,
     ) -> Result<Agents> {
-        let endpoint = EndpointSettings {
-            base_url: options.base_url.clone(),
-            api_key_env: options.api_key_env.clone(),
-            headers: options.headers.clone(),
-            timeout: config.timeout,
-            max_answer_bytes: config.max_output_bytes,
-            what: "the srs-agents API".into(),
-            base_url_setting: options.base_url_setting.clone(),
-        };
-        let client = Client::new(&endpoint, secrets)?;
+        let client = Client::new(&options.endpoint, secrets)?;
         let prompts = Prompts::load(options)?;
         let input = Input {
             user_input: "[0] stakeholder: input".into(),
@@ -134,9 +123,19 @@ impl Agents {
             }
         }
         trace.state = Some(state.summary());
+        // `length` when any answer used was cut at the token limit, else the document's.
+        let finish_reason = match trace
+            .calls
+            .iter()
+            .any(|c| c.finish_reason.as_deref() == Some("length"))
+        {
+            true => Some("length".to_string()),
+            false => trace.calls.last().and_then(|c| c.finish_reason.clone()),
+        };
         Ok(Reply {
             text: mapping::answer(&state).to_string(),
             usage: trace.usage(),
+            finish_reason,
             trace: Some(trace),
             ..Reply::default()
         })
@@ -149,8 +148,9 @@ impl Agents {
 /// fingerprint of each of its prompt templates (so editing a prompt changes it). The key,
 /// time limits, attempts and waits are left out: they do not change an answer.
 pub fn settings_text(options: &AgentsOptions) -> Result<String> {
-    let base = reqwest::Url::parse(options.base_url.trim()).map_or_else(
-        |_| crate::secrets::url_without_password(options.base_url.trim()).into_owned(),
+    let raw = options.endpoint.base_url.trim();
+    let base = reqwest::Url::parse(raw).map_or_else(
+        |_| crate::secrets::url_without_password(raw).into_owned(),
         |url| crate::llm::endpoint::normalised(&url),
     );
     let mut text = format!(
@@ -159,7 +159,7 @@ pub fn settings_text(options: &AgentsOptions) -> Result<String> {
         options.max_iterations,
         options.ablation.as_str()
     );
-    for (name, template) in &options.headers {
+    for (name, template) in &options.endpoint.headers {
         text.push_str(&format!("\0{name}: {template}"));
     }
     for agent in Agent::ALL {

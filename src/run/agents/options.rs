@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::state::{Ablation, Agent};
+use crate::llm::EndpointSettings;
 
 /// One agent's settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,15 +25,9 @@ pub struct AgentOptions {
 /// The pipeline's settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentsOptions {
-    /// The API's root (`/chat/completions` is appended).
-    pub base_url: String,
-    /// Which settings named the base URL, for messages.
-    pub base_url_setting: String,
-    /// The environment variable holding the API key.
-    pub api_key_env: String,
+    /// Where the API is, how to authenticate, one request's time limit.
+    pub endpoint: EndpointSettings,
     pub model: String,
-    /// Extra headers; `${NAME}` in a value is expanded from the environment.
-    pub headers: Vec<(String, String)>,
     pub max_iterations: u32,
     pub ablation: Ablation,
     /// The wait before an agent's second attempt; it doubles for each further one.

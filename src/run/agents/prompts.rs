@@ -186,11 +186,16 @@ mod tests {
             prompt: None,
         };
         AgentsOptions {
-            base_url: "http://127.0.0.1:9/v1".into(),
-            base_url_setting: "base_url".into(),
-            api_key_env: "OPENAI_API_KEY".into(),
+            endpoint: crate::llm::EndpointSettings {
+                base_url: "http://127.0.0.1:9/v1".into(),
+                api_key_env: "OPENAI_API_KEY".into(),
+                headers: vec![],
+                timeout: std::time::Duration::from_secs(1),
+                max_answer_bytes: 1 << 20,
+                what: "the srs-agents API".into(),
+                base_url_setting: "base_url".into(),
+            },
             model: "m".into(),
-            headers: vec![],
             max_iterations: 5,
             ablation: Ablation::None,
             backoff: std::time::Duration::ZERO,
