@@ -206,11 +206,12 @@ fn a_full_run_freezes_removes_suggests_and_discards_out_of_bounds_items() {
         ]),
         quiet,
     );
+    let pricing = "[pipeline.pricing]\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0";
     project(
         &dir.0,
         &[("e2e-full", full, false)],
         &fake.base_url(),
-        "",
+        pricing,
         "backoff_secs = 0.01",
     );
     let (out, records) = run(&dir.0, &[]);
@@ -286,13 +287,24 @@ fn a_full_run_freezes_removes_suggests_and_discards_out_of_bounds_items() {
     assert_eq!(calls[1]["parsed"][1]["id"], "SUG-01");
     assert_eq!(
         calls[1]["usage"],
-        json!({"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15})
+        json!({"prompt_tokens": 10, "completion_tokens": 5})
     );
     assert!(calls[1]["latency_ms"].as_f64().unwrap() > 0.0);
+    // Tokens summed over the eight calls, priced by [pipeline.pricing].
+    let usage = &r["usage"];
     assert_eq!(
-        r["usage"],
-        json!({"prompt_tokens": 80, "completion_tokens": 40, "total_tokens": 120})
+        [
+            &usage["prompt_tokens"],
+            &usage["completion_tokens"],
+            &usage["total_tokens"]
+        ],
+        [&json!(80), &json!(40), &json!(120)]
     );
+    assert!(
+        (usage["cost_usd"].as_f64().unwrap() - 0.00016).abs() < 1e-12,
+        "{usage}"
+    );
+    assert_eq!(r["finish_reason"], "stop");
     assert_eq!(r["model"], "scripted-model");
     // The answer goldgate scores.
     let p = &r["prediction"];
@@ -640,6 +652,11 @@ fn faults_are_retried_recorded_and_a_failing_agent_fails_only_its_sample() {
     // finish_reason length is recorded; a cut JSON answer is retried, saying why.
     let calls = &records["e2e-length"]["trace"]["calls"];
     assert_eq!(calls[0]["finish_reason"], "length");
+    assert_eq!(
+        records["e2e-length"]["finish_reason"], "length",
+        "the record says an answer was cut"
+    );
+    assert_eq!(records["e2e-down"]["finish_reason"], "stop");
     assert_eq!(calls[1]["finish_reason"], "stop");
     let r = retries("e2e-length", 1);
     assert_eq!(

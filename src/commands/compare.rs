@@ -54,7 +54,7 @@ pub(super) fn show_verdict(
     match gate.format {
         GateFormat::Html => {
             let traces = match run {
-                Some(run) => Some(crate::runfile::trace::read(run, MAX_TRACES)?),
+                Some(run) => Some(crate::runfile::reader::traces(run, MAX_TRACES)?),
                 None => None,
             };
             reporter.out(&html::report_with_traces(

@@ -15,7 +15,8 @@ use crate::gate::verdict::{Outcome, Status, Verdict};
 use crate::metrics::calibration::bins_from;
 use crate::metrics::calibration::{Bins, BINS};
 use crate::metrics::stats::Stats;
-use crate::runfile::trace::{TraceCall, Traces};
+use crate::runfile::reader::Traces;
+use crate::runfile::trace::TraceCall;
 use crate::score::file::ScoreFile;
 
 pub const REPORT_TEMPLATE: &str = include_str!("../../templates/report.html.j2");
@@ -131,7 +132,7 @@ fn pretty(value: &Option<serde_json::Value>) -> Option<String> {
 /// One model call of a trace, for the template.
 fn call_context(c: &TraceCall) -> Value {
     let attempts = c.retries.len() + usize::from(c.raw_output.is_some());
-    let tokens = c.usage.as_ref().and_then(|u| u.tokens());
+    let tokens = c.usage.map(|u| u.total());
     let messages: Vec<Value> = c
         .messages
         .iter()
@@ -311,7 +312,8 @@ mod tests {
 
     #[test]
     fn a_trace_is_shown_per_call_collapsed_and_escaped() {
-        use crate::runfile::trace::{SampleTrace, Trace, TraceAttempt, TraceMessage};
+        use crate::runfile::reader::SampleTrace;
+        use crate::runfile::trace::{Trace, TraceAttempt, TraceMessage};
         let run = crate::gate::compare::tests::file(&[(5.0, 0.0, 0.0, false)], "1");
         let rules =
             crate::gate::thresholds::Thresholds::parse("version = 1", Path::new("t.toml")).unwrap();

@@ -333,7 +333,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
                 .trace
                 .as_ref()
                 .and_then(|t| t.usage())
-                .map(|u| Pricing::price(options.pricing.as_ref(), u));
+                .map(|u| Pricing::price(options.pricing.as_ref(), super::agents::usage(u)));
             record.trace = e.trace.map(|t| *t);
         }
     }

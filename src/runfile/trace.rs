@@ -4,14 +4,10 @@
 //! attempt — and the pipeline's state when it ended. Kept on the run record, so a user can
 //! see why a sample came out as it did.
 
-use std::io::BufRead;
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::record::{RecordError, RunRecord, Usage};
-use crate::error::{Error, Result};
+use crate::llm::TokenUsage;
 
 /// Every call of one sample, and the state the pipeline ended in.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -55,7 +51,7 @@ pub struct TraceCall {
     pub finish_reason: Option<String>,
     /// Tokens over every attempt, when the server reported them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
+    pub usage: Option<TokenUsage>,
     /// Time spent waiting for answers over every attempt (not the waits between them).
     pub latency_ms: f64,
     /// Attempts that failed before the used answer (or all of them, when none was used).
@@ -82,8 +78,8 @@ pub struct TraceAttempt {
 
 impl Trace {
     /// Tokens over every call, when any call reported them.
-    pub fn usage(&self) -> Option<Usage> {
-        let used: Vec<&Usage> = self.calls.iter().filter_map(|c| c.usage.as_ref()).collect();
+    pub fn usage(&self) -> Option<TokenUsage> {
+        let used: Vec<&TokenUsage> = self.calls.iter().filter_map(|c| c.usage.as_ref()).collect();
         (!used.is_empty()).then(|| add(used))
     }
 
@@ -104,75 +100,14 @@ impl Trace {
     }
 }
 
-/// One record's trace, with what identifies the record.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SampleTrace {
-    pub sample_id: String,
-    pub repeat: u32,
-    /// Why the record's call failed, if it did.
-    pub error: Option<RecordError>,
-    pub trace: Trace,
-}
-
-/// The traces of a run file, at most a number of them.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Traces {
-    pub samples: Vec<SampleTrace>,
-    /// Records with a trace left out.
-    pub omitted: usize,
-}
-
-/// The traces of the first `limit` records that have one, in the file's order (lines that
-/// are not run records, such as an outputs file's, have none).
-pub fn read(path: &Path, limit: usize) -> Result<Traces> {
-    let file = std::fs::File::open(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut traces = Traces::default();
-    for line in std::io::BufReader::new(file).lines() {
-        let line = line.map_err(|source| Error::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        if !line.contains("\"trace\"") {
-            continue;
-        }
-        let Ok(record) = serde_json::from_str::<RunRecord>(&line) else {
-            continue;
-        };
-        let Some(trace) = record.trace else { continue };
-        if traces.samples.len() == limit {
-            traces.omitted += 1;
-            continue;
-        }
-        traces.samples.push(SampleTrace {
-            sample_id: record.sample_id,
-            repeat: record.repeat,
-            error: record.error,
-            trace,
-        });
-    }
-    Ok(traces)
-}
-
-/// The sum of several usages (a count is known when any of them knows it).
-pub fn add<'a>(usages: impl IntoIterator<Item = &'a Usage>) -> Usage {
-    let mut sum = Usage::default();
-    let plus = |a: Option<u64>, b: Option<u64>| match (a, b) {
-        (None, None) => None,
-        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
-    };
-    for u in usages {
-        sum.prompt_tokens = plus(sum.prompt_tokens, u.prompt_tokens);
-        sum.completion_tokens = plus(sum.completion_tokens, u.completion_tokens);
-        sum.total_tokens = plus(sum.total_tokens, u.total_tokens);
-        sum.cost_usd = match (sum.cost_usd, u.cost_usd) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-        };
-    }
-    sum
+/// The sum of several usages.
+pub fn add<'a>(usages: impl IntoIterator<Item = &'a TokenUsage>) -> TokenUsage {
+    usages
+        .into_iter()
+        .fold(TokenUsage::default(), |sum, u| TokenUsage {
+            prompt_tokens: sum.prompt_tokens + u.prompt_tokens,
+            completion_tokens: sum.completion_tokens + u.completion_tokens,
+        })
 }
 
 fn map_value(value: &mut Value, f: &dyn Fn(String) -> String) {
@@ -189,12 +124,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn usage(p: u64, c: u64) -> Usage {
-        Usage {
-            prompt_tokens: Some(p),
-            completion_tokens: Some(c),
-            total_tokens: Some(p + c),
-            cost_usd: None,
+    fn usage(p: u64, c: u64) -> TokenUsage {
+        TokenUsage {
+            prompt_tokens: p,
+            completion_tokens: c,
         }
     }
 
@@ -209,33 +142,6 @@ mod tests {
             });
         }
         assert_eq!(trace.usage(), Some(usage(17, 6)));
-    }
-
-    #[test]
-    fn traces_are_read_from_the_records_that_have_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.jsonl");
-        let with = |id: &str| {
-            format!(
-                "{{\"sample_id\": \"{id}\", \"error\": {{\"kind\": \"output\", \"message\": \"m\"}}, \"trace\": {{\"calls\": [{{\"agent\": \"ReqParse\", \"iteration\": 0, \"temperature\": 0.2, \"messages\": [], \"latency_ms\": 1.0}}]}}}}\n"
-            )
-        };
-        let text = with("a")
-            + "{\"sample_id\": \"b\", \"raw_output\": \"x\"}\n"
-            + "{\"id\": \"c\", \"output\": \"\\\"trace\\\"\"}\n"
-            + &with("d")
-            + &with("e");
-        std::fs::write(&path, text).unwrap();
-        let traces = read(&path, 2).unwrap();
-        let ids: Vec<&str> = traces
-            .samples
-            .iter()
-            .map(|s| s.sample_id.as_str())
-            .collect();
-        assert_eq!(ids, ["a", "d"]);
-        assert_eq!(traces.omitted, 1);
-        assert_eq!(traces.samples[0].trace.calls[0].agent, "ReqParse");
-        assert_eq!(traces.samples[0].error.as_ref().unwrap().message, "m");
     }
 
     #[test]

@@ -13,10 +13,10 @@ use serde_json::Value;
 use super::options::AgentOptions;
 use super::state::{Agent, Unusable};
 use crate::limits::Limits;
-use crate::llm::{ChatRequest, Client, Completion, Message};
+use crate::llm::{ChatRequest, Client, Message, TokenUsage};
 use crate::retry::Backoff;
 use crate::run::call::CallError;
-use crate::runfile::record::{ErrorKind, Usage};
+use crate::runfile::record::ErrorKind;
 use crate::runfile::trace::{add, TraceAttempt, TraceCall, TraceMessage};
 
 /// What makes the calls: the API, the run's rate limits, the model and the wait base.
@@ -46,15 +46,6 @@ pub fn wait(base: Duration, attempt: u32, retry_after: Option<Duration>) -> Dura
         .unwrap_or_default()
         .min(Backoff::default().max_server_wait);
     step.max(asked)
-}
-
-fn usage(completion: &Completion) -> Option<Usage> {
-    completion.usage.map(|u| Usage {
-        prompt_tokens: Some(u.prompt_tokens),
-        completion_tokens: Some(u.completion_tokens),
-        total_tokens: Some(u.total()),
-        cost_usd: None,
-    })
 }
 
 impl Caller<'_> {
@@ -91,7 +82,7 @@ impl Caller<'_> {
                 .collect(),
             ..TraceCall::default()
         };
-        let mut usages: Vec<Usage> = Vec::new();
+        let mut usages: Vec<TokenUsage> = Vec::new();
         let attempts = options.attempts.max(1);
         let mut attempt = 0;
         loop {
@@ -99,8 +90,8 @@ impl Caller<'_> {
             let (failed, kind, retryable, retry_after) = match self.client.chat(&request).await {
                 Ok(completion) => {
                     trace.latency_ms += completion.latency_ms;
-                    if let Some(u) = usage(&completion) {
-                        self.limits.used(u.total_tokens.unwrap_or_default());
+                    if let Some(u) = completion.usage {
+                        self.limits.used(u.total());
                         usages.push(u);
                     }
                     trace.usage = (!usages.is_empty()).then(|| add(&usages));

@@ -21,9 +21,9 @@ use serde_json::Value;
 use crate::error::Result;
 use crate::limits::Limits;
 use crate::llm::extract::json_value;
-use crate::llm::Client;
+use crate::llm::{Client, TokenUsage};
 use crate::run::call::{CallError, Reply};
-use crate::runfile::record::ErrorKind;
+use crate::runfile::record::{ErrorKind, Usage};
 use crate::runfile::trace::Trace;
 use crate::secrets::Secrets;
 use agent::{Caller, Used};
@@ -134,7 +134,7 @@ impl Agents {
         };
         Ok(Reply {
             text: mapping::answer(&state).to_string(),
-            usage: trace.usage(),
+            usage: trace.usage().map(usage),
             finish_reason,
             trace: Some(trace),
             ..Reply::default()
@@ -181,6 +181,16 @@ pub fn settings_text(options: &AgentsOptions) -> Result<String> {
         ));
     }
     Ok(text)
+}
+
+/// Tokens as a record counts them.
+pub fn usage(tokens: TokenUsage) -> Usage {
+    Usage {
+        prompt_tokens: Some(tokens.prompt_tokens),
+        completion_tokens: Some(tokens.completion_tokens),
+        total_tokens: Some(tokens.total()),
+        cost_usd: None,
+    }
 }
 
 /// A failed sample: the error, with the calls so far and the state they left.
