@@ -64,12 +64,16 @@ pub enum Origin {
 
 impl Origin {
     /// A configuration error (exit 2) about one setting: `flag` on the command line, or
-    /// `key` of `[pipeline]` (with its line) in the file.
+    /// `key` of `[pipeline]` (with its line) in the file; a dotted key names a key of a
+    /// table below it (`agents.reqparse.prompt`: `prompt` of `[pipeline.agents.reqparse]`).
     pub fn error(&self, flag: &str, key: &str, message: &str, hint: &str) -> Error {
         match self {
             Origin::Flags => Error::usage(format!("{flag}: {message}"), hint),
             Origin::File(path) => {
-                let line = key_line(path, "pipeline", key);
+                let line = match key.rsplit_once('.') {
+                    Some((table, leaf)) => key_line(path, &format!("pipeline.{table}"), leaf),
+                    None => key_line(path, "pipeline", key),
+                };
                 let problem = Problem::new(
                     Location::new(path, line, 0),
                     Some(format!("pipeline.{key}")),

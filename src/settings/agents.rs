@@ -5,6 +5,7 @@
 //! rounds, the ablation, the wait between attempts, and each agent's temperature — its
 //! table's `temperature`, else `OPENAI_TEMP_<AGENT>`, else the agent's default.
 
+use std::path::Path;
 use std::time::Duration;
 
 use super::chat::defaults as api;
@@ -16,6 +17,7 @@ use crate::llm::endpoint::OPENAI_API;
 use crate::llm::EndpointSettings;
 use crate::run::agents::options::{AgentOptions, AgentsOptions};
 use crate::run::agents::state::Agent;
+use crate::run::config::Origin;
 
 /// A set, non-blank environment variable.
 fn env(name: &str) -> Option<String> {
@@ -69,7 +71,9 @@ pub(super) fn options(
     headers: Vec<(String, String)>,
     timeout: Duration,
     max_output_bytes: usize,
+    file: Option<&Path>,
 ) -> Result<AgentsOptions, Error> {
+    let origin = file.map_or(Origin::Flags, |f| Origin::File(f.to_path_buf()));
     let table = p.agents.clone().unwrap_or_default();
     let base_url = a
         .base_url
@@ -91,6 +95,25 @@ pub(super) fn options(
             system,
             prompt,
         } = tables[agent as usize].clone().unwrap_or_default();
+        let key = |name: &str| format!("agents.{}.{name}", agent.key());
+        if max_tokens == Some(0) {
+            return Err(origin.error(
+                "",
+                &key("max_tokens"),
+                "0 leaves the model no room to answer",
+                "leave it out to use the model's own limit, or give a few thousand",
+            ));
+        }
+        for (name, path) in [("system", &system), ("prompt", &prompt)] {
+            if let Some(path) = path.as_ref().filter(|p| !p.is_file()) {
+                return Err(origin.error(
+                    "",
+                    &key(name),
+                    &format!("the prompt template {} does not exist", path.display()),
+                    "name a minijinja template file, relative to goldgate.toml",
+                ));
+            }
+        }
         let temperature = match temperature {
             Some(t) => t,
             None => {

@@ -309,7 +309,7 @@ fn adapter(
     }
     if p.kind.as_deref() == Some("srs-agents") {
         let (_, headers) = mode_and_headers(a, p)?;
-        let options = super::agents::options(a, p, headers, timeout, max_output_bytes)?;
+        let options = super::agents::options(a, p, headers, timeout, max_output_bytes, file)?;
         return Ok((Adapter::SrsAgents(Box::new(options)), true));
     }
     file_adapter(a, p).map(|adapter| (adapter, true))
