@@ -1,5 +1,5 @@
 //! Running a suite through the pipeline under test: the adapters that call it (`command` in
-//! oneshot or jsonl mode, `http`, `chat`, `replay`), the runner (concurrency, timeouts, retries,
+//! oneshot or jsonl mode, `http`, `chat`, `srs-agents`, `replay`), the runner (concurrency, timeouts, retries,
 //! rate limits, repeats, shards), and the answer cache. Records go to a run file through
 //! [`crate::runfile`].
 

@@ -1,6 +1,7 @@
 //! Reading run files (`run.jsonl` records or `{"id", "output"}` lines) without holding their
 //! answers in memory: a first pass indexes each line by sample id and repeat, and answers are
-//! read back one sample at a time while the suite is scored.
+//! read back one sample at a time while the suite is scored. The traces of a multi-step
+//! pipeline's records are read back for reports ([`traces`]).
 
 use std::collections::HashMap;
 use std::fs::File;

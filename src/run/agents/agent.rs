@@ -1,12 +1,12 @@
 //! One agent call of the `srs-agents` pipeline: send the rendered messages, use the answer
 //! (the caller reads it and applies it to the state), and try again — at most the agent's
 //! number of attempts — when the API fails in a way another try can help (rate limits,
-//! server errors, timeouts, cut streams) or the answer cannot be used. Before attempt k+1
-//! it waits base·2^k (1, 2, 4 … s with the default base of 1 s), or longer when the server
-//! asks with `Retry-After`. Every attempt waits for the run's rate limits first and counts
+//! server errors, timeouts, cut streams) or the answer cannot be used. The waits between
+//! attempts double from a base (1, 2, 4 … s with the default base of 1 s), or are longer
+//! when the server asks with `Retry-After`. Every attempt waits for the run's rate limits first and counts
 //! its tokens. What happened is kept as the call's trace.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -37,7 +37,7 @@ pub struct Failure {
 /// What the caller made of an answer: its JSON (none for a document) and what it changed.
 pub type Used = (Option<Value>, Value);
 
-/// The wait before attempt `attempt + 1` (`attempt` 0-based): `base`·2^attempt, or the
+/// The wait after failed attempt `attempt` (0-based): `base`·2^attempt, or the
 /// server's `Retry-After` when that is longer (itself at most the runner's cap on server
 /// waits).
 pub fn wait(base: Duration, attempt: u32, retry_after: Option<Duration>) -> Duration {
@@ -87,6 +87,7 @@ impl Caller<'_> {
         let mut attempt = 0;
         loop {
             self.limits.acquire().await;
+            let started = Instant::now();
             let (failed, kind, retryable, retry_after) = match self.client.chat(&request).await {
                 Ok(completion) => {
                     trace.latency_ms += completion.latency_ms;
@@ -124,8 +125,11 @@ impl Caller<'_> {
                 Err(e) => {
                     let (retryable, retry_after) = (e.retryable, e.retry_after);
                     let e = CallError::from(e);
+                    let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+                    trace.latency_ms += latency_ms;
                     let failed = TraceAttempt {
                         error: e.message,
+                        latency_ms,
                         ..TraceAttempt::default()
                     };
                     (failed, e.kind, retryable, retry_after)
