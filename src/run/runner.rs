@@ -279,6 +279,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         finish_reason: None,
         cache_key: Some(key),
         provenance: None, // the writer puts the run's on the file's first record
+        judge: None,
     };
     match outcome {
         Ok(reply) => {
