@@ -335,6 +335,81 @@ mod tests {
         serde_json::from_value(json!({"sample_id": "s", "prediction": prediction})).unwrap()
     }
 
+    fn settings() -> JudgeSettings {
+        JudgeSettings {
+            model: "judge-model".into(),
+            endpoint: EndpointSettings {
+                base_url: "http://127.0.0.1:9/v1".into(),
+                api_key_env: "GOLDGATE_TEST_NO_SUCH_KEY".into(),
+                headers: vec![],
+                timeout: Duration::from_secs(5),
+                max_answer_bytes: 1 << 20,
+                what: "the judge's API".into(),
+                base_url_setting: "`[judge] base_url`".into(),
+            },
+            temperature: 0.2,
+            repeats: 2,
+            system_prompt: None,
+            prompt: None,
+            pricing: None,
+            attempts: 6,
+            first_wait: Duration::from_secs(2),
+        }
+    }
+
+    #[test]
+    fn waits_are_2_4_8_16_32_seconds_or_the_servers_longer_one() {
+        let judge = Judge::open(&settings(), None, &mut Secrets::new()).unwrap();
+        let waits: Vec<u64> = (1..6).map(|a| judge.wait(a, None).as_secs()).collect();
+        assert_eq!(waits, [2, 4, 8, 16, 32]);
+        let asked = |secs| Some(Duration::from_secs(secs));
+        assert_eq!(judge.wait(1, asked(7)), Duration::from_secs(7));
+        assert_eq!(judge.wait(3, asked(7)), Duration::from_secs(8));
+        assert_eq!(judge.wait(1, asked(3600)), MAX_SERVER_WAIT);
+    }
+
+    #[test]
+    fn the_judge_is_its_model_prompts_and_repeats() {
+        let judge = Judge::open(&settings(), None, &mut Secrets::new()).unwrap();
+        assert!(judge.prompt_fingerprint().starts_with("sha256:"));
+        // The built-in prompt states the answer's shape literally and both texts.
+        let texts = Texts {
+            reference_srs: "REFERENCE-TEXT",
+            srs_markdown: "GENERATED-TEXT",
+        };
+        let user = judge.prompt.render(&texts).unwrap();
+        assert!(user.contains("\"constraints\": null}}}"), "{user}");
+        assert!(user.contains("REFERENCE-TEXT") && user.contains("GENERATED-TEXT"));
+        for name in crate::judge::rubric::METRICS {
+            assert!(user.contains(&format!("- {name}:")), "{name}");
+        }
+        let missing = judge.not_judged("nothing to judge: the answer is not JSON");
+        assert_eq!(missing.judgements.len(), 2);
+        assert!(missing
+            .judgements
+            .iter()
+            .all(|j| j.attempts == 0 && j.metrics.is_none()));
+        assert!(judge.made(&missing));
+        let mut other = missing.clone();
+        other.model = "another".into();
+        assert!(!judge.made(&other));
+        let mut fewer = missing.clone();
+        fewer.judgements.pop();
+        assert!(
+            !judge.made(&fewer),
+            "a review with fewer repeats is asked again"
+        );
+        // The cache key changes with each text and the repeat.
+        let key = judge.cache_key("ref", "doc", 0);
+        assert_ne!(key, judge.cache_key("ref", "doc", 1));
+        assert_ne!(key, judge.cache_key("ref", "doc2", 0));
+        assert_ne!(key, judge.cache_key("re", "fdoc", 0));
+        let mut hotter = settings();
+        hotter.temperature = 0.7;
+        let hotter = Judge::open(&hotter, None, &mut Secrets::new()).unwrap();
+        assert_ne!(key, hotter.cache_key("ref", "doc", 0));
+    }
+
     #[test]
     fn which_records_are_reviewed_and_why_not() {
         let e2e = json!({"id": "s", "kind": "e2e", "reference_srs": "# Reference"});
