@@ -305,9 +305,10 @@ fn a_rerun_asks_the_judge_nothing_and_a_changed_prompt_asks_again() {
     );
     ok(&run(&dir.0, "run.jsonl"));
     assert_eq!(server.calls().len(), 2);
-    assert_eq!(
-        server.calls()[0].message("user"),
-        "Judge # DOC-A against # Reference REF-0.\n"
+    let users: Vec<String> = server.calls().iter().map(|c| c.message("user")).collect();
+    assert!(
+        users.contains(&"Judge # DOC-A against # Reference REF-0.\n".to_string()),
+        "{users:?}"
     );
     let first = run_lines(&dir.0.join("run.jsonl"));
 

@@ -47,7 +47,7 @@ pub struct Rejudged {
     pub path: PathBuf,
     /// Records in the file.
     pub records: usize,
-    /// Records that now carry a review.
+    /// Records of the suite's samples that now carry a review.
     pub reviewed: usize,
     /// Records of samples the suite does not have (kept unchanged).
     pub unknown: usize,
@@ -124,7 +124,10 @@ pub fn rejudge(settings: &RejudgeSettings, runtime: &tokio::runtime::Runtime) ->
     for (i, review) in reviews {
         records[i].judge = Some(review);
     }
-    for review in records.iter().filter_map(|r| r.judge.as_ref()) {
+    let known = records
+        .iter()
+        .filter(|r| requests.contains_key(&r.sample_id));
+    for review in known.filter_map(|r| r.judge.as_ref()) {
         done.reviewed += 1;
         for j in &review.judgements {
             done.judgements += 1;
