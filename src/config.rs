@@ -172,7 +172,7 @@ pub struct JudgeTable {
     /// Judgements per record; the metrics take their mean.
     pub judge_repeats: Option<u32>,
     /// Prompt template files replacing the built-in ones.
-    pub system_prompt: Option<PathBuf>,
+    pub system: Option<PathBuf>,
     pub prompt: Option<PathBuf>,
     /// Seconds one judge call may take.
     pub timeout_secs: Option<f64>,
@@ -246,7 +246,7 @@ impl ConfigFile {
             .for_each(resolve);
         config.run.cache_dir.as_mut().map(resolve);
         if let Some(judge) = config.judge.as_mut() {
-            judge.system_prompt.as_mut().map(resolve);
+            judge.system.as_mut().map(resolve);
             judge.prompt.as_mut().map(resolve);
         }
         let check = &mut config.check;

@@ -93,7 +93,7 @@ pub fn judge_settings(file: &ConfigFile) -> Result<Option<JudgeSettings>, Error>
             "for example timeout_secs = 120",
         ));
     }
-    for (key, path) in [("system_prompt", &t.system_prompt), ("prompt", &t.prompt)] {
+    for (key, path) in [("system", &t.system), ("prompt", &t.prompt)] {
         if let Some(path) = path.as_ref().filter(|p| !p.is_file()) {
             return Err(error(
                 key,
@@ -143,7 +143,7 @@ pub fn judge_settings(file: &ConfigFile) -> Result<Option<JudgeSettings>, Error>
         },
         temperature,
         repeats,
-        system_prompt: t.system_prompt.clone(),
+        system: t.system.clone(),
         prompt: t.prompt.clone(),
         pricing,
         attempts: defaults::ATTEMPTS,

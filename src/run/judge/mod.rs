@@ -35,7 +35,7 @@ pub struct JudgeSettings {
     /// Judgements per record (`judge_repeats`).
     pub repeats: u32,
     /// Template files replacing the built-in system and user prompts.
-    pub system_prompt: Option<PathBuf>,
+    pub system: Option<PathBuf>,
     pub prompt: Option<PathBuf>,
     /// The judge's prices, for its own cost.
     pub pricing: Option<Pricing>,
@@ -92,7 +92,7 @@ impl Judge {
             Some(path) => Template::file(path),
             None => Ok(Template::builtin(name, source)),
         };
-        let system = load(&settings.system_prompt, "judge/system.j2", SYSTEM)?;
+        let system = load(&settings.system, "judge/system.j2", SYSTEM)?;
         let prompt = load(&settings.prompt, "judge/user.j2", PROMPT)?;
         let empty = Texts {
             reference_srs: "",
@@ -349,7 +349,7 @@ mod tests {
             },
             temperature: 0.2,
             repeats: 2,
-            system_prompt: None,
+            system: None,
             prompt: None,
             pricing: None,
             attempts: 6,
