@@ -1,6 +1,6 @@
 //! `goldgate.toml`: the project's settings, so a command line can stay short — `[pipeline]`
 //! (which pipeline to call, and how; `[pipeline.agents]` for `srs-agents`), `[run]`, `[check]` (where `check` finds its inputs
-//! and writes its outputs) and `[suite]` (how suites are read). Flags override the file (see `settings`). Every table denies
+//! and writes its outputs), `[suite]` (how suites are read) and `[judge]` (the LLM judge). Flags override the file (see `settings`). Every table denies
 //! unknown keys; errors name the file, line and key, with a hint. Relative paths are
 //! relative to the file's directory.
 
@@ -239,6 +239,31 @@ pub struct SuiteTable {
     pub max_sample_bytes: Option<u64>,
 }
 
+/// `[judge]`: the LLM judge that reviews e2e samples' SRS documents (docs/judge.md).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeTable {
+    /// The judge model (else `OPENAI_EVALUATION_MODEL`, else `OPENAI_MODEL`, else the default).
+    pub model: Option<String>,
+    /// The API root (else `OPENAI_BASE_URL`, else OpenAI's).
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key.
+    pub api_key_env: Option<String>,
+    pub temperature: Option<f64>,
+    /// Judgements per record; the metrics take their mean.
+    pub judge_repeats: Option<u32>,
+    /// Prompt template files replacing the built-in ones.
+    pub system: Option<PathBuf>,
+    pub prompt: Option<PathBuf>,
+    /// Seconds one judge call may take.
+    pub timeout_secs: Option<f64>,
+    /// Extra headers; values may use `${NAME}`.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// The judge's prices, for its own cost.
+    pub pricing: Option<PricingTable>,
+}
+
 /// A whole `goldgate.toml`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -251,6 +276,9 @@ pub struct ConfigFile {
     pub check: CheckTable,
     #[serde(default)]
     pub suite: SuiteTable,
+    /// `None`: no judge is configured.
+    #[serde(default)]
+    pub judge: Option<JudgeTable>,
     /// The file this was read from (`None`: no file, every setting from flags and defaults).
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -312,6 +340,10 @@ impl ConfigFile {
             .iter_mut()
             .for_each(resolve);
         config.run.cache_dir.as_mut().map(resolve);
+        if let Some(judge) = config.judge.as_mut() {
+            judge.system.as_mut().map(resolve);
+            judge.prompt.as_mut().map(resolve);
+        }
         let check = &mut config.check;
         for p in [
             &mut check.suite,
@@ -362,6 +394,43 @@ mod tests {
         assert_eq!(config.pipeline.env_clear, Some(true));
         assert_eq!(config.pipeline.workdir, Some(dir.join("..")));
         assert_eq!(config.path, Some(path.clone()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_judge_table() {
+        let dir =
+            std::env::temp_dir().join(format!("goldgate-config-judge-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("goldgate.toml");
+        std::fs::write(&path, "[pipeline]\nkind = \"replay\"\nfile = \"run.jsonl\"\n\n[judge]\nmodel = \"gpt-4o\"\njudge_repeats = 3\nprompt = \"prompts/judge.j2\"\n\n[judge.pricing]\ninput_per_mtok = 2.5\noutput_per_mtok = 10\n").unwrap();
+        let config = ConfigFile::load(&path).unwrap();
+        let judge = config.judge.unwrap();
+        assert_eq!(judge.model.as_deref(), Some("gpt-4o"));
+        assert_eq!(judge.judge_repeats, Some(3));
+        assert_eq!(judge.prompt, Some(dir.join("prompts/judge.j2")));
+        assert_eq!(judge.pricing.unwrap().output_per_mtok, 10.0);
+        std::fs::write(&path, "[pipeline]\nkind = \"replay\"\n").unwrap();
+        assert!(
+            ConfigFile::load(&path).unwrap().judge.is_none(),
+            "no table: no judge"
+        );
+        std::fs::write(&path, "[judge]\nmodel = \"m\"\njudge_repeat = 3\n").unwrap();
+        let e = ConfigFile::load(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("goldgate.toml:3") && e.contains("did you mean `judge_repeats`?"),
+            "{e}"
+        );
+        std::fs::write(
+            &path,
+            "[judge]\n[judge.pricing]\ninput_per_mtok = 1\noutput_per_mtk = 2\n",
+        )
+        .unwrap();
+        let e = ConfigFile::load(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("goldgate.toml:4") && e.contains("output_per_mtok"),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

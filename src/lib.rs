@@ -17,6 +17,7 @@ pub mod gate;
 pub mod hash;
 pub mod hook;
 pub mod io;
+pub mod judge;
 pub mod kinds;
 pub mod limits;
 pub mod llm;

@@ -17,6 +17,7 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["parse", "env"],
     &["llm"],
+    &["judge"],
     &["metrics"],
     &["embed"],
     &["suite"],

@@ -13,6 +13,7 @@ mod hook;
 mod hostile_suite;
 mod http;
 mod jsonl;
+mod judge;
 mod junit;
 mod layers;
 mod llm;

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod judge;
 mod pipeline;
+pub use judge::JudgeArgs;
 pub use pipeline::{ModeArg, PipelineArgs};
 
 const EXIT_CODES: &str = "\
@@ -53,6 +55,8 @@ pub enum Command {
     /// The cosine of two texts (or of JSON Lines pairs) under the configured similarity, and
     /// whether it clears the requirement and acceptance-criterion match thresholds
     Similarity(SimilarityArgs),
+    /// Review a run file's e2e answers again with the LLM judge ([judge] in goldgate.toml)
+    Judge(JudgeArgs),
 }
 
 #[derive(Debug, Subcommand)]

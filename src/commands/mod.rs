@@ -6,6 +6,7 @@ mod baseline;
 mod check;
 mod compare;
 mod hook;
+mod judge;
 mod publish;
 mod run;
 mod score;
@@ -46,6 +47,7 @@ pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Command::Hook(HookCommand::Uninstall { force }) => hook::uninstall(force, reporter),
         Command::Hook(HookCommand::Run(args)) => hook::run(args.try_into()?, reporter),
         Command::Similarity(args) => similarity::similarity(args.try_into()?, reporter),
+        Command::Judge(args) => judge::judge(args.try_into()?, reporter),
     }
 }
 

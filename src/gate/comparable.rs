@@ -1,9 +1,11 @@
 //! Whether a baseline and a candidate can be compared at all: scored under the same
-//! `metrics_version` and with the same similarity (backend, embedding model and its
+//! `metrics_version`, with the same similarity (backend, embedding model and its
+//! fingerprint) and, when both were judged, by the same judge (model and prompt
 //! fingerprint). Otherwise the numbers measure different things, and the comparison is
 //! refused unless the user says to compare anyway (`--allow-version-change`).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
+use crate::gate::thresholds::Thresholds;
 use crate::score::file::{ScoreFile, ScoringSummary};
 
 /// Refuse, unless `allow`, to compare `baseline` with a candidate scored under
@@ -35,7 +37,75 @@ pub fn check(
             "score both with the same `[matching]` similarity and model: refresh the baseline (goldgate baseline refresh) after changing it, or pass --allow-version-change to compare anyway",
         ));
     }
+    if let Some(change) = judge_change(b, scoring) {
+        return Err(Error::usage(
+            format!("the baseline and {what} were judged by different judges ({change}): their judge.* numbers are not comparable"),
+            "judge both with the same `[judge]` model and prompts: refresh the baseline (goldgate baseline refresh, or goldgate judge on its run) after changing them, or pass --allow-version-change to compare anyway",
+        ));
+    }
     Ok(())
+}
+
+/// Refuse rules on the judge's metrics when no record of the candidate was reviewed by a
+/// judge: they could only read "no data" and hold, a weaker gate than the file says.
+pub fn judged(candidate: &ScoreFile, thresholds: &Thresholds, what: &str) -> Result<()> {
+    if candidate.provenance.scoring.judge.is_some() {
+        return Ok(());
+    }
+    let problems: Vec<Problem> = thresholds
+        .judge_rules()
+        .into_iter()
+        .map(|(name, at)| {
+            let mut p = Problem::new(
+                at,
+                None,
+                format!("a rule gates {name}, but no record of {what} was reviewed by a judge"),
+            );
+            p.hint = Some(NO_JUDGE_HINT.into());
+            p
+        })
+        .collect();
+    match problems.is_empty() {
+        true => Ok(()),
+        false => Err(Error::Invalid {
+            what: "thresholds file",
+            problems,
+        }),
+    }
+}
+
+/// How to get judge metrics, for rules that gate them without a judge.
+pub const NO_JUDGE_HINT: &str = "configure the judge in goldgate.toml's [judge] table (docs/judge.md) so the run's e2e samples with a reference_srs are reviewed, or remove the judge.* rules";
+
+/// How the judges of two scorings differ, when both were judged and they do: the model, or
+/// the prompt (by its fingerprint). Records reviewed by several judges (`mixed`) are
+/// comparable with none. A scoring without a judge has no judge metrics to compare.
+pub fn judge_change(baseline: &ScoringSummary, candidate: &ScoringSummary) -> Option<String> {
+    let (b, c) = (baseline.judge.as_ref()?, candidate.judge.as_ref()?);
+    if b.is_mixed() || c.is_mixed() {
+        return Some(format!(
+            "{} → {}: a run's records were reviewed by several judges",
+            b.model.escape_debug(),
+            c.model.escape_debug()
+        ));
+    }
+    if b.model != c.model {
+        return Some(format!(
+            "{} → {}",
+            b.model.escape_debug(),
+            c.model.escape_debug()
+        ));
+    }
+    if b.prompt_fingerprint != c.prompt_fingerprint {
+        let short = |f: &str| f.chars().take(15).collect::<String>();
+        return Some(format!(
+            "{}: prompt {} → {}",
+            b.model.escape_debug(),
+            short(&b.prompt_fingerprint).escape_debug(),
+            short(&c.prompt_fingerprint).escape_debug()
+        ));
+    }
+    None
 }
 
 /// How two scorings' similarities differ, when they do: the backend, or the model (by its
@@ -96,6 +166,76 @@ mod tests {
             .differences
             .iter()
             .any(|d| d.starts_with("metrics_version")));
+    }
+
+    #[test]
+    fn a_change_of_judge_is_refused_unless_allowed() {
+        use crate::score::file::JudgeSummary;
+        let judge = |model: &str, prompt: &str| {
+            Some(JudgeSummary {
+                model: model.into(),
+                prompt_fingerprint: prompt.into(),
+            })
+        };
+        let mut base = file(&[(5.0, 0.0, 0.0, false)], "1");
+        base.provenance.scoring.judge = judge("gpt-4o-mini", "sha256:aaaa1111bbbb2222");
+        let mut other_model = base.clone();
+        other_model.provenance.scoring.judge = judge("gpt-4o", "sha256:aaaa1111bbbb2222");
+        let e = compare(&other_model, Some(&base), &rules(""), &options())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("judged by different judges (gpt-4o-mini → gpt-4o)")
+                && e.contains("--allow-version-change"),
+            "{e}"
+        );
+        let mut other_prompt = base.clone();
+        other_prompt.provenance.scoring.judge = judge("gpt-4o-mini", "sha256:cccc3333dddd4444");
+        let e = compare(&other_prompt, Some(&base), &rules(""), &options())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("prompt sha256:aaaa1111 → sha256:cccc3333"),
+            "{e}"
+        );
+        // Records reviewed by several judges are comparable with none.
+        let mut mixed = base.clone();
+        mixed.provenance.scoring.judge = judge(JudgeSummary::MIXED, JudgeSummary::MIXED);
+        assert!(compare(&mixed, Some(&mixed), &rules(""), &options()).is_err());
+        let allowed = CompareOptions {
+            allow_version_change: true,
+            ..options()
+        };
+        assert!(compare(&other_prompt, Some(&base), &rules(""), &allowed).is_ok());
+        assert!(compare(&base, Some(&base), &rules(""), &options()).is_ok());
+        // A run without a judge has no judge metrics to compare: not refused.
+        let mut unjudged = base.clone();
+        unjudged.provenance.scoring.judge = None;
+        assert!(compare(&unjudged, Some(&base), &rules(""), &options()).is_ok());
+        assert!(compare(&base, Some(&unjudged), &rules(""), &options()).is_ok());
+    }
+
+    #[test]
+    fn a_judge_rule_on_a_run_no_judge_reviewed_is_an_error() {
+        let cand = file(&[(5.0, 0.0, 0.0, false)], "1");
+        let gated = rules("[metrics.\"extraction.f1\"]\nmin = 0.5\n[metrics.\"judge.comprehensive_weighted\"]\nmin = 0.6\n");
+        for baseline in [None, Some(&cand)] {
+            let e = compare(&cand, baseline, &gated, &options())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("t.toml:4: error: a rule gates judge.comprehensive_weighted, but no record of the candidate was reviewed by a judge")
+                    && e.contains("[judge]"),
+                "{e}"
+            );
+        }
+        let mut judged = cand.clone();
+        judged.provenance.scoring.judge = Some(crate::score::file::JudgeSummary {
+            model: "m".into(),
+            prompt_fingerprint: "sha256:p".into(),
+        });
+        assert!(compare(&judged, None, &gated, &options()).is_ok());
+        assert!(compare(&cand, None, &rules(""), &options()).is_ok());
     }
 
     #[test]

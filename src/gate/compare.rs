@@ -42,6 +42,7 @@ pub fn compare(
             "the candidate",
         )?;
     }
+    super::comparable::judged(candidate, thresholds, "the candidate")?;
     let shared = shared_samples(candidate, baseline);
     let draws = paired_draws(candidate, baseline, &shared, &options.bootstrap);
     let mut metrics: Vec<MetricResult> = crate::kinds::metrics()
@@ -332,6 +333,7 @@ pub(crate) mod tests {
                     schema: Default::default(),
                     id_pattern: String::new(),
                     rd_weights: [0.4, 0.3, 0.2, 0.1],
+                    judge: None,
                 },
             },
             metrics,

@@ -53,7 +53,8 @@ pub trait TaskKind: Sync {
     /// The keys of a pipeline's JSON answer this kind reads.
     fn answer_keys(&self) -> &'static [&'static str];
 
-    /// Its metrics, in report order; their names start with the kind's name.
+    /// Its metrics, in report order; their names start with the kind's name (the e2e kind's
+    /// judge metrics with `judge.`).
     fn metrics(&self) -> &'static [Metric];
 
     /// The one of its metrics that says best whether the kind got better or worse (higher
@@ -149,10 +150,12 @@ mod tests {
             assert_eq!(of(kind).kind(), kind);
             assert!(ALL.iter().filter(|k| k.kind() == kind).count() == 1);
             let prefix = format!("{}.", kind.as_str());
+            // The e2e kind also reports its judge's metrics.
+            let judged = |name: &str| kind == Kind::E2e && name.starts_with("judge.");
             assert!(of(kind)
                 .metrics()
                 .iter()
-                .all(|m| m.name.starts_with(&prefix)));
+                .all(|m| m.name.starts_with(&prefix) || judged(m.name)));
             let primary = of(kind).primary_metric();
             assert!(
                 of(kind)

@@ -50,7 +50,7 @@ pub fn balanced_objects(text: &str) -> Vec<Map<String, Value>> {
 }
 
 /// ```` ```lang ```` fenced blocks: (language, body). An unclosed fence runs to the end.
-fn fenced_blocks(text: &str) -> Vec<(&str, &str)> {
+pub fn fenced_blocks(text: &str) -> Vec<(&str, &str)> {
     let mut blocks = Vec::new();
     let mut rest = text;
     while let Some(open) = rest.find("```") {

@@ -87,7 +87,7 @@ impl Origin {
 }
 
 /// The 1-based line of `key = ...` in `[table]` of a TOML file (0 when not found).
-fn key_line(path: &Path, table: &str, key: &str) -> usize {
+pub fn key_line(path: &Path, table: &str, key: &str) -> usize {
     let Ok(text) = std::fs::read_to_string(path) else {
         return 0;
     };

@@ -1,6 +1,7 @@
 //! Running a suite through the pipeline under test: the adapters that call it (`command` in
 //! oneshot or jsonl mode, `http`, `chat`, `srs-agents`, `replay`), the runner (concurrency, timeouts, retries,
-//! rate limits, repeats, shards), and the answer cache. Records go to a run file through
+//! rate limits, repeats, shards), the answer cache, and the LLM judge that reviews e2e answers
+//! ([`judge`]). Records go to a run file through
 //! [`crate::runfile`].
 
 pub mod adapter;
@@ -14,6 +15,7 @@ pub mod fingerprint;
 pub mod http;
 pub mod jsonl;
 pub mod jsonl_protocol;
+pub mod judge;
 pub mod oneshot;
 pub mod plan;
 pub mod preflight;

@@ -14,12 +14,15 @@ use super::adapter::Pipeline;
 use super::cache::{Cache, CacheMode};
 use super::config::{PipelineConfig, Shard};
 use super::fingerprint::{self, CacheWish, Git};
+use super::judge::cache::JudgeCache;
+use super::judge::Judge;
 use super::runner::{self, Job, RunOptions, RunSummary};
 use crate::error::Result;
 use crate::limits::Limits;
 use crate::runfile::lock::OutputLock;
 use crate::runfile::record::{CacheUse, RunProvenance};
 use crate::runfile::writer::{Finished, RecordWriter, Resume};
+use crate::secrets::Secrets;
 use crate::suite::Suite;
 
 /// Everything a run needs, defaults already applied (the command line and `goldgate.toml`
@@ -52,6 +55,8 @@ pub struct RunSettings {
     pub pricing: Option<super::cost::Pricing>,
     /// Stop starting calls once this run's calls have cost this much (USD).
     pub max_cost: Option<f64>,
+    /// The judge reviewing e2e answers (`[judge]`), when configured.
+    pub judge: Option<super::judge::JudgeSettings>,
 }
 
 /// Something about a run worth saying once, before its calls start.
@@ -172,7 +177,9 @@ pub fn run_suite_locked(
     let (samples, suite_fingerprint) = read?;
     let fingerprint = fingerprint?;
     // A pipeline that cannot start is a configuration error before anything else is said.
-    let secrets = Arc::new(super::config::known_secrets(&settings.pipeline));
+    let mut secrets = super::config::known_secrets(&settings.pipeline);
+    let judge = judge(settings, &mut secrets)?;
+    let secrets = Arc::new(secrets);
     let limits = Arc::new(Limits::new(settings.rpm, settings.tpm));
     let pipeline = Arc::new(Pipeline::open(
         &settings.pipeline,
@@ -256,6 +263,7 @@ pub fn run_suite_locked(
     options.model = settings.pipeline.model.clone();
     options.limits = limits;
     options.secrets = secrets;
+    options.judge = judge;
     options.pricing = settings.pricing;
     options.budget = Arc::new(super::cost::Budget::new(settings.max_cost));
     options.cache = match cache_use {
@@ -304,6 +312,17 @@ pub fn run_suite_locked(
         summary,
         ending,
     })
+}
+
+/// The judge, when configured, with its cache in the run's cache directory (read and
+/// written as the answer cache is asked to be).
+fn judge(settings: &RunSettings, secrets: &mut Secrets) -> Result<Option<Arc<Judge>>> {
+    let Some(judge) = &settings.judge else {
+        return Ok(None);
+    };
+    let cache = (settings.cache != CacheMode::Off)
+        .then(|| JudgeCache::new(&settings.cache_dir, settings.cache == CacheMode::Use));
+    Ok(Some(Arc::new(Judge::open(judge, cache, secrets)?)))
 }
 
 /// Where the pipeline's repository is looked for: where its command runs.

@@ -1,12 +1,14 @@
 //! The `replay` adapter: answers recorded earlier (a run.jsonl or an outputs file of
 //! `{"id", "output"}` lines) played back. A sample without an answer is an error on that
-//! sample, never a crash; a recorded failure is replayed as that failure.
+//! sample, never a crash; a recorded failure is replayed as that failure. A record's judge
+//! review is replayed with it (see [`super::runner`]).
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use super::call::{CallError, Reply};
 use crate::error::{Error, Result};
+use crate::judge::JudgeRecord;
 use crate::runfile::reader::RunIndex;
 use crate::runfile::record::{Answer, ErrorKind};
 
@@ -51,6 +53,13 @@ impl Replay {
             errors,
             source: path.display().to_string(),
         })
+    }
+
+    /// The judge's review the replayed record carries, if any.
+    pub fn judged(&self, sample_id: &str, repeat: u32) -> Option<&JudgeRecord> {
+        self.answers
+            .get(&(sample_id.to_string(), repeat))
+            .and_then(|a| a.judge.as_ref())
     }
 
     pub fn call(&self, sample_id: &str, repeat: u32) -> Result<Reply, CallError> {

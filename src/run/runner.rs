@@ -3,7 +3,8 @@
 //! record, never an abort; retryable failures are retried with exponential backoff and full
 //! jitter (at least the server's `Retry-After`); Ctrl-C (or SIGTERM) stops the run with
 //! every finished record on disk. Every known secret is redacted from what a call brought
-//! back (answer, stderr, error message) before it is cached or recorded.
+//! back (answer, stderr, error message) before it is cached or recorded. With a judge, an
+//! e2e answer is reviewed right after it comes back, under the same concurrency permit.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,7 +17,9 @@ use super::adapter::Pipeline;
 use super::cache::Cache;
 use super::call::{CallError, Reply};
 use super::cost::{Budget, Pricing};
+use super::judge::Judge;
 use crate::error::Result;
+use crate::judge::JudgeRecord;
 use crate::limits::Limits;
 use crate::parse::{parse_answer, ParseOutcome};
 use crate::retry::Backoff;
@@ -59,6 +62,8 @@ pub struct RunOptions {
     pub pricing: Option<Pricing>,
     /// What this run may spend on new calls (`--max-cost`).
     pub budget: Arc<Budget>,
+    /// The judge reviewing e2e answers (`[judge]`).
+    pub judge: Option<Arc<Judge>>,
 }
 
 impl RunOptions {
@@ -75,6 +80,7 @@ impl RunOptions {
             secrets: Arc::default(),
             pricing: None,
             budget: Arc::default(),
+            judge: None,
         }
     }
 }
@@ -165,6 +171,9 @@ pub async fn run(
                     // whether the budget is spent.
                     let cost = record.usage.as_ref().and_then(|u| u.cost_usd);
                     if let (Some(cost), false) = (cost, record.cached) {
+                        options.budget.spend(cost);
+                    }
+                    if let Some(cost) = judge_cost(&record) {
                         options.budget.spend(cost);
                     }
                     Some(record)
@@ -283,6 +292,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         cache_key: Some(key),
         provenance: None, // the writer puts the run's on the file's first record
         trace: None,
+        judge: None,
     };
     match outcome {
         Ok(reply) => {
@@ -337,7 +347,47 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
             record.trace = e.trace.map(|t| *t);
         }
     }
+    record.judge = review(pipeline, job, &record, options).await;
     record
+}
+
+/// The judge's review of a record: a replayed record's own review when no judge is
+/// configured or the configured judge made it; else the configured judge's, for the
+/// records it reviews (see [`super::judge::document`]).
+async fn review(
+    pipeline: &Pipeline,
+    job: &Job,
+    record: &RunRecord,
+    options: &RunOptions,
+) -> Option<JudgeRecord> {
+    let recorded = match pipeline {
+        Pipeline::Replay(replay) => replay.judged(&job.sample_id, job.repeat),
+        _ => None,
+    };
+    let Some(judge) = &options.judge else {
+        return recorded.cloned();
+    };
+    if let Some(recorded) = recorded.filter(|r| judge.made(r)) {
+        return Some(recorded.clone());
+    }
+    Some(match super::judge::document(&job.request, record)? {
+        Err(why) => judge.not_judged(&why),
+        Ok((reference, markdown)) => {
+            judge
+                .review(reference, markdown, &options.limits, &options.secrets)
+                .await
+        }
+    })
+}
+
+/// What the judge's calls for a record cost (its cached judgements cost nothing now).
+fn judge_cost(record: &RunRecord) -> Option<f64> {
+    let costs = record.judge.iter().flat_map(|j| &j.judgements);
+    let costs: Vec<f64> = costs
+        .filter(|j| !j.cached)
+        .filter_map(|j| j.cost_usd)
+        .collect();
+    (!costs.is_empty()).then(|| costs.iter().sum())
 }
 
 /// A call's outcome with every secret replaced by `***`: the answer and stderr of a reply,

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::judge::JudgeRecord;
+
 /// Why a pipeline call failed (timeout, exit, http, spawn, plus `output` for an answer over the
 /// size limit or a jsonl response line of the wrong shape, and `missing` for a replay file
 /// without an answer for the sample).
@@ -124,6 +126,10 @@ pub struct RunRecord {
     /// Every model call of a multi-step pipeline (`srs-agents`) and the state it ended in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<super::trace::Trace>,
+    /// The judge's review of the answer (e2e samples with a reference SRS, when `[judge]`
+    /// is configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeRecord>,
 }
 
 /// What a run's answers depend on, and how it used the cache: recorded once, on the run
@@ -217,6 +223,8 @@ pub struct Answer {
     pub model: Option<String>,
     /// Why the model stopped writing, when the API said (`length`: cut at the token limit).
     pub finish_reason: Option<String>,
+    /// The judge's review, when there is one.
+    pub judge: Option<JudgeRecord>,
 }
 
 impl Answer {
@@ -244,6 +252,7 @@ impl From<RunRecord> for Answer {
             pipeline_fingerprint: r.pipeline_fingerprint,
             model: r.model,
             finish_reason: r.finish_reason,
+            judge: r.judge,
         }
     }
 }

@@ -57,6 +57,35 @@ pub struct ScoringSummary {
     pub schema: crate::metrics::SchemaMode,
     pub id_pattern: String,
     pub rd_weights: [f64; 4],
+    /// The judge that reviewed the records (`judge.*`), when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeSummary>,
+}
+
+/// Which judge reviewed a run's records: its model and prompt fingerprint (both `mixed`
+/// when the records were reviewed by different judges).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct JudgeSummary {
+    pub model: String,
+    pub prompt_fingerprint: String,
+}
+
+impl JudgeSummary {
+    /// What the records were reviewed by when they came from different judges.
+    pub const MIXED: &str = "mixed";
+
+    /// The judge of one record's review.
+    pub fn of(judge: &crate::judge::JudgeRecord) -> JudgeSummary {
+        JudgeSummary {
+            model: judge.model.clone(),
+            prompt_fingerprint: judge.prompt_fingerprint.clone(),
+        }
+    }
+
+    /// Whether the records were reviewed by different judges.
+    pub fn is_mixed(&self) -> bool {
+        self.model == Self::MIXED && self.prompt_fingerprint == Self::MIXED
+    }
 }
 
 /// Metric name → aggregate.

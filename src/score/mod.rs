@@ -77,6 +77,7 @@ struct Reading {
     unique: UniqueIds,
     fingerprints: HashSet<Option<String>>,
     models: HashSet<Option<String>>,
+    judges: HashSet<file::JudgeSummary>,
     samples: Vec<SampleScore>,
     views: Vec<SampleView>,
 }
@@ -95,6 +96,7 @@ struct Answered {
     problems: Vec<Problem>,
     fingerprints: Vec<Option<String>>,
     models: Vec<Option<String>>,
+    judges: Vec<file::JudgeSummary>,
     score: SampleScore,
     view: Option<SampleView>,
 }
@@ -165,6 +167,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
         &samples,
         reading.fingerprints,
         reading.models,
+        reading.judges,
     );
     let file = ScoreFile {
         schema: file::SCHEMA.to_string(),
@@ -213,6 +216,11 @@ fn load_and_score(
                 .map(|a| a.pipeline_fingerprint.clone())
                 .collect(),
             models: records.iter().map(|a| a.model.clone()).collect(),
+            judges: records
+                .iter()
+                .flat_map(|a| &a.judge)
+                .map(file::JudgeSummary::of)
+                .collect(),
             score,
             view,
         })
@@ -255,6 +263,7 @@ impl Reading {
         self.run_problems.extend(answered.problems);
         self.fingerprints.extend(answered.fingerprints);
         self.models.extend(answered.models);
+        self.judges.extend(answered.judges);
         self.samples.push(answered.score);
         self.views.extend(answered.view);
     }
@@ -329,6 +338,9 @@ fn score_record(
     };
     stats.add(outcome_key, 1.0);
     run_health(answer, &mut stats);
+    if let Some(judge) = &answer.judge {
+        kinds::e2e::judge::sums(judge, &mut stats);
+    }
     RecordScore {
         stats,
         primary,

@@ -1,9 +1,10 @@
 //! Provenance of a score: suite and pipeline fingerprints, the facts the caller gathered
-//! (git sha and ref, time), version, and the scoring settings that shaped the numbers.
+//! (git sha and ref, time), version, and the scoring settings that shaped the numbers (the
+//! judge that reviewed the records among them).
 
 use std::collections::HashSet;
 
-use super::file::{Provenance, SampleScore, ScoringSummary};
+use super::file::{JudgeSummary, Provenance, SampleScore, ScoringSummary};
 use super::ScoreRequest;
 
 pub(super) fn collect(
@@ -12,6 +13,7 @@ pub(super) fn collect(
     samples: &[SampleScore],
     pipelines: HashSet<Option<String>>,
     models: HashSet<Option<String>>,
+    judges: HashSet<JudgeSummary>,
 ) -> Provenance {
     let cfg = req.scoring;
     let w = cfg.rd_weights;
@@ -41,6 +43,7 @@ pub(super) fn collect(
             schema: cfg.schema,
             id_pattern: cfg.id_pattern.as_str().to_string(),
             rd_weights: [w.coverage, w.accuracy, w.structure, w.traceability],
+            judge: judge(judges),
         },
     }
 }
@@ -63,6 +66,20 @@ fn pipeline_fingerprint(seen: HashSet<Option<String>>) -> Option<String> {
         [one] => Some(one.clone()),
         _ => Some("mixed".to_string()),
     }
+}
+
+/// The judge every judged record names, `mixed` when they name different ones, `None` when
+/// no record was judged.
+fn judge(seen: HashSet<JudgeSummary>) -> Option<JudgeSummary> {
+    let mut judges = seen.into_iter();
+    let first = judges.next()?;
+    Some(match judges.next() {
+        None => first,
+        Some(_) => JudgeSummary {
+            model: JudgeSummary::MIXED.into(),
+            prompt_fingerprint: JudgeSummary::MIXED.into(),
+        },
+    })
 }
 
 /// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, proleptic Gregorian).

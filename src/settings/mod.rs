@@ -7,6 +7,7 @@
 mod agents;
 pub mod chat;
 mod hook;
+pub mod judge;
 mod run;
 pub mod similarity;
 
@@ -352,12 +353,15 @@ impl GateSettings {
 /// Waits between retried calls to GitHub and embedding endpoints; `GOLDGATE_TEST_BACKOFF_MS`
 /// shortens them (tests).
 pub(crate) fn retry_backoff() -> Backoff {
+    test_backoff().map_or_else(Backoff::default, Backoff::with_base)
+}
+
+/// The first wait between retried calls that tests ask for (`GOLDGATE_TEST_BACKOFF_MS`).
+pub(crate) fn test_backoff() -> Option<Duration> {
     std::env::var("GOLDGATE_TEST_BACKOFF_MS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .map_or_else(Backoff::default, |ms| {
-            Backoff::with_base(Duration::from_millis(ms))
-        })
+        .map(Duration::from_millis)
 }
 
 /// `goldgate compare`.
@@ -414,6 +418,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
         let gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
         let run = run_settings(suite, out_dir.join(defaults::RUN_FILE), a.pipeline, &file)?;
         let run = run::gate_run(run, &baseline, [Some(&out_dir), a.gate.thresholds.as_ref()]);
+        judge::require_judge(&gate.thresholds, &run)?;
         Ok(CheckCommand {
             check: CheckSettings {
                 run,
@@ -450,6 +455,7 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
         let work = std::env::temp_dir().join(format!("goldgate-refresh-{}", std::process::id()));
         let run = run_settings(suite, work.join(defaults::RUN_FILE), a.pipeline, &file)?;
         let run = run::refresh_run(run, &baseline, a.thresholds.as_ref());
+        judge::require_judge(&thresholds, &run)?;
         Ok(RefreshSettings {
             run,
             baseline_run: baseline_run_path(&baseline),

@@ -45,8 +45,10 @@ impl TryFrom<cli::RunArgs> for RunCommand {
             None => Thresholds::parse("version = 1", Path::new("(no thresholds file)"))?,
         };
         let output = a.output.unwrap_or_else(|| defaults::RUN_FILE.into());
+        let run = run_settings(a.suite, output, a.pipeline, &file)?;
+        super::judge::require_judge(&thresholds, &run)?;
         Ok(RunCommand {
-            run: run_settings(a.suite, output, a.pipeline, &file)?,
+            run,
             thresholds,
             thresholds_file,
         })
@@ -221,6 +223,7 @@ pub fn run_settings(
         tpm: a.tpm.or(p.tpm),
         pricing,
         max_cost,
+        judge: super::judge::judge_settings(file)?,
     })
 }
 

@@ -209,6 +209,9 @@ pub struct Thresholds {
     /// Where the rules came from.
     #[serde(skip)]
     pub source: RulesSource,
+    /// The file's text, for locating a rule in later messages (empty for the built-in rules).
+    #[serde(skip)]
+    pub text: String,
 }
 
 /// The line and column of a byte offset in `text`.
@@ -263,6 +266,7 @@ impl Thresholds {
             matching: None,
             rd_score: None,
             source: RulesSource::BuiltIn,
+            text: String::new(),
         }
     }
 
@@ -290,6 +294,22 @@ impl Thresholds {
             .as_ref()
             .map(|d| d.get_ref().clone())
             .unwrap_or_default()
+    }
+
+    /// The rules on the judge's metrics (`judge.*`), each with where it is written (the
+    /// built-in rules have none).
+    pub fn judge_rules(&self) -> Vec<(&str, Location)> {
+        let RulesSource::File(path) = &self.source else {
+            return Vec::new();
+        };
+        self.metrics
+            .keys()
+            .filter(|name| name.get_ref().starts_with("judge."))
+            .map(|name| {
+                let at = locate(&self.text, path, name.span().start);
+                (name.get_ref().as_str(), Location::new(path, at.line, 0))
+            })
+            .collect()
     }
 
     /// Read and validate a thresholds file.
@@ -328,6 +348,7 @@ impl Thresholds {
             Error::invalid("thresholds file", problem)
         })?;
         thresholds.source = RulesSource::File(path.to_path_buf());
+        thresholds.text = text.to_string();
         Ok(thresholds)
     }
 

@@ -148,6 +148,7 @@ pub fn occurs_as_token(text: &str, token: &str) -> bool {
     })
 }
 
+pub mod judge;
 pub mod metrics;
 
 /// A whole SRS document generated from a stakeholder's input.
@@ -162,8 +163,17 @@ impl super::TaskKind for E2e {
         &["requirements", "srs_markdown"]
     }
 
+    /// Its own metrics, then its judge's (`judge.*`, with values where a judge reviewed the
+    /// samples).
     fn metrics(&self) -> &'static [Metric] {
-        metrics::METRICS
+        static ALL: std::sync::LazyLock<Vec<Metric>> = std::sync::LazyLock::new(|| {
+            metrics::METRICS
+                .iter()
+                .chain(&judge::METRICS)
+                .copied()
+                .collect()
+        });
+        &ALL
     }
 
     fn primary_metric(&self) -> &'static str {
