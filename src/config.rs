@@ -1,5 +1,5 @@
 //! `goldgate.toml`: the project's settings, so a command line can stay short — `[pipeline]`
-//! (which pipeline to call, and how), `[run]`, `[check]` (where `check` finds its inputs
+//! (which pipeline to call, and how; `[pipeline.agents]` for `srs-agents`), `[run]`, `[check]` (where `check` finds its inputs
 //! and writes its outputs), `[suite]` (how suites are read) and `[judge]` (the LLM judge). Flags override the file (see `settings`). Every table denies
 //! unknown keys; errors name the file, line and key, with a hint. Relative paths are
 //! relative to the file's directory.
@@ -11,13 +11,14 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer};
 
 use crate::error::{Error, Location, Problem, Result};
+use crate::run::agents::state::Ablation;
 use crate::text::explain_serde;
 
 /// `[pipeline]`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PipelineTable {
-    /// `command`, `http` or `replay`.
+    /// `command`, `http`, `replay`, `chat` or `srs-agents`.
     pub kind: Option<String>,
     pub command: Option<String>,
     /// `oneshot` or `jsonl`.
@@ -49,9 +50,11 @@ pub struct PipelineTable {
     /// Cached answers older than this (`"30m"`, `"1h"`, `"2d"`) are not reused.
     #[serde(default, deserialize_with = "duration")]
     pub cache_ttl: Option<Duration>,
-    /// `chat`: the API's root (default: `OPENAI_BASE_URL`, else the OpenAI API).
+    /// `chat`, `srs-agents`: the API's root (default: `OPENAI_BASE_URL`, else the OpenAI
+    /// API).
     pub base_url: Option<String>,
-    /// `chat`: the environment variable holding the API key (default `OPENAI_API_KEY`).
+    /// `chat`, `srs-agents`: the environment variable holding the API key (default
+    /// `OPENAI_API_KEY`).
     pub api_key_env: Option<String>,
     pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
@@ -71,6 +74,84 @@ pub struct PipelineTable {
     pub messages: Vec<MessageTemplate>,
     /// `[pipeline.pricing]`: USD per million tokens.
     pub pricing: Option<PricingTable>,
+    /// `[pipeline.agents]`: the `srs-agents` pipeline's own settings.
+    pub agents: Option<AgentsTable>,
+}
+
+/// `[pipeline.agents]`: the rounds, the ablation and the wait between attempts of the
+/// `srs-agents` pipeline, and `[pipeline.agents.<agent>]` for each agent.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsTable {
+    #[serde(default, deserialize_with = "max_iterations")]
+    pub max_iterations: Option<u32>,
+    pub ablation: Option<Ablation>,
+    #[serde(default, deserialize_with = "backoff_secs")]
+    pub backoff_secs: Option<f64>,
+    pub reqparse: Option<AgentTable>,
+    pub reqexplore: Option<AgentTable>,
+    pub reqclarify: Option<AgentTable>,
+    pub docgenerate: Option<AgentTable>,
+}
+
+/// `[pipeline.agents.reqparse]` and the like: one agent's temperature, token limit and
+/// prompt files.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentTable {
+    #[serde(default, deserialize_with = "temperature")]
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    /// A system prompt template file.
+    pub system: Option<PathBuf>,
+    /// A user prompt template file.
+    pub prompt: Option<PathBuf>,
+}
+
+impl AgentsTable {
+    /// Each agent's table, in `srs-agents` order (ReqParse, ReqExplore, ReqClarify,
+    /// DocGenerate).
+    pub fn each(&self) -> [&Option<AgentTable>; 4] {
+        [
+            &self.reqparse,
+            &self.reqexplore,
+            &self.reqclarify,
+            &self.docgenerate,
+        ]
+    }
+}
+
+/// A sampling temperature: a number from 0 to 2.
+fn temperature<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<f64>, D::Error> {
+    let t = f64::deserialize(d)?;
+    match (0.0..=2.0).contains(&t) {
+        true => Ok(Some(t)),
+        false => Err(serde::de::Error::custom(format!(
+            "temperature = {t} is outside 0 to 2"
+        ))),
+    }
+}
+
+/// Rounds of ReqExplore and ReqClarify: 1 to 100.
+fn max_iterations<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<u32>, D::Error> {
+    let n = i64::deserialize(d)?;
+    match (1..=100).contains(&n) {
+        true => Ok(Some(n as u32)),
+        false => Err(serde::de::Error::custom(format!(
+            "max_iterations = {n} is outside 1 to 100"
+        ))),
+    }
+}
+
+/// The first wait between an agent's attempts: 0 to 600 seconds.
+fn backoff_secs<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<f64>, D::Error> {
+    let secs = f64::deserialize(d)?;
+    match (0.0..=600.0).contains(&secs) {
+        true => Ok(Some(secs)),
+        false => Err(serde::de::Error::custom(format!(
+            "backoff_secs = {secs} is outside 0 to 600 seconds"
+        ))),
+    }
 }
 
 /// One `[[pipeline.messages]]` entry.
@@ -229,6 +310,20 @@ impl ConfigFile {
         config.pipeline.workdir.as_mut().map(resolve);
         config.pipeline.system.as_mut().map(resolve);
         config.pipeline.prompt.as_mut().map(resolve);
+        if let Some(agents) = config.pipeline.agents.as_mut() {
+            for table in [
+                &mut agents.reqparse,
+                &mut agents.reqexplore,
+                &mut agents.reqclarify,
+                &mut agents.docgenerate,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                table.system.as_mut().map(resolve);
+                table.prompt.as_mut().map(resolve);
+            }
+        }
         for m in &mut config.pipeline.messages {
             resolve(&mut m.template);
         }

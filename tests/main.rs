@@ -1,6 +1,7 @@
 //! The one integration-test binary (modules below), so the suite compiles once.
 
 mod action;
+mod agents;
 mod baseline;
 mod cache;
 mod chat;

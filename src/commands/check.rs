@@ -49,6 +49,7 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         &gated.score,
         &s.gate,
         &gated.markdown,
+        Some(&gated.written.run),
         reporter,
     )
 }

@@ -35,24 +35,35 @@ pub fn compare(s: CompareSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     super::publish::to_actions(
         &verdict, &s.gate, &paths, &comment, reproduce, None, reporter,
     )?;
-    show_verdict(&verdict, &candidate, &s.gate, &comment, reporter)
+    show_verdict(&verdict, &candidate, &s.gate, &comment, None, reporter)
 }
 
-/// Print the verdict as `--format` asks (`comment` is the rendered PR comment) and return
-/// its exit code.
+/// Records whose trace the HTML report shows at most.
+pub const MAX_TRACES: usize = 50;
+
+/// Print the verdict as `--format` asks (`comment` is the rendered PR comment; the HTML
+/// report shows the traces `run` holds) and return its exit code.
 pub(super) fn show_verdict(
     verdict: &Verdict,
     candidate: &ScoreFile,
     gate: &GateSettings,
     comment: &str,
+    run: Option<&std::path::Path>,
     reporter: &mut Reporter<'_>,
 ) -> Result<Exit> {
     match gate.format {
-        GateFormat::Html => reporter.out(&html::report(
-            verdict,
-            candidate,
-            gate.report.templates.as_deref(),
-        )?),
+        GateFormat::Html => {
+            let traces = match run {
+                Some(run) => Some(crate::runfile::reader::traces(run, MAX_TRACES)?),
+                None => None,
+            };
+            reporter.out(&html::report_with_traces(
+                verdict,
+                candidate,
+                gate.report.templates.as_deref(),
+                traces.as_ref(),
+            )?)
+        }
         GateFormat::Text => reporter.out(&terminal::verdict(verdict)),
         GateFormat::Brief => reporter.out(&terminal::brief(verdict)),
         GateFormat::Junit => reporter.out(&junit::junit(verdict)),

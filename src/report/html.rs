@@ -15,6 +15,8 @@ use crate::gate::verdict::{Outcome, Status, Verdict};
 use crate::metrics::calibration::bins_from;
 use crate::metrics::calibration::{Bins, BINS};
 use crate::metrics::stats::Stats;
+use crate::runfile::reader::Traces;
+use crate::runfile::trace::TraceCall;
 use crate::score::file::ScoreFile;
 
 pub const REPORT_TEMPLATE: &str = include_str!("../../templates/report.html.j2");
@@ -118,6 +120,48 @@ fn num(v: Option<f64>) -> String {
 
 /// Render the report for a verdict and the candidate's score file.
 pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> Result<String> {
+    report_with_traces(v, candidate, templates, None)
+}
+
+fn pretty(value: &Option<serde_json::Value>) -> Option<String> {
+    value
+        .as_ref()
+        .map(|v| serde_json::to_string_pretty(v).unwrap_or_default())
+}
+
+/// One model call of a trace, for the template.
+fn call_context(c: &TraceCall) -> Value {
+    let attempts = c.retries.len() + usize::from(c.raw_output.is_some());
+    let tokens = c.usage.map(|u| u.total());
+    let messages: Vec<Value> = c
+        .messages
+        .iter()
+        .map(|m| context! { role => m.role.clone(), content => m.content.clone() })
+        .collect();
+    let retries: Vec<Value> = c
+        .retries
+        .iter()
+        .map(|r| context! { error => r.error.clone(), raw_output => r.raw_output.clone(), waited => r.waited_ms.map(|ms| format!("{} ms", crate::number::value(ms, 0))) })
+        .collect();
+    context! {
+        agent => c.agent.clone(), iteration => c.iteration,
+        attempts => match attempts { 1 => "1 attempt".to_string(), n => format!("{n} attempts") },
+        tokens => tokens.map_or_else(|| "tokens not reported".to_string(), |t| format!("{t} tokens")),
+        latency => format!("{} ms", crate::number::value(c.latency_ms, 0)),
+        finish_reason => c.finish_reason.clone(), temperature => c.temperature,
+        messages => messages, raw_output => c.raw_output.clone(), parsed => pretty(&c.parsed),
+        effect => pretty(&c.effect), retries => retries,
+    }
+}
+
+/// [`report`], with the traces of a multi-step pipeline's records (`srs-agents`): one
+/// collapsed section per record, one per model call inside it.
+pub fn report_with_traces(
+    v: &Verdict,
+    candidate: &ScoreFile,
+    templates: Option<&Path>,
+    traces: Option<&Traces>,
+) -> Result<String> {
     let mut env = Environment::new();
     env.set_formatter(|out, _state, value| {
         let text = match (value.is_safe(), value.as_str()) {
@@ -215,6 +259,13 @@ pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> R
         differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => v.diffs.clone(),
         failed_calls => v.failures.calls, causes => v.failures.causes.iter().map(super::cause_text).collect::<Vec<_>>(), other_causes => v.failures.other_calls,
         version => env!("CARGO_PKG_VERSION"), metrics_version => crate::score::file::METRICS_VERSION,
+        traces => traces.map(|t| t.samples.iter().map(|s| context! {
+            id => s.sample_id.clone(), repeat => s.repeat,
+            error => s.error.as_ref().map(|e| format!("{}: {}", e.kind.as_str(), e.message)),
+            calls => s.trace.calls.iter().map(call_context).collect::<Vec<_>>(),
+            state => pretty(&s.trace.state),
+        }).collect::<Vec<_>>()).unwrap_or_default(),
+        traces_omitted => traces.map_or(0, |t| t.omitted),
     };
     env.get_template("report.html.j2")
         .and_then(|t| t.render(ctx))
@@ -252,10 +303,74 @@ mod tests {
             !html.contains("<script") && !html.contains("<img"),
             "nothing executable"
         );
+        assert!(!html.contains("Pipeline traces"), "no traces, no section");
         assert!(
             html.contains("&lt;script&gt;") && html.contains("<svg"),
             "text escaped, charts kept"
         );
+    }
+
+    #[test]
+    fn a_trace_is_shown_per_call_collapsed_and_escaped() {
+        use crate::runfile::reader::SampleTrace;
+        use crate::runfile::trace::{Trace, TraceAttempt, TraceMessage};
+        let run = crate::gate::compare::tests::file(&[(5.0, 0.0, 0.0, false)], "1");
+        let rules =
+            crate::gate::thresholds::Thresholds::parse("version = 1", Path::new("t.toml")).unwrap();
+        let options = crate::gate::compare::CompareOptions {
+            bootstrap: Default::default(),
+            allow_version_change: false,
+            ratchet: vec![],
+        };
+        let v = crate::gate::compare::compare(&run, None, &rules, &options).unwrap();
+        let call = TraceCall {
+            agent: "ReqClarify".into(),
+            iteration: 1,
+            temperature: 0.2,
+            messages: vec![TraceMessage {
+                role: "user".into(),
+                content: "score <b>this</b>".into(),
+            }],
+            raw_output: Some("[{\"id\": \"FR-01\", \"score\": 2}]</pre><script>x</script>".into()),
+            parsed: Some(serde_json::json!([{"id": "FR-01", "score": 2}])),
+            latency_ms: 12.4,
+            retries: vec![TraceAttempt {
+                error: "no JSON <here>".into(),
+                waited_ms: Some(1000.0),
+                ..TraceAttempt::default()
+            }],
+            ..TraceCall::default()
+        };
+        let traces = Traces {
+            samples: vec![SampleTrace {
+                sample_id: "e2e-1".into(),
+                repeat: 0,
+                error: None,
+                trace: Trace {
+                    calls: vec![call],
+                    state: Some(serde_json::json!({"frozen": ["FR-01"]})),
+                },
+            }],
+            omitted: 3,
+        };
+        let html = report_with_traces(&v, &run, None, Some(&traces)).unwrap();
+        assert!(
+            html.contains("Pipeline traces") && html.contains("3 more records"),
+            "{html}"
+        );
+        assert!(
+            html.contains("ReqClarify · iteration 1 · 2 attempts · tokens not reported · 12 ms"),
+            "{html}"
+        );
+        assert!(
+            html.contains("score &lt;b&gt;this&lt;/b&gt;") && !html.contains("<script"),
+            "escaped"
+        );
+        assert!(
+            html.contains("no JSON &lt;here&gt; (waited 1000.0 ms)"),
+            "{html}"
+        );
+        assert!(html.contains("&quot;frozen&quot;"), "the final state");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::call::Reply;
 use crate::runfile::record::Usage;
+use crate::runfile::trace::Trace;
 
 /// Whether the cache is read and written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -40,6 +41,9 @@ struct Entry {
     /// older versions, which no `cache_ttl` reuses).
     #[serde(default)]
     stored_at: Option<u64>,
+    /// A multi-step pipeline's calls, so a cached record shows them too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    trace: Option<Trace>,
 }
 
 #[derive(Clone, Debug)]
@@ -99,6 +103,7 @@ impl Cache {
             latency_ms: entry.latency_ms,
             stderr: None,
             finish_reason: entry.finish_reason,
+            trace: entry.trace,
         })
     }
 
@@ -113,6 +118,7 @@ impl Cache {
             latency_ms: Some(reply.latency_ms.unwrap_or(latency_ms)),
             finish_reason: reply.finish_reason.clone(),
             stored_at: Some(now()),
+            trace: reply.trace.clone(),
         };
         let bytes = serde_json::to_vec(&entry).unwrap_or_default();
         let _ = crate::io::write_atomic_io(&self.path(key), |w| w.write_all(&bytes));
@@ -163,6 +169,7 @@ mod tests {
                 latency_ms: None,
                 finish_reason: None,
                 stored_at,
+                trace: None,
             };
             std::fs::write(cache.path("ab2222"), serde_json::to_vec(&entry).unwrap()).unwrap();
         };

@@ -2,6 +2,7 @@
 //! typed failure ([`CallError`]) with what was captured on the way.
 
 use crate::runfile::record::{ErrorKind, RecordError, Usage};
+use crate::runfile::trace::Trace;
 use crate::secrets::Secrets;
 
 /// What a pipeline answered.
@@ -15,6 +16,8 @@ pub struct Reply {
     pub latency_ms: Option<f64>,
     /// Why a model stopped writing (`stop`, `length`, …), when the API said.
     pub finish_reason: Option<String>,
+    /// Every model call of a multi-step pipeline (`srs-agents`).
+    pub trace: Option<Trace>,
 }
 
 /// Why a call failed, with what was captured on the way.
@@ -27,6 +30,9 @@ pub struct CallError {
     pub retryable: bool,
     /// How long the server asked us to wait.
     pub retry_after: Option<std::time::Duration>,
+    /// The model calls a multi-step pipeline made before it failed (boxed: failures stay
+    /// small).
+    pub trace: Option<Box<Trace>>,
 }
 
 impl CallError {
@@ -37,6 +43,7 @@ impl CallError {
             stderr: None,
             retryable: false,
             retry_after: None,
+            trace: None,
         }
     }
 
@@ -62,6 +69,7 @@ impl From<crate::llm::LlmError> for CallError {
             stderr: None,
             retryable: e.retryable,
             retry_after: e.retry_after,
+            trace: None,
         }
     }
 }

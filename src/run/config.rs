@@ -37,6 +37,8 @@ pub enum Adapter {
     Replay { file: PathBuf },
     /// An OpenAI-compatible chat-completions API, prompted from templates.
     Chat(Box<ChatSettings>),
+    /// The built-in multi-agent SRS generator over an OpenAI-compatible chat API.
+    SrsAgents(Box<super::agents::options::AgentsOptions>),
 }
 
 impl Adapter {
@@ -46,6 +48,7 @@ impl Adapter {
             Adapter::Http { .. } => "http",
             Adapter::Replay { .. } => "replay",
             Adapter::Chat(_) => "chat",
+            Adapter::SrsAgents(_) => "srs-agents",
         }
     }
 }
@@ -61,12 +64,16 @@ pub enum Origin {
 
 impl Origin {
     /// A configuration error (exit 2) about one setting: `flag` on the command line, or
-    /// `key` of `[pipeline]` (with its line) in the file.
+    /// `key` of `[pipeline]` (with its line) in the file; a dotted key names a key of a
+    /// table below it (`agents.reqparse.prompt`: `prompt` of `[pipeline.agents.reqparse]`).
     pub fn error(&self, flag: &str, key: &str, message: &str, hint: &str) -> Error {
         match self {
             Origin::Flags => Error::usage(format!("{flag}: {message}"), hint),
             Origin::File(path) => {
-                let line = key_line(path, "pipeline", key);
+                let line = match key.rsplit_once('.') {
+                    Some((table, leaf)) => key_line(path, &format!("pipeline.{table}"), leaf),
+                    None => key_line(path, "pipeline", key),
+                };
                 let problem = Problem::new(
                     Location::new(path, line, 0),
                     Some(format!("pipeline.{key}")),
@@ -163,8 +170,12 @@ pub fn known_secrets(config: &PipelineConfig) -> Secrets {
             secrets.add_url_password(&expanded);
         }
     }
-    if let Adapter::Chat(chat) = &config.adapter {
-        let endpoint = &chat.endpoint;
+    let endpoint = match &config.adapter {
+        Adapter::Chat(chat) => Some(&chat.endpoint),
+        Adapter::SrsAgents(agents) => Some(&agents.endpoint),
+        _ => None,
+    };
+    if let Some(endpoint) = endpoint {
         for (_, template) in &endpoint.headers {
             for value in crate::env::values_in(template) {
                 secrets.add(&value);

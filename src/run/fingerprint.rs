@@ -87,6 +87,23 @@ pub fn fingerprint(
                     .insert(file.display().to_string(), crate::text::sha256_of(h));
             }
         }
+        Adapter::SrsAgents(options) => {
+            let text = super::agents::settings_text(options)?;
+            value.update(text.as_bytes());
+            settings.update(text.as_bytes());
+            parts.source = "prompts".into();
+            let files = options
+                .agents
+                .iter()
+                .flat_map(|a| a.system.iter().chain(&a.prompt));
+            for file in files {
+                let mut h = Sha256::new();
+                hash_path(file, &mut [&mut h])?;
+                parts
+                    .files
+                    .insert(file.display().to_string(), crate::text::sha256_of(h));
+            }
+        }
     }
     parts.config = crate::text::sha256_of(settings);
     value.update(format!("\0model={}", config.model.as_deref().unwrap_or("")).as_bytes());

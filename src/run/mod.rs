@@ -1,10 +1,11 @@
 //! Running a suite through the pipeline under test: the adapters that call it (`command` in
-//! oneshot or jsonl mode, `http`, `chat`, `replay`), the runner (concurrency, timeouts, retries,
+//! oneshot or jsonl mode, `http`, `chat`, `srs-agents`, `replay`), the runner (concurrency, timeouts, retries,
 //! rate limits, repeats, shards), the answer cache, and the LLM judge that reviews e2e answers
 //! ([`judge`]). Records go to a run file through
 //! [`crate::runfile`].
 
 pub mod adapter;
+pub mod agents;
 pub mod cache;
 pub mod call;
 pub mod chat;

@@ -180,7 +180,12 @@ pub fn run_suite_locked(
     let mut secrets = super::config::known_secrets(&settings.pipeline);
     let judge = judge(settings, &mut secrets)?;
     let secrets = Arc::new(secrets);
-    let pipeline = Arc::new(Pipeline::open(&settings.pipeline, secrets.clone())?);
+    let limits = Arc::new(Limits::new(settings.rpm, settings.tpm));
+    let pipeline = Arc::new(Pipeline::open(
+        &settings.pipeline,
+        secrets.clone(),
+        limits.clone(),
+    )?);
     let wish = CacheWish {
         read: settings.cache == CacheMode::Use,
         off: settings.cache == CacheMode::Off,
@@ -256,7 +261,7 @@ pub fn run_suite_locked(
     let mut options = RunOptions::new(settings.jobs, fingerprint.value, settings.pipeline.retries);
     options.max_errors = settings.max_errors;
     options.model = settings.pipeline.model.clone();
-    options.limits = Arc::new(Limits::new(settings.rpm, settings.tpm));
+    options.limits = limits;
     options.secrets = secrets;
     options.judge = judge;
     options.pricing = settings.pricing;

@@ -77,8 +77,8 @@ impl Replay {
                 text: a.text.clone(),
                 usage: a.usage.clone(),
                 latency_ms: a.latency_ms,
-                stderr: None,
                 finish_reason: a.finish_reason.clone(),
+                ..Reply::default()
             }),
             None => Err(CallError::new(
                 ErrorKind::Missing,

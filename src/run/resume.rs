@@ -65,7 +65,9 @@ fn changes(then: &FingerprintParts, now: &FingerprintParts) -> String {
         out.push(match now.adapter.as_str() {
             "command" => "the command or its mode".to_string(),
             "http" => "the URL or the headers".to_string(),
-            _ => "the replay file".to_string(),
+            "srs-agents" => "the agents' settings or prompts".to_string(),
+            "replay" => "the replay file".to_string(),
+            other => format!("the {other} settings or prompts"),
         });
     }
     if then.model != now.model {
@@ -142,5 +144,15 @@ mod tests {
             changes(&then, &git),
             "what stands for its code: files → git"
         );
+        let agents = FingerprintParts {
+            adapter: "srs-agents".into(),
+            source: "prompts".into(),
+            ..FingerprintParts::default()
+        };
+        let edited = FingerprintParts {
+            config: "sha256:c".into(),
+            ..agents.clone()
+        };
+        assert_eq!(changes(&agents, &edited), "the agents' settings or prompts");
     }
 }

@@ -26,6 +26,7 @@ use crate::retry::Backoff;
 use crate::rng::{label_hash, Rng};
 use crate::runfile::failures::Grouping;
 use crate::runfile::record::{ErrorKind, RunRecord, Usage};
+use crate::runfile::trace::Trace;
 use crate::runfile::writer::RecordWriter;
 use crate::secrets::Secrets;
 
@@ -243,7 +244,9 @@ async fn call_with_retries(
     );
     let mut attempts = 1;
     loop {
-        options.limits.acquire().await;
+        if !pipeline.paces_itself() {
+            options.limits.acquire().await;
+        }
         match pipeline
             .call(&job.sample_id, job.repeat, &job.request)
             .await
@@ -288,6 +291,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         finish_reason: None,
         cache_key: Some(key),
         provenance: None, // the writer puts the run's on the file's first record
+        trace: None,
         judge: None,
     };
     match outcome {
@@ -298,13 +302,18 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
                 .usage
                 .or_else(|| parsed.value.as_ref().and_then(usage_of))
                 .map(|u| Pricing::price(options.pricing.as_ref(), u));
-            if let (Some(tokens), false) = (record.usage.as_ref().and_then(Usage::tokens), cached) {
+            if let (Some(tokens), false, false) = (
+                record.usage.as_ref().and_then(Usage::tokens),
+                cached,
+                pipeline.paces_itself(),
+            ) {
                 options.limits.used(tokens);
             }
             record.prediction = parsed.value;
             record.raw_output = Some(reply.text);
             record.stderr = reply.stderr;
             record.finish_reason = reply.finish_reason;
+            record.trace = reply.trace;
             // A replayed answer keeps its recorded latency; replaying takes no real time, so
             // an answer recorded without one has none (not the microseconds of a lookup).
             record.latency_ms = match (reply.latency_ms, pipeline) {
@@ -329,6 +338,13 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
             record.raw_output = Some(String::new());
             record.error = Some(error);
             record.stderr = e.stderr;
+            // The tokens a multi-step pipeline spent before it failed.
+            record.usage = e
+                .trace
+                .as_ref()
+                .and_then(|t| t.usage())
+                .map(|u| Pricing::price(options.pricing.as_ref(), super::agents::usage(u)));
+            record.trace = e.trace.map(|t| *t);
         }
     }
     record.judge = review(pipeline, job, &record, options).await;
@@ -381,17 +397,24 @@ fn redact(outcome: Result<Reply, CallError>, secrets: &Secrets) -> Result<Reply,
         return outcome;
     }
     let clean = |text: Option<String>| text.map(|t| secrets.redact_string(t));
+    let mask = |trace: &mut Trace| trace.map_text(&|s| secrets.redact_string(s));
     match outcome {
-        Ok(reply) => Ok(Reply {
-            text: secrets.redact_string(reply.text),
-            stderr: clean(reply.stderr),
-            ..reply
-        }),
-        Err(e) => Err(CallError {
-            message: secrets.redact_string(e.message),
-            stderr: clean(e.stderr),
-            ..e
-        }),
+        Ok(mut reply) => {
+            reply.trace.iter_mut().for_each(mask);
+            Ok(Reply {
+                text: secrets.redact_string(reply.text),
+                stderr: clean(reply.stderr),
+                ..reply
+            })
+        }
+        Err(mut e) => {
+            e.trace.iter_mut().for_each(|t| mask(t));
+            Err(CallError {
+                message: secrets.redact_string(e.message),
+                stderr: clean(e.stderr),
+                ..e
+            })
+        }
     }
 }
 
@@ -449,15 +472,26 @@ mod tests {
             stderr: Some("token ghp_0123456789".into()),
             ..Reply::default()
         };
+        let mut reply = reply;
+        reply.trace = Some(Trace {
+            calls: vec![],
+            state: Some(json!({"said": "ghp_0123456789"})),
+        });
         let clean = redact(Ok(reply), &secrets).unwrap();
         assert_eq!(clean.text, "{\"t\": \"***\"}");
+        assert_eq!(clean.trace.unwrap().state, Some(json!({"said": "***"})));
         assert_eq!(clean.stderr.as_deref(), Some("token ***"));
         let mut error = CallError::new(
             crate::runfile::record::ErrorKind::Http,
             "POST x answered 401: bad ghp_0123456789",
         );
         error.stderr = Some("ghp_0123456789".into());
+        error.trace = Some(Box::new(Trace {
+            calls: vec![],
+            state: Some(json!(["ghp_0123456789"])),
+        }));
         let clean = redact(Err(error), &secrets).unwrap_err();
+        assert_eq!(clean.trace.unwrap().state, Some(json!(["***"])));
         assert_eq!(clean.message, "POST x answered 401: bad ***");
         assert_eq!(clean.stderr.as_deref(), Some("***"));
     }

@@ -123,6 +123,9 @@ pub struct RunRecord {
     /// The run that started the file: on the file's first record only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<RunProvenance>,
+    /// Every model call of a multi-step pipeline (`srs-agents`) and the state it ended in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<super::trace::Trace>,
     /// The judge's review of the answer (e2e samples with a reference SRS, when `[judge]`
     /// is configured).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,6 +4,7 @@
 //! too, so the steps below read only data. How a run is set up is in [`run`], the
 //! pre-push hook's settings in [`hook`].
 
+mod agents;
 pub mod chat;
 mod hook;
 pub mod judge;
@@ -79,6 +80,16 @@ pub mod defaults {
     ];
     /// What a cleared pipeline environment (`env_clear`) keeps.
     pub const ENV_CLEAR_KEEPS: &[&str] = &["PATH", "HOME"];
+    /// `srs-agents`: rounds of ReqExplore and ReqClarify at most.
+    pub const AGENTS_MAX_ITERATIONS: u32 = 5;
+    /// `srs-agents`: the wait before an agent's second attempt, in seconds (it doubles for
+    /// each further attempt).
+    pub const AGENTS_BACKOFF_SECS: f64 = 1.0;
+    /// `srs-agents`: each agent's temperature (ReqParse, ReqExplore, ReqClarify,
+    /// DocGenerate).
+    pub const AGENTS_TEMPERATURES: [f64; 4] = [0.2, 0.6, 0.2, 0.1];
+    /// `srs-agents`: each agent's attempts at most, in the same order.
+    pub const AGENTS_ATTEMPTS: [u32; 4] = [3, 3, 3, 5];
 }
 
 /// `goldgate.toml`: `--config`, else the one in the working directory, else none.

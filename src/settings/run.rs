@@ -158,7 +158,8 @@ pub fn run_settings(
     };
     let pricing = super::chat::pricing(&a, &p)?;
     let max_cost = super::chat::max_cost(a.max_cost, r.max_cost)?;
-    if let (Some(_), None, Adapter::Chat(_)) = (max_cost, pricing, &adapter) {
+    if let (Some(_), None, Adapter::Chat(_) | Adapter::SrsAgents(_)) = (max_cost, pricing, &adapter)
+    {
         return Err(Error::usage(
             "--max-cost needs the token prices: a chat API reports tokens, not dollars",
             "state the prices under [pipeline.pricing] (input_per_mtok, output_per_mtok) or pass --input-per-mtok and --output-per-mtok",
@@ -166,6 +167,7 @@ pub fn run_settings(
     }
     let model = match &adapter {
         Adapter::Chat(chat) => Some(chat.model.clone()),
+        Adapter::SrsAgents(agents) => Some(agents.model.clone()),
         _ => a.model.clone().or(p.model.clone()),
     };
     let pipeline = PipelineConfig {
@@ -299,8 +301,19 @@ fn adapter(
     if let Some(adapter) = flag_adapter(a, p)? {
         return Ok((adapter, false));
     }
+    if p.agents.is_some() && p.kind.as_deref() != Some("srs-agents") {
+        return Err(Error::usage(
+            "[pipeline.agents] is set, but [pipeline] kind is not \"srs-agents\"",
+            "set kind = \"srs-agents\" under [pipeline], or remove [pipeline.agents]",
+        ));
+    }
     if p.kind.as_deref() == Some("chat") {
         return Ok((chat()?, true));
+    }
+    if p.kind.as_deref() == Some("srs-agents") {
+        let (_, headers) = mode_and_headers(a, p)?;
+        let options = super::agents::options(a, p, headers, timeout, max_output_bytes, file)?;
+        return Ok((Adapter::SrsAgents(Box::new(options)), true));
     }
     file_adapter(a, p).map(|adapter| (adapter, true))
 }
@@ -364,7 +377,7 @@ fn file_adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Adapter, Err
         Some("command") => Ok(Adapter::Command { command: p.command.clone().ok_or_else(|| missing("command", "command"))?, mode }),
         Some("http") => Ok(Adapter::Http { url: p.url.clone().ok_or_else(|| missing("url", "http"))?, headers }),
         Some("replay") => Ok(Adapter::Replay { file: p.file.clone().ok_or_else(|| missing("file", "replay"))? }),
-        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), crate::text::hint_for(other, &["command", "http", "chat", "replay"]))),
+        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), crate::text::hint_for(other, &["command", "http", "chat", "srs-agents", "replay"]))),
         None => Err(Error::usage(
             "no pipeline to run",
             "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout), --http URL, --chat (an OpenAI-compatible chat API) or --replay FILE, or set [pipeline] in goldgate.toml",
