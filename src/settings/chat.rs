@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::llm::EndpointSettings;
 use crate::run::chat::prompts::PromptFiles;
 use crate::run::chat::ChatSettings;
-use crate::run::config::Origin;
+use crate::run::config::{Adapter, Origin};
 use crate::run::cost::Pricing;
 
 /// Defaults of OpenAI-compatible APIs.
@@ -172,6 +172,109 @@ pub fn chat_settings(
         stream: a.stream || p.stream.unwrap_or(false),
         prompts,
     })
+}
+
+/// Refuse a chat setting given to a pipeline it does not apply to (a `--temperature` for a
+/// command, `system` for srs-agents), rather than ignore it: a flag always, a
+/// `[pipeline]` key when the pipeline came from the file.
+pub fn refuse_unused(
+    a: &PipelineArgs,
+    p: &PipelineTable,
+    adapter: &Adapter,
+    from_file: bool,
+    file: Option<&Path>,
+) -> Result<(), Error> {
+    let kind = adapter.kind();
+    let (llm, chat) = (matches!(kind, "chat" | "srs-agents"), kind == "chat");
+    let settings = [
+        (
+            "--base-url",
+            a.base_url.is_some(),
+            "base_url",
+            p.base_url.is_some(),
+            llm,
+        ),
+        (
+            "--api-key-env",
+            a.api_key_env.is_some(),
+            "api_key_env",
+            p.api_key_env.is_some(),
+            llm,
+        ),
+        (
+            "--temperature",
+            a.temperature.is_some(),
+            "temperature",
+            p.temperature.is_some(),
+            chat,
+        ),
+        (
+            "--max-tokens",
+            a.max_tokens.is_some(),
+            "max_tokens",
+            p.max_tokens.is_some(),
+            chat,
+        ),
+        (
+            "--chat-seed",
+            a.chat_seed.is_some(),
+            "seed",
+            p.seed.is_some(),
+            chat,
+        ),
+        (
+            "--system",
+            a.system.is_some(),
+            "system",
+            p.system.is_some(),
+            chat,
+        ),
+        (
+            "--prompt",
+            a.prompt.is_some(),
+            "prompt",
+            p.prompt.is_some(),
+            chat,
+        ),
+        (
+            "--response-format",
+            a.response_format.is_some(),
+            "response_format",
+            p.response_format.is_some(),
+            chat,
+        ),
+        (
+            "--extra-body",
+            a.extra_body.is_some(),
+            "extra_body",
+            p.extra_body.is_some(),
+            chat,
+        ),
+        ("--stream", a.stream, "stream", p.stream.is_some(), chat),
+        ("", false, "messages", !p.messages.is_empty(), chat),
+    ];
+    let hint = match kind {
+        "srs-agents" => "srs-agents sets temperatures, token limits and prompts per agent, under [pipeline.agents.<agent>]; see docs/srs-agents.md",
+        _ => "it applies to the chat adapter (--chat, or kind = \"chat\" under [pipeline]): remove it",
+    };
+    for (flag, flag_given, key, key_given, applies) in settings {
+        if applies {
+            continue;
+        }
+        let an = if matches!(kind, "http" | "srs-agents") {
+            "an"
+        } else {
+            "a"
+        };
+        let message = |what: &str| format!("{what} does not apply to {an} {kind} pipeline");
+        if flag_given {
+            return Err(Error::usage(message(flag), hint));
+        }
+        if let (true, true, Some(path)) = (key_given, from_file, file) {
+            return Err(Origin::File(path.to_path_buf()).error(flag, key, &message("it"), hint));
+        }
+    }
+    Ok(())
 }
 
 /// The price table from flags over `[pipeline.pricing]` (both prices, or neither).

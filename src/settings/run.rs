@@ -90,6 +90,7 @@ pub fn run_settings(
         .unwrap_or(defaults::MAX_OUTPUT_BYTES)
         .max(1);
     let (adapter, from_file) = adapter(&a, &p, timeout, max_output_bytes, file.path.as_deref())?;
+    super::chat::refuse_unused(&a, &p, &adapter, from_file, file.path.as_deref())?;
     let origin = match (&file.path, from_file) {
         (Some(path), true) => Origin::File(path.clone()),
         _ => Origin::Flags,
