@@ -350,3 +350,43 @@ fn the_comment_says_what_the_answers_cost_beside_the_baseline() {
         stderr(&out)
     );
 }
+
+#[test]
+fn the_cost_of_the_answers_is_gated_like_any_metric() {
+    let dir = TempDir::new("chat-cost-gate");
+    extraction_suite(&dir.0, 2);
+    std::fs::write(
+        dir.0.join("thresholds.toml"),
+        "version = 1\n[metrics.\"run.cost_usd\"]\nmax = 0.005\n",
+    )
+    .unwrap();
+    // Each answer costs 1,000 × $1 + 500 × $10 per million tokens = $0.006.
+    let server = FakeOpenAi::start(|_| Reply::content(ANSWER).usage(1_000, 500));
+    let base = server.base_url();
+    let args = [
+        "check",
+        "--suite",
+        "suite",
+        "--chat",
+        "--base-url",
+        &base,
+        "--model",
+        "m",
+        "--input-per-mtok",
+        "1",
+        "--output-per-mtok",
+        "10",
+        "--allow-missing-baseline",
+        "--baseline",
+        "none.json",
+        "--format",
+        "markdown",
+    ];
+    let out = goldgate(&dir.0, &args, &[("OPENAI_API_KEY", KEY)]);
+    let comment = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{comment}\n{}", stderr(&out));
+    assert!(
+        comment.contains("| `run.cost_usd` | – → 0.012 |"),
+        "{comment}"
+    );
+}

@@ -80,11 +80,15 @@ impl Metric {
     }
 
     /// Whether a broken rule on this metric makes the run incomplete (exit 3) rather than
-    /// failed: the run's health (failed calls, …) and answers that could not be read as
-    /// JSON at all. A broken pipeline is never mistaken for a quality regression.
+    /// failed: calls that failed and answers that could not be read as JSON at all. A
+    /// broken pipeline is never mistaken for a quality regression, and a pipeline that got
+    /// slower or dearer (`run.latency_p95_ms`, `run.tokens_total`, `run.cost_usd`) fails the
+    /// gate like any regression.
     pub fn is_run_health(&self) -> bool {
-        self.name.starts_with("run.")
-            || matches!(self.name, "parse.error_rate" | "parse.no_json_rate")
+        matches!(
+            self.name,
+            "run.error_rate" | "parse.error_rate" | "parse.no_json_rate"
+        )
     }
 
     /// The values the metric can take, inclusive, as numbers (`f64::INFINITY`: no upper
