@@ -8,21 +8,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::chat::defaults as api;
 use super::defaults;
 use crate::cli;
 use crate::config::{AgentTable, PipelineTable};
 use crate::error::Error;
-use crate::llm::endpoint::OPENAI_API;
-use crate::llm::EndpointSettings;
 use crate::run::agents::options::{AgentOptions, AgentsOptions};
 use crate::run::agents::state::Agent;
 use crate::run::config::Origin;
-
-/// A set, non-blank environment variable.
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
 
 /// The variable that sets an agent's temperature: `OPENAI_TEMP_REQPARSE` and the like.
 pub fn temperature_env(agent: Agent) -> String {
@@ -33,7 +25,7 @@ pub fn temperature_env(agent: Agent) -> String {
 /// 0 to 2 is a usage error naming the variable.
 fn env_temperature(agent: Agent) -> Result<Option<f64>, Error> {
     let var = temperature_env(agent);
-    let Some(text) = env(&var) else {
+    let Some(text) = super::chat::env(&var) else {
         return Ok(None);
     };
     match text.trim().parse::<f64>() {
@@ -51,16 +43,9 @@ fn env_temperature(agent: Agent) -> Result<Option<f64>, Error> {
 /// The wait before an agent's second attempt: `backoff_secs`, else `GOLDGATE_TEST_BACKOFF_MS`
 /// (tests shorten every retry wait with it), else the default.
 fn backoff(configured: Option<f64>) -> Duration {
-    match configured {
-        Some(secs) => Duration::from_secs_f64(secs),
-        None => std::env::var("GOLDGATE_TEST_BACKOFF_MS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .map_or_else(
-                || Duration::from_secs_f64(defaults::AGENTS_BACKOFF_SECS),
-                Duration::from_millis,
-            ),
-    }
+    configured.map(Duration::from_secs_f64).unwrap_or_else(|| {
+        super::test_backoff().unwrap_or(Duration::from_secs_f64(defaults::AGENTS_BACKOFF_SECS))
+    })
 }
 
 /// The `srs-agents` settings of the flags and `[pipeline]` (`headers` resolved already):
@@ -75,18 +60,7 @@ pub(super) fn options(
 ) -> Result<AgentsOptions, Error> {
     let origin = file.map_or(Origin::Flags, |f| Origin::File(f.to_path_buf()));
     let table = p.agents.clone().unwrap_or_default();
-    let base_url = a
-        .base_url
-        .clone()
-        .or_else(|| p.base_url.clone())
-        .or_else(|| env(api::BASE_URL_ENV))
-        .unwrap_or_else(|| OPENAI_API.to_string());
-    let model = a
-        .model
-        .clone()
-        .or_else(|| p.model.clone())
-        .or_else(|| env(api::MODEL_ENV))
-        .unwrap_or_else(|| api::MODEL.to_string());
+    let model = super::chat::model(a, p);
     let tables = table.each();
     let agent = |agent: Agent| -> Result<AgentOptions, Error> {
         let AgentTable {
@@ -131,19 +105,14 @@ pub(super) fn options(
     let [parse, explore, clarify, document] = Agent::ALL.map(agent);
     let agents = [parse?, explore?, clarify?, document?];
     Ok(AgentsOptions {
-        endpoint: EndpointSettings {
-            base_url,
-            api_key_env: a
-                .api_key_env
-                .clone()
-                .or_else(|| p.api_key_env.clone())
-                .unwrap_or_else(|| api::API_KEY_ENV.to_string()),
+        endpoint: super::chat::endpoint(
+            a,
+            p,
             headers,
             timeout,
-            max_answer_bytes: max_output_bytes,
-            what: "the srs-agents API".into(),
-            base_url_setting: "`--base-url`, `[pipeline] base_url` or `OPENAI_BASE_URL`".into(),
-        },
+            max_output_bytes,
+            "the srs-agents API",
+        ),
         model,
         max_iterations: table
             .max_iterations

@@ -44,18 +44,7 @@ pub fn chat_settings(
         (false, Some(path)) => Origin::File(path.to_path_buf()),
         _ => Origin::Flags,
     };
-    let base_url = a
-        .base_url
-        .clone()
-        .or_else(|| p.base_url.clone())
-        .or_else(|| env(defaults::BASE_URL_ENV))
-        .unwrap_or_else(|| crate::llm::endpoint::OPENAI_API.to_string());
-    let model = a
-        .model
-        .clone()
-        .or_else(|| p.model.clone())
-        .or_else(|| env(defaults::MODEL_ENV))
-        .unwrap_or_else(|| defaults::MODEL.to_string());
+    let model = model(a, p);
     let temperature = a.temperature.or(p.temperature);
     if let Some(t) = temperature.filter(|t| !(0.0..=2.0).contains(t)) {
         return Err(at(a.temperature.is_some()).error(
@@ -150,19 +139,7 @@ pub fn chat_settings(
         }
     }
     Ok(ChatSettings {
-        endpoint: EndpointSettings {
-            base_url,
-            api_key_env: a
-                .api_key_env
-                .clone()
-                .or_else(|| p.api_key_env.clone())
-                .unwrap_or_else(|| defaults::API_KEY_ENV.to_string()),
-            headers,
-            timeout,
-            max_answer_bytes: max_output_bytes,
-            what: "the chat API".into(),
-            base_url_setting: "`--base-url`, `[pipeline] base_url` or `OPENAI_BASE_URL`".into(),
-        },
+        endpoint: endpoint(a, p, headers, timeout, max_output_bytes, "the chat API"),
         model,
         temperature,
         max_tokens: a.max_tokens.or(p.max_tokens),
@@ -172,6 +149,46 @@ pub fn chat_settings(
         stream: a.stream || p.stream.unwrap_or(false),
         prompts,
     })
+}
+
+/// Where the pipeline's OpenAI-compatible API is (`chat` and `srs-agents`): `--base-url`,
+/// else `base_url`, else `OPENAI_BASE_URL`, else OpenAI's; the key's variable from
+/// `--api-key-env`, else `api_key_env`, else `OPENAI_API_KEY`. `what` names it in messages.
+pub(super) fn endpoint(
+    a: &PipelineArgs,
+    p: &PipelineTable,
+    headers: Vec<(String, String)>,
+    timeout: Duration,
+    max_output_bytes: usize,
+    what: &str,
+) -> EndpointSettings {
+    EndpointSettings {
+        base_url: a
+            .base_url
+            .clone()
+            .or_else(|| p.base_url.clone())
+            .or_else(|| env(defaults::BASE_URL_ENV))
+            .unwrap_or_else(|| crate::llm::endpoint::OPENAI_API.to_string()),
+        api_key_env: a
+            .api_key_env
+            .clone()
+            .or_else(|| p.api_key_env.clone())
+            .unwrap_or_else(|| defaults::API_KEY_ENV.to_string()),
+        headers,
+        timeout,
+        max_answer_bytes: max_output_bytes,
+        what: what.into(),
+        base_url_setting: "`--base-url`, `[pipeline] base_url` or `OPENAI_BASE_URL`".into(),
+    }
+}
+
+/// The pipeline's model: `--model`, else `model`, else `OPENAI_MODEL`, else the default.
+pub(super) fn model(a: &PipelineArgs, p: &PipelineTable) -> String {
+    a.model
+        .clone()
+        .or_else(|| p.model.clone())
+        .or_else(|| env(defaults::MODEL_ENV))
+        .unwrap_or_else(|| defaults::MODEL.to_string())
 }
 
 /// Refuse a chat setting given to a pipeline it does not apply to (a `--temperature` for a
@@ -312,7 +329,8 @@ pub fn max_cost(flag: Option<f64>, file: Option<f64>) -> Result<Option<f64>, Err
     }
 }
 
-fn env(name: &str) -> Option<String> {
+/// A variable's value, unless unset or blank.
+pub(super) fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 

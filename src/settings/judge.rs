@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::chat::defaults as api;
+use super::chat::{defaults as api, env};
 use crate::config::ConfigFile;
 use crate::error::{Error, Location, Problem};
 use crate::gate::comparable::NO_JUDGE_HINT;
@@ -178,11 +178,6 @@ pub fn require_judge(thresholds: &Thresholds, run: &RunSettings) -> Result<(), E
             problems,
         }),
     }
-}
-
-/// A variable's value, unless unset or blank.
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 impl TryFrom<crate::cli::JudgeArgs> for RejudgeSettings {
