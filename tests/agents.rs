@@ -368,6 +368,32 @@ fn a_full_run_freezes_removes_suggests_and_discards_out_of_bounds_items() {
     assert_eq!(again["e2e-full"]["cached"], true);
     assert_eq!(again["e2e-full"]["trace"], r["trace"]);
     assert_eq!(again["e2e-full"]["prediction"], r["prediction"]);
+
+    // Replayed, the record keeps its trace, so reports of an offline run still show it.
+    let out = goldgate(
+        &dir.0,
+        &[
+            "run",
+            "--suite",
+            "suite",
+            "--replay",
+            "run.jsonl",
+            "--output",
+            "replayed.jsonl",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replayed = run_lines(&dir.0.join("replayed.jsonl"));
+    let full = replayed
+        .iter()
+        .find(|x| x["sample_id"] == "e2e-full")
+        .unwrap();
+    assert_eq!(full["trace"], r["trace"]);
 }
 
 #[test]

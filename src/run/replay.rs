@@ -1,7 +1,7 @@
 //! The `replay` adapter: answers recorded earlier (a run.jsonl or an outputs file of
 //! `{"id", "output"}` lines) played back. A sample without an answer is an error on that
 //! sample, never a crash; a recorded failure is replayed as that failure. A record's judge
-//! review is replayed with it (see [`super::runner`]).
+//! review (see [`super::runner`]) and its trace are replayed with it.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -11,10 +11,14 @@ use crate::error::{Error, Result};
 use crate::judge::JudgeRecord;
 use crate::runfile::reader::RunIndex;
 use crate::runfile::record::{Answer, ErrorKind};
+use crate::runfile::trace::Trace;
 
 pub struct Replay {
     answers: HashMap<(String, u32), Answer>,
     errors: HashMap<(String, u32), CallError>,
+    /// The recorded traces of a multi-step pipeline's calls (srs-agents), replayed with
+    /// their records so reports can still show them.
+    traces: HashMap<(String, u32), Trace>,
     source: String,
 }
 
@@ -48,9 +52,15 @@ impl Replay {
                 problems,
             });
         }
+        let traces = crate::runfile::reader::traces(path, usize::MAX)?
+            .samples
+            .into_iter()
+            .map(|t| ((t.sample_id, t.repeat), t.trace))
+            .collect();
         Ok(Replay {
             answers,
             errors,
+            traces,
             source: path.display().to_string(),
         })
     }
@@ -64,8 +74,11 @@ impl Replay {
 
     pub fn call(&self, sample_id: &str, repeat: u32) -> Result<Reply, CallError> {
         let key = (sample_id.to_string(), repeat);
+        let trace = self.traces.get(&key).cloned();
         if let Some(error) = self.errors.get(&key) {
-            return Err(error.clone());
+            let mut error = error.clone();
+            error.trace = trace.map(Box::new);
+            return Err(error);
         }
         // An outputs file records one answer per sample: it serves every repeat.
         let answer = self
@@ -78,6 +91,7 @@ impl Replay {
                 usage: a.usage.clone(),
                 latency_ms: a.latency_ms,
                 finish_reason: a.finish_reason.clone(),
+                trace,
                 ..Reply::default()
             }),
             None => Err(CallError::new(
