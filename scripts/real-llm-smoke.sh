@@ -48,7 +48,7 @@ port="$(cat "$port_file")"
 # The gemma chat format, as the model's own template would; one request at a time, and a
 # new request does not interrupt a stream in progress (llama-cpp-python's default does).
 "$py" -m llama_cpp.server --model "$model" --model_alias gemma3-270m --chat_format gemma \
-  --host 127.0.0.1 --port "$port" --n_ctx 8192 --interrupt_requests False \
+  --host 127.0.0.1 --port "$port" --n_ctx 4096 --interrupt_requests False \
   > "$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2> /dev/null || true' EXIT
@@ -67,8 +67,21 @@ base_url = "$base"
 model = "gemma3-270m"
 timeout_secs = 600
 
+# A small model rambles to the end of its context: the token limits keep each call short.
 [pipeline.agents]
-max_iterations = 2
+max_iterations = 1
+
+[pipeline.agents.reqparse]
+max_tokens = 512
+
+[pipeline.agents.reqexplore]
+max_tokens = 512
+
+[pipeline.agents.reqclarify]
+max_tokens = 384
+
+[pipeline.agents.docgenerate]
+max_tokens = 768
 
 [judge]
 base_url = "$base"
