@@ -104,7 +104,16 @@ echo "== srs-agents with the judge"
 env -u OPENAI_API_KEY "$goldgate" run --config agents.toml --suite "$suite" --jobs 1 --no-cache \
   --output agents.jsonl || status=$?
 
-"$py" - chat-off.jsonl chat-on.jsonl agents.jsonl << 'EOF'
+# A small model rarely gets past ReqParse, so the judge also reviews a document that exists:
+# the example's recorded srs-agents answer for one sample.
+echo "== the judge on a recorded SRS"
+mkdir -p one
+cp "$suite/e2e-001.yaml" one/
+grep '"sample_id":"e2e-001"' "$repo/examples/requirements/answers/srs-agents.jsonl" > judged.jsonl
+env -u OPENAI_API_KEY "$goldgate" judge --run judged.jsonl --suite one --config agents.toml \
+  --jobs 1 --no-cache || status=$?
+
+"$py" - chat-off.jsonl chat-on.jsonl agents.jsonl judged.jsonl << 'EOF'
 import json, sys
 for path in sys.argv[1:]:
     print(f"-- {path}")
