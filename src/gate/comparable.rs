@@ -52,17 +52,20 @@ pub fn judged(candidate: &ScoreFile, thresholds: &Thresholds, what: &str) -> Res
     if candidate.provenance.scoring.judge.is_some() {
         return Ok(());
     }
+    refuse_judge_rules(
+        thresholds,
+        &format!("no record of {what} was reviewed by a judge"),
+    )
+}
+
+/// Refuse every rule on a judge metric, at its line: `a rule gates NAME, but {because}`.
+pub fn refuse_judge_rules(thresholds: &Thresholds, because: &str) -> Result<()> {
     let problems: Vec<Problem> = thresholds
         .judge_rules()
         .into_iter()
         .map(|(name, at)| {
-            let mut p = Problem::new(
-                at,
-                None,
-                format!("a rule gates {name}, but no record of {what} was reviewed by a judge"),
-            );
-            p.hint = Some(NO_JUDGE_HINT.into());
-            p
+            Problem::new(at, None, format!("a rule gates {name}, but {because}"))
+                .with_hint(NO_JUDGE_HINT)
         })
         .collect();
     match problems.is_empty() {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::chat::{defaults as api, env};
 use crate::config::ConfigFile;
 use crate::error::{Error, Location, Problem};
-use crate::gate::comparable::NO_JUDGE_HINT;
+use crate::gate::comparable::refuse_judge_rules;
 use crate::gate::thresholds::Thresholds;
 use crate::llm::EndpointSettings;
 use crate::run::config::{key_line, Adapter};
@@ -159,25 +159,7 @@ pub fn require_judge(thresholds: &Thresholds, run: &RunSettings) -> Result<(), E
     if run.judge.is_some() || matches!(run.pipeline.adapter, Adapter::Replay { .. }) {
         return Ok(());
     }
-    let problems: Vec<Problem> = thresholds
-        .judge_rules()
-        .into_iter()
-        .map(|(name, at)| {
-            Problem::new(
-                at,
-                None,
-                format!("a rule gates {name}, but goldgate.toml configures no judge"),
-            )
-            .with_hint(NO_JUDGE_HINT)
-        })
-        .collect();
-    match problems.is_empty() {
-        true => Ok(()),
-        false => Err(Error::Invalid {
-            what: "thresholds file",
-            problems,
-        }),
-    }
+    refuse_judge_rules(thresholds, "goldgate.toml configures no judge")
 }
 
 impl TryFrom<crate::cli::JudgeArgs> for RejudgeSettings {
