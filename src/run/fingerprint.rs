@@ -72,37 +72,19 @@ pub fn fingerprint(
             }
             value.update(text.as_bytes());
             settings.update(text.as_bytes());
-            parts.source = "prompts".into();
             let p = &chat.prompts;
-            let files = p
-                .system
-                .iter()
-                .chain(&p.prompt)
-                .chain(p.messages.iter().map(|(_, f)| f));
-            for file in files {
-                let mut h = Sha256::new();
-                hash_path(file, &mut [&mut h])?;
-                parts
-                    .files
-                    .insert(file.display().to_string(), crate::text::sha256_of(h));
-            }
+            let files = p.system.iter().chain(&p.prompt);
+            prompt_files(files.chain(p.messages.iter().map(|(_, f)| f)), &mut parts)?;
         }
         Adapter::SrsAgents(options) => {
             let text = super::agents::settings_text(options)?;
             value.update(text.as_bytes());
             settings.update(text.as_bytes());
-            parts.source = "prompts".into();
-            let files = options
-                .agents
-                .iter()
-                .flat_map(|a| a.system.iter().chain(&a.prompt));
-            for file in files {
-                let mut h = Sha256::new();
-                hash_path(file, &mut [&mut h])?;
-                parts
-                    .files
-                    .insert(file.display().to_string(), crate::text::sha256_of(h));
-            }
+            let files = options.agents.iter();
+            prompt_files(
+                files.flat_map(|a| a.system.iter().chain(&a.prompt)),
+                &mut parts,
+            )?;
         }
     }
     parts.config = crate::text::sha256_of(settings);
@@ -149,6 +131,23 @@ pub fn fingerprint(
         parts,
         unkeyed,
     })
+}
+
+/// A prompted pipeline (`chat`, `srs-agents`): its prompt templates stand for its code, and
+/// each of the project's own template files is listed with the hash of its content.
+fn prompt_files<'a>(
+    files: impl Iterator<Item = &'a PathBuf>,
+    parts: &mut FingerprintParts,
+) -> Result<()> {
+    parts.source = "prompts".into();
+    for file in files {
+        let mut h = Sha256::new();
+        hash_path(file, &mut [&mut h])?;
+        parts
+            .files
+            .insert(file.display().to_string(), crate::text::sha256_of(h));
+    }
+    Ok(())
 }
 
 /// What the settings ask of the cache, before goldgate decides.
