@@ -5,9 +5,7 @@
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
-use crate::kinds::extraction::{
-    gold_texts, match_requirements, pred_items, predicted_texts, GoldRequirements,
-};
+use crate::kinds::extraction::{match_requirements, pred_items, Extraction, GoldRequirements};
 use crate::metrics::stats::Stats;
 use crate::metrics::{precision, recall, ScoringConfig};
 use crate::parse::json::Json;
@@ -180,18 +178,13 @@ impl super::TaskKind for E2e {
         "e2e.rd_score"
     }
 
+    /// An SRS's requirements are matched to the gold ones exactly as extraction's are.
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
-        Box::new(GoldRequirements::new(
-            &sample.labels.requirements,
-            &cfg.similarity,
-        ))
+        Extraction.prepare(sample, cfg)
     }
 
     fn texts(&self, sample: &Sample, answers: &[Option<&Json<'_>>], out: &mut Vec<String>) {
-        gold_texts(&sample.labels.requirements, out);
-        for answer in answers {
-            predicted_texts(&prediction::requirements(*answer), out);
-        }
+        Extraction.texts(sample, answers, out)
     }
 
     fn score(
