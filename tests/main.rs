@@ -32,3 +32,4 @@ mod settings;
 mod snapshots;
 mod support;
 mod terminal;
+mod tuples;

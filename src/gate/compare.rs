@@ -44,8 +44,16 @@ pub fn compare(
     }
     super::comparable::judged(candidate, thresholds, "the candidate")?;
     let shared = shared_samples(candidate, baseline);
-    let draws = paired_draws(candidate, baseline, &shared, &options.bootstrap);
-    let mut metrics: Vec<MetricResult> = crate::kinds::metrics()
+    let catalog = crate::kinds::catalog(
+        candidate
+            .metrics
+            .keys()
+            .chain(baseline.iter().flat_map(|b| b.metrics.keys()))
+            .map(String::as_str)
+            .chain(thresholds.rule_names()),
+    );
+    let draws = paired_draws(candidate, baseline, &shared, &options.bootstrap, catalog);
+    let mut metrics: Vec<MetricResult> = catalog
         .iter()
         .enumerate()
         .map(|(i, m)| judge(m, candidate, baseline, thresholds, draws.get(i)))
@@ -188,6 +196,7 @@ fn paired_draws(
     baseline: Option<&ScoreFile>,
     shared: &[(usize, usize)],
     cfg: &BootstrapConfig,
+    catalog: &'static [crate::metrics::registry::Metric],
 ) -> Vec<Vec<f64>> {
     let Some(b) = baseline else { return Vec::new() };
     // Borrow each side's sums and latencies, in shared-sample order.
@@ -195,17 +204,18 @@ fn paired_draws(
         file: &'a ScoreFile,
         shared: &[(usize, usize)],
         pick: fn(&(usize, usize)) -> usize,
+        catalog: &'static [crate::metrics::registry::Metric],
     ) -> Prepared<'a> {
         let samples: Vec<_> = shared.iter().map(|p| &file.samples[pick(p)]).collect();
         let stats: Vec<&Stats> = samples.iter().map(|s| &s.stats).collect();
         Prepared::new(
-            crate::kinds::metrics(),
+            catalog,
             &stats,
             samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
         )
     }
-    let cand = side(candidate, shared, |p| p.0);
-    let base = side(b, shared, |p| p.1);
+    let cand = side(candidate, shared, |p| p.0, catalog);
+    let base = side(b, shared, |p| p.1, catalog);
     paired_deltas(&base, &cand, cfg, "paired")
 }
 
@@ -279,6 +289,8 @@ pub(crate) mod tests {
                     kind: crate::suite::Kind::Extraction,
                     domain: "d".into(),
                     difficulty: crate::suite::Difficulty::Medium,
+                    task: None,
+                    tags: Vec::new(),
                     repeats: 1,
                     primary: crate::metrics::f1(p, r),
                     primary_std: 0.0,

@@ -54,7 +54,7 @@ pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
             bd.sample_pass, cd.sample_pass
         ));
     }
-    for metric in crate::kinds::metrics() {
+    for metric in crate::kinds::catalog(base.rule_names().chain(current.rule_names())) {
         let (Some((b, b_reg, b_sev)), now) = (rule_for(metric, base), rule_for(metric, current))
         else {
             continue;

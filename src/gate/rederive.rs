@@ -67,21 +67,23 @@ pub fn rederive(
     }
     let claimed: HashMap<&str, &MetricResult> =
         file.metrics.iter().map(|m| (m.name.as_str(), m)).collect();
-    let mut metrics: Vec<MetricResult> = crate::kinds::metrics()
-        .iter()
-        .map(|metric| {
-            let claim = claimed.get(metric.name).copied();
-            let trusted = baseline.map(|b| b.metrics.get(metric.name).and_then(|a| a.value));
-            let values = Values {
-                candidate: claim.and_then(|m| m.candidate),
-                baseline: trusted.unwrap_or_else(|| claim.and_then(|m| m.baseline)),
-                n: claim.map_or(0, |m| m.n),
-            };
-            judge_values(metric, values, thresholds, |confidence| {
-                noise(claim, values.baseline, confidence)
+    let names = file.metrics.iter().map(|m| m.name.as_str());
+    let mut metrics: Vec<MetricResult> =
+        crate::kinds::catalog(names.chain(thresholds.rule_names()))
+            .iter()
+            .map(|metric| {
+                let claim = claimed.get(metric.name).copied();
+                let trusted = baseline.map(|b| b.metrics.get(metric.name).and_then(|a| a.value));
+                let values = Values {
+                    candidate: claim.and_then(|m| m.candidate),
+                    baseline: trusted.unwrap_or_else(|| claim.and_then(|m| m.baseline)),
+                    n: claim.map_or(0, |m| m.n),
+                };
+                judge_values(metric, values, thresholds, |confidence| {
+                    noise(claim, values.baseline, confidence)
+                })
             })
-        })
-        .collect();
+            .collect();
     metrics.sort_by_key(|m| m.status.rank());
     let sample_pass = thresholds.sample_pass();
     let before: HashMap<&str, f64> = match baseline {

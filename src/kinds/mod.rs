@@ -1,4 +1,4 @@
-//! Task kinds as plug-ins. A kind (extraction, inference, validation, e2e) owns, in its
+//! Task kinds as plug-ins. A kind (extraction, inference, validation, e2e, tuples) owns, in its
 //! folder, everything specific to it: which answer keys it reads, how its gold data is
 //! prepared, how a record is matched and scored into sums, its metrics and its primary
 //! score, and how its items read as lines in a diff. The scorer, the metric registry and
@@ -9,12 +9,14 @@ pub mod e2e;
 pub mod explain;
 pub mod extraction;
 pub mod inference;
+pub mod tuples;
 pub mod validation;
 
 use std::any::Any;
 use std::sync::LazyLock;
 
 use crate::parse::json::Json;
+use crate::parse::ParseOutcome;
 
 use crate::metrics::registry::{Metric, SHARED};
 use crate::metrics::stats::Stats;
@@ -45,6 +47,16 @@ impl From<(Stats, f64)> for Record {
     }
 }
 
+/// One answer as the scorer read it: the JSON that parsed (if any), how it parsed, the
+/// text it came from and where in that text the JSON is.
+#[derive(Clone, Copy, Debug)]
+pub struct Parsed<'r> {
+    pub value: Option<&'r Json<'r>>,
+    pub outcome: ParseOutcome,
+    pub text: &'r str,
+    pub region: Option<&'r std::ops::Range<usize>>,
+}
+
 /// One task kind.
 pub trait TaskKind: Sync {
     /// The kind, as samples name it.
@@ -72,28 +84,30 @@ pub trait TaskKind: Sync {
         let _ = (sample, answers, out);
     }
 
-    /// Score one record: `answer` is the parsed answer (`None`: it did not parse).
+    /// Score one record: `answer.value` is the parsed answer (`None`: it did not parse).
     fn score(
         &self,
         sample: &Sample,
         gold: &Gold,
-        answer: Option<&Json<'_>>,
+        answer: &Parsed<'_>,
         cfg: &ScoringConfig,
     ) -> Record;
 
     /// The gold items, one line each, sorted: what a diff of a broken sample shows.
     fn gold_lines(&self, sample: &Sample) -> Vec<String>;
 
-    /// The predicted items of a parsed answer, likewise.
-    fn predicted_lines(&self, answer: Option<&Json<'_>>) -> Vec<String>;
+    /// The predicted items of a parsed answer to `sample`, likewise (a kind may order them
+    /// so that each lines up with the gold item it matched).
+    fn predicted_lines(&self, sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String>;
 }
 
 /// Every kind, in report order.
-pub static ALL: [&dyn TaskKind; 4] = [
+pub static ALL: [&dyn TaskKind; 5] = [
     &extraction::Extraction,
     &inference::Inference,
     &validation::Validation,
     &e2e::E2e,
+    &tuples::Tuples,
 ];
 
 /// The implementation of `kind`.
@@ -103,6 +117,7 @@ pub fn of(kind: Kind) -> &'static dyn TaskKind {
         Kind::Inference => &inference::Inference,
         Kind::Validation => &validation::Validation,
         Kind::E2e => &e2e::E2e,
+        Kind::Tuples => &tuples::Tuples,
     }
 }
 
@@ -118,9 +133,52 @@ pub fn metrics() -> &'static [Metric] {
     &ALL_METRICS
 }
 
-/// Look a metric up by name.
+/// Look a metric up by name (a `tuples.pred_source[POINTER]` too).
 pub fn find(name: &str) -> Option<&'static Metric> {
-    metrics().iter().find(|m| m.name == name)
+    metrics()
+        .iter()
+        .find(|m| m.name == name)
+        .or_else(|| tuples::metrics::source(name))
+}
+
+/// Every metric of a score whose metric names or sum keys are `names`: [`metrics`], with
+/// each per-pointer source count among `names` (`tuples.pred_source[POINTER]`, a family
+/// whose members depend on the answers) after the other tuples metrics, in name order.
+pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric] {
+    use std::collections::{BTreeSet, HashMap};
+    use std::sync::Mutex;
+    static MADE: LazyLock<Mutex<HashMap<Vec<String>, &'static [Metric]>>> =
+        LazyLock::new(Mutex::default);
+    let family: BTreeSet<&str> = names
+        .into_iter()
+        .filter(|n| n.starts_with(tuples::metrics::SOURCE_PREFIX))
+        .collect();
+    if family.is_empty() {
+        return metrics();
+    }
+    let key: Vec<String> = family.iter().map(|s| s.to_string()).collect();
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(list) = made.get(&key) {
+        return list;
+    }
+    let all = metrics();
+    let at = all
+        .iter()
+        .rposition(|m| m.name.starts_with("tuples."))
+        .map_or(all.len(), |i| i + 1);
+    let members = family
+        .iter()
+        .filter_map(|n| tuples::metrics::source(n))
+        .copied();
+    let list: Vec<Metric> = all[..at]
+        .iter()
+        .copied()
+        .chain(members)
+        .chain(all[at..].iter().copied())
+        .collect();
+    let list: &'static [Metric] = Box::leak(list.into_boxed_slice());
+    made.insert(key, list);
+    list
 }
 
 /// Every metric name, for did-you-mean hints.
@@ -170,6 +228,5 @@ mod tests {
         unique.sort_unstable();
         unique.dedup();
         assert_eq!(names.len(), unique.len(), "metric names are unique");
-        assert!(names.len() <= 64, "bootstrap support masks hold 64 metrics");
     }
 }

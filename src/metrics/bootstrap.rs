@@ -41,39 +41,47 @@ impl Default for BootstrapConfig {
 }
 
 /// Samples prepared once for every scope: interned sums, record latencies and, per
-/// sample, a bitmask of the metrics it supports (counts towards `n`).
+/// sample, the set of metrics it supports (counts towards `n`).
 pub struct Prepared<'a> {
     /// The metrics computed, in report order (every kind's and the shared ones).
     metrics: &'static [Metric],
     latencies: Vec<&'a [f64]>,
     interned: Interned,
+    /// Sample i supports metric j when bit j of its `words` words from `i * words` is set.
     support: Vec<u64>,
+    words: usize,
 }
 
 impl<'a> Prepared<'a> {
     /// `stats[i]` and `latencies[i]` belong to sample `i`; `metrics` are the metrics to
-    /// compute (at most 64: support is a bitmask).
+    /// compute.
     pub fn new(metrics: &'static [Metric], stats: &[&Stats], latencies: Vec<&'a [f64]>) -> Self {
-        assert!(metrics.len() <= 64, "support masks hold 64 metrics");
         let interned = Interned::new(stats);
+        let words = metrics.len().div_ceil(64).max(1);
         // The metrics each key is the support of: a sample supports a metric when the sum
         // under that key is positive.
-        let mut supports = vec![0u64; interned.names.len()];
+        let mut supports = vec![Vec::new(); interned.names.len()];
         for (i, metric) in metrics.iter().enumerate() {
             if let Ok(k) = interned
                 .names
                 .binary_search_by(|n| n.as_str().cmp(metric.support))
             {
-                supports[k] |= 1 << i;
+                supports[k].push(i);
             }
         }
         let support = interned
             .rows
             .par_iter()
-            .map(|row| {
-                row.iter()
-                    .filter(|(_, v)| *v > 0.0)
-                    .fold(0u64, |mask, &(k, _)| mask | supports[k as usize])
+            .flat_map_iter(|row| {
+                let mut mask = vec![0u64; words];
+                for &(k, v) in row {
+                    if v > 0.0 {
+                        for &i in &supports[k as usize] {
+                            mask[i / 64] |= 1 << (i % 64);
+                        }
+                    }
+                }
+                mask
             })
             .collect();
         Prepared {
@@ -81,7 +89,13 @@ impl<'a> Prepared<'a> {
             latencies,
             interned,
             support,
+            words,
         }
+    }
+
+    /// Whether sample `sample` supports metric `metric`.
+    fn supports(&self, sample: usize, metric: usize) -> bool {
+        self.support[sample * self.words + metric / 64] & (1 << (metric % 64)) != 0
     }
 }
 
@@ -108,7 +122,7 @@ impl Prepared<'_> {
                     }
                     let view = ScopeSums::new(&names, index, dense);
                     let values = metrics_of(i)
-                        .filter(|m| matches!(m.eval, Eval::Sums(_)))
+                        .filter(|m| !matches!(m.eval, Eval::LatencyQuantile(_)))
                         .filter_map(|m| m.value(&view).map(|v| (m.name, v)))
                         .collect();
                     for &(k, _) in row {
@@ -228,7 +242,7 @@ impl<'a> Scope<'a> {
         for &i in which {
             let metric = &self.metrics[i];
             out[i] = match metric.eval {
-                Eval::Sums(_) => metric.value(&view),
+                Eval::Sums(_) | Eval::Count(_) => metric.value(&view),
                 Eval::LatencyQuantile(q) => quantile(lat, q),
             };
         }
@@ -256,10 +270,7 @@ pub fn aggregate(
         .iter()
         .enumerate()
         .map(|(i, metric)| {
-            let n = members
-                .iter()
-                .filter(|&&m| prepared.support[m] & (1 << i) != 0)
-                .count();
+            let n = members.iter().filter(|&&m| prepared.supports(m, i)).count();
             let ci = point[i].and_then(|_| interval(&draws[i], cfg.confidence));
             (
                 metric.name,

@@ -20,8 +20,10 @@ pub enum Range {
     Unit,
     /// An agreement coefficient (Cohen's kappa) in [-1, 1].
     Agreement,
-    /// A non-negative quantity with no upper bound (latency, tokens, cost).
+    /// A non-negative quantity with no upper bound (latency, tokens, cost, counts).
     NonNegative,
+    /// A difference of two shares (a gain from one stage to the next) in [-1, 1].
+    Difference,
 }
 
 impl Range {
@@ -29,7 +31,7 @@ impl Range {
     pub fn bounds(self) -> (f64, Option<f64>) {
         match self {
             Range::Unit => (0.0, Some(1.0)),
-            Range::Agreement => (-1.0, Some(1.0)),
+            Range::Agreement | Range::Difference => (-1.0, Some(1.0)),
             Range::NonNegative => (0.0, None),
         }
     }
@@ -56,6 +58,8 @@ pub enum Eval {
     Sums(fn(&dyn Sums) -> Option<f64>),
     /// A quantile (0–1) of per-record latencies.
     LatencyQuantile(f64),
+    /// The sum under a key made at run time (a family of counts, one per name).
+    Count(&'static str),
 }
 
 /// One metric.
@@ -101,8 +105,10 @@ impl Metric {
     /// The metric's value over summed statistics (`None` without support).
     pub fn value(&self, sums: &dyn Sums) -> Option<f64> {
         match self.eval {
-            Eval::Sums(f) if sums.get(self.support) > 0.0 => f(sums).filter(|v| v.is_finite()),
-            _ => None,
+            _ if sums.get(self.support) <= 0.0 => None,
+            Eval::Sums(f) => f(sums).filter(|v| v.is_finite()),
+            Eval::Count(key) => Some(sums.get(key)).filter(|v| v.is_finite()),
+            Eval::LatencyQuantile(_) => None,
         }
     }
 }

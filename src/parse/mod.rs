@@ -21,6 +21,7 @@ pub mod prediction;
 mod repair;
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 use serde_json::Value;
@@ -71,6 +72,10 @@ pub struct ParsedAnswer<V = Value> {
     /// Empty for `raw`; otherwise a short human-readable explanation.
     pub detail: String,
     pub value: Option<V>,
+    /// Where in the text the JSON that parsed is, as a byte range: the whole text for `raw`,
+    /// the whole fenced block (fence lines included) or the span from the first opener to
+    /// the last closer for `repaired`; `None` when nothing parsed.
+    pub region: Option<Range<usize>>,
 }
 
 /// A JSON tree an answer can be parsed into: `serde_json::Value` (kept in run records and
@@ -101,11 +106,12 @@ impl<'a> Tree<'a> for json::Json<'a> {
 }
 
 impl<V> ParsedAnswer<V> {
-    fn success(outcome: ParseOutcome, detail: String, value: V) -> Self {
+    fn success(outcome: ParseOutcome, detail: String, value: V, region: Range<usize>) -> Self {
         ParsedAnswer {
             outcome,
             detail: cap_detail(detail),
             value: Some(value),
+            region: Some(region),
         }
     }
 
@@ -114,6 +120,7 @@ impl<V> ParsedAnswer<V> {
             outcome,
             detail: cap_detail(detail),
             value: None,
+            region: None,
         }
     }
 }
@@ -127,7 +134,9 @@ pub fn parse_answer(text: &str) -> ParsedAnswer {
 pub fn parse_answer_as<'a, V: Tree<'a>>(text: &'a str) -> ParsedAnswer<V> {
     let trimmed = text.trim();
     let strict_error = match V::parse(trimmed) {
-        Ok(value) => return ParsedAnswer::success(ParseOutcome::Raw, String::new(), value),
+        Ok(value) => {
+            return ParsedAnswer::success(ParseOutcome::Raw, String::new(), value, 0..text.len())
+        }
         Err(e) => e,
     };
     if !text.contains(['{', '[']) {
@@ -139,11 +148,11 @@ pub fn parse_answer_as<'a, V: Tree<'a>>(text: &'a str) -> ParsedAnswer<V> {
         return ParsedAnswer::failure(ParseOutcome::NoJsonFound, why.to_string());
     }
     let mut last_failure = None;
-    for (label, body) in candidates(text) {
+    for (label, body, region) in candidates(text) {
         match parse_candidate(&body) {
             Ok((value, how)) => {
                 let detail = format!("{label}: {how}");
-                return ParsedAnswer::success(ParseOutcome::Repaired, detail, value);
+                return ParsedAnswer::success(ParseOutcome::Repaired, detail, value, region);
             }
             Err(failure) => last_failure = Some((label, failure)),
         }
@@ -158,47 +167,51 @@ pub fn parse_answer_as<'a, V: Tree<'a>>(text: &'a str) -> ParsedAnswer<V> {
     ParsedAnswer::failure(ParseOutcome::Error, detail)
 }
 
+/// A candidate: its label, its text and where it is in the answer.
+type Candidate<'t> = (&'static str, Cow<'t, str>, Range<usize>);
+
 /// The candidates (a), (b), (c) that exist in `text`, in contract order.
-fn candidates(text: &str) -> Vec<(&'static str, Cow<'_, str>)> {
+fn candidates(text: &str) -> Vec<Candidate<'_>> {
     let spans = [(BRACE_LABEL, '{', '}'), (BRACKET_LABEL, '[', ']')];
-    let fence = json_fence_body(text).map(|body| (FENCE_LABEL, Cow::Owned(body)));
-    let spans = spans
-        .into_iter()
-        .filter_map(|(label, open, close)| Some((label, Cow::Borrowed(span(text, open, close)?))));
+    let fence = json_fence_body(text).map(|(body, at)| (FENCE_LABEL, Cow::Owned(body), at));
+    let spans = spans.into_iter().filter_map(|(label, open, close)| {
+        let at = span(text, open, close)?;
+        Some((label, Cow::Borrowed(&text[at.clone()]), at))
+    });
     fence.into_iter().chain(spans).collect()
 }
 
-/// The text from the first `open` to the last `close`, both included, when
+/// Where the text from the first `open` to the last `close` is, both included, when
 /// the first `open` comes before the last `close`.
-fn span(text: &str, open: char, close: char) -> Option<&str> {
+fn span(text: &str, open: char, close: char) -> Option<Range<usize>> {
     let start = text.find(open)?;
     let end = text.rfind(close)?;
     // `close` is ASCII, so `end + 1` is a char boundary.
-    (start < end).then(|| &text[start..=end])
+    (start < end).then_some(start..end + 1)
 }
 
 /// Body of the first fenced code block whose info string's first word is
-/// `json` (any case).
-fn json_fence_body(text: &str) -> Option<String> {
+/// `json` (any case), and where the whole block is (fence lines included).
+fn json_fence_body(text: &str) -> Option<(String, Range<usize>)> {
     // A fence needs three backticks or tildes; skip the Markdown parser
     // entirely on answers that cannot contain one.
     if !text.contains("```") && !text.contains("~~~") {
         return None;
     }
-    let mut events = Parser::new(text);
-    events.find(|event| match event {
+    let mut events = Parser::new(text).into_offset_iter();
+    let (_, block) = events.find(|(event, _)| match event {
         Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => is_json_info(info),
         _ => false,
     })?;
     let mut body = String::new();
-    for event in events {
+    for (event, _) in events {
         match event {
             Event::Text(chunk) => body.push_str(&chunk),
             Event::End(TagEnd::CodeBlock) => break,
             _ => {}
         }
     }
-    Some(body)
+    Some((body, block))
 }
 
 fn is_json_info(info: &str) -> bool {

@@ -184,7 +184,7 @@ pub fn score_summary(file: &ScoreFile, output: &Path) -> String {
         "{:<38} {:>9}  {:<19} {:>6}",
         "metric", "value", "95% CI", "n"
     );
-    for m in crate::kinds::metrics() {
+    for m in crate::kinds::catalog(file.metrics.keys().map(String::as_str)) {
         let Some(agg) = file.metrics.get(m.name).filter(|a| a.value.is_some()) else {
             continue;
         };
@@ -528,7 +528,7 @@ pub fn thresholds(t: &crate::gate::thresholds::Thresholds, path: &Path) -> Strin
         "metric",
         "rule (Δ: allowed regression)"
     );
-    for m in crate::kinds::metrics() {
+    for m in crate::kinds::catalog(t.rule_names()) {
         if let Some((rule, _, _)) = crate::gate::rule::rule_for(m, t) {
             let _ = writeln!(
                 out,

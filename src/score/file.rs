@@ -98,6 +98,12 @@ pub struct SampleScore {
     pub kind: Kind,
     pub domain: String,
     pub difficulty: Difficulty,
+    /// The tuple task of a tuples sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    /// The sample's tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     /// Number of records (repeats) scored.
     pub repeats: usize,
     /// Mean primary score over repeats (0 for a failed call or unparseable answer).

@@ -294,6 +294,8 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
         kind: sample.kind,
         domain: sample.domain.clone(),
         difficulty: sample.difficulty,
+        task: sample.task.as_ref().map(|t| t.name.clone()),
+        tags: sample.tags.clone(),
         repeats: answers.len(),
         primary,
         primary_std: std,
@@ -321,11 +323,17 @@ fn score_record(
     cfg: &ScoringConfig,
 ) -> RecordScore {
     let parsed = parse_answer_as::<Json>(&answer.text);
+    let reading = kinds::Parsed {
+        value: parsed.value.as_ref(),
+        outcome: parsed.outcome,
+        text: &answer.text,
+        region: parsed.region.as_ref(),
+    };
     let kinds::Record {
         mut stats,
         mut primary,
         matching,
-    } = kind.score(sample, gold, parsed.value.as_ref(), cfg);
+    } = kind.score(sample, gold, &reading, cfg);
     if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;
     }
@@ -374,12 +382,13 @@ type Groups = BTreeMap<String, BTreeMap<String, file::Metrics>>;
 /// are spread over the available cores.
 fn aggregates(samples: &mut [SampleScore], cfg: &BootstrapConfig) -> (file::Metrics, Groups) {
     let stats: Vec<&crate::metrics::stats::Stats> = samples.iter().map(|s| &s.stats).collect();
+    let catalog = kinds::catalog(stats.iter().flat_map(|s| s.iter().map(|(k, _)| k)));
     let prepared = Prepared::new(
-        kinds::metrics(),
+        catalog,
         &stats,
         samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
     );
-    let values = sample_metrics(&prepared, samples);
+    let values = sample_metrics(&prepared, samples, catalog);
     let aggregated = scopes(&prepared, samples, cfg);
     drop(prepared);
     for (sample, values) in samples.iter_mut().zip(values) {
@@ -392,12 +401,24 @@ fn aggregates(samples: &mut [SampleScore], cfg: &BootstrapConfig) -> (file::Metr
 }
 
 /// Each sample's values of its own kind's metrics and the shared ones (only those can have
-/// support in its sums).
+/// support in its sums); a tuples sample's also of the source counts in `catalog`.
 fn sample_metrics(
     prepared: &Prepared<'_>,
     samples: &[SampleScore],
+    catalog: &'static [crate::metrics::registry::Metric],
 ) -> Vec<Vec<(&'static str, f64)>> {
-    prepared.sample_values(|i| kinds::of(samples[i].kind).metrics().iter().chain(SHARED))
+    let family: Vec<&crate::metrics::registry::Metric> = catalog
+        .iter()
+        .filter(|m| m.name.starts_with(kinds::tuples::metrics::SOURCE_PREFIX))
+        .collect();
+    prepared.sample_values(|i| {
+        let kind = samples[i].kind;
+        let own = family
+            .iter()
+            .copied()
+            .filter(move |_| kind == crate::suite::Kind::Tuples);
+        kinds::of(kind).metrics().iter().chain(own).chain(SHARED)
+    })
 }
 
 /// The overall and per-group aggregates.
@@ -410,11 +431,14 @@ fn scopes(
         vec![("all".into(), String::new(), (0..samples.len()).collect())];
     let mut by_group: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     for (i, score) in samples.iter().enumerate() {
-        for (dim, value) in [
+        let fixed = [
             ("kind", score.kind.as_str()),
             ("difficulty", score.difficulty.as_str()),
             ("domain", score.domain.as_str()),
-        ] {
+        ];
+        let task = score.task.iter().map(|t| ("task", t.as_str()));
+        let tags = score.tags.iter().map(|t| ("tag", t.as_str()));
+        for (dim, value) in fixed.into_iter().chain(task).chain(tags) {
             by_group
                 .entry((dim.to_string(), value.to_string()))
                 .or_default()
@@ -488,6 +512,9 @@ mod tests {
             }],
             user_input: None,
             reference_srs: None,
+            task: None,
+            text: None,
+            tags: vec![],
             labels,
             annotations: vec![],
             written: Written::default(),

@@ -32,7 +32,8 @@ impl SampleView {
         SampleView {
             id: sample.id.clone(),
             gold: kind.gold_lines(sample),
-            predicted: kind.predicted_lines(parse_answer_as::<Json>(&answer).value.as_ref()),
+            predicted: kind
+                .predicted_lines(sample, parse_answer_as::<Json>(&answer).value.as_ref()),
             answer,
             matching: score
                 .matching

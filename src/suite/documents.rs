@@ -13,6 +13,7 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use super::files::{self, format_of, Format, Line};
+use super::task::Tasks;
 use super::validate::{self, Loaded};
 use crate::document::{self, Document};
 use crate::error::{Location, Problem};
@@ -26,6 +27,8 @@ pub struct RawDocument {
     line: Option<usize>,
     text: Result<String, Problem>,
     format: Format,
+    /// The suite's tuple tasks, which `kind: tuples` samples are checked against.
+    tasks: Arc<Tasks>,
 }
 
 impl RawDocument {
@@ -41,13 +44,13 @@ impl RawDocument {
             }
         };
         match self.line {
-            Some(line) => load_jsonl_line(&self.path, line, &text),
-            None => load_file(&self.path, &text, self.format),
+            Some(line) => load_jsonl_line(&self.path, line, &text, &self.tasks),
+            None => load_file(&self.path, &text, self.format, &self.tasks),
         }
     }
 }
 
-fn load_jsonl_line(path: &Path, line: usize, text: &str) -> Loaded {
+fn load_jsonl_line(path: &Path, line: usize, text: &str, tasks: &Tasks) -> Loaded {
     let positions = || {
         let mut positions = document::json_positions(text);
         positions.offset_lines(line - 1);
@@ -55,7 +58,7 @@ fn load_jsonl_line(path: &Path, line: usize, text: &str) -> Loaded {
     };
     // Fast path: a valid line deserializes straight into the typed sample.
     if let Ok(raw) = serde_json::from_str(text) {
-        return validate::check_typed(path, Location::new(path, line, 1), raw, positions);
+        return validate::check_typed(path, Location::new(path, line, 1), raw, tasks, positions);
     }
     // Slow path: locate every problem (duplicate keys are errors here, as in .json files).
     match document::parse_json(text) {
@@ -64,7 +67,8 @@ fn load_jsonl_line(path: &Path, line: usize, text: &str) -> Loaded {
             mut positions,
         }) => {
             positions.offset_lines(line - 1);
-            validate::check_document(path, Location::new(path, line, 1), value, move || positions)
+            let origin = Location::new(path, line, 1);
+            validate::check_document(path, origin, value, tasks, move || positions)
         }
         Err(e) => syntax_problem(
             path,
@@ -75,7 +79,7 @@ fn load_jsonl_line(path: &Path, line: usize, text: &str) -> Loaded {
     }
 }
 
-fn load_file(path: &Path, text: &str, format: Format) -> Loaded {
+fn load_file(path: &Path, text: &str, format: Format, tasks: &Tasks) -> Loaded {
     let parsed = match format {
         Format::Yaml => document::parse_yaml(text),
         _ => document::parse_json(text),
@@ -84,7 +88,7 @@ fn load_file(path: &Path, text: &str, format: Format) -> Loaded {
         Ok(Document { value, positions }) => {
             let at = positions.nearest("/id");
             let origin = Location::new(path, at.line, at.column);
-            validate::check_document(path, origin, value, move || positions)
+            validate::check_document(path, origin, value, tasks, move || positions)
         }
         Err(e) => syntax_problem(path, e.position.line, e.position.column, &e.message),
     }
@@ -115,21 +119,36 @@ pub struct Documents<'a> {
     lines: Option<JsonlLines>,
     hasher: Sha256,
     max_sample_bytes: u64,
+    tasks: Arc<Tasks>,
 }
 
 impl<'a> Documents<'a> {
-    pub(super) fn new(root: &'a Path, files: &'a [PathBuf], max_sample_bytes: u64) -> Self {
+    pub(super) fn new(
+        root: &'a Path,
+        files: &'a [PathBuf],
+        max_sample_bytes: u64,
+        tasks: Arc<Tasks>,
+    ) -> Self {
+        let mut hasher = Sha256::new();
+        // Task definitions decide how tuples samples are scored: a suite whose tasks changed
+        // is another suite. (Suites without tasks keep the fingerprint they always had.)
+        for task in tasks.iter() {
+            hasher.update(b"task\0");
+            hasher.update(task.canonical().as_bytes());
+            hasher.update([0u8]);
+        }
         Documents {
             root,
             files: files.iter(),
             lines: None,
-            hasher: Sha256::new(),
+            hasher,
             max_sample_bytes,
+            tasks,
         }
     }
 
-    /// SHA-256 over the relative path and bytes of every file read so far (the suite
-    /// fingerprint once the iterator is exhausted).
+    /// SHA-256 over the tuple task definitions and the relative path and bytes of every file
+    /// read so far (the suite fingerprint once the iterator is exhausted).
     pub fn fingerprint(&self) -> String {
         crate::text::hex(&self.hasher.clone().finalize())
     }
@@ -179,6 +198,7 @@ impl<'a> Documents<'a> {
                         line: None,
                         text: Err(problem),
                         format: Format::Jsonl,
+                        tasks: Arc::clone(&self.tasks),
                     });
                 }
             };
@@ -187,6 +207,7 @@ impl<'a> Documents<'a> {
                 line: Some(lines.line),
                 text,
                 format: Format::Jsonl,
+                tasks: Arc::clone(&self.tasks),
             });
         }
     }
@@ -201,6 +222,7 @@ impl<'a> Documents<'a> {
             line: None,
             text,
             format,
+            tasks: Arc::clone(&self.tasks),
         }
     }
 }
@@ -231,6 +253,7 @@ impl Iterator for Documents<'_> {
                             line: None,
                             text: Err(problem),
                             format: Format::Jsonl,
+                            tasks: Arc::clone(&self.tasks),
                         });
                     }
                 },

@@ -15,11 +15,20 @@ const SAMPLE_KEYS: &[&str] = &[
     "user_input",
     "requirements",
     "reference_srs",
+    "task",
+    "text",
+    "tags",
     "labels",
     "annotations",
 ];
 const MESSAGE_KEYS: &[&str] = &["role", "content"];
-const LABEL_KEYS: &[&str] = &["requirements", "inferred_requirements", "issues", "pii"];
+const LABEL_KEYS: &[&str] = &[
+    "requirements",
+    "inferred_requirements",
+    "issues",
+    "pii",
+    "tuples",
+];
 const ANNOTATION_KEYS: &[&str] = &[
     "annotator",
     "requirements",

@@ -5,25 +5,41 @@
 //! most `max_sample_bytes` long, so memory does not grow with the suite; which files are read,
 //! and how safely, is [`super::files`]'s part.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
+use toml::Spanned;
 
 use super::documents::{Documents, UniqueIds};
 use super::files;
+use super::task::{self, RawTask, Tasks};
 use super::validate::Loaded;
 use crate::error::{Error, Location, Problem, Result};
 
 /// `suite.toml` at the root of a suite.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct SuiteConfig {
-    #[serde(default)]
     pub name: Option<String>,
-    #[serde(default = "default_protocol_version")]
     pub protocol_version: String,
-    #[serde(default)]
     pub description: Option<String>,
+    /// The tuple tasks samples of `kind: tuples` name (`[tasks.NAME]`).
+    pub tasks: Arc<Tasks>,
+}
+
+/// `suite.toml` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSuiteConfig {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default = "default_protocol_version")]
+    protocol_version: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    tasks: BTreeMap<String, Spanned<RawTask>>,
 }
 
 fn default_protocol_version() -> String {
@@ -36,6 +52,7 @@ impl Default for SuiteConfig {
             name: None,
             protocol_version: default_protocol_version(),
             description: None,
+            tasks: Arc::default(),
         }
     }
 }
@@ -91,7 +108,12 @@ impl Suite {
 
     /// The suite's documents as read from disk, not yet parsed.
     pub fn documents(&self) -> Documents<'_> {
-        Documents::new(&self.root, &self.files, self.max_sample_bytes)
+        Documents::new(
+            &self.root,
+            &self.files,
+            self.max_sample_bytes,
+            Arc::clone(&self.config.tasks),
+        )
     }
 }
 
@@ -119,13 +141,32 @@ fn read_suite_toml(path: &Path, cap: u64) -> Result<SuiteConfig> {
         }
     }
     let text = files::read_sample(path, cap).map_err(|p| Error::invalid("suite.toml", p))?;
-    toml::from_str(&text).map_err(|e| {
-        let line = e.span().map_or(0, |s| {
-            text[..s.start.min(text.len())].matches('\n').count() + 1
-        });
-        let problem = Problem::new(Location::new(path, line, 0), None, e.message().to_string())
-            .with_hint("suite.toml knows `name`, `protocol_version` and `description`");
+    let at = |offset: usize| {
+        let line = text[..offset.min(text.len())].matches('\n').count() + 1;
+        Location::new(path, line, 0)
+    };
+    let raw: RawSuiteConfig = toml::from_str(&text).map_err(|e| {
+        let message = e.message().to_string();
+        let hint = if message.contains("unknown field") && e.span().is_some_and(|s| s.start > 0) {
+            "suite.toml knows `name`, `protocol_version`, `description` and `[tasks.NAME]` \
+             tables; a task knows `fields`, `type_field`, `relaxed`, `hallucination`, `schema`, \
+             `cot`, `final_paths`, `stage1_paths` and `label_conflicts` (docs/tuples.md)"
+        } else {
+            "docs/suites.md describes suite.toml; docs/tuples.md its `[tasks.NAME]` tables"
+        };
+        let problem =
+            Problem::new(at(e.span().map_or(0, |s| s.start)), None, message).with_hint(hint);
         Error::invalid("suite.toml", problem)
+    })?;
+    let tasks = task::resolve(raw.tasks, &at).map_err(|problems| Error::Invalid {
+        what: "suite.toml",
+        problems,
+    })?;
+    Ok(SuiteConfig {
+        name: raw.name,
+        protocol_version: raw.protocol_version,
+        description: raw.description,
+        tasks: Arc::new(tasks),
     })
 }
 

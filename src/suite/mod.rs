@@ -10,6 +10,8 @@ pub mod load;
 pub mod model;
 mod rules;
 pub mod stats;
+pub mod task;
+mod tuples;
 mod validate;
 
 pub use rules::in_enum;

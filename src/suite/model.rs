@@ -2,14 +2,18 @@
 //! issues and annotations, as they are written in suite files. Every struct denies unknown
 //! fields; enum-valued fields are kept as written and checked (after `norm`) by the loader.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::task::Task;
 
 use crate::error::Location;
 
 /// Allowed values of the enum fields, in their canonical spelling (compared after `norm`).
 pub mod enums {
-    pub const KIND: &[&str] = &["extraction", "inference", "validation", "e2e"];
+    pub const KIND: &[&str] = &["extraction", "inference", "validation", "e2e", "tuples"];
     pub const DIFFICULTY: &[&str] = &["easy", "medium", "hard"];
     pub const REQUIREMENT_TYPE: &[&str] = &[
         "functional",
@@ -47,14 +51,18 @@ pub enum Kind {
     Inference,
     Validation,
     E2e,
+    /// Sets of fixed-shape tuples from a text (event arguments, aspect sentiments), as a
+    /// suite's task defines them.
+    Tuples,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [
+    pub const ALL: [Kind; 5] = [
         Kind::Extraction,
         Kind::Inference,
         Kind::Validation,
         Kind::E2e,
+        Kind::Tuples,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -63,6 +71,7 @@ impl Kind {
             Kind::Inference => "inference",
             Kind::Validation => "validation",
             Kind::E2e => "e2e",
+            Kind::Tuples => "tuples",
         }
     }
 
@@ -175,6 +184,10 @@ pub struct Labels {
     pub issues: Vec<Issue>,
     #[serde(default)]
     pub pii: Vec<String>,
+    /// Tuples of a `kind: tuples` sample, as written: objects holding the task's fields
+    /// (checked against the task by the loader, since the fields are the task's).
+    #[serde(default)]
+    pub tuples: Vec<Value>,
 }
 
 /// One annotator's independent labels, for inter-annotator agreement.
@@ -212,6 +225,15 @@ pub struct RawSample {
     pub requirements: Option<Vec<Value>>,
     #[serde(default)]
     pub reference_srs: Option<String>,
+    /// The tuple task a `kind: tuples` sample belongs to (a `[tasks.NAME]` of suite.toml).
+    #[serde(default)]
+    pub task: Option<String>,
+    /// The input of a `kind: tuples` sample.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Free-form labels; every metric is also reported per tag. Never sent to the pipeline.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
     pub labels: Labels,
     #[serde(default)]
     pub annotations: Vec<Annotation>,
@@ -228,6 +250,12 @@ pub struct Sample {
     pub conversation: Vec<Message>,
     pub user_input: Option<String>,
     pub reference_srs: Option<String>,
+    /// The task of a `kind: tuples` sample.
+    pub task: Option<Arc<Task>>,
+    /// The input text of a `kind: tuples` sample.
+    pub text: Option<String>,
+    /// Its tags, each once, in the order written.
+    pub tags: Vec<String>,
     pub labels: Labels,
     pub annotations: Vec<Annotation>,
     /// Input fields kept as written, for the pipeline request.
@@ -248,8 +276,8 @@ pub struct Written {
 }
 
 impl Sample {
-    /// The pipeline's input: the sample as written, without `labels` and
-    /// `annotations`.
+    /// The pipeline's input: the sample as written, without `labels`, `annotations` and
+    /// `tags` (a tag can give the answer away).
     pub fn request(&self) -> Value {
         let mut map = serde_json::Map::new();
         let w = &self.written;
@@ -270,7 +298,11 @@ impl Sample {
                 serde_json::to_value(&self.conversation).unwrap_or_default(),
             );
         }
+        if let Some(task) = &self.task {
+            map.insert("task".into(), Value::from(task.name.as_str()));
+        }
         let text = [
+            ("text", &self.text),
             ("user_input", &self.user_input),
             ("reference_srs", &self.reference_srs),
         ];

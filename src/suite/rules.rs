@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use super::findings::{child, Findings};
 use super::model::{enums, Kind, Labels, RawSample, Requirement};
+use super::task::Tasks;
 use crate::text::{hint_for, norm};
 
 fn is_valid_id(id: &str) -> bool {
@@ -44,7 +45,7 @@ fn check_enum(
     }
 }
 
-pub(super) fn check_sample(raw: &RawSample, findings: &mut Findings) {
+pub(super) fn check_sample(raw: &RawSample, tasks: &Tasks, findings: &mut Findings) {
     if !is_valid_id(&raw.id) {
         findings.error(
             "/id",
@@ -69,8 +70,15 @@ pub(super) fn check_sample(raw: &RawSample, findings: &mut Findings) {
             findings,
         );
     }
+    super::tuples::check_tags(raw, findings);
+    if kind == Some(Kind::Tuples) {
+        super::tuples::check_tuples_sample(raw, tasks, findings);
+    } else {
+        super::tuples::check_no_tuples_fields(raw, findings);
+    }
     let messages = raw.conversation.as_ref().map_or(0, Vec::len);
     match kind {
+        Some(Kind::Tuples) => {}
         Some(Kind::E2e) => {
             if messages == 0
                 && raw
@@ -127,6 +135,7 @@ pub(super) fn check_sample(raw: &RawSample, findings: &mut Findings) {
             inferred_requirements: a.inferred_requirements.clone(),
             issues: a.issues.clone(),
             pii: a.pii.clone(),
+            tuples: Vec::new(),
         };
         check_labels(&labels, &pointer, messages, findings);
     }
@@ -138,6 +147,7 @@ fn check_kind_labels(raw: &RawSample, kind: Option<Kind>, findings: &mut Finding
         Some(Kind::Extraction) | Some(Kind::E2e) => "requirements",
         Some(Kind::Inference) => "inferred_requirements",
         Some(Kind::Validation) => "issues",
+        Some(Kind::Tuples) => "tuples",
         None => return,
     };
     let present = [

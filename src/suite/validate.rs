@@ -12,6 +12,7 @@ use super::findings::{locate, Findings};
 use super::keys::walk_sample_keys;
 use super::model::{Difficulty, Kind, RawSample, Sample, Written, UNSPECIFIED_DOMAIN};
 use super::rules::check_sample;
+use super::task::Tasks;
 use crate::document::{pointer_of, Positions};
 use crate::error::{Location, Problem};
 use crate::text::{explain_serde, norm};
@@ -30,6 +31,7 @@ pub(crate) fn check_document(
     path: &Path,
     origin: Location,
     mut value: Value,
+    tasks: &Tasks,
     positions: impl FnOnce() -> Positions,
 ) -> Loaded {
     let mut findings = Findings::default();
@@ -38,7 +40,7 @@ pub(crate) fn check_document(
         remove(&mut value, pointer);
     }
     match deserialize(&value, &mut findings) {
-        Some(raw) => check_raw(path, origin, raw, findings, positions),
+        Some(raw) => check_raw(path, origin, raw, tasks, findings, positions),
         None => Loaded {
             sample: None,
             problems: locate(path, findings, positions),
@@ -51,20 +53,22 @@ pub(crate) fn check_typed(
     path: &Path,
     origin: Location,
     raw: RawSample,
+    tasks: &Tasks,
     positions: impl FnOnce() -> Positions,
 ) -> Loaded {
-    check_raw(path, origin, raw, Findings::default(), positions)
+    check_raw(path, origin, raw, tasks, Findings::default(), positions)
 }
 
 fn check_raw(
     path: &Path,
     origin: Location,
     raw: RawSample,
+    tasks: &Tasks,
     mut findings: Findings,
     positions: impl FnOnce() -> Positions,
 ) -> Loaded {
-    check_sample(&raw, &mut findings);
-    let sample = build_sample(raw, origin);
+    check_sample(&raw, tasks, &mut findings);
+    let sample = build_sample(raw, origin, tasks);
     let problems = locate(path, findings, positions);
     let ok = !problems.iter().any(Problem::is_error);
     Loaded {
@@ -104,7 +108,13 @@ fn deserialize(value: &Value, findings: &mut Findings) -> Option<RawSample> {
     }
 }
 
-fn build_sample(raw: RawSample, origin: Location) -> Sample {
+fn build_sample(raw: RawSample, origin: Location, tasks: &Tasks) -> Sample {
+    let mut tags: Vec<String> = Vec::new();
+    for tag in raw.tags.unwrap_or_default() {
+        if !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
     let written = Written {
         kind: raw.kind.clone(),
         domain: raw.domain.clone(),
@@ -126,6 +136,9 @@ fn build_sample(raw: RawSample, origin: Location) -> Sample {
         conversation: raw.conversation.unwrap_or_default(),
         user_input: raw.user_input,
         reference_srs: raw.reference_srs,
+        task: raw.task.as_deref().and_then(|t| tasks.get(t)).cloned(),
+        text: raw.text,
+        tags,
         labels: raw.labels,
         annotations: raw.annotations,
         written,

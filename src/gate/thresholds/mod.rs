@@ -246,6 +246,11 @@ impl std::fmt::Display for RulesSource {
 }
 
 impl Thresholds {
+    /// The names the rules are written for.
+    pub fn rule_names(&self) -> impl Iterator<Item = &str> {
+        self.metrics.keys().map(|k| k.get_ref().as_str())
+    }
+
     /// The rules that apply when no rules file is found: a significant drop of more than
     /// the default allowed regression in each kind's primary metric fails (only kinds the
     /// run has are judged), and [`super::rule`] adds the run-health ceilings.

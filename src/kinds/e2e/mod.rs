@@ -191,9 +191,10 @@ impl super::TaskKind for E2e {
         &self,
         sample: &Sample,
         gold: &super::Gold,
-        answer: Option<&Json<'_>>,
+        parsed: &super::Parsed<'_>,
         cfg: &ScoringConfig,
     ) -> super::Record {
+        let answer = parsed.value;
         let pred = Prediction {
             requirements: prediction::requirements(answer),
             srs_markdown: prediction::srs_markdown(answer),
@@ -206,8 +207,8 @@ impl super::TaskKind for E2e {
         super::extraction::Extraction.gold_lines(sample)
     }
 
-    fn predicted_lines(&self, answer: Option<&Json<'_>>) -> Vec<String> {
-        super::extraction::Extraction.predicted_lines(answer)
+    fn predicted_lines(&self, _sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String> {
+        super::extraction::Extraction.predicted_lines(_sample, answer)
     }
 }
 

@@ -382,9 +382,10 @@ impl super::TaskKind for Extraction {
         &self,
         sample: &Sample,
         gold: &super::Gold,
-        answer: Option<&Json<'_>>,
+        parsed: &super::Parsed<'_>,
         cfg: &ScoringConfig,
     ) -> Record {
+        let answer = parsed.value;
         let pred = Prediction {
             requirements: prediction::requirements(answer),
             ..Prediction::default()
@@ -403,7 +404,7 @@ impl super::TaskKind for Extraction {
         )
     }
 
-    fn predicted_lines(&self, answer: Option<&Json<'_>>) -> Vec<String> {
+    fn predicted_lines(&self, _sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String> {
         let preds = prediction::requirements(answer);
         super::sorted(preds.iter().map(requirement_line).collect())
     }

@@ -138,9 +138,10 @@ impl super::TaskKind for Inference {
         &self,
         _sample: &Sample,
         gold: &super::Gold,
-        answer: Option<&Json<'_>>,
+        parsed: &super::Parsed<'_>,
         cfg: &ScoringConfig,
     ) -> super::Record {
+        let answer = parsed.value;
         let pred = Prediction {
             inferred_requirements: prediction::inferred_requirements(answer),
             ..Prediction::default()
@@ -159,7 +160,7 @@ impl super::TaskKind for Inference {
         super::sorted(lines.collect())
     }
 
-    fn predicted_lines(&self, answer: Option<&Json<'_>>) -> Vec<String> {
+    fn predicted_lines(&self, _sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String> {
         let items = prediction::inferred_requirements(answer);
         let lines = items
             .iter()

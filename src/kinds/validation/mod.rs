@@ -89,9 +89,10 @@ impl super::TaskKind for Validation {
         &self,
         sample: &Sample,
         _gold: &super::Gold,
-        answer: Option<&Json<'_>>,
+        parsed: &super::Parsed<'_>,
         _cfg: &ScoringConfig,
     ) -> super::Record {
+        let answer = parsed.value;
         let pred = Prediction {
             issues: prediction::issues(answer),
             pii: prediction::pii(answer),
@@ -117,7 +118,7 @@ impl super::TaskKind for Validation {
         )
     }
 
-    fn predicted_lines(&self, answer: Option<&Json<'_>>) -> Vec<String> {
+    fn predicted_lines(&self, _sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String> {
         let issues = prediction::issues(answer);
         let lines = issues.iter().map(|i| {
             format!(

@@ -1,0 +1,308 @@
+//! The tuples kind (`kind: tuples`, docs/tuples.md): a pipeline reads a text and answers
+//! with a list of fixed-shape tuples — `(event_type, role, argument)`, `(aspect_term,
+//! polarity)`, any shape a suite's task defines. A record is scored on its final list
+//! (found by the task's JSON pointers) against the gold tuples: exact (strict) and loose
+//! (relaxed) matches, the types present, spans missing from the text, the schema, and —
+//! as the task asks — chain-of-thought consistency, first stage against last, and label
+//! conflicts. The primary score is the record's strict F1.
+
+mod cot;
+pub mod metrics;
+pub mod read;
+pub mod relaxed;
+mod stages;
+
+use std::collections::HashSet;
+
+use crate::metrics::stats::Stats;
+use crate::metrics::{SchemaMode, ScoringConfig};
+use crate::parse::json::Json;
+use crate::suite::task::{SupportMode, Task};
+use crate::suite::{Kind, Sample};
+use read::{Member, TupleSet};
+use stages::Fraction;
+
+use super::{Gold, Parsed, Record, TaskKind};
+
+pub struct Tuples;
+
+/// A sample's gold, read once.
+struct TupleGold {
+    set: TupleSet,
+    /// `norm` of the text (hallucination checks).
+    norm_text: String,
+}
+
+impl TaskKind for Tuples {
+    fn kind(&self) -> Kind {
+        Kind::Tuples
+    }
+
+    fn answer_keys(&self) -> &'static [&'static str] {
+        &["final_tuples", "tuples"]
+    }
+
+    fn metrics(&self) -> &'static [crate::metrics::registry::Metric] {
+        metrics::METRICS
+    }
+
+    fn primary_metric(&self) -> &'static str {
+        "tuples.strict_f1"
+    }
+
+    fn prepare(&self, sample: &Sample, _cfg: &ScoringConfig) -> Gold {
+        Box::new(TupleGold {
+            set: gold_set(sample).unwrap_or_default(),
+            norm_text: crate::text::norm(sample.text.as_deref().unwrap_or_default()),
+        })
+    }
+
+    fn score(
+        &self,
+        sample: &Sample,
+        gold: &Gold,
+        answer: &Parsed<'_>,
+        _cfg: &ScoringConfig,
+    ) -> Record {
+        let Some(task) = sample.task.as_deref() else {
+            return Record::default(); // the loader gives every tuples sample its task
+        };
+        let gold: &TupleGold = super::gold(gold);
+        let text = sample.text.as_deref().unwrap_or_default();
+        score(task, gold, text, answer)
+    }
+
+    fn gold_lines(&self, sample: &Sample) -> Vec<String> {
+        let (Some(task), Some(gold)) = (sample.task.as_deref(), gold_set(sample)) else {
+            return Vec::new();
+        };
+        super::sorted(gold.members.iter().map(|m| line(task, m)).collect())
+    }
+
+    fn predicted_lines(&self, sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String> {
+        let Some(task) = sample.task.as_deref() else {
+            return Vec::new();
+        };
+        let gold = gold_set(sample).unwrap_or_default();
+        let set = read::first_list(answer, &task.final_paths)
+            .map(|(_, list)| TupleSet::read(task, list))
+            .unwrap_or_default();
+        aligned_lines(
+            task,
+            &gold,
+            &set,
+            sample.text.as_deref().unwrap_or_default(),
+        )
+    }
+}
+
+/// The gold tuples of a sample, read like an answer.
+fn gold_set(sample: &Sample) -> Option<TupleSet> {
+    let task = sample.task.as_deref()?;
+    let text = serde_json::Value::Array(sample.labels.tuples.clone()).to_string();
+    let list = Json::parse_owned(&text).ok()?;
+    Some(TupleSet::read(task, list.as_array()?))
+}
+
+/// Score one record into its sums; its primary score is its strict F1.
+fn score(task: &Task, gold: &TupleGold, text: &str, answer: &Parsed<'_>) -> Record {
+    let mut s = Stats::default();
+    s.add("tuples.records", 1.0);
+    let parsed = answer.outcome.is_success();
+    if parsed {
+        s.add("tuples.parsed", 1.0);
+    }
+    let found = read::first_list(answer.value, &task.final_paths);
+    match found {
+        Some((i, _)) => {
+            let source = format!("{}{}]", metrics::SOURCE_PREFIX, task.final_paths[i]);
+            s.add_dynamic(source, 1.0);
+            s.add("tuples.pred_source_fallback", f64::from(u8::from(i > 0)));
+        }
+        None => s.add("tuples.pred_source_none", 1.0),
+    }
+    let set = found
+        .map(|(_, list)| TupleSet::read(task, list))
+        .unwrap_or_default();
+    let (predicted, expected) = (set.count(), gold.set.count());
+    let gold_keys = gold.set.keys();
+    let tp = set
+        .members
+        .iter()
+        .filter(|m| gold_keys.contains(m.key.as_slice()))
+        .count();
+    add_counts(&mut s, "strict", tp, predicted, expected);
+    let f1 = Fraction::f1(tp, predicted, expected).value();
+    s.add("tuples.f1_sum", f1);
+    let adjacent = relaxed::eligible(
+        task,
+        &relaxed::Side::new(task, &gold.set.members, text),
+        &relaxed::Side::new(task, &set.members, text),
+    );
+    let loose = relaxed::max_matches(&adjacent, set.members.len());
+    add_counts(&mut s, "relaxed", loose, predicted, expected);
+    if let Some(t) = task.type_field {
+        let types = |members: &[Member]| -> HashSet<String> {
+            members.iter().map(|m| m.key[t].clone()).collect()
+        };
+        let (g, p) = (types(&gold.set.members), types(&set.members));
+        s.add("tuples.typed_records", 1.0);
+        add_counts(&mut s, "type", g.intersection(&p).count(), p.len(), g.len());
+    }
+    if parsed {
+        hallucination(&mut s, task, &set, &gold.norm_text, text);
+    }
+    let schema_ok = found.is_some()
+        && (task.schema == SchemaMode::SyntaxOnly || (set.malformed == 0 && set.labels_known));
+    s.add("tuples.schema_ok", f64::from(u8::from(schema_ok)));
+    if task.cot.enabled {
+        s.add("tuples.cot_records", 1.0);
+        match cot::check(task, answer, &set.members) {
+            cot::Outcome::ParseFail => s.add("tuples.cot_parse_fail", 1.0),
+            cot::Outcome::Skipped => s.add("tuples.cot_skipped", 1.0),
+            cot::Outcome::Checked { types, arguments } => {
+                s.add("tuples.cot_checked", 1.0);
+                s.add("tuples.cot_types", f64::from(u8::from(types)));
+                s.add("tuples.cot_arguments", f64::from(u8::from(arguments)));
+                s.add(
+                    "tuples.cot_faithful",
+                    f64::from(u8::from(types && arguments)),
+                );
+            }
+        }
+    }
+    if let Some((_, list)) = read::first_list(answer.value, &task.stage1_paths) {
+        stages::add(
+            &mut s,
+            &TupleSet::read(task, list),
+            &set,
+            &gold.set,
+            answer.value,
+        );
+    }
+    if let (true, true, Some(t)) = (task.label_conflicts, parsed, task.type_field) {
+        let spans: Vec<usize> = task.span_fields().collect();
+        let (raw, after) = stages::conflicts(&set.members, &spans, t);
+        s.add("tuples.conflict_records", 1.0);
+        s.add("tuples.conflict_raw", f64::from(u8::from(raw)));
+        s.add("tuples.conflict", f64::from(u8::from(after)));
+    }
+    Record::from((s, f1))
+}
+
+/// TP, FP and FN of one family (`tuples.{family}_tp`, …).
+fn add_counts(s: &mut Stats, family: &str, tp: usize, predicted: usize, gold: usize) {
+    let (tp_key, fp_key, fn_key) = match family {
+        "strict" => ("tuples.strict_tp", "tuples.strict_fp", "tuples.strict_fn"),
+        "relaxed" => (
+            "tuples.relaxed_tp",
+            "tuples.relaxed_fp",
+            "tuples.relaxed_fn",
+        ),
+        _ => ("tuples.type_tp", "tuples.type_fp", "tuples.type_fn"),
+    };
+    s.add_count(tp_key, tp);
+    s.add_count(fp_key, predicted - tp);
+    s.add_count(fn_key, gold - tp);
+}
+
+/// Spans of the final tuples that the text does not hold (members marked implicit claim
+/// none).
+fn hallucination(s: &mut Stats, task: &Task, set: &TupleSet, norm_text: &str, text: &str) {
+    let (mut checked, mut unsupported) = (0, 0);
+    for member in set.members.iter().filter(|m| !m.implicit) {
+        for f in task.span_fields() {
+            checked += 1;
+            let key = &member.key[f];
+            let supported = !key.is_empty()
+                && match task.hallucination {
+                    SupportMode::NormalizedSubstring => norm_text.contains(key.as_str()),
+                    SupportMode::ExactSpan => text.contains(member.raw[f].as_str()),
+                };
+            unsupported += usize::from(!supported);
+        }
+    }
+    s.add_count("tuples.halluc_checked", checked);
+    s.add_count("tuples.halluc_unsupported", unsupported);
+    s.add(
+        "tuples.halluc_records",
+        f64::from(u8::from(unsupported > 0)),
+    );
+}
+
+/// A tuple as a diff line: each field's value (a label as its canonical value).
+fn line(task: &Task, member: &Member) -> String {
+    let values: Vec<String> = task
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(f, field)| {
+            let value = task
+                .canonical_value(f, &member.raw[f])
+                .unwrap_or(&member.raw[f]);
+            format!("{}: {value}", field.name)
+        })
+        .collect();
+    let implicit = if member.implicit { " (implicit)" } else { "" };
+    format!("{}{implicit}", values.join(" | "))
+}
+
+/// The predicted tuples as lines that line up with the gold lines: in gold order, each
+/// gold tuple's exact match (written as the gold line, since they are the same tuple) or
+/// loose match, then the unmatched predictions, then one line per element that is no
+/// tuple.
+fn aligned_lines(task: &Task, gold: &TupleSet, set: &TupleSet, text: &str) -> Vec<String> {
+    let mut order: Vec<usize> = (0..gold.members.len()).collect();
+    let gold_lines: Vec<String> = gold.members.iter().map(|m| line(task, m)).collect();
+    order.sort_by(|a, b| gold_lines[*a].cmp(&gold_lines[*b]));
+    let mut taken = vec![false; set.members.len()];
+    let mut partner: Vec<Option<usize>> = vec![None; gold.members.len()];
+    for (g, member) in gold.members.iter().enumerate() {
+        partner[g] = set.members.iter().position(|p| p.key == member.key);
+        if let Some(p) = partner[g] {
+            taken[p] = true;
+        }
+    }
+    let open_gold: Vec<usize> = (0..gold.members.len())
+        .filter(|&g| partner[g].is_none())
+        .collect();
+    let open_pred: Vec<usize> = (0..set.members.len()).filter(|&p| !taken[p]).collect();
+    let pick = |all: &[Member], at: &[usize]| -> Vec<Member> {
+        at.iter().map(|&i| all[i].clone()).collect()
+    };
+    let (gold_open, pred_open) = (
+        pick(&gold.members, &open_gold),
+        pick(&set.members, &open_pred),
+    );
+    let adjacent = relaxed::eligible(
+        task,
+        &relaxed::Side::new(task, &gold_open, text),
+        &relaxed::Side::new(task, &pred_open, text),
+    );
+    let mut loose: Vec<Option<usize>> = vec![None; gold.members.len()];
+    for (g, p) in relaxed::assignment(&adjacent, pred_open.len()) {
+        loose[open_gold[g]] = Some(open_pred[p]);
+        taken[open_pred[p]] = true;
+    }
+    let mut lines = Vec::new();
+    for g in order {
+        if partner[g].is_some() {
+            lines.push(gold_lines[g].clone());
+        } else if let Some(p) = loose[g] {
+            lines.push(format!("{} (loose match)", line(task, &set.members[p])));
+        }
+    }
+    let mut rest: Vec<String> = (0..set.members.len())
+        .filter(|&p| !taken[p])
+        .map(|p| line(task, &set.members[p]))
+        .collect();
+    rest.sort();
+    lines.extend(rest);
+    lines.extend(
+        (0..set.malformed).map(|_| "(an element that is not a well-formed tuple)".to_string()),
+    );
+    lines
+}
+
+#[cfg(test)]
+mod tests;
