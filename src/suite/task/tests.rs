@@ -1,4 +1,6 @@
 use super::*;
+use crate::error::Location;
+use toml::Spanned;
 
 /// Resolve the tasks of a suite.toml text; problems as "line: field: message".
 fn tasks(text: &str) -> Result<Tasks, Vec<String>> {
