@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark: `goldgate score` on a generated suite (default 10,000 extraction samples with
-# ~8 requirements each), lexical matcher, the default 1,000 bootstrap resamples.
+# ~8 requirements each), lexical matcher, the default 1,000 bootstrap resamples; with
+# `--kind tuples`, 10,000 two-stage aspect-sentiment samples (3–8 tuples each, chain of
+# thought checked, tagged).
 #
-#   bash benches/score.sh [--samples N] [--runs K] [--against OTHER_GOLDGATE]
+#   bash benches/score.sh [--samples N] [--runs K] [--kind extraction|tuples] [--against OTHER_GOLDGATE]
 #
 # Builds this checkout's release binary and times it K times (default 5). With --against,
 # times the other binary too (e.g. one built from main), alternating the two so both see
@@ -10,20 +12,21 @@
 # ratio. The score files the two write must be identical (the time stamp is fixed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-samples=10000 runs=5 other=""
+samples=10000 runs=5 other="" kind=extraction
 while [ $# -gt 0 ]; do
   case "$1" in
     --samples) samples="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --against) other="$2"; shift 2 ;;
-    *) echo "usage: bash benches/score.sh [--samples N] [--runs K] [--against OTHER_GOLDGATE]" >&2; exit 2 ;;
+    --kind) kind="$2"; shift 2 ;;
+    *) echo "usage: bash benches/score.sh [--samples N] [--runs K] [--kind extraction|tuples] [--against OTHER_GOLDGATE]" >&2; exit 2 ;;
   esac
 done
-work="${TMPDIR:-/tmp}/goldgate-bench-$samples"
+work="${TMPDIR:-/tmp}/goldgate-bench-$kind-$samples"
 cargo build --release --quiet
 this="$PWD/target/release/goldgate"
 if [ ! -f "$work/answers.jsonl" ]; then
-  python3 benches/generate_suite.py "$work" --samples "$samples"
+  python3 benches/generate_suite.py "$work" --samples "$samples" --kind "$kind"
 fi
 echo "suite: $(du -sh "$work/suite" | cut -f1), answers: $(du -sh "$work/answers.jsonl" | cut -f1), samples: $samples, runs: $runs"
 export SOURCE_DATE_EPOCH=0

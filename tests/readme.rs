@@ -93,9 +93,9 @@ fn every_readme_command_parses_and_the_example_ones_run() {
             panic!("README command does not parse: {line}\n{e}");
         }
         parsed += 1;
-        // Run what works on the example project without writing into it (and without a
+        // Run what works on the example projects without writing into them (and without a
         // hosted model: `--chat` lines call one).
-        let runnable = line.contains("examples/requirements")
+        let runnable = line.contains("examples/")
             && !args
                 .iter()
                 .any(|a| a == "refresh" || a == "hook" || a == "--chat");

@@ -114,7 +114,9 @@ fn every_tuple_metric_equals_the_reference_implementation() {
 
 /// `goldgate check` on an example project, its main answers or another recording replayed.
 fn check_example(name: &str, replay: Option<&str>, dir: &Path) -> (i32, String) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
     let mut command = Command::new(env!("CARGO_BIN_EXE_goldgate"));
     command
         .current_dir(dir)
@@ -145,8 +147,14 @@ fn the_tuple_examples_pass_on_main_and_their_candidates_fail_naming_what_broke()
         ),
         (
             "reviews",
-            &["tuples.strict_f1", "tuples.stage_break_rate", "tuples.stage_net_gain"],
-            &["rv-003", "rv-004", "rv-007", "rv-009", "rv-010", "rv-020", "rv-023"],
+            &[
+                "tuples.strict_f1",
+                "tuples.stage_break_rate",
+                "tuples.stage_net_gain",
+            ],
+            &[
+                "rv-003", "rv-004", "rv-007", "rv-009", "rv-010", "rv-020", "rv-023",
+            ],
         ),
     ];
     for (name, failed, broken) in cases {
@@ -155,13 +163,25 @@ fn the_tuple_examples_pass_on_main_and_their_candidates_fail_naming_what_broke()
         assert_eq!(code, 0, "{name} on main passes:\n{text}");
         let (code, text) = check_example(name, Some("answers/candidate.jsonl"), &tmp.0);
         assert_eq!(code, 1, "{name}'s candidate fails the gate:\n{text}");
-        let headline = text.lines().find(|l| l.starts_with("FAIL:")).unwrap_or_default();
+        let headline = text
+            .lines()
+            .find(|l| l.starts_with("FAIL:"))
+            .unwrap_or_default();
         for metric in failed {
-            assert!(headline.contains(metric), "{name}: {metric} named in `{headline}`");
+            assert!(
+                headline.contains(metric),
+                "{name}: {metric} named in `{headline}`"
+            );
         }
-        let broken_line = text.lines().find(|l| l.trim_start().starts_with("broken:")).unwrap_or_default();
+        let broken_line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("broken:"))
+            .unwrap_or_default();
         for id in broken {
-            assert!(broken_line.contains(id), "{name}: {id} named broken in `{broken_line}`");
+            assert!(
+                broken_line.contains(id),
+                "{name}: {id} named broken in `{broken_line}`"
+            );
         }
     }
 }

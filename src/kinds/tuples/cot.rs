@@ -44,13 +44,13 @@ pub fn check(task: &Task, answer: &Parsed<'_>, members: &[Member]) -> Outcome {
         }
         (None, None) => norm(answer.text),
     };
-    let written = |field: usize| {
-        members
-            .iter()
-            .all(|m| thought.contains(&norm(&m.raw[field])))
-    };
-    let types = task.type_field.is_none_or(written);
-    let arguments = task.span_fields().all(written);
+    // A span's key is its norm; a type is checked as written, before synonyms are mapped.
+    let types = task
+        .type_field
+        .is_none_or(|t| members.iter().all(|m| thought.contains(&norm(&m.raw[t]))));
+    let arguments = task
+        .span_fields()
+        .all(|f| members.iter().all(|m| thought.contains(m.key[f].as_str())));
     Outcome::Checked { types, arguments }
 }
 

@@ -12,8 +12,7 @@ pub mod read;
 pub mod relaxed;
 mod stages;
 
-use std::collections::HashSet;
-
+use crate::hash::FastSet;
 use crate::metrics::stats::Stats;
 use crate::metrics::{SchemaMode, ScoringConfig};
 use crate::parse::json::Json;
@@ -142,10 +141,7 @@ fn score(task: &Task, gold: &TupleGold, text: &str, answer: &Parsed<'_>) -> Reco
     let loose = relaxed::max_matches(&adjacent, set.members.len());
     add_counts(&mut s, "relaxed", loose, predicted, expected);
     if let Some(t) = task.type_field {
-        let types = |members: &[Member]| -> HashSet<String> {
-            members.iter().map(|m| m.key[t].clone()).collect()
-        };
-        let (g, p) = (types(&gold.set.members), types(&set.members));
+        let (g, p) = (types(&gold.set.members, t), types(&set.members, t));
         s.add("tuples.typed_records", 1.0);
         add_counts(&mut s, "type", g.intersection(&p).count(), p.len(), g.len());
     }
@@ -177,6 +173,7 @@ fn score(task: &Task, gold: &TupleGold, text: &str, answer: &Parsed<'_>) -> Reco
             &TupleSet::read(task, list),
             &set,
             &gold.set,
+            &gold_keys,
             answer.value,
         );
     }
@@ -188,6 +185,11 @@ fn score(task: &Task, gold: &TupleGold, text: &str, answer: &Parsed<'_>) -> Reco
         s.add("tuples.conflict", f64::from(u8::from(after)));
     }
     Record::from((s, f1))
+}
+
+/// The distinct keys of field `t` among `members`.
+fn types(members: &[Member], t: usize) -> FastSet<&str> {
+    members.iter().map(|m| m.key[t].as_str()).collect()
 }
 
 /// TP, FP and FN of one family (`tuples.{family}_tp`, …).

@@ -7,8 +7,8 @@
 //! tuple that never matches and only adds to the count.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
+use crate::hash::FastSet;
 use crate::parse::json::Json;
 use crate::suite::task::{Role, Task};
 
@@ -53,22 +53,27 @@ impl TupleSet {
             labels_known: true,
             ..TupleSet::default()
         };
-        let mut seen: HashSet<Vec<String>> = HashSet::with_capacity(list.len());
+        let mut all = Vec::with_capacity(list.len());
         for element in list {
-            let Some(member) = member(task, element, &mut set.labels_known) else {
-                set.malformed += 1;
-                continue;
-            };
-            if !seen.contains(&member.key) {
-                seen.insert(member.key.clone());
-                set.members.push(member);
+            match member(task, element, &mut set.labels_known) {
+                Some(member) => all.push(member),
+                None => set.malformed += 1,
             }
         }
+        let first: Vec<bool> = {
+            let mut seen = FastSet::default();
+            all.iter().map(|m| seen.insert(m.key.as_slice())).collect()
+        };
+        set.members = all
+            .into_iter()
+            .zip(first)
+            .filter_map(|(m, first)| first.then_some(m))
+            .collect();
         set
     }
 
     /// The distinct keys, for set operations.
-    pub fn keys(&self) -> HashSet<&[String]> {
+    pub fn keys(&self) -> FastSet<&[String]> {
         self.members.iter().map(|m| m.key.as_slice()).collect()
     }
 }

@@ -57,28 +57,19 @@ impl<'m> Side<'m> {
 
 /// For each gold member, the predicted members it may match, in increasing order.
 pub fn eligible(task: &Task, gold: &Side<'_>, pred: &Side<'_>) -> Vec<Vec<usize>> {
-    let mut overlap = Overlap::default();
     gold.members
         .iter()
         .enumerate()
         .map(|(g, gm)| {
             (0..pred.members.len())
-                .filter(|&p| pair(task, gold, g, gm, pred, p, &mut overlap))
+                .filter(|&p| pair(task, gold, g, gm, pred, p))
                 .collect()
         })
         .collect()
 }
 
 /// Whether gold member `g` and predicted member `p` may match.
-fn pair(
-    task: &Task,
-    gold: &Side<'_>,
-    g: usize,
-    gm: &Member,
-    pred: &Side<'_>,
-    p: usize,
-    overlap: &mut Overlap,
-) -> bool {
+fn pair(task: &Task, gold: &Side<'_>, g: usize, gm: &Member, pred: &Side<'_>, p: usize) -> bool {
     let pm = &pred.members[p];
     let mut span_index = 0;
     for (f, field) in task.fields.iter().enumerate() {
@@ -99,7 +90,7 @@ fn pair(
                 let contains = !a.is_empty()
                     && !b.is_empty()
                     && (a.contains(b.as_str()) || b.contains(a.as_str()));
-                contains || overlap.ratio(a, b) >= task.relaxed.char_overlap_threshold
+                contains || overlaps(a, b, task.relaxed.char_overlap_threshold)
             }
             MatchMode::SpanIou => match (gold.spans[g][i], pred.spans[p][i]) {
                 (Some(x), Some(y)) => {
@@ -122,34 +113,29 @@ fn iou((a0, a1): (usize, usize), (b0, b1): (usize, usize)) -> Option<f64> {
     (union > 0).then(|| inter as f64 / union as f64)
 }
 
-/// Longest-common-substring ratios, remembered per pair of keys (the same span value is
-/// often compared with several others).
-#[derive(Default)]
-struct Overlap {
-    memo: HashMap<(String, String), f64>,
-}
-
-impl Overlap {
-    /// `lcs / max(len_a, len_b)` in characters (0 when both are empty).
-    fn ratio(&mut self, a: &str, b: &str) -> f64 {
-        if let Some(r) = self.memo.get(&(a.to_string(), b.to_string())) {
-            return *r;
-        }
-        let (a_chars, b_chars): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-        let longest = a_chars.len().max(b_chars.len());
-        let r = if longest == 0 {
-            0.0
-        } else {
-            longest_common_substring(&a_chars, &b_chars) as f64 / longest as f64
-        };
-        self.memo.insert((a.to_string(), b.to_string()), r);
-        r
+/// Whether `lcs / max(len_a, len_b)`, in characters, reaches `threshold` (a ratio of 0
+/// when both are empty). The common substring is never longer than the shorter key, so a
+/// pair whose lengths alone cannot reach the threshold is not compared further.
+fn overlaps(a: &str, b: &str, threshold: f64) -> bool {
+    let ratio = |lcs: usize, longest: usize| match longest {
+        0 => 0.0,
+        n => lcs as f64 / n as f64,
+    };
+    if a.is_ascii() && b.is_ascii() {
+        let (x, y) = (a.as_bytes(), b.as_bytes());
+        let longest = x.len().max(y.len());
+        return ratio(x.len().min(y.len()), longest) >= threshold
+            && ratio(longest_common_substring(x, y), longest) >= threshold;
     }
+    let (x, y): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let longest = x.len().max(y.len());
+    ratio(x.len().min(y.len()), longest) >= threshold
+        && ratio(longest_common_substring(&x, &y), longest) >= threshold
 }
 
 /// The length of the longest common substring: by dynamic programming for ordinary
 /// lengths, by a suffix automaton (linear) for very long values.
-pub fn longest_common_substring(a: &[char], b: &[char]) -> usize {
+pub fn longest_common_substring<T: Copy + Eq + std::hash::Hash>(a: &[T], b: &[T]) -> usize {
     if a.is_empty() || b.is_empty() {
         return 0;
     }
@@ -171,11 +157,11 @@ pub fn longest_common_substring(a: &[char], b: &[char]) -> usize {
 }
 
 /// Longest common substring through the suffix automaton of `a`.
-fn by_automaton(a: &[char], b: &[char]) -> usize {
-    struct State {
+fn by_automaton<T: Copy + Eq + std::hash::Hash>(a: &[T], b: &[T]) -> usize {
+    struct State<T> {
         len: usize,
         link: Option<usize>,
-        next: HashMap<char, usize>,
+        next: HashMap<T, usize>,
     }
     let mut states = vec![State {
         len: 0,

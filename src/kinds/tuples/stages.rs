@@ -3,9 +3,8 @@
 //! stages and whether the change helped (compared as exact fractions); review and
 //! arbitration actions — and label conflicts among a set's members.
 
-use std::collections::HashSet;
-
 use super::read::{Member, TupleSet};
+use crate::hash::FastSet;
 use crate::metrics::stats::Stats;
 use crate::parse::json::Json;
 
@@ -48,7 +47,7 @@ impl Fraction {
 }
 
 /// The strict F1 of a set against gold.
-pub fn f1(set: &TupleSet, gold: &TupleSet, gold_keys: &HashSet<&[String]>) -> Fraction {
+pub fn f1(set: &TupleSet, gold: &TupleSet, gold_keys: &FastSet<&[String]>) -> Fraction {
     let tp = set
         .members
         .iter()
@@ -57,16 +56,17 @@ pub fn f1(set: &TupleSet, gold: &TupleSet, gold_keys: &HashSet<&[String]>) -> Fr
     Fraction::f1(tp, set.count(), gold.count())
 }
 
-/// Add a staged record's sums: `stage1` and `last` are its two sets.
+/// Add a staged record's sums: `stage1` and `last` are its two sets, `gold_keys` the keys
+/// of `gold`.
 pub fn add(
     s: &mut Stats,
     stage1: &TupleSet,
     last: &TupleSet,
     gold: &TupleSet,
+    gold_keys: &FastSet<&[String]>,
     answer: Option<&Json<'_>>,
 ) {
-    let gold_keys = gold.keys();
-    let (first, fin) = (f1(stage1, gold, &gold_keys), f1(last, gold, &gold_keys));
+    let (first, fin) = (f1(stage1, gold, gold_keys), f1(last, gold, gold_keys));
     s.add("tuples.stage_records", 1.0);
     s.add("tuples.stage1_f1_sum", first.value());
     s.add("tuples.final_f1_sum", fin.value());
@@ -121,7 +121,7 @@ pub fn conflicts(members: &[Member], spans: &[usize], type_field: usize) -> (boo
         }
     }
     let distinct = |group: &[&Member]| {
-        let types: HashSet<&str> = group.iter().map(|m| m.key[type_field].as_str()).collect();
+        let types: FastSet<&str> = group.iter().map(|m| m.key[type_field].as_str()).collect();
         types.len() >= 2
     };
     let raw = groups.iter().any(|(_, g)| distinct(g));

@@ -277,3 +277,100 @@ fn the_diff_lines_up_predictions_with_the_gold_they_match() {
     );
     let _ = ParseOutcome::Raw;
 }
+
+mod any_answer {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::*;
+
+    const KEYS: &[&str] = &[
+        "final_tuples",
+        "tuples",
+        "stage1_tuples",
+        "analysis_flags",
+        "review_actions",
+        "arb_actions",
+        "aspect_term",
+        "polarity",
+        "implicit",
+        "start",
+        "end",
+        "confidence",
+        "drop_reason",
+    ];
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            (-2.0f64..2.0).prop_map(Value::from),
+            prop_oneof![
+                Just("pizza"),
+                Just("positive"),
+                Just("neg"),
+                Just(""),
+                Just("the service"),
+                Just("ピザ"),
+                Just("<thought>")
+            ]
+            .prop_map(Value::from),
+            "[a-zA-Z +-]{0,12}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(5, 96, 8, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..8).prop_map(|kv| {
+                    Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+                }),
+            ]
+        })
+    }
+
+    /// Task variants covering every mode.
+    fn task_toml(variant: usize) -> String {
+        let extra = [
+            "stage1_paths = [\"/stage1_tuples\"]\ncot = { enabled = true, require_thought_block = false }",
+            "relaxed = { match_mode = \"span_iou\", span_iou_threshold = 0.3 }\nhallucination = { match_mode = \"exact_span\" }\nschema = \"syntax_only\"\nfinal_paths = [\"\", \"/tuples/0\"]",
+            "cot = { enabled = true }\nlabel_conflicts = false",
+        ][variant];
+        format!("{ABSA}{extra}\n").replace(
+            "stage1_paths = [\"/stage1_tuples\"]\ncot = { enabled = true }\n",
+            "",
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+
+        /// Any answer, of any shape, against any kind of task, scores without panicking
+        /// into finite values within each metric's range.
+        #[test]
+        fn any_answer_scores_in_range(value in json_value(), wrap in 0..4usize, variant in 0..3usize) {
+            let body = value.to_string();
+            let text = match wrap {
+                0 => body,
+                1 => format!("<thought>pizza positive</thought>\n```json\n{body}\n```"),
+                2 => format!("Sure: {body} — done"),
+                _ => format!("{{{body},}}"),
+            };
+            let s = sample(&task_toml(variant), "absa", "The pizza was great but the service was slow. ピザ", json!([
+                {"aspect_term": "pizza", "polarity": "pos", "start": 4, "end": 9},
+                {"aspect_term": "service", "polarity": "negative"},
+                {"aspect_term": "price", "polarity": "neutral", "implicit": true},
+            ]));
+            let (stats, primary) = score_text(&s, &text);
+            prop_assert!((0.0..=1.0).contains(&primary), "primary {}", primary);
+            let family: Vec<&crate::metrics::registry::Metric> = stats
+                .iter()
+                .filter_map(|(k, _)| metrics::source(k))
+                .collect();
+            for metric in metrics::METRICS.iter().chain(family) {
+                if let Some(v) = metric.value(&stats) {
+                    prop_assert!(v.is_finite() && metric.range.contains(v), "{} = {}", metric.name, v);
+                }
+            }
+        }
+    }
+}
