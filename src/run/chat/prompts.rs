@@ -139,8 +139,9 @@ impl Prompts {
 /// request), `id`, `kind`, `domain`, `difficulty`, `conversation` (its messages with their
 /// `index`), `transcript` (the conversation as `[i] role: content` lines, empty without
 /// one), `user_input`, `reference_srs`, `requirements` (the base requirements) and
-/// `requirements_json` (the same, as indented JSON), and `input` (the transcript, else the
-/// user input). A field the sample does not have is absent, so `{% if domain %}` tests it.
+/// `requirements_json` (the same, as indented JSON), `task` and `text` (a tuples sample's
+/// task name and input text), and `input` (the transcript, else the user input, else the
+/// text). A field the sample does not have is absent, so `{% if domain %}` tests it.
 pub fn context(request: &Value) -> Value {
     let conversation: Vec<Value> = request["conversation"]
         .as_array()
@@ -180,6 +181,8 @@ pub fn context(request: &Value) -> Value {
         "user_input",
         "reference_srs",
         "requirements",
+        "task",
+        "text",
     ] {
         if let Some(v) = request.get(key).filter(|v| !v.is_null()) {
             context[key] = v.clone();
@@ -190,7 +193,10 @@ pub fn context(request: &Value) -> Value {
     }
     let input = match transcript.is_empty() {
         false => Some(transcript),
-        true => request["user_input"].as_str().map(str::to_string),
+        true => request["user_input"]
+            .as_str()
+            .or_else(|| request["text"].as_str())
+            .map(str::to_string),
     };
     if let Some(input) = input {
         context["input"] = json!(input);
