@@ -256,5 +256,8 @@ mod tests {
         let c = context(&json!({"conversation": [{"role": "user", "content": "a"}]}));
         assert_eq!(c["conversation"][0]["index"], json!(0));
         assert_eq!(c["input"], json!("[0] user: a"));
+        let c = context(&json!({"kind": "tuples", "task": "absa", "text": "Nice screen."}));
+        assert_eq!((&c["task"], &c["text"]), (&json!("absa"), &json!("Nice screen.")));
+        assert_eq!(c["input"], json!("Nice screen."));
     }
 }
