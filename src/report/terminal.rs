@@ -72,48 +72,64 @@ pub fn stats_table(s: &SuiteStats) -> String {
         "{:<12} {:>6} {:>7}   {:>5} {:>6} {:>5}",
         "kind", "count", "target", "easy", "medium", "hard"
     );
-    for (kind, target) in TARGETS {
+    // The size targets are those of requirement suites; tuple samples have none.
+    let requirements = s.has_requirement_samples();
+    let targets = TARGETS
+        .iter()
+        .filter(|_| requirements)
+        .map(|(k, t)| (*k, Some(*t)));
+    let tuples = (s.count(Kind::Tuples) > 0).then_some((Kind::Tuples, None));
+    for (kind, target) in targets.chain(tuples) {
         let row = s.by_kind_and_difficulty.get(&kind);
         let d = |x: Difficulty| row.and_then(|r| r.get(&x)).copied().unwrap_or(0);
-        let mark = if s.count(kind) >= target {
-            ""
-        } else {
-            "  (below target)"
+        let mark = match target {
+            Some(t) if s.count(kind) < t => "  (below target)",
+            _ => "",
         };
         let _ = writeln!(
             out,
             "{:<12} {:>6} {:>7}   {:>5} {:>6} {:>5}{mark}",
             kind.as_str(),
             s.count(kind),
-            target,
+            target.map_or_else(|| MISSING.to_string(), |t| t.to_string()),
             d(Difficulty::Easy),
             d(Difficulty::Medium),
             d(Difficulty::Hard)
         );
     }
     let (lo, hi) = TOTAL_TARGET;
-    let _ = writeln!(
-        out,
-        "{:<12} {:>6} {:>7}",
-        "total",
-        s.total,
+    let total_target = if requirements {
         format!("{lo}-{hi}")
-    );
-    let _ = writeln!(out, "\ndomains:");
-    for (domain, n) in &s.by_domain {
-        let _ = writeln!(out, "  {domain:<24} {n:>5}");
+    } else {
+        MISSING.to_string()
+    };
+    let _ = writeln!(out, "{:<12} {:>6} {:>7}", "total", s.total, total_target);
+    for (title, counts) in [
+        ("domains", &s.by_domain),
+        ("tasks", &s.by_task),
+        ("tags", &s.by_tag),
+    ] {
+        if counts.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{title}:");
+        for (name, n) in counts {
+            let _ = writeln!(out, "  {:<24} {n:>5}", one_line(name));
+        }
     }
     let _ = writeln!(
         out,
         "\ngold items: {}; samples with 2+ annotations: {}",
         s.gold_items, s.annotated
     );
-    let verdict = if s.meets_targets() {
-        "the suite meets the seed's size targets"
-    } else {
-        "the suite is below the seed's size targets (80/50/50/20, 150-200 in all)"
-    };
-    let _ = writeln!(out, "{verdict}");
+    if requirements {
+        let verdict = if s.meets_targets() {
+            "the suite meets the seed's size targets"
+        } else {
+            "the suite is below the seed's size targets (80/50/50/20, 150-200 in all)"
+        };
+        let _ = writeln!(out, "{verdict}");
+    }
     out
 }
 

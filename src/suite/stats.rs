@@ -28,8 +28,12 @@ pub struct SuiteStats {
     pub by_kind_and_difficulty: BTreeMap<Kind, BTreeMap<Difficulty, usize>>,
     /// Samples with at least two annotations (usable for agreement).
     pub annotated: usize,
-    /// Gold items: requirements, inferred requirements, issues, PII strings.
+    /// Gold items: requirements, inferred requirements, issues, PII strings, tuples.
     pub gold_items: usize,
+    /// Samples per tag.
+    pub by_tag: BTreeMap<String, usize>,
+    /// Tuples samples per task.
+    pub by_task: BTreeMap<String, usize>,
 }
 
 impl SuiteStats {
@@ -46,8 +50,22 @@ impl SuiteStats {
             .or_default() += 1;
         self.annotated += usize::from(s.annotations.len() >= 2);
         let l = &s.labels;
-        self.gold_items +=
-            l.requirements.len() + l.inferred_requirements.len() + l.issues.len() + l.pii.len();
+        self.gold_items += l.requirements.len()
+            + l.inferred_requirements.len()
+            + l.issues.len()
+            + l.pii.len()
+            + l.tuples.len();
+        for tag in &s.tags {
+            *self.by_tag.entry(tag.clone()).or_default() += 1;
+        }
+        if let Some(task) = &s.task {
+            *self.by_task.entry(task.name.clone()).or_default() += 1;
+        }
+    }
+
+    /// Whether the suite has requirement samples (the size targets are theirs).
+    pub fn has_requirement_samples(&self) -> bool {
+        TARGETS.iter().any(|(k, _)| self.count(*k) > 0)
     }
 
     pub fn count(&self, kind: Kind) -> usize {

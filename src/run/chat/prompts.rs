@@ -257,7 +257,10 @@ mod tests {
         assert_eq!(c["conversation"][0]["index"], json!(0));
         assert_eq!(c["input"], json!("[0] user: a"));
         let c = context(&json!({"kind": "tuples", "task": "absa", "text": "Nice screen."}));
-        assert_eq!((&c["task"], &c["text"]), (&json!("absa"), &json!("Nice screen.")));
+        assert_eq!(
+            (&c["task"], &c["text"]),
+            (&json!("absa"), &json!("Nice screen."))
+        );
         assert_eq!(c["input"], json!("Nice screen."));
     }
 }
