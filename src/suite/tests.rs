@@ -195,3 +195,40 @@ fn the_fingerprint_follows_the_bytes_read() {
     std::fs::write(dir.path().join("a.yaml"), SAMPLE.replace("must", "should")).unwrap();
     assert_ne!(before, fingerprint(dir.path()));
 }
+
+#[test]
+fn a_tuples_sample_is_sent_with_its_task_and_text_and_never_its_tags_or_labels() {
+    let toml = "[tasks.absa]\nfields = [{ name = \"aspect_term\", role = \"span\" }, { name = \"polarity\", role = \"label\", values = [\"positive\", \"negative\"] }]\n";
+    let sample = "id: rv-1\nkind: tuples\ntask: absa\ntext: Nice screen.\ntags: [explicit, explicit, short]\nlabels:\n  tuples:\n    - {aspect_term: screen, polarity: positive, start: 5, end: 11}\n";
+    let loaded = load(&[("suite.toml", toml), ("rv-1.yaml", sample)]);
+    assert_eq!(problems(&loaded), Vec::<String>::new());
+    let s = loaded[0].sample.as_ref().unwrap();
+    assert_eq!(s.tags, ["explicit", "short"], "a repeated tag counts once");
+    assert_eq!(s.task.as_ref().unwrap().name, "absa");
+    assert_eq!(
+        s.request(),
+        serde_json::json!({"id": "rv-1", "kind": "tuples", "task": "absa", "text": "Nice screen."})
+    );
+}
+
+#[test]
+fn the_suite_fingerprint_covers_the_task_definitions() {
+    let sample = "{\"id\": \"a\", \"kind\": \"tuples\", \"task\": \"t\", \"text\": \"x y\", \"labels\": {\"tuples\": []}}\n";
+    let fingerprint = |toml: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("suite.toml"), toml).unwrap();
+        std::fs::write(dir.path().join("s.jsonl"), sample).unwrap();
+        Suite::open(dir.path(), 1 << 20)
+            .unwrap()
+            .each_sample(|_| ())
+            .unwrap()
+    };
+    let a = fingerprint("[tasks.t]\nfields = [{ name = \"s\", role = \"span\" }]\n");
+    let same =
+        fingerprint("# a comment\n[tasks.t]\nfields = [ { name = \"s\",  role = \"span\" } ]\n");
+    let other = fingerprint(
+        "[tasks.t]\nfields = [{ name = \"s\", role = \"span\" }]\nschema = \"syntax_only\"\n",
+    );
+    assert_eq!(a, same, "layout and comments do not change what is scored");
+    assert_ne!(a, other);
+}
