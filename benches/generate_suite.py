@@ -2,12 +2,14 @@
 """Generate a large synthetic suite and matching answers for the `goldgate score` benchmark.
 
     python3 benches/generate_suite.py OUT_DIR [--samples 10000] [--requirements 8] [--seed 7]
-                                      [--kind extraction|tuples]
+                                             [--repeats 1] [--kind extraction|tuples]
 
 Writes OUT_DIR/suite/samples.jsonl (extraction samples, ~8 gold requirements each, with a
 conversation) and OUT_DIR/answers.jsonl (an outputs file: per sample, the gold requirements
 with realistic noise: reworded titles, dropped and invented requirements, confidences, the
-occasional fenced or broken answer). Deterministic for a given seed; standard library only.
+occasional fenced or broken answer). With --repeats N, every sample has N answers, each
+with its own noise, told apart by `repeat` (the suite and the answers of repeat 0 are those
+of a single-repeat file). Deterministic for a given seed; standard library only.
 
 With --kind tuples: aspect-sentiment samples of a two-stage task with chain-of-thought
 checks (OUT_DIR/suite/suite.toml defines it), ~6 gold tuples each, and answers with a
@@ -129,7 +131,7 @@ def tuples_answer(rng, gold):
     return f"<thought>{thought}</thought>\n{body}"
 
 
-def main_tuples(args, rng):
+def main_tuples(args, rng, more):
     with open(os.path.join(args.out, "suite", "suite.toml"), "w") as toml:
         toml.write(TASK)
     with open(os.path.join(args.out, "suite", "samples.jsonl"), "w") as suite, \
@@ -137,7 +139,12 @@ def main_tuples(args, rng):
         for s in range(args.samples):
             sample, gold = tuples_sample(rng, s, rng.randint(3, 8))
             suite.write(json.dumps(sample) + "\n")
-            answers.write(json.dumps({"id": sample["id"], "output": tuples_answer(rng, gold)}) + "\n")
+            if args.repeats == 1:
+                answers.write(json.dumps({"id": sample["id"], "output": tuples_answer(rng, gold)}) + "\n")
+                continue
+            for r in range(args.repeats):
+                output = tuples_answer(rng if r == 0 else more, gold)
+                answers.write(json.dumps({"id": sample["id"], "repeat": r, "output": output}) + "\n")
 
 
 def main():
@@ -146,12 +153,16 @@ def main():
     ap.add_argument("--samples", type=int, default=10000)
     ap.add_argument("--requirements", type=int, default=8)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--kind", choices=["extraction", "tuples"], default="extraction")
     args = ap.parse_args()
     rng = random.Random(args.seed)
+    # The answers of repeats 1… come from a stream of their own, so the suite and repeat 0
+    # do not depend on the number of repeats.
+    more = random.Random(args.seed + 1)
     os.makedirs(os.path.join(args.out, "suite"), exist_ok=True)
     if args.kind == "tuples":
-        return main_tuples(args, rng)
+        return main_tuples(args, rng, more)
     with open(os.path.join(args.out, "suite", "samples.jsonl"), "w") as suite, \
          open(os.path.join(args.out, "answers.jsonl"), "w") as answers:
         for s in range(args.samples):
@@ -164,7 +175,12 @@ def main():
                       "difficulty": rng.choice(["easy", "medium", "hard"]), "conversation": conversation,
                       "labels": {"requirements": gold}}
             suite.write(json.dumps(sample) + "\n")
-            answers.write(json.dumps({"id": sample["id"], "output": noisy_answer(rng, gold)}) + "\n")
+            if args.repeats == 1:
+                answers.write(json.dumps({"id": sample["id"], "output": noisy_answer(rng, gold)}) + "\n")
+                continue
+            for r in range(args.repeats):
+                output = noisy_answer(rng if r == 0 else more, gold)
+                answers.write(json.dumps({"id": sample["id"], "repeat": r, "output": output}) + "\n")
 
 
 if __name__ == "__main__":

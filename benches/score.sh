@@ -4,31 +4,34 @@
 # `--kind tuples`, 10,000 two-stage aspect-sentiment samples (3–8 tuples each, chain of
 # thought checked, tagged).
 #
-#   bash benches/score.sh [--samples N] [--runs K] [--kind extraction|tuples] [--against OTHER_GOLDGATE]
+#   bash benches/score.sh [--samples N] [--repeats R] [--runs K] [--kind extraction|tuples] [--against OTHER_GOLDGATE]
 #
+# With --repeats R, every sample has R answers (a run of `--repeat R`).
 # Builds this checkout's release binary and times it K times (default 5). With --against,
 # times the other binary too (e.g. one built from main), alternating the two so both see
 # the same machine, and prints the median wall time and peak memory (RSS) of each and the
 # ratio. The score files the two write must be identical (the time stamp is fixed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-samples=10000 runs=5 other="" kind=extraction
+samples=10000 repeats=1 runs=5 other="" kind=extraction
 while [ $# -gt 0 ]; do
   case "$1" in
     --samples) samples="$2"; shift 2 ;;
+    --repeats) repeats="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --against) other="$2"; shift 2 ;;
     --kind) kind="$2"; shift 2 ;;
-    *) echo "usage: bash benches/score.sh [--samples N] [--runs K] [--kind extraction|tuples] [--against OTHER_GOLDGATE]" >&2; exit 2 ;;
+    *) echo "usage: bash benches/score.sh [--samples N] [--repeats R] [--runs K] [--kind extraction|tuples] [--against OTHER_GOLDGATE]" >&2; exit 2 ;;
   esac
 done
 work="${TMPDIR:-/tmp}/goldgate-bench-$kind-$samples"
+if [ "$repeats" != 1 ]; then work="$work-x$repeats"; fi
 cargo build --release --quiet
 this="$PWD/target/release/goldgate"
 if [ ! -f "$work/answers.jsonl" ]; then
-  python3 benches/generate_suite.py "$work" --samples "$samples" --kind "$kind"
+  python3 benches/generate_suite.py "$work" --samples "$samples" --repeats "$repeats" --kind "$kind"
 fi
-echo "suite: $(du -sh "$work/suite" | cut -f1), answers: $(du -sh "$work/answers.jsonl" | cut -f1), samples: $samples, runs: $runs"
+echo "suite: $(du -sh "$work/suite" | cut -f1), answers: $(du -sh "$work/answers.jsonl" | cut -f1), samples: $samples, repeats: $repeats, runs: $runs"
 export SOURCE_DATE_EPOCH=0
 
 # time_one NAME BINARY: one run, appends "secs kb" to $work/NAME.times

@@ -29,6 +29,15 @@ pub fn delta(delta: Option<f64>, ci: Option<[f64; 2]>, decimals: usize) -> Strin
     }
 }
 
+/// A mean and standard deviation over runs, `0.8050 ± 0.0210`: the standard deviation
+/// [`MISSING`] when there is none (one run), [`MISSING`] alone without a mean.
+pub fn spread(mean: Option<f64>, std: Option<f64>, decimals: usize) -> String {
+    match mean {
+        Some(m) => format!("{} ± {}", value(m, decimals), optional(std, decimals)),
+        None => MISSING.to_string(),
+    }
+}
+
 /// An amount in US dollars: `$0.0421` below a dollar (four decimals: one call costs a
 /// fraction of a cent), `$12.50` from a dollar up.
 pub fn usd(v: f64) -> String {
@@ -80,5 +89,8 @@ mod tests {
         );
         assert_eq!(delta(Some(0.01), None, 3), "+0.010");
         assert_eq!(delta(None, Some([0.0, 1.0]), 3), "–");
+        assert_eq!(spread(Some(0.80512), Some(0.0213), 3), "0.805 ± 0.021");
+        assert_eq!(spread(Some(0.5), None, 4), "0.5000 ± –");
+        assert_eq!(spread(None, None, 4), "–");
     }
 }

@@ -23,6 +23,7 @@ mod openai_embed;
 mod publish;
 mod readme;
 mod reference;
+mod repeats;
 mod resume;
 mod run;
 mod scoring;

@@ -23,7 +23,7 @@ fn gate() -> (Verdict, ScoreFile) {
 }
 
 /// Snapshot settings: temporary directories and the version redacted.
-fn settings() -> insta::Settings {
+pub(crate) fn settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.set_snapshot_path("snapshots");
     s.set_prepend_module_to_snapshot(false);

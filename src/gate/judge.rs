@@ -23,9 +23,14 @@ pub(super) fn judge(
         n: candidate.metrics.get(metric.name).map_or(0, |a| a.n),
     };
     let delta = values.candidate.zip(values.baseline);
-    judge_values(metric, values, thresholds, |confidence| {
-        Noise::Interval(delta.and(draws).and_then(|d| interval(d, confidence)))
-    })
+    let spread = |f: &ScoreFile| f.metrics.get(metric.name).and_then(|a| a.spread);
+    MetricResult {
+        candidate_runs: spread(candidate),
+        baseline_runs: baseline.and_then(spread),
+        ..judge_values(metric, values, thresholds, |confidence| {
+            Noise::Interval(delta.and(draws).and_then(|d| interval(d, confidence)))
+        })
+    }
 }
 
 /// A metric's values in one comparison.
@@ -82,6 +87,8 @@ pub fn judge_values(
         rule: None,
         status: Status::Info,
         reasons: Vec::new(),
+        candidate_runs: None,
+        baseline_runs: None,
     };
     let Some((rule, regression, severity)) = rule else {
         return result;

@@ -79,9 +79,18 @@ pub fn rederive(
                     baseline: trusted.unwrap_or_else(|| claim.and_then(|m| m.baseline)),
                     n: claim.map_or(0, |m| m.n),
                 };
-                judge_values(metric, values, thresholds, |confidence| {
-                    noise(claim, values.baseline, confidence)
-                })
+                // The spreads are shown, never judged: the candidate's as claimed (checked to
+                // be in range), the baseline's from the trusted baseline when there is one.
+                let trusted_runs =
+                    baseline.map(|b| b.metrics.get(metric.name).and_then(|a| a.spread));
+                MetricResult {
+                    candidate_runs: claim.and_then(|m| m.candidate_runs),
+                    baseline_runs: trusted_runs
+                        .unwrap_or_else(|| claim.and_then(|m| m.baseline_runs)),
+                    ..judge_values(metric, values, thresholds, |confidence| {
+                        noise(claim, values.baseline, confidence)
+                    })
+                }
             })
             .collect();
     metrics.sort_by_key(|m| m.status.rank());

@@ -1,9 +1,10 @@
 //! Verdict files from elsewhere (`goldgate publish` posts the one a fork's run uploaded):
 //! [`read`] refuses a file whose schema or values are invalid — an unknown schema, a metric
 //! goldgate does not know (or listed twice, or with the wrong direction), a value outside
-//! its metric's range, a delta no metric allows, a per-sample score outside [0, 1], a
-//! sample listed twice, a file over [`MAX_VERDICT_BYTES`] — naming each problem's line and
-//! field. What the file claims is judged again by [`super::rederive`].
+//! its metric's range, a delta no metric allows, a mean ± std over runs that cannot be, a
+//! per-sample score outside [0, 1], a sample listed twice, a file over
+//! [`MAX_VERDICT_BYTES`] — naming each problem's line and field. What the file claims is
+//! judged again by [`super::rederive`].
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -166,6 +167,41 @@ fn check(v: &Verdict, at: &dyn Fn(&str) -> Location, positions: &Positions) -> V
                 format!("the interval [{a}, {b}] ends below its start"),
                 HINT,
             );
+        }
+        for (key, spread) in [
+            ("candidate_runs", m.candidate_runs),
+            ("baseline_runs", m.baseline_runs),
+        ] {
+            let Some(s) = spread else { continue };
+            let within = |x: &f64, lo: f64, hi: f64| x.is_finite() && (lo..=hi).contains(x);
+            if let Some(x) = s.mean.filter(|x| !within(x, lo, hi)) {
+                let message = format!(
+                    "mean {x} of `{}` over runs is outside its range",
+                    metric.name
+                );
+                problem(format!("{here}/{key}/mean"), message, &hint);
+            }
+            // Values within the range spread by at most its width, and never below zero.
+            if let Some(x) = s.std.filter(|x| !within(x, 0.0, span)) {
+                let message = format!(
+                    "a standard deviation of {x} is impossible for `{}`",
+                    metric.name
+                );
+                problem(format!("{here}/{key}/std"), message, &hint);
+            }
+            if s.mean.is_some() != (s.runs > 0) || s.std.is_some() != (s.runs > 1) {
+                problem(
+                    format!("{here}/{key}"),
+                    format!(
+                        "mean {} and standard deviation {} cannot come from {} run{}",
+                        crate::number::optional(s.mean, 4),
+                        crate::number::optional(s.std, 4),
+                        s.runs,
+                        if s.runs == 1 { "" } else { "s" }
+                    ),
+                    "a mean needs one run with a value, a standard deviation two (null otherwise)",
+                );
+            }
         }
     }
     for (i, g) in v.groups.iter().enumerate() {

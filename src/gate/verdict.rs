@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use crate::error::Outcome;
+use crate::metrics::aggregate::Spread;
 use crate::metrics::registry::Direction;
 use crate::runfile::failures::FailedCalls;
 use crate::runfile::record::RecordError;
@@ -59,6 +60,12 @@ pub struct MetricResult {
     pub status: Status,
     /// Why the status is what it is (empty for a plain pass).
     pub reasons: Vec<String>,
+    /// The candidate's mean ± std over its repeats taken as runs (runs with repeats).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_runs: Option<Spread>,
+    /// The baseline's, when it has repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_runs: Option<Spread>,
 }
 
 /// A whole verdict: everything a report needs.

@@ -14,13 +14,7 @@ use super::block_sums::{BlockSums, Counts, BLOCK};
 use super::stats::{Interned, KeyIndex, ScopeSums, Stats};
 use crate::rng::{label_hash, Rng};
 
-/// One aggregate value: `null` with `n = 0` when there is no data.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Aggregate {
-    pub value: Option<f64>,
-    pub n: usize,
-    pub ci: Option<[f64; 2]>,
-}
+pub use super::aggregate::Aggregate;
 
 /// Bootstrap settings.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -278,6 +272,7 @@ pub fn aggregate(
                     value: point[i],
                     n,
                     ci,
+                    spread: None,
                 },
             )
         })
@@ -561,7 +556,8 @@ mod tests {
             Aggregate {
                 value: None,
                 n: 0,
-                ci: None
+                ci: None,
+                spread: None
             }
         );
     }

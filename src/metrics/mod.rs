@@ -4,6 +4,7 @@
 //! ([`registry`]), bootstrap aggregation ([`bootstrap`]) and the scoring settings. What a
 //! kind measures lives in its folder under `kinds/`.
 
+pub mod aggregate;
 pub mod agreement;
 mod block_sums;
 pub mod bootstrap;
@@ -11,6 +12,7 @@ pub mod calibration;
 pub mod matching;
 pub mod prf;
 pub mod registry;
+pub mod runs;
 pub mod scoring;
 pub mod similarity;
 pub mod stats;

@@ -213,7 +213,10 @@ pub fn report_with_traces(
             };
             let delta = crate::number::delta(m.delta, m.delta_ci, 4);
             let rule = m.rule.as_ref().map_or_else(String::new, |r| r.describe());
-            context! { name => m.name.clone(), baseline => num(m.baseline), candidate => num(m.candidate), delta => delta, rule => rule, status => status, reasons => m.reasons.join("; ") }
+            let runs = |s: Option<crate::metrics::aggregate::Spread>| {
+                s.filter(|s| s.runs > 0).map(|s| super::spread_text(&s, 4))
+            };
+            context! { name => m.name.clone(), baseline => num(m.baseline), candidate => num(m.candidate), baseline_runs => runs(m.baseline_runs), candidate_runs => runs(m.candidate_runs), delta => delta, rule => rule, status => status, reasons => m.reasons.join("; ") }
         })
         .collect();
     let sample_pass = v.samples.as_ref().map_or(0.8, |s| s.sample_pass);
@@ -255,7 +258,7 @@ pub fn report_with_traces(
         Outcome::Incomplete => ("incomplete run", "incomplete"),
     };
     let ctx = context! {
-        word => word, css => css, summary => v.summary.clone(), metrics => metrics, charts => charts, rows => rows, samples => samples,
+        word => word, css => css, summary => v.summary.clone(), metrics => metrics, runs => v.metrics.iter().any(|m| m.candidate_runs.is_some() || m.baseline_runs.is_some()), charts => charts, rows => rows, samples => samples,
         differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => v.diffs.clone(),
         failed_calls => v.failures.calls, causes => v.failures.causes.iter().map(super::cause_text).collect::<Vec<_>>(), other_causes => v.failures.other_calls,
         version => env!("CARGO_PKG_VERSION"), metrics_version => crate::score::file::METRICS_VERSION,

@@ -32,6 +32,37 @@ pub fn add_template(
     })
 }
 
+/// One side's mean ± std over runs with how many went in: `0.805 ± 0.021 (3 runs)`.
+pub fn spread_text(s: &crate::metrics::aggregate::Spread, decimals: usize) -> String {
+    let runs = if s.runs == 1 { "run" } else { "runs" };
+    let spread = crate::number::spread(s.mean, s.std, decimals);
+    format!("{spread} ({} {runs})", s.runs)
+}
+
+/// A metric's mean ± std over runs, baseline → candidate, when either side has a value in
+/// some run: `0.833 ± 0.289 → 0.667 ± 0.289 (3 runs)` (`2 → 3 runs` when the counts differ;
+/// [`MISSING`] for a side without).
+///
+/// [`MISSING`]: crate::number::MISSING
+pub fn runs_text(m: &crate::gate::verdict::MetricResult, decimals: usize) -> Option<String> {
+    use crate::metrics::aggregate::Spread;
+    let some = |s: Option<Spread>| s.filter(|s| s.runs > 0);
+    let (base, cand) = (some(m.baseline_runs), some(m.candidate_runs));
+    let side = |s: Option<Spread>| {
+        s.map_or_else(
+            || crate::number::MISSING.to_string(),
+            |s| crate::number::spread(s.mean, s.std, decimals),
+        )
+    };
+    let count = match (base.map(|s| s.runs), cand.map(|s| s.runs)) {
+        (None, None) => return None,
+        (Some(b), Some(c)) if b != c => format!("{b} → {c} runs"),
+        (_, Some(1)) | (Some(1), None) => "1 run".to_string(),
+        (_, Some(n)) | (Some(n), None) => format!("{n} runs"),
+    };
+    Some(format!("{} → {} ({count})", side(base), side(cand)))
+}
+
 /// One cause of failed calls as plain text: `http: POST … answered 401 (7): ext-001, …`.
 pub fn cause_text(c: &crate::runfile::failures::FailureCause) -> String {
     use crate::escape::one_line;
@@ -63,4 +94,58 @@ pub fn still_failing(s: &crate::gate::samples::SampleAnalysis, separator: &str) 
     let mut parts = vec![format!("{} still failing", s.still.saturating_sub(failed))];
     parts.extend(named.iter().map(|(what, n)| format!("{n} {what}")));
     parts.join(separator)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::aggregate::Spread;
+
+    #[test]
+    fn mean_and_std_over_runs_read_baseline_to_candidate() {
+        use crate::gate::verdict::{MetricResult, Status};
+        let mut m = MetricResult {
+            name: "extraction.f1".into(),
+            direction: crate::metrics::registry::Direction::Higher,
+            baseline: None,
+            candidate: Some(0.8),
+            delta: None,
+            delta_ci: None,
+            n: 3,
+            rule: None,
+            status: Status::Info,
+            reasons: Vec::new(),
+            candidate_runs: None,
+            baseline_runs: None,
+        };
+        let spread = |mean: f64, std: Option<f64>, runs| Spread {
+            mean: Some(mean),
+            std,
+            runs,
+        };
+        assert_eq!(runs_text(&m, 3), None, "no repeats: nothing to show");
+        m.candidate_runs = Some(spread(0.80512, Some(0.0213), 3));
+        assert_eq!(runs_text(&m, 3).unwrap(), "– → 0.805 ± 0.021 (3 runs)");
+        m.baseline_runs = Some(spread(0.9, Some(0.01), 3));
+        assert_eq!(
+            runs_text(&m, 3).unwrap(),
+            "0.900 ± 0.010 → 0.805 ± 0.021 (3 runs)"
+        );
+        m.baseline_runs = Some(spread(0.9, None, 1));
+        assert_eq!(
+            runs_text(&m, 3).unwrap(),
+            "0.900 ± – → 0.805 ± 0.021 (1 → 3 runs)"
+        );
+        m.candidate_runs = None;
+        assert_eq!(runs_text(&m, 3).unwrap(), "0.900 ± – → – (1 run)");
+        // Runs without a value are no runs to show.
+        let empty = Spread {
+            mean: None,
+            std: None,
+            runs: 0,
+        };
+        (m.baseline_runs, m.candidate_runs) = (Some(empty), Some(empty));
+        assert_eq!(runs_text(&m, 3), None);
+        assert_eq!(spread_text(&spread(0.5, None, 1), 4), "0.5000 ± – (1 run)");
+    }
 }

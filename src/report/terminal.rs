@@ -192,13 +192,19 @@ pub fn agreement_table(a: &Agreement, min_kappa: f64) -> String {
     out
 }
 
-/// `score`: the metrics with data, in registry order, with n and CI.
+/// `score`: the metrics with data, in registry order, with n and CI (and, with repeats,
+/// the mean ± std over the repeats taken as runs).
 pub fn score_summary(file: &ScoreFile, output: &Path) -> String {
     let mut out = String::new();
+    let runs = file.metrics.values().any(|a| a.spread.is_some());
     let _ = writeln!(
         out,
-        "{:<38} {:>9}  {:<19} {:>6}",
-        "metric", "value", "95% CI", "n"
+        "{:<38} {:>9}  {:<19} {:>6}{}",
+        "metric",
+        "value",
+        "95% CI",
+        "n",
+        if runs { "  mean ± std over runs" } else { "" }
     );
     for m in crate::kinds::catalog(file.metrics.keys().map(String::as_str)) {
         let Some(agg) = file.metrics.get(m.name).filter(|a| a.value.is_some()) else {
@@ -208,9 +214,12 @@ pub fn score_summary(file: &ScoreFile, output: &Path) -> String {
             || MISSING.to_string(),
             |[lo, hi]| format!("[{}, {}]", num(lo), num(hi)),
         );
+        let spread = agg
+            .spread
+            .map_or_else(String::new, |s| format!("  {}", super::spread_text(&s, 4)));
         let _ = writeln!(
             out,
-            "{:<38} {:>9}  {:<19} {:>6}",
+            "{:<38} {:>9}  {:<19} {:>6}{spread}",
             m.name,
             num(agg.value.unwrap_or(f64::NAN)),
             ci,
@@ -294,6 +303,9 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
             value(m.candidate),
             one_line(&rule)
         );
+        if let Some(runs) = super::runs_text(m, 4) {
+            let _ = writeln!(out, "             mean ± std over runs: {runs}");
+        }
         for reason in &m.reasons {
             let _ = writeln!(out, "             {}", one_line(reason));
         }
@@ -377,6 +389,9 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
             delta,
             one_line(&rule)
         );
+        if let Some(runs) = super::runs_text(m, 4) {
+            let _ = writeln!(out, "    mean ± std over runs: {runs}");
+        }
         for reason in &m.reasons {
             let _ = writeln!(out, "    {}", one_line(reason));
         }

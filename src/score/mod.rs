@@ -4,6 +4,7 @@
 
 pub mod file;
 mod provenance;
+mod runs;
 mod texts;
 mod unknown;
 mod view;
@@ -78,7 +79,7 @@ struct Reading {
     fingerprints: HashSet<Option<String>>,
     models: HashSet<Option<String>>,
     judges: HashSet<file::JudgeSummary>,
-    samples: Vec<SampleScore>,
+    samples: Vec<Sampled>,
     views: Vec<SampleView>,
 }
 
@@ -98,6 +99,7 @@ struct Answered {
     models: Vec<Option<String>>,
     judges: Vec<file::JudgeSummary>,
     score: SampleScore,
+    runs: runs::SampleRuns,
     view: Option<SampleView>,
 }
 
@@ -159,8 +161,8 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
             problems: reading.run_problems,
         });
     }
-    let mut samples = reading.samples;
-    let (metrics, groups) = aggregates(&mut samples, &req.bootstrap);
+    let (mut samples, records): (Vec<_>, Vec<_>) = reading.samples.into_iter().unzip();
+    let (metrics, groups) = aggregates(&mut samples, records, &req.bootstrap);
     let provenance = provenance::collect(
         req,
         &documents.fingerprint(),
@@ -204,7 +206,7 @@ fn load_and_score(
                 Err(p) => problems.push(p),
             }
         }
-        let score = score_sample(sample, &records, req.scoring);
+        let (score, runs) = score_sample(sample, &records, req.scoring);
         let view = req
             .keep_view
             .filter(|keep| keep(&score.id, score.primary))
@@ -222,6 +224,7 @@ fn load_and_score(
                 .map(file::JudgeSummary::of)
                 .collect(),
             score,
+            runs,
             view,
         })
     });
@@ -264,19 +267,24 @@ impl Reading {
         self.fingerprints.extend(answered.fingerprints);
         self.models.extend(answered.models);
         self.judges.extend(answered.judges);
-        self.samples.push(answered.score);
+        self.samples.push((answered.score, answered.runs));
         self.views.extend(answered.view);
     }
 }
 
-fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> SampleScore {
+/// A sample's score, and its records kept apart for the runs of the aggregates.
+type Sampled = (SampleScore, runs::SampleRuns);
+
+fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sampled {
     let kind = kinds::of(sample.kind);
     let gold = kind.prepare(sample, cfg);
     let mut stats = Stats::default();
     let mut latencies = Vec::new();
     let (mut runs, mut parse, mut matching) = (Vec::new(), Vec::new(), Vec::new());
+    let mut records = runs::Records::new(answers.len());
     for answer in answers {
         let record = score_record(kind, sample, &gold, answer, cfg);
+        records.add(answer, &record.stats);
         stats.merge(record.stats);
         runs.push(record.primary);
         parse.push(record.outcome);
@@ -312,7 +320,8 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
         metrics,
         stats,
     };
-    score
+    let records = records.finish(&score.stats);
+    (score, records)
 }
 
 fn score_record(
@@ -378,9 +387,13 @@ fn run_health(answer: &Answer, stats: &mut Stats) {
 
 type Groups = BTreeMap<String, BTreeMap<String, file::Metrics>>;
 
-/// Each sample's metric values and the overall and per-group aggregates; samples and scopes
-/// are spread over the available cores.
-fn aggregates(samples: &mut [SampleScore], cfg: &BootstrapConfig) -> (file::Metrics, Groups) {
+/// Each sample's metric values and the overall and per-group aggregates (with repeats, each
+/// with its spread over the runs); samples and scopes are spread over the available cores.
+fn aggregates(
+    samples: &mut [SampleScore],
+    records: Vec<runs::SampleRuns>,
+    cfg: &BootstrapConfig,
+) -> (file::Metrics, Groups) {
     let stats: Vec<&crate::metrics::stats::Stats> = samples.iter().map(|s| &s.stats).collect();
     let catalog = kinds::catalog(stats.iter().flat_map(|s| s.iter().map(|(k, _)| k)));
     let prepared = Prepared::new(
@@ -389,8 +402,9 @@ fn aggregates(samples: &mut [SampleScore], cfg: &BootstrapConfig) -> (file::Metr
         samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
     );
     let values = sample_metrics(&prepared, samples, catalog);
-    let aggregated = scopes(&prepared, samples, cfg);
-    drop(prepared);
+    let spreads = runs::prepare(samples, &records, catalog);
+    let aggregated = scopes(&prepared, spreads.as_ref(), samples, cfg);
+    drop((prepared, spreads));
     for (sample, values) in samples.iter_mut().zip(values) {
         sample.metrics = values
             .into_iter()
@@ -424,6 +438,7 @@ fn sample_metrics(
 /// The overall and per-group aggregates.
 fn scopes(
     prepared: &Prepared<'_>,
+    spreads: Option<&runs::Runs<'_>>,
     samples: &[SampleScore],
     cfg: &BootstrapConfig,
 ) -> (file::Metrics, Groups) {
@@ -459,7 +474,8 @@ fn scopes(
         .par_iter()
         .map(|&i| {
             let (dim, value, members) = &scopes[i];
-            aggregate(prepared, members, cfg, &format!("{dim}:{value}"))
+            let aggregates = aggregate(prepared, members, cfg, &format!("{dim}:{value}"));
+            runs::with_spread(aggregates, spreads, members)
         })
         .collect();
     let by_index: HashMap<usize, _> = distinct.into_iter().zip(computed).collect();
@@ -588,9 +604,10 @@ mod tests {
             };
             let error = failed.then(|| crate::runfile::record::RecordError { kind: crate::runfile::record::ErrorKind::Exit, message: "x".into() });
             let answer = Answer { text, error, latency_ms: Some(5.0), ..Answer::default() };
-            let mut scores = [score_sample(&sample(kind), &[answer], &ScoringConfig::default())];
+            let (score, runs) = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
+            let mut scores = [score];
             let few = BootstrapConfig { resamples: 10, ..BootstrapConfig::default() };
-            aggregates(&mut scores, &few);
+            aggregates(&mut scores, vec![runs], &few);
             let [score] = scores;
             prop_assert!(score.metrics.contains_key("run.error_rate"), "every sample has its metric values");
             prop_assert!((0.0..=1.0).contains(&score.primary), "primary {}", score.primary);

@@ -1,0 +1,251 @@
+//! Repeats taken as runs: every metric's value over a scope computed for each repeat index
+//! on its own (the sums of the scope's records with that `repeat`, the latencies of those
+//! records), as if each repeat were a separate run of the pipeline, and summarised as mean
+//! and sample standard deviation over the repeats where it has a value ([`Spread`]). This is
+//! the seed-to-seed variation of the whole pipeline; the pooled value and its bootstrap
+//! interval (resampling samples) are the aggregate's own.
+
+use super::aggregate::Spread;
+use super::bootstrap::quantile;
+use super::registry::{Eval, Metric};
+use super::stats::{Interned, KeyIndex, ScopeSums, Stats};
+
+/// One sample's records kept apart, for as long as scoring needs them (they are not written
+/// to the score file): each record's repeat index and latency and, with two records or
+/// more, its sums laid out along the sample's pooled sums, so a record costs one `f64` per
+/// key of its sample.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SampleRuns {
+    /// Each record's repeat index, in record order.
+    repeats: Vec<u32>,
+    /// Each record's latency (`NaN` when it has none).
+    latencies: Vec<f64>,
+    /// Record `j`'s sum under the `i`-th key of the sample's pooled sums (in key order) is
+    /// `values[j · keys + i]`. Empty for a sample of one record: its sums are the pooled ones.
+    values: Vec<f64>,
+}
+
+impl SampleRuns {
+    /// A sample's records: `records` holds each one's repeat index and latency, `sums` each
+    /// one's sums (or nothing when there is one record), `pooled` their sum.
+    pub fn new(pooled: &Stats, records: &[(u32, Option<f64>)], sums: &[Stats]) -> SampleRuns {
+        assert!(
+            sums.len() == records.len() || (sums.is_empty() && records.len() <= 1),
+            "one set of sums per record"
+        );
+        let keys = pooled.iter().count();
+        let mut values = Vec::with_capacity(sums.len() * keys);
+        for own in sums {
+            // A record's keys are among the pooled ones, in the same order.
+            let mut own = own.iter().peekable();
+            for (key, _) in pooled.iter() {
+                match own.peek() {
+                    Some(&(k, v)) if k == key => {
+                        values.push(v);
+                        own.next();
+                    }
+                    _ => values.push(0.0),
+                }
+            }
+            debug_assert!(
+                own.next().is_none(),
+                "a record's key is not in its sample's sums"
+            );
+        }
+        SampleRuns {
+            repeats: records.iter().map(|r| r.0).collect(),
+            latencies: records
+                .iter()
+                .map(|r| r.1.filter(|l| l.is_finite()).unwrap_or(f64::NAN))
+                .collect(),
+            values,
+        }
+    }
+}
+
+/// Every sample's records, prepared once for every scope.
+pub struct Runs<'a> {
+    metrics: &'static [Metric],
+    /// The samples' pooled sums, interned: row `i` is sample `i`'s keys in key order.
+    interned: Interned,
+    samples: &'a [SampleRuns],
+    /// The repeat indexes of the run, ascending.
+    repeats: Vec<u32>,
+}
+
+impl<'a> Runs<'a> {
+    /// `pooled[i]` and `samples[i]` belong to sample `i` (the sums `samples[i]` was made
+    /// with); `metrics` are the metrics to compute, in report order.
+    pub fn new(metrics: &'static [Metric], pooled: &[&Stats], samples: &'a [SampleRuns]) -> Self {
+        let mut repeats: Vec<u32> = samples
+            .iter()
+            .flat_map(|s| s.repeats.iter().copied())
+            .collect();
+        repeats.sort_unstable();
+        repeats.dedup();
+        Runs {
+            metrics,
+            interned: Interned::new(pooled),
+            samples,
+            repeats,
+        }
+    }
+
+    /// The metrics whose spreads [`Runs::spread`] gives, in its order.
+    pub fn metrics(&self) -> &'static [Metric] {
+        self.metrics
+    }
+
+    /// Each metric's spread (in the order of `metrics`) over the repeats of the samples at
+    /// `members`: its value over each repeat's records, left out where it has none.
+    pub fn spread(&self, members: &[usize]) -> Vec<Spread> {
+        let names: Vec<&str> = self.interned.names.iter().map(String::as_str).collect();
+        let width = names.len();
+        let mut dense = vec![0.0; self.repeats.len() * width];
+        let mut latencies = vec![Vec::new(); self.repeats.len()];
+        for &m in members {
+            let (sample, row) = (&self.samples[m], &self.interned.rows[m]);
+            for (j, repeat) in sample.repeats.iter().enumerate() {
+                let Ok(r) = self.repeats.binary_search(repeat) else {
+                    continue;
+                };
+                let sums = &mut dense[r * width..(r + 1) * width];
+                if sample.values.is_empty() {
+                    for &(k, v) in row {
+                        sums[k as usize] += v;
+                    }
+                } else {
+                    let own = &sample.values[j * row.len()..(j + 1) * row.len()];
+                    for (&(k, _), &v) in row.iter().zip(own) {
+                        sums[k as usize] += v;
+                    }
+                }
+                let latency = sample.latencies[j];
+                if latency.is_finite() {
+                    latencies[r].push(latency);
+                }
+            }
+        }
+        let index = KeyIndex::new(&names);
+        let per_repeat: Vec<Vec<Option<f64>>> = latencies
+            .iter_mut()
+            .enumerate()
+            .map(|(r, lat)| {
+                let view = ScopeSums::new(&names, &index, &dense[r * width..(r + 1) * width]);
+                self.metrics
+                    .iter()
+                    .map(|metric| match metric.eval {
+                        Eval::Sums(_) | Eval::Count(_) => metric.value(&view),
+                        Eval::LatencyQuantile(q) => quantile(lat, q),
+                    })
+                    .collect()
+            })
+            .collect();
+        (0..self.metrics.len())
+            .map(|i| Spread::of(per_repeat.iter().map(|values| values[i])))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(tp: f64, fp: f64, fn_: f64) -> Stats {
+        let mut stats = Stats::default();
+        for (k, v) in [
+            ("ext.records", 1.0),
+            ("ext.tp", tp),
+            ("ext.fp", fp),
+            ("ext.fn", fn_),
+        ] {
+            stats.add(k, v);
+        }
+        stats
+    }
+
+    fn pooled(records: &[Stats]) -> Stats {
+        let mut total = Stats::default();
+        for r in records {
+            total.merge(r.clone());
+        }
+        total
+    }
+
+    fn spread_of(runs: &Runs<'_>, members: &[usize], name: &str) -> Spread {
+        let at = runs.metrics.iter().position(|m| m.name == name).unwrap();
+        runs.spread(members)[at]
+    }
+
+    fn close(a: Option<f64>, b: f64) -> bool {
+        a.is_some_and(|a| (a - b).abs() < 1e-12)
+    }
+
+    /// Three samples × three repeats, TP/FP/FN per record given by hand; the third sample
+    /// has no record of repeat 1 and one (its only one) of repeat 2.
+    #[test]
+    fn each_repeat_is_a_run_of_its_own() {
+        let metrics = crate::kinds::metrics();
+        let a = [
+            record(2.0, 0.0, 0.0),
+            record(1.0, 0.0, 1.0),
+            record(1.0, 1.0, 1.0),
+        ];
+        let b = [
+            record(2.0, 0.0, 0.0),
+            record(2.0, 0.0, 0.0),
+            record(2.0, 1.0, 0.0),
+        ];
+        let c = [record(1.0, 0.0, 1.0)];
+        let (pa, pb, pc) = (pooled(&a), pooled(&b), pooled(&c));
+        let lat = |l: f64| Some(l);
+        let samples = [
+            SampleRuns::new(&pa, &[(0, lat(10.0)), (1, lat(30.0)), (2, None)], &a),
+            SampleRuns::new(&pb, &[(0, lat(20.0)), (1, lat(50.0)), (2, None)], &b),
+            SampleRuns::new(&pc, &[(2, lat(90.0))], &[]),
+        ];
+        let runs = Runs::new(metrics, &[&pa, &pb, &pc], &samples);
+        // Repeat 0: TP 4 → F1 1. Repeat 1: TP 3, FN 1 → P 1, R 3/4, F1 6/7. Repeat 2: TP 4,
+        // FP 2, FN 2 → F1 2/3.
+        let f1 = spread_of(&runs, &[0, 1, 2], "extraction.f1");
+        let values = [1.0, 6.0 / 7.0, 2.0 / 3.0];
+        let mean = values.iter().sum::<f64>() / 3.0;
+        let std = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+        assert_eq!(f1.runs, 3);
+        assert!(close(f1.mean, mean) && close(f1.std, std), "{f1:?}");
+        // Latency p50 per repeat: [10, 20] → 15, [30, 50] → 40, [90] → 90.
+        let p50 = spread_of(&runs, &[0, 1, 2], "run.latency_p50_ms");
+        assert_eq!(p50.runs, 3);
+        assert!(close(p50.mean, (15.0 + 40.0 + 90.0) / 3.0), "{p50:?}");
+        // The third sample alone has one run: no standard deviation.
+        let alone = spread_of(&runs, &[2], "extraction.f1");
+        assert_eq!(alone.runs, 1);
+        assert!(
+            close(alone.mean, 2.0 / 3.0) && alone.std.is_none(),
+            "{alone:?}"
+        );
+        // A metric without data in any repeat.
+        let none = spread_of(&runs, &[0, 1, 2], "inference.relevance");
+        assert_eq!((none.mean, none.std, none.runs), (None, None, 0));
+        // No members: nothing.
+        assert_eq!(spread_of(&runs, &[], "extraction.f1").runs, 0);
+    }
+
+    /// A record's sums are laid out along its sample's keys, zero where it lacks one.
+    #[test]
+    fn records_are_laid_out_along_the_pooled_keys() {
+        let a = record(2.0, 0.0, 0.0);
+        let b = record(0.0, 1.0, 3.0);
+        let total = pooled(&[a.clone(), b.clone()]);
+        let runs = SampleRuns::new(&total, &[(0, None), (1, Some(f64::INFINITY))], &[a, b]);
+        // Keys in order: ext.fn, ext.fp, ext.records, ext.tp.
+        assert_eq!(runs.values, vec![0.0, 0.0, 1.0, 2.0, 3.0, 1.0, 1.0, 0.0]);
+        assert!(runs.latencies.iter().all(|l| l.is_nan()));
+        let one = SampleRuns::new(&total, &[(4, Some(7.0))], &[]);
+        assert!(one.values.is_empty());
+        assert_eq!(
+            (one.repeats.clone(), one.latencies.clone()),
+            (vec![4], vec![7.0])
+        );
+    }
+}
