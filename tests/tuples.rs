@@ -185,3 +185,50 @@ fn the_tuple_examples_pass_on_main_and_their_candidates_fail_naming_what_broke()
         }
     }
 }
+
+/// The rendered artefacts of a tuple example's failing gate: the PR comment, the terminal
+/// verdict, the HTML report and JUnit XML, each snapshotted.
+#[test]
+fn the_tuple_examples_render_their_headline_diagnostics_and_aligned_diffs() {
+    use goldgate::gate::verdict::Verdict;
+    use goldgate::report::{html, junit, markdown, terminal};
+    for name in ["events", "reviews"] {
+        let tmp = TempDir::new(&format!("tuples-render-{name}"));
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name);
+        let output = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .current_dir(&tmp.0)
+            .env("SOURCE_DATE_EPOCH", "0")
+            .args(["check", "--config"])
+            .arg(root.join("goldgate.toml"))
+            .arg("--replay")
+            .arg(root.join("answers/candidate.jsonl"))
+            .arg("--out-dir")
+            .arg(tmp.0.join("out"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let read = |file: &str| std::fs::read_to_string(tmp.0.join("out").join(file)).unwrap();
+        let verdict: Verdict = serde_json::from_str(&read("verdict.json")).unwrap();
+        let score: goldgate::score::ScoreFile = serde_json::from_str(&read("score.json")).unwrap();
+        let comment = markdown::comment(&verdict, "goldgate", None).unwrap();
+        let page = html::report(&verdict, &score, None).unwrap();
+        let mut settings = crate::snapshots::settings();
+        settings.add_filter(r"sha256:[0-9a-f]{64}", "sha256:[HASH]");
+        settings.bind(|| {
+            insta::assert_snapshot!(format!("tuples_{name}_comment"), comment);
+            insta::assert_snapshot!(
+                format!("tuples_{name}_verdict_text"),
+                terminal::verdict(&verdict)
+            );
+            insta::assert_snapshot!(format!("tuples_{name}_report_html"), page);
+            insta::assert_snapshot!(format!("tuples_{name}_junit"), junit::junit(&verdict));
+        });
+    }
+}

@@ -199,26 +199,26 @@ pub fn report_with_traces(
         "per-sample primary score (dashed: baseline)".to_string()
     };
     charts.push(context! { title => "Sample scores", svg => Value::from_safe_string(distribution_svg(&cand, &base)), note => note });
-    let metrics: Vec<Value> = v
-        .metrics
-        .iter()
-        .filter(|m| m.rule.is_some() || m.candidate.is_some())
-        .map(|m| {
-            let status = match m.status {
-                Status::Pass => "pass",
-                Status::Warn => "warn",
-                Status::Fail => "fail",
-                Status::Incomplete => "incomplete",
-                Status::Info => "",
-            };
-            let delta = crate::number::delta(m.delta, m.delta_ci, 4);
-            let rule = m.rule.as_ref().map_or_else(String::new, |r| r.describe());
-            let runs = |s: Option<crate::metrics::aggregate::Spread>| {
-                s.filter(|s| s.runs > 0).map(|s| super::spread_text(&s, 4))
-            };
-            context! { name => m.name.clone(), baseline => num(m.baseline), candidate => num(m.candidate), baseline_runs => runs(m.baseline_runs), candidate_runs => runs(m.candidate_runs), delta => delta, rule => rule, status => status, reasons => m.reasons.join("; ") }
-        })
-        .collect();
+    // Every metric with a rule or a value (a tuples suite's headline first); the
+    // chain-of-thought diagnostics in a table of their own.
+    let sections = super::layout::sections(v, |m| m.rule.is_some() || m.candidate.is_some());
+    let row = |m: &&crate::gate::verdict::MetricResult| {
+        let status = match m.status {
+            Status::Pass => "pass",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
+            Status::Incomplete => "incomplete",
+            Status::Info => "",
+        };
+        let delta = crate::number::delta(m.delta, m.delta_ci, 4);
+        let rule = m.rule.as_ref().map_or_else(String::new, |r| r.describe());
+        let runs = |s: Option<crate::metrics::aggregate::Spread>| {
+            s.filter(|s| s.runs > 0).map(|s| super::spread_text(&s, 4))
+        };
+        context! { name => m.name.clone(), baseline => num(m.baseline), candidate => num(m.candidate), baseline_runs => runs(m.baseline_runs), candidate_runs => runs(m.candidate_runs), delta => delta, rule => rule, status => status, reasons => m.reasons.join("; ") }
+    };
+    let metrics: Vec<Value> = sections.main.iter().map(row).collect();
+    let diagnostics: Vec<Value> = sections.diagnostics.iter().map(row).collect();
     let sample_pass = v.samples.as_ref().map_or(0.8, |s| s.sample_pass);
     let mut rows: Vec<_> = v.sample_results.iter().collect();
     rows.sort_by_key(|s| (s.pass, s.baseline.is_none_or(|b| !passes(b, sample_pass))));
@@ -258,7 +258,7 @@ pub fn report_with_traces(
         Outcome::Incomplete => ("incomplete run", "incomplete"),
     };
     let ctx = context! {
-        word => word, css => css, summary => v.summary.clone(), metrics => metrics, runs => v.metrics.iter().any(|m| m.candidate_runs.is_some() || m.baseline_runs.is_some()), charts => charts, rows => rows, samples => samples,
+        word => word, css => css, summary => v.summary.clone(), metrics => metrics, diagnostics => diagnostics, coverage => sections.coverage_text(), runs => v.metrics.iter().any(|m| m.candidate_runs.is_some() || m.baseline_runs.is_some()), charts => charts, rows => rows, samples => samples,
         differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => v.diffs.clone(),
         failed_calls => v.failures.calls, causes => v.failures.causes.iter().map(super::cause_text).collect::<Vec<_>>(), other_causes => v.failures.other_calls,
         version => env!("CARGO_PKG_VERSION"), metrics_version => crate::score::file::METRICS_VERSION,

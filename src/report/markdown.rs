@@ -56,12 +56,11 @@ fn num(v: Option<f64>) -> String {
     crate::number::optional(v, 3)
 }
 
-/// The gated metrics: names and reasons as text (escaped when printed), the numbers, the
-/// rule and the status as goldgate's own Markdown.
-fn rows(v: &Verdict) -> Vec<Value> {
-    v.metrics
+/// Table rows: names and reasons as text (escaped when printed), the numbers, the rule and
+/// the status as goldgate's own Markdown.
+fn rows(metrics: &[&crate::gate::verdict::MetricResult]) -> Vec<Value> {
+    metrics
         .iter()
-        .filter(|m| m.rule.is_some())
         .map(|m| {
             let status = match m.status {
                 Status::Pass => "✅",
@@ -259,6 +258,8 @@ fn render_as(
     if !shown.fixed && fixed_total > 0 {
         notes.push(format!("The {fixed_total} fixed samples are not listed, to stay under GitHub's size limit (all are in {full_report})."));
     }
+    // The gated metrics (a tuples suite's headline first); chain-of-thought diagnostics apart.
+    let sections = super::layout::sections(v, |m| m.rule.is_some());
     let list = |title: &str, ids: &[String]| context! { title => title, ids => safe(ids.iter().map(|i| escape::markdown_code(i)).collect::<Vec<_>>().join(", ")) };
     let ctx = context! {
         marker => safe(marker(gate_name)),
@@ -266,8 +267,10 @@ fn render_as(
         word => word,
         icon => icon,
         summary => v.summary.clone(),
-        metrics => rows(v),
-        runs => v.metrics.iter().any(|m| m.rule.is_some() && super::runs_text(m, 3).is_some()),
+        metrics => rows(&sections.main),
+        diagnostics => rows(&sections.diagnostics),
+        coverage => sections.coverage_text(),
+        runs => sections.main.iter().chain(&sections.diagnostics).any(|m| super::runs_text(m, 3).is_some()),
         failed_calls => failed_calls(&v.failures),
         usage => crate::report::spend::verdict_line(v),
         samples => samples,

@@ -346,10 +346,42 @@ fn delta_text(m: &crate::gate::verdict::MetricResult) -> Option<String> {
     m.delta.map(|d| delta(Some(d), m.delta_ci, 4))
 }
 
+/// One metric's line of the verdict table (and its spread over runs and reasons below it).
+fn metric_row(out: &mut String, m: &crate::gate::verdict::MetricResult, width: usize) {
+    use crate::gate::verdict::Status;
+    let value = |x: Option<f64>| optional(x, 4);
+    let delta = delta_text(m).unwrap_or_else(|| MISSING.into());
+    let rule = m
+        .rule
+        .as_ref()
+        .map_or_else(|| MISSING.to_string(), |r| r.describe());
+    let status = match m.status {
+        Status::Pass => "ok",
+        Status::Warn => "WARN",
+        Status::Fail => "FAIL",
+        Status::Incomplete => "INCOMPLETE",
+        Status::Info => "",
+    };
+    let _ = writeln!(
+        out,
+        "{:<width$} {:>21} {:>28}  {:<24} {status}",
+        one_line(&m.name),
+        format!("{} → {}", value(m.baseline), value(m.candidate)),
+        delta,
+        one_line(&rule)
+    );
+    if let Some(runs) = super::runs_text(m, 4) {
+        let _ = writeln!(out, "    mean ± std over runs: {runs}");
+    }
+    for reason in &m.reasons {
+        let _ = writeln!(out, "    {}", one_line(reason));
+    }
+}
+
 /// `compare` / `check`: the verdict line, the gated metrics (problems first), other metrics
 /// that moved, the per-sample analysis, membership, provenance and ratchet findings.
 pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
-    use crate::gate::verdict::{Outcome, Status};
+    use crate::gate::verdict::Outcome;
     let mut out = String::new();
     let word = match v.verdict {
         Outcome::Pass => "PASS",
@@ -358,42 +390,37 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
         Outcome::Incomplete => "INCOMPLETE",
     };
     let _ = writeln!(out, "{word}: {}\n", one_line(&v.summary));
+    // The gated metrics and those that moved (a tuples suite's headline first), then the
+    // chain-of-thought diagnostics with their coverage.
+    let sections = super::layout::sections(v, |m| {
+        m.rule.is_some() || m.delta.is_some_and(|d| d.abs() > 1e-12)
+    });
+    let width = sections
+        .main
+        .iter()
+        .chain(&sections.diagnostics)
+        .map(|m| one_line(&m.name).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(36);
     let _ = writeln!(
         out,
-        "{:<36} {:>21} {:>28}  {:<24} status",
+        "{:<width$} {:>21} {:>28}  {:<24} status",
         "metric", "baseline → candidate", "delta [CI]", "rule"
     );
-    for m in v
-        .metrics
-        .iter()
-        .filter(|m| m.rule.is_some() || (m.delta.is_some_and(|d| d.abs() > 1e-12)))
-    {
-        let value = |x: Option<f64>| optional(x, 4);
-        let delta = delta_text(m).unwrap_or_else(|| MISSING.into());
-        let rule = m
-            .rule
-            .as_ref()
-            .map_or_else(|| MISSING.to_string(), |r| r.describe());
-        let status = match m.status {
-            Status::Pass => "ok",
-            Status::Warn => "WARN",
-            Status::Fail => "FAIL",
-            Status::Incomplete => "INCOMPLETE",
-            Status::Info => "",
-        };
+    for m in &sections.main {
+        metric_row(&mut out, m, width);
+    }
+    if !sections.diagnostics.is_empty() {
+        let coverage = sections
+            .coverage_text()
+            .map_or_else(String::new, |c| format!(": {c}"));
         let _ = writeln!(
             out,
-            "{:<36} {:>21} {:>28}  {:<24} {status}",
-            one_line(&m.name),
-            format!("{} → {}", value(m.baseline), value(m.candidate)),
-            delta,
-            one_line(&rule)
+            "\nchain-of-thought diagnostics (not part of the score){coverage}"
         );
-        if let Some(runs) = super::runs_text(m, 4) {
-            let _ = writeln!(out, "    mean ± std over runs: {runs}");
-        }
-        for reason in &m.reasons {
-            let _ = writeln!(out, "    {}", one_line(reason));
+        for m in &sections.diagnostics {
+            metric_row(&mut out, m, width);
         }
     }
     if !v.failures.is_empty() {
