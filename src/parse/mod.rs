@@ -16,6 +16,8 @@
 //! Reading a prediction out of the value is not done here. Parsing never
 //! panics; it is linear in the length of the answer.
 
+#[cfg(test)]
+pub mod arbitrary;
 pub mod json;
 pub mod prediction;
 mod repair;

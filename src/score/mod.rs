@@ -450,31 +450,10 @@ mod tests {
         "necessity",
     ];
 
+    const WORDS: &[&str] = &["functional", "REQ-001", "customer", "pii", "# Scope", ""];
+
     fn json_value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            (-2.0f64..2.0).prop_map(Value::from),
-            prop_oneof![
-                Just("functional"),
-                Just("REQ-001"),
-                Just("customer"),
-                Just("pii"),
-                Just("# Scope"),
-                Just("")
-            ]
-            .prop_map(Value::from),
-            "[a-zA-Z0-9 #_-]{0,12}".prop_map(Value::from),
-        ];
-        leaf.prop_recursive(5, 96, 8, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                prop::collection::vec((prop::sample::select(KEYS), inner), 0..8).prop_map(|kv| {
-                    Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-                }),
-            ]
-        })
+        crate::parse::arbitrary::json_value(KEYS, WORDS, "[a-zA-Z0-9 #_-]{0,12}")
     }
 
     proptest! {
