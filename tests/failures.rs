@@ -8,11 +8,8 @@ use std::path::Path;
 use goldgate::gate::compare::compare;
 use goldgate::gate::thresholds::Thresholds;
 use goldgate::gate::verdict::Verdict;
-use goldgate::metrics::bootstrap::BootstrapConfig;
-use goldgate::metrics::ScoringConfig;
 use goldgate::report::{markdown, terminal};
-use goldgate::score::{score, ScoreFile, ScoreRequest};
-use goldgate::suite::Suite;
+use goldgate::score::ScoreFile;
 use serde_json::json;
 
 use crate::scoring::extraction;
@@ -50,25 +47,7 @@ pub(crate) fn scored(
         })
         .collect();
     std::fs::write(dir.0.join("run.jsonl"), records).unwrap();
-    let suite = Suite::open(
-        &dir.0.join("suite"),
-        goldgate::settings::defaults::MAX_SAMPLE_BYTES,
-    )
-    .unwrap();
-    score(&ScoreRequest {
-        suite: &suite,
-        run: &dir.0.join("run.jsonl"),
-        scoring: &ScoringConfig::default(),
-        bootstrap: BootstrapConfig {
-            resamples: 100,
-            ..BootstrapConfig::default()
-        },
-        facts: &goldgate::score::Facts::default(),
-        keep_view: None,
-        embedding: None,
-    })
-    .unwrap()
-    .file
+    crate::support::score_files(&dir.0.join("suite"), &dir.0.join("run.jsonl"), 100)
 }
 
 /// The baseline passes every sample but `s3`; the candidate's `s1` and `s2` crash with a

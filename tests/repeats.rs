@@ -8,11 +8,8 @@ use std::path::Path;
 
 use goldgate::gate::compare::compare;
 use goldgate::gate::verdict::{by_name, Verdict};
-use goldgate::metrics::bootstrap::BootstrapConfig;
-use goldgate::metrics::ScoringConfig;
 use goldgate::report::{html, markdown, terminal};
-use goldgate::score::{score, ScoreFile, ScoreRequest};
-use goldgate::suite::Suite;
+use goldgate::score::ScoreFile;
 use serde_json::{json, Value};
 
 use crate::scoring::{extraction, req};
@@ -67,25 +64,7 @@ fn score_outputs(dir: &TempDir, samples: &[Value], lines: &[Value]) -> ScoreFile
     std::fs::create_dir_all(dir.0.join("suite")).unwrap();
     write_lines(&dir.0.join("suite/samples.jsonl"), samples);
     write_lines(&dir.0.join("answers.jsonl"), lines);
-    let suite = Suite::open(
-        &dir.0.join("suite"),
-        goldgate::settings::defaults::MAX_SAMPLE_BYTES,
-    )
-    .unwrap();
-    score(&ScoreRequest {
-        suite: &suite,
-        run: &dir.0.join("answers.jsonl"),
-        scoring: &ScoringConfig::default(),
-        bootstrap: BootstrapConfig {
-            resamples: 200,
-            ..BootstrapConfig::default()
-        },
-        facts: &goldgate::score::Facts::default(),
-        keep_view: None,
-        embedding: None,
-    })
-    .unwrap()
-    .file
+    crate::support::score_files(&dir.0.join("suite"), &dir.0.join("answers.jsonl"), 200)
 }
 
 /// The expected mean and sample standard deviation of per-repeat values.

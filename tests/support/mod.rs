@@ -43,3 +43,25 @@ pub fn check_example_in_actions(dir: &Path, thresholds: &str) -> Command {
         .current_dir(dir);
     command
 }
+
+/// Score the suite in `suite` against the run (or outputs) file `run` through the library,
+/// lexically, with `resamples` bootstrap resamples.
+pub fn score_files(suite: &Path, run: &Path, resamples: usize) -> goldgate::score::ScoreFile {
+    use goldgate::metrics::bootstrap::BootstrapConfig;
+    let suite = goldgate::suite::Suite::open(suite, goldgate::settings::defaults::MAX_SAMPLE_BYTES)
+        .unwrap();
+    goldgate::score::score(&goldgate::score::ScoreRequest {
+        suite: &suite,
+        run,
+        scoring: &goldgate::metrics::ScoringConfig::default(),
+        bootstrap: BootstrapConfig {
+            resamples,
+            ..BootstrapConfig::default()
+        },
+        facts: &goldgate::score::Facts::default(),
+        keep_view: None,
+        embedding: None,
+    })
+    .unwrap()
+    .file
+}
