@@ -232,3 +232,48 @@ fn the_tuple_examples_render_their_headline_diagnostics_and_aligned_diffs() {
         });
     }
 }
+
+#[test]
+fn a_per_pointer_source_count_takes_bounds_and_no_regression() {
+    let tmp = TempDir::new("tuples-pred-source");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/reviews");
+    let rules = tmp.0.join("thresholds.toml");
+    std::fs::write(
+        &rules,
+        "version = 1\n[defaults]\nmax_regression = 0.02\n\
+         [metrics.\"tuples.pred_source[/tuples]\"]\nmax = 0\nseverity = \"warn\"\n\
+         [metrics.\"tuples.pred_source[/final_tuples]\"]\nmin = 1\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .current_dir(&tmp.0)
+        .args(["check", "--config"])
+        .arg(root.join("goldgate.toml"))
+        .arg("--thresholds")
+        .arg(&rules)
+        .arg("--out-dir")
+        .arg(tmp.0.join("out"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.starts_with("WARN: passed with warnings: tuples.pred_source[/tuples]"),
+        "{text}"
+    );
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let fallback = row("tuples.pred_source[/tuples]");
+    assert!(
+        fallback.contains("≤ 0 ") && !fallback.contains('Δ'),
+        "bounds only: {fallback}"
+    );
+    assert!(
+        row("tuples.pred_source[/final_tuples]").contains("≥ 1"),
+        "{text}"
+    );
+}

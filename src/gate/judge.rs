@@ -135,11 +135,13 @@ pub fn judge_values(
             }
         }
     }
-    if let (Some(regression), Some(c), Some(b)) = (regression, cand, base) {
-        let worse = match metric.direction {
-            Direction::Higher => b - c,
-            Direction::Lower => c - b,
-        };
+    // A metric with no better direction has no regressions, only bounds.
+    let worse = match metric.direction {
+        Direction::Higher => cand.zip(base).map(|(c, b)| b - c),
+        Direction::Lower => cand.zip(base).map(|(c, b)| c - b),
+        Direction::Neither => None,
+    };
+    if let (Some(regression), Some(c), Some(b), Some(worse)) = (regression, cand, base, worse) {
         let allowed = match regression {
             Regression::Absolute(x) => x,
             Regression::Relative(p) => p * b.abs(),
@@ -148,7 +150,7 @@ pub fn judge_values(
             let significant = match (metric.direction, delta_ci) {
                 (Direction::Higher, Some([_, hi])) => hi < 0.0,
                 (Direction::Lower, Some([lo, _])) => lo > 0.0,
-                (_, None) => false,
+                (Direction::Neither, _) | (_, None) => false,
             };
             let what = format!(
                 "{} → {} is worse by {}, more than the {} allowed",

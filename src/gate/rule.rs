@@ -102,7 +102,11 @@ pub fn rule_for(
         }
         None => return None,
     };
-    let regression = configured.max_regression().or(defaults.max_regression);
+    // A metric with no better direction has bounds only (the default allowance is not its).
+    let regression = configured
+        .max_regression()
+        .or(defaults.max_regression)
+        .filter(|_| metric.direction != crate::metrics::registry::Direction::Neither);
     let severity = configured.severity.unwrap_or(defaults.severity);
     let rule = Rule {
         min: configured.min(),

@@ -136,6 +136,7 @@ fn check(v: &Verdict, at: &dyn Fn(&str) -> Location, positions: &Positions) -> V
                     match metric.direction {
                         crate::metrics::registry::Direction::Higher => "higher",
                         crate::metrics::registry::Direction::Lower => "lower",
+                        crate::metrics::registry::Direction::Neither => "neither",
                     }
                 ),
                 HINT,

@@ -10,6 +10,9 @@ use super::stats::Sums;
 pub enum Direction {
     Higher,
     Lower,
+    /// Neither: a count that describes the answers (where their tuples were read) without
+    /// being better or worse. Rules on it are bounds only, never regressions.
+    Neither,
 }
 
 /// The values a metric can take: a bound written outside them can never hold, or never
@@ -130,7 +133,7 @@ pub const fn m(
     }
 }
 
-pub use Direction::{Higher, Lower};
+pub use Direction::{Higher, Lower, Neither};
 
 /// Metrics that count or sum without an upper bound.
 pub fn rate(s: &dyn Sums, key: &str, of: &str) -> Option<f64> {

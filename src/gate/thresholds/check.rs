@@ -156,6 +156,15 @@ fn check_rule(
                 Problem::new(at(r.span().start), field("max_regression"), message)
                     .with_hint(REGRESSION_HINT),
             );
+        } else if metric.is_some_and(|m| m.direction == Direction::Neither) {
+            let message = format!(
+                "`{}` is better neither higher nor lower: it has no regressions",
+                name.get_ref()
+            );
+            problems.push(
+                Problem::new(at(r.span().start), field("max_regression"), message)
+                    .with_hint("bound it with `min` or `max`"),
+            );
         }
     }
     problems

@@ -2,7 +2,7 @@
 //! computed from summed statistics, in report order — the headline F1s and diagnostics
 //! first, the chain-of-thought, stage, conflict and source figures after.
 
-use crate::metrics::registry::{m, Eval, Higher, Lower, Metric, Range};
+use crate::metrics::registry::{m, Eval, Higher, Lower, Metric, Neither, Range};
 use crate::metrics::stats::Sums;
 use crate::metrics::{ratio_or, Prf, PrfKeys};
 
@@ -333,7 +333,7 @@ pub fn source(name: &str) -> Option<&'static Metric> {
     let name: &'static str = Box::leak(name.to_string().into_boxed_str());
     let metric: &'static Metric = Box::leak(Box::new(Metric {
         name,
-        direction: Higher,
+        direction: Neither,
         support: "tuples.records",
         eval: Eval::Count(name),
         about: "answers whose tuples were read at this pointer",
