@@ -10,11 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use super::registry::{Eval, Metric};
 
+pub use super::aggregate::Aggregate;
 use super::block_sums::{BlockSums, Counts, BLOCK};
 use super::stats::{Interned, KeyIndex, ScopeSums, Stats};
 use crate::rng::{label_hash, Rng};
-
-pub use super::aggregate::Aggregate;
 
 /// Bootstrap settings.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -94,6 +93,11 @@ impl<'a> Prepared<'a> {
 }
 
 impl Prepared<'_> {
+    /// Every key of the samples' sums, and each sample's sums as a row in key order.
+    pub fn interned(&self) -> &Interned {
+        &self.interned
+    }
+
     /// Each sample's own values of the metrics `metrics_of(i)` lists (those computed from
     /// sums; the others are skipped), from its sums alone: what reading its [`Stats`]
     /// gives, through one memoized index of every key instead of a map per sample.

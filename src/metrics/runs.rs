@@ -5,6 +5,8 @@
 //! the seed-to-seed variation of the whole pipeline; the pooled value and its bootstrap
 //! interval (resampling samples) are the aggregate's own.
 
+use std::cmp::Ordering;
+
 use super::aggregate::Spread;
 use super::bootstrap::quantile;
 use super::registry::{Eval, Metric};
@@ -26,57 +28,94 @@ pub struct SampleRuns {
 }
 
 impl SampleRuns {
-    /// A sample's records: `records` holds each one's repeat index and latency, `sums` each
-    /// one's sums (or nothing when there is one record), `pooled` their sum.
-    pub fn new(pooled: &Stats, records: &[(u32, Option<f64>)], sums: &[Stats]) -> SampleRuns {
-        assert!(
-            sums.len() == records.len() || (sums.is_empty() && records.len() <= 1),
-            "one set of sums per record"
-        );
-        let keys = pooled.iter().count();
-        let mut values = Vec::with_capacity(sums.len() * keys);
-        for own in sums {
-            // A record's keys are among the pooled ones, in the same order.
-            let mut own = own.iter().peekable();
-            for (key, _) in pooled.iter() {
-                match own.peek() {
-                    Some(&(k, v)) if k == key => {
-                        values.push(v);
-                        own.next();
+    /// Pool a sample's records into its sums, keeping each one's own: `records` holds each
+    /// record's repeat index and latency, `sums` its sums, in record order. The pooled sums
+    /// are the records' sums merged in that order ([`Stats::merge`]), the same as merging
+    /// them one by one as they are scored.
+    pub fn pool(records: &[(u32, Option<f64>)], sums: Vec<Stats>) -> (Stats, SampleRuns) {
+        assert_eq!(records.len(), sums.len(), "one set of sums per record");
+        let mut values = Vec::new();
+        if sums.len() > 1 {
+            let keys = union(&sums);
+            values.reserve(sums.len() * keys.len());
+            for own in &sums {
+                // A record's keys are among the pooled ones, in the same order.
+                let mut own = own.iter().peekable();
+                for &key in &keys {
+                    match own.peek() {
+                        Some(&(k, v)) if k == key => {
+                            values.push(v);
+                            own.next();
+                        }
+                        _ => values.push(0.0),
                     }
-                    _ => values.push(0.0),
                 }
             }
-            debug_assert!(
-                own.next().is_none(),
-                "a record's key is not in its sample's sums"
-            );
         }
-        SampleRuns {
+        let mut pooled = Stats::default();
+        for own in sums {
+            pooled.merge(own);
+        }
+        let runs = SampleRuns {
             repeats: records.iter().map(|r| r.0).collect(),
             latencies: records
                 .iter()
                 .map(|r| r.1.filter(|l| l.is_finite()).unwrap_or(f64::NAN))
                 .collect(),
             values,
-        }
+        };
+        (pooled, runs)
     }
+}
+
+/// Every key of `sums`, in key order (the keys their merge has).
+fn union(sums: &[Stats]) -> Vec<&str> {
+    let mut keys: Vec<&str> = Vec::new();
+    for own in sums {
+        let mut merged = Vec::with_capacity(keys.len() + 8);
+        let (mut a, mut b) = (
+            keys.into_iter().peekable(),
+            own.iter().map(|(k, _)| k).peekable(),
+        );
+        while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+            match x.cmp(y) {
+                Ordering::Less => merged.extend(a.next()),
+                Ordering::Greater => merged.extend(b.next()),
+                Ordering::Equal => {
+                    merged.extend(a.next());
+                    b.next();
+                }
+            }
+        }
+        merged.extend(a);
+        merged.extend(b);
+        keys = merged;
+    }
+    keys
 }
 
 /// Every sample's records, prepared once for every scope.
 pub struct Runs<'a> {
     metrics: &'static [Metric],
-    /// The samples' pooled sums, interned: row `i` is sample `i`'s keys in key order.
-    interned: Interned,
+    /// Every key of the samples' pooled sums, in key order.
+    names: Vec<&'a str>,
+    /// Sample `i`'s pooled sums (its keys, in key order, as positions in `names`).
+    pooled: &'a [Vec<(u32, f64)>],
     samples: &'a [SampleRuns],
     /// The repeat indexes of the run, ascending.
     repeats: Vec<u32>,
 }
 
 impl<'a> Runs<'a> {
-    /// `pooled[i]` and `samples[i]` belong to sample `i` (the sums `samples[i]` was made
-    /// with); `metrics` are the metrics to compute, in report order.
-    pub fn new(metrics: &'static [Metric], pooled: &[&Stats], samples: &'a [SampleRuns]) -> Self {
+    /// `pooled` holds the samples' pooled sums as [`SampleRuns::pool`] made them, interned
+    /// (row `i`: sample `i`'s sums in key order, as [`Interned::new`] makes them), and
+    /// `samples[i]` sample `i`'s records; `metrics` are the metrics to compute, in report
+    /// order.
+    pub fn new(
+        metrics: &'static [Metric],
+        pooled: &'a Interned,
+        samples: &'a [SampleRuns],
+    ) -> Self {
         let mut repeats: Vec<u32> = samples
             .iter()
             .flat_map(|s| s.repeats.iter().copied())
@@ -85,7 +124,8 @@ impl<'a> Runs<'a> {
         repeats.dedup();
         Runs {
             metrics,
-            interned: Interned::new(pooled),
+            names: pooled.names.iter().map(String::as_str).collect(),
+            pooled: &pooled.rows,
             samples,
             repeats,
         }
@@ -99,12 +139,11 @@ impl<'a> Runs<'a> {
     /// Each metric's spread (in the order of `metrics`) over the repeats of the samples at
     /// `members`: its value over each repeat's records, left out where it has none.
     pub fn spread(&self, members: &[usize]) -> Vec<Spread> {
-        let names: Vec<&str> = self.interned.names.iter().map(String::as_str).collect();
-        let width = names.len();
+        let width = self.names.len();
         let mut dense = vec![0.0; self.repeats.len() * width];
         let mut latencies = vec![Vec::new(); self.repeats.len()];
         for &m in members {
-            let (sample, row) = (&self.samples[m], &self.interned.rows[m]);
+            let (sample, row) = (&self.samples[m], &self.pooled[m]);
             for (j, repeat) in sample.repeats.iter().enumerate() {
                 let Ok(r) = self.repeats.binary_search(repeat) else {
                     continue;
@@ -126,12 +165,13 @@ impl<'a> Runs<'a> {
                 }
             }
         }
-        let index = KeyIndex::new(&names);
+        let index = KeyIndex::new(&self.names);
         let per_repeat: Vec<Vec<Option<f64>>> = latencies
             .iter_mut()
             .enumerate()
             .map(|(r, lat)| {
-                let view = ScopeSums::new(&names, &index, &dense[r * width..(r + 1) * width]);
+                let sums = &dense[r * width..(r + 1) * width];
+                let view = ScopeSums::new(&self.names, &index, sums);
                 self.metrics
                     .iter()
                     .map(|metric| match metric.eval {
@@ -164,14 +204,6 @@ mod tests {
         stats
     }
 
-    fn pooled(records: &[Stats]) -> Stats {
-        let mut total = Stats::default();
-        for r in records {
-            total.merge(r.clone());
-        }
-        total
-    }
-
     fn spread_of(runs: &Runs<'_>, members: &[usize], name: &str) -> Spread {
         let at = runs.metrics.iter().position(|m| m.name == name).unwrap();
         runs.spread(members)[at]
@@ -186,25 +218,33 @@ mod tests {
     #[test]
     fn each_repeat_is_a_run_of_its_own() {
         let metrics = crate::kinds::metrics();
-        let a = [
+        let a = vec![
             record(2.0, 0.0, 0.0),
             record(1.0, 0.0, 1.0),
             record(1.0, 1.0, 1.0),
         ];
-        let b = [
+        let b = vec![
             record(2.0, 0.0, 0.0),
             record(2.0, 0.0, 0.0),
             record(2.0, 1.0, 0.0),
         ];
-        let c = [record(1.0, 0.0, 1.0)];
-        let (pa, pb, pc) = (pooled(&a), pooled(&b), pooled(&c));
+        let c = vec![record(1.0, 0.0, 1.0)];
         let lat = |l: f64| Some(l);
-        let samples = [
-            SampleRuns::new(&pa, &[(0, lat(10.0)), (1, lat(30.0)), (2, None)], &a),
-            SampleRuns::new(&pb, &[(0, lat(20.0)), (1, lat(50.0)), (2, None)], &b),
-            SampleRuns::new(&pc, &[(2, lat(90.0))], &[]),
-        ];
-        let runs = Runs::new(metrics, &[&pa, &pb, &pc], &samples);
+        let (pa, ra) = SampleRuns::pool(&[(0, lat(10.0)), (1, lat(30.0)), (2, None)], a);
+        let (pb, rb) = SampleRuns::pool(&[(0, lat(20.0)), (1, lat(50.0)), (2, None)], b);
+        let (pc, rc) = SampleRuns::pool(&[(2, lat(90.0))], c);
+        assert_eq!(
+            pa.iter().collect::<Vec<_>>(),
+            [
+                ("ext.fn", 2.0),
+                ("ext.fp", 1.0),
+                ("ext.records", 3.0),
+                ("ext.tp", 4.0)
+            ]
+        );
+        let samples = [ra, rb, rc];
+        let interned = Interned::new(&[&pa, &pb, &pc]);
+        let runs = Runs::new(metrics, &interned, &samples);
         // Repeat 0: TP 4 → F1 1. Repeat 1: TP 3, FN 1 → P 1, R 3/4, F1 6/7. Repeat 2: TP 4,
         // FP 2, FN 2 → F1 2/3.
         let f1 = spread_of(&runs, &[0, 1, 2], "extraction.f1");
@@ -231,17 +271,36 @@ mod tests {
         assert_eq!(spread_of(&runs, &[], "extraction.f1").runs, 0);
     }
 
-    /// A record's sums are laid out along its sample's keys, zero where it lacks one.
+    /// The pooled sums are the records' merged in order; each record's own are laid out
+    /// along the pooled keys, zero where it lacks one.
     #[test]
-    fn records_are_laid_out_along_the_pooled_keys() {
-        let a = record(2.0, 0.0, 0.0);
-        let b = record(0.0, 1.0, 3.0);
-        let total = pooled(&[a.clone(), b.clone()]);
-        let runs = SampleRuns::new(&total, &[(0, None), (1, Some(f64::INFINITY))], &[a, b]);
-        // Keys in order: ext.fn, ext.fp, ext.records, ext.tp.
-        assert_eq!(runs.values, vec![0.0, 0.0, 1.0, 2.0, 3.0, 1.0, 1.0, 0.0]);
-        assert!(runs.latencies.iter().all(|l| l.is_nan()));
-        let one = SampleRuns::new(&total, &[(4, Some(7.0))], &[]);
+    fn records_are_pooled_and_laid_out_along_the_pooled_keys() {
+        let (a, b) = (record(2.0, 0.0, 0.0), record(0.0, 1.0, 3.0));
+        let mut c = record(1.0, 0.0, 0.0);
+        c.add_dynamic("ext.type_pair:x|y".to_string(), 1.0);
+        let mut merged = a.clone();
+        merged.merge(b.clone());
+        merged.merge(c.clone());
+        let (pooled, runs) = SampleRuns::pool(
+            &[(0, None), (1, Some(f64::INFINITY)), (2, Some(3.0))],
+            vec![a.clone(), b, c],
+        );
+        assert_eq!(pooled, merged);
+        // Keys in order: ext.fn, ext.fp, ext.records, ext.tp, ext.type_pair:x|y.
+        assert_eq!(
+            runs.values,
+            [
+                [0.0, 0.0, 1.0, 2.0, 0.0],
+                [3.0, 1.0, 1.0, 0.0, 0.0],
+                [0.0, 0.0, 1.0, 1.0, 1.0]
+            ]
+            .concat()
+        );
+        assert!(runs.latencies[..2].iter().all(|l| l.is_nan()));
+        assert_eq!(runs.latencies[2], 3.0);
+        // One record: its sums are the pooled ones, nothing is kept apart.
+        let (alone, one) = SampleRuns::pool(&[(4, Some(7.0))], vec![a.clone()]);
+        assert_eq!(alone, a);
         assert!(one.values.is_empty());
         assert_eq!(
             (one.repeats.clone(), one.latencies.clone()),

@@ -30,9 +30,10 @@ pub(super) fn aggregates(
         samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
     );
     let values = sample_metrics(&prepared, samples, catalog);
-    let spreads = runs::prepare(samples, &records, catalog);
+    let spreads = runs::prepare(samples, &prepared, &records, catalog);
     let aggregated = scopes(&prepared, spreads.as_ref(), samples, cfg);
-    drop((prepared, spreads));
+    drop(spreads);
+    drop(prepared);
     for (sample, values) in samples.iter_mut().zip(values) {
         sample.metrics = values
             .into_iter()

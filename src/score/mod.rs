@@ -278,19 +278,19 @@ type Sampled = (SampleScore, runs::SampleRuns);
 fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sampled {
     let kind = kinds::of(sample.kind);
     let gold = kind.prepare(sample, cfg);
-    let mut stats = Stats::default();
+    let mut records = runs::Records::new(answers.len());
     let mut latencies = Vec::new();
     let (mut runs, mut parse, mut matching) = (Vec::new(), Vec::new(), Vec::new());
-    let mut records = runs::Records::new(answers.len());
     for answer in answers {
         let record = score_record(kind, sample, &gold, answer, cfg);
-        records.add(answer, &record.stats);
-        stats.merge(record.stats);
+        records.add(answer, record.stats);
         runs.push(record.primary);
         parse.push(record.outcome);
         matching.extend(record.matching);
         latencies.extend(answer.latency_ms.filter(|l| l.is_finite()));
     }
+    // The sample's sums are its records' (merged in order); each one's are kept apart too.
+    let (stats, records) = records.pool();
     let n = runs.len().max(1) as f64;
     let primary = runs.iter().sum::<f64>() / n;
     let std = (runs.iter().map(|r| (r - primary).powi(2)).sum::<f64>() / n).sqrt();
@@ -320,7 +320,6 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
         metrics,
         stats,
     };
-    let records = records.finish(&score.stats);
     (score, records)
 }
 

@@ -6,16 +6,15 @@
 use std::collections::BTreeMap;
 
 use crate::metrics::aggregate::Aggregate;
+use crate::metrics::bootstrap::Prepared;
 pub(super) use crate::metrics::runs::{Runs, SampleRuns};
 use crate::metrics::stats::Stats;
 use crate::runfile::record::Answer;
 
 use super::file::SampleScore;
 
-/// One sample's records as they are scored: their repeats and latencies and, when there are
-/// several, a copy of each one's sums (the pooled sums take the records themselves).
+/// One sample's records as they are scored: each one's repeat, latency and sums.
 pub(super) struct Records {
-    several: bool,
     records: Vec<(u32, Option<f64>)>,
     sums: Vec<Stats>,
 }
@@ -24,38 +23,37 @@ impl Records {
     /// For a sample with `count` records.
     pub(super) fn new(count: usize) -> Records {
         Records {
-            several: count > 1,
             records: Vec::with_capacity(count),
-            sums: Vec::with_capacity(if count > 1 { count } else { 0 }),
+            sums: Vec::with_capacity(count),
         }
     }
 
-    /// Keep what the scopes' runs need of one record: its repeat, latency and sums.
-    pub(super) fn add(&mut self, answer: &Answer, sums: &Stats) {
+    /// Keep one record: its repeat, latency and sums.
+    pub(super) fn add(&mut self, answer: &Answer, sums: Stats) {
         self.records.push((answer.repeat, answer.latency_ms));
-        if self.several {
-            self.sums.push(sums.clone());
-        }
+        self.sums.push(sums);
     }
 
-    /// The records laid out along the sample's pooled sums (`pooled`: the sum of them all).
-    pub(super) fn finish(self, pooled: &Stats) -> SampleRuns {
-        SampleRuns::new(pooled, &self.records, &self.sums)
+    /// The sample's sums (its records' merged in order) and its records laid out along
+    /// them.
+    pub(super) fn pool(self) -> (Stats, SampleRuns) {
+        SampleRuns::pool(&self.records, self.sums)
     }
 }
 
 /// The samples' records ready for every scope, when some sample has two records or more
 /// (a run of one repeat has no spread to report, and its score file stays as it was).
+/// `prepared` holds the samples' sums, interned for the metrics of `catalog`.
 pub(super) fn prepare<'a>(
     samples: &[SampleScore],
+    prepared: &'a Prepared<'_>,
     runs: &'a [SampleRuns],
     catalog: &'static [crate::metrics::registry::Metric],
 ) -> Option<Runs<'a>> {
     if samples.iter().all(|s| s.repeats < 2) {
         return None;
     }
-    let pooled: Vec<&Stats> = samples.iter().map(|s| &s.stats).collect();
-    Some(Runs::new(catalog, &pooled, runs))
+    Some(Runs::new(catalog, prepared.interned(), runs))
 }
 
 /// A scope's aggregates, each given its metric's spread over the runs (`runs`: as
