@@ -193,22 +193,28 @@ impl<'a> Documents<'a> {
                         .with_hint("suite files must be UTF-8 text");
                     let path = lines.path.clone();
                     self.lines = None;
-                    return Some(RawDocument {
-                        path,
-                        line: None,
-                        text: Err(problem),
-                        format: Format::Jsonl,
-                        tasks: Arc::clone(&self.tasks),
-                    });
+                    return Some(self.document(path, None, Err(problem), Format::Jsonl));
                 }
             };
-            return Some(RawDocument {
-                path: lines.path.clone(),
-                line: Some(lines.line),
-                text,
-                format: Format::Jsonl,
-                tasks: Arc::clone(&self.tasks),
-            });
+            let (path, line) = (lines.path.clone(), Some(lines.line));
+            return Some(self.document(path, line, text, Format::Jsonl));
+        }
+    }
+
+    /// A document of this suite (checked against its tasks when loaded).
+    fn document(
+        &self,
+        path: Arc<Path>,
+        line: Option<usize>,
+        text: Result<String, Problem>,
+        format: Format,
+    ) -> RawDocument {
+        RawDocument {
+            path,
+            line,
+            text,
+            format,
+            tasks: Arc::clone(&self.tasks),
         }
     }
 
@@ -217,13 +223,7 @@ impl<'a> Documents<'a> {
         if let Ok(text) = &text {
             self.hasher.update(text.as_bytes());
         }
-        RawDocument {
-            path,
-            line: None,
-            text,
-            format,
-            tasks: Arc::clone(&self.tasks),
-        }
+        self.document(path, None, text, format)
     }
 }
 
@@ -248,13 +248,7 @@ impl Iterator for Documents<'_> {
                         })
                     }
                     Err(problem) => {
-                        return Some(RawDocument {
-                            path: shared,
-                            line: None,
-                            text: Err(problem),
-                            format: Format::Jsonl,
-                            tasks: Arc::clone(&self.tasks),
-                        });
+                        return Some(self.document(shared, None, Err(problem), Format::Jsonl));
                     }
                 },
                 Some(format) => return Some(self.read_file(shared, format)),
