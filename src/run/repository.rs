@@ -110,12 +110,17 @@ pub fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Re
     };
     // `MODE BLOB STAGE\tPATH` per tracked file.
     let (mut index, mut files) = (Sha256::new(), 0);
+    let mut staged: std::collections::HashMap<&[u8], (&[u8], &[u8])> = Default::default();
     for entry in listing.stdout.split(|&b| b == 0).filter(|e| !e.is_empty()) {
         let path = memchr::memchr(b'\t', entry).map_or(entry, |tab| &entry[tab + 1..]);
         if !is_own(path) {
             index.update(entry);
             index.update(b"\0");
             files += 1;
+            let mut fields = entry.split(|&b| b == b' ');
+            if let (Some(mode), Some(blob)) = (fields.next(), fields.next()) {
+                staged.insert(path, (mode, blob));
+            }
         }
     }
     // `STATUS\0PATH\0` per file that differs from the index.
@@ -125,12 +130,22 @@ pub fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Re
         if is_own(path) {
             continue;
         }
+        // Without a refreshed index, a file whose stat data changed (a mode set and set
+        // back, a touch) is listed too: it counts only when its content or mode differs.
+        let file = top.join(bytes_path(path));
+        if status == b"M"
+            && staged
+                .get(path)
+                .is_some_and(|s| same_as_staged(&file, *s, git))
+        {
+            continue;
+        }
         let h = worktree.get_or_insert_with(Sha256::new);
         h.update(path);
         h.update(b"\0");
         match status {
             b"D" => h.update(b"deleted"),
-            _ => hash_worktree_file(&top.join(bytes_path(path)), git, h),
+            _ => hash_worktree_file(&file, git, h),
         }
         h.update(b"\0");
     }
@@ -140,6 +155,33 @@ pub fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Re
         files,
         excluded,
     })
+}
+
+/// Whether a regular file in the work tree is what the index holds: the same mode and the
+/// same blob (`git hash-object` applies the clean filters `git add` would).
+fn same_as_staged(file: &Path, (mode, blob): (&[u8], &[u8]), git: Git<'_>) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(file) else {
+        return false;
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    #[cfg(unix)]
+    let executable = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0;
+    #[cfg(not(unix))]
+    let executable = mode == b"100755";
+    let expected_mode: &[u8] = if executable { b"100755" } else { b"100644" };
+    if mode != expected_mode {
+        return false;
+    }
+    let hashed = Command::new(git.program)
+        .args(["hash-object", "--"])
+        .arg(file)
+        .current_dir(git.dir)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    hashed.is_ok_and(|o| o.status.success() && o.stdout.trim_ascii() == blob)
 }
 
 fn first_line(text: &str) -> &str {
