@@ -2,21 +2,21 @@
 //! computed from summed statistics, in report order — the headline F1s and diagnostics
 //! first, the chain-of-thought, stage, conflict and source figures after.
 
-use crate::metrics::registry::{m, Eval, Higher, Lower, Metric, Neither, Range};
+use crate::metrics::registry::{m, rate, Eval, Higher, Lower, Metric, Neither, Range};
 use crate::metrics::stats::Sums;
 use crate::metrics::{ratio_or, Prf, PrfKeys};
 
-const STRICT: PrfKeys = PrfKeys {
+pub(super) const STRICT: PrfKeys = PrfKeys {
     tp: "tuples.strict_tp",
     fp: "tuples.strict_fp",
     fn_: "tuples.strict_fn",
 };
-const RELAXED: PrfKeys = PrfKeys {
+pub(super) const RELAXED: PrfKeys = PrfKeys {
     tp: "tuples.relaxed_tp",
     fp: "tuples.relaxed_fp",
     fn_: "tuples.relaxed_fn",
 };
-const TYPES: PrfKeys = PrfKeys {
+pub(super) const TYPES: PrfKeys = PrfKeys {
     tp: "tuples.type_tp",
     fp: "tuples.type_fp",
     fn_: "tuples.type_fn",
@@ -24,10 +24,6 @@ const TYPES: PrfKeys = PrfKeys {
 
 /// The prefix of the per-pointer source counts, `tuples.pred_source[POINTER]`.
 pub const SOURCE_PREFIX: &str = "tuples.pred_source[";
-
-fn share(s: &dyn Sums, key: &str, of: &str) -> Option<f64> {
-    Some(s.get(key) / s.get(of))
-}
 
 fn count(s: &dyn Sums, key: &str) -> Option<f64> {
     Some(s.get(key))
@@ -70,7 +66,7 @@ pub static METRICS: &[Metric] = &[
         "tuples.strict_f1_macro",
         Higher,
         "tuples.records",
-        |s| share(s, "tuples.f1_sum", "tuples.records"),
+        |s| rate(s, "tuples.f1_sum", "tuples.records"),
         "mean per-sample F1 of exact tuples",
     ),
     m(
@@ -119,14 +115,14 @@ pub static METRICS: &[Metric] = &[
         "tuples.schema_compliance",
         Higher,
         "tuples.records",
-        |s| share(s, "tuples.schema_ok", "tuples.records"),
+        |s| rate(s, "tuples.schema_ok", "tuples.records"),
         "answers holding a list of well-formed tuples",
     ),
     m(
         "tuples.hallucination_rate",
         Lower,
         "tuples.parsed",
-        |s| share(s, "tuples.halluc_records", "tuples.parsed"),
+        |s| rate(s, "tuples.halluc_records", "tuples.parsed"),
         "answers with a span not in the text",
     ),
     m(
@@ -146,28 +142,28 @@ pub static METRICS: &[Metric] = &[
         "tuples.cot_type_consistency",
         Higher,
         "tuples.cot_checked",
-        |s| share(s, "tuples.cot_types", "tuples.cot_checked"),
+        |s| rate(s, "tuples.cot_types", "tuples.cot_checked"),
         "thoughts naming every predicted type",
     ),
     m(
         "tuples.cot_argument_consistency",
         Higher,
         "tuples.cot_checked",
-        |s| share(s, "tuples.cot_arguments", "tuples.cot_checked"),
+        |s| rate(s, "tuples.cot_arguments", "tuples.cot_checked"),
         "thoughts naming every predicted span",
     ),
     m(
         "tuples.cot_faithfulness",
         Higher,
         "tuples.cot_checked",
-        |s| share(s, "tuples.cot_faithful", "tuples.cot_checked"),
+        |s| rate(s, "tuples.cot_faithful", "tuples.cot_checked"),
         "thoughts naming every predicted type and span",
     ),
     m(
         "tuples.cot_coverage_rate",
         Higher,
         "tuples.cot_records",
-        |s| share(s, "tuples.cot_checked", "tuples.cot_records"),
+        |s| rate(s, "tuples.cot_checked", "tuples.cot_records"),
         "answers whose thought could be checked",
     ),
     counted(m(
@@ -195,14 +191,14 @@ pub static METRICS: &[Metric] = &[
         "tuples.stage1_f1",
         Higher,
         "tuples.stage_records",
-        |s| share(s, "tuples.stage1_f1_sum", "tuples.stage_records"),
+        |s| rate(s, "tuples.stage1_f1_sum", "tuples.stage_records"),
         "mean per-sample F1 of the first stage",
     ),
     m(
         "tuples.final_f1",
         Higher,
         "tuples.stage_records",
-        |s| share(s, "tuples.final_f1_sum", "tuples.stage_records"),
+        |s| rate(s, "tuples.final_f1_sum", "tuples.stage_records"),
         "mean per-sample F1 of the final stage",
     ),
     m(
@@ -217,14 +213,14 @@ pub static METRICS: &[Metric] = &[
         "tuples.stage_fix_rate",
         Higher,
         "tuples.stage_first_missed",
-        |s| share(s, "tuples.stage_fix", "tuples.stage_first_missed"),
+        |s| rate(s, "tuples.stage_fix", "tuples.stage_first_missed"),
         "first-stage misses the last stage fixed",
     ),
     m(
         "tuples.stage_break_rate",
         Lower,
         "tuples.stage_first_hit",
-        |s| share(s, "tuples.stage_break", "tuples.stage_first_hit"),
+        |s| rate(s, "tuples.stage_break", "tuples.stage_first_hit"),
         "first-stage hits the last stage broke",
     ),
     m(
@@ -244,56 +240,56 @@ pub static METRICS: &[Metric] = &[
         "tuples.stage_changed_rate",
         Lower,
         "tuples.stage_records",
-        |s| share(s, "tuples.stage_changed", "tuples.stage_records"),
+        |s| rate(s, "tuples.stage_changed", "tuples.stage_records"),
         "answers the last stage changed",
     ),
     m(
         "tuples.stage_changed_and_improved_rate",
         Higher,
         "tuples.stage_records",
-        |s| share(s, "tuples.stage_improved", "tuples.stage_records"),
+        |s| rate(s, "tuples.stage_improved", "tuples.stage_records"),
         "answers the last stage changed for the better",
     ),
     m(
         "tuples.stage_changed_and_degraded_rate",
         Lower,
         "tuples.stage_records",
-        |s| share(s, "tuples.stage_degraded", "tuples.stage_records"),
+        |s| rate(s, "tuples.stage_degraded", "tuples.stage_records"),
         "answers the last stage changed for the worse",
     ),
     m(
         "tuples.review_action_rate",
         Lower,
         "tuples.stage_records",
-        |s| share(s, "tuples.review", "tuples.stage_records"),
+        |s| rate(s, "tuples.review", "tuples.stage_records"),
         "staged answers with review actions",
     ),
     m(
         "tuples.arb_intervention_rate",
         Lower,
         "tuples.stage_records",
-        |s| share(s, "tuples.arbitration", "tuples.stage_records"),
+        |s| rate(s, "tuples.arbitration", "tuples.stage_records"),
         "staged answers with arbitration actions",
     ),
     m(
         "tuples.guided_change_rate",
         Higher,
         "tuples.stage_changed",
-        |s| share(s, "tuples.stage_guided", "tuples.stage_changed"),
+        |s| rate(s, "tuples.stage_guided", "tuples.stage_changed"),
         "changes that came with a review or arbitration action",
     ),
     m(
         "tuples.label_conflict_rate_raw",
         Lower,
         "tuples.conflict_records",
-        |s| share(s, "tuples.conflict_raw", "tuples.conflict_records"),
+        |s| rate(s, "tuples.conflict_raw", "tuples.conflict_records"),
         "answers giving one span two labels",
     ),
     m(
         "tuples.label_conflict_rate",
         Lower,
         "tuples.conflict_records",
-        |s| share(s, "tuples.conflict", "tuples.conflict_records"),
+        |s| rate(s, "tuples.conflict", "tuples.conflict_records"),
         "conflicts left after keeping the best-ranked tuples",
     ),
     counted(m(

@@ -14,6 +14,7 @@ mod stages;
 
 use crate::hash::FastSet;
 use crate::metrics::stats::Stats;
+use crate::metrics::PrfKeys;
 use crate::metrics::{SchemaMode, ScoringConfig};
 use crate::parse::json::Json;
 use crate::suite::task::{SupportMode, Task};
@@ -130,7 +131,7 @@ fn score(task: &Task, gold: &TupleGold, text: &str, answer: &Parsed<'_>) -> Reco
         .iter()
         .filter(|m| gold_keys.contains(m.key.as_slice()))
         .count();
-    add_counts(&mut s, "strict", tp, predicted, expected);
+    add_counts(&mut s, &metrics::STRICT, tp, predicted, expected);
     let f1 = Fraction::f1(tp, predicted, expected).value();
     s.add("tuples.f1_sum", f1);
     let adjacent = relaxed::eligible(
@@ -139,11 +140,17 @@ fn score(task: &Task, gold: &TupleGold, text: &str, answer: &Parsed<'_>) -> Reco
         &relaxed::Side::new(task, &set.members, text),
     );
     let loose = relaxed::max_matches(&adjacent, set.members.len());
-    add_counts(&mut s, "relaxed", loose, predicted, expected);
+    add_counts(&mut s, &metrics::RELAXED, loose, predicted, expected);
     if let Some(t) = task.type_field {
         let (g, p) = (types(&gold.set.members, t), types(&set.members, t));
         s.add("tuples.typed_records", 1.0);
-        add_counts(&mut s, "type", g.intersection(&p).count(), p.len(), g.len());
+        add_counts(
+            &mut s,
+            &metrics::TYPES,
+            g.intersection(&p).count(),
+            p.len(),
+            g.len(),
+        );
     }
     if parsed {
         hallucination(&mut s, task, &set, &gold.norm_text, text);
@@ -192,20 +199,11 @@ fn types(members: &[Member], t: usize) -> FastSet<&str> {
     members.iter().map(|m| m.key[t].as_str()).collect()
 }
 
-/// TP, FP and FN of one family (`tuples.{family}_tp`, …).
-fn add_counts(s: &mut Stats, family: &str, tp: usize, predicted: usize, gold: usize) {
-    let (tp_key, fp_key, fn_key) = match family {
-        "strict" => ("tuples.strict_tp", "tuples.strict_fp", "tuples.strict_fn"),
-        "relaxed" => (
-            "tuples.relaxed_tp",
-            "tuples.relaxed_fp",
-            "tuples.relaxed_fn",
-        ),
-        _ => ("tuples.type_tp", "tuples.type_fp", "tuples.type_fn"),
-    };
-    s.add_count(tp_key, tp);
-    s.add_count(fp_key, predicted - tp);
-    s.add_count(fn_key, gold - tp);
+/// TP, FP and FN of one family under its sum keys.
+fn add_counts(s: &mut Stats, keys: &PrfKeys, tp: usize, predicted: usize, gold: usize) {
+    s.add_count(keys.tp, tp);
+    s.add_count(keys.fp, predicted - tp);
+    s.add_count(keys.fn_, gold - tp);
 }
 
 /// Spans of the final tuples that the text does not hold (members marked implicit claim
