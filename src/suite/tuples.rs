@@ -131,10 +131,11 @@ pub(super) fn check_tuples_sample(raw: &RawSample, tasks: &Tasks, findings: &mut
     }
     if let Some(task) = task {
         let text = text.unwrap_or_default();
+        let normed = norm(text);
         let mut keys = HashSet::new();
         for (i, tuple) in labels.tuples.iter().enumerate() {
             let pointer = format!("/labels/tuples/{i}");
-            if let Some(key) = check_tuple(tuple, &pointer, task, text, findings) {
+            if let Some(key) = check_tuple(tuple, &pointer, task, (text, &normed), findings) {
                 if !keys.insert(key) {
                     findings.warn(
                         &pointer,
@@ -166,7 +167,7 @@ fn check_tuple(
     tuple: &Value,
     pointer: &str,
     task: &Task,
-    text: &str,
+    (text, normed): (&str, &str),
     findings: &mut Findings,
 ) -> Option<Vec<String>> {
     let Some(map) = tuple.as_object() else {
@@ -250,7 +251,7 @@ fn check_tuple(
     };
     check_offsets(map, pointer, task, text, findings);
     if well_formed && !implicit {
-        check_spans_in_text(map, pointer, task, text, findings);
+        check_spans_in_text(map, pointer, task, (text, normed), findings);
     }
     well_formed.then_some(key)
 }
@@ -325,7 +326,7 @@ fn check_spans_in_text(
     map: &serde_json::Map<String, Value>,
     pointer: &str,
     task: &Task,
-    text: &str,
+    (text, normed): (&str, &str),
     findings: &mut Findings,
 ) {
     for i in task.span_fields() {
@@ -336,7 +337,7 @@ fn check_spans_in_text(
         let key = norm(v);
         let found = !key.is_empty()
             && match task.hallucination {
-                SupportMode::NormalizedSubstring => norm(text).contains(&key),
+                SupportMode::NormalizedSubstring => normed.contains(&key),
                 SupportMode::ExactSpan => text.contains(v.as_str()),
             };
         if !found {

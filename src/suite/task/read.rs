@@ -365,14 +365,11 @@ impl Check<'_> {
                 if (0.0..=1.0).contains(v.get_ref()) {
                     *slot = *v.get_ref();
                 } else {
-                    let at = v.span().start;
-                    self.problems.push(
-                        Problem::new(
-                            (self.at)(at),
-                            Some(format!("tasks.{}.{key}", self.task)),
-                            format!("{} is outside [0, 1]", v.get_ref()),
-                        )
-                        .with_hint("a share of characters: 0.5 is the default"),
+                    self.problem(
+                        v.span().start,
+                        key,
+                        format!("{} is outside [0, 1]", v.get_ref()),
+                        "a share of characters: 0.5 is the default",
                     );
                 }
             }
