@@ -279,4 +279,6 @@ fn parse(doc: &str, format: Format, first_line: usize) -> Result<Value> {
 }
 
 #[cfg(test)]
+mod roundtrip_tests;
+#[cfg(test)]
 mod tests;

@@ -197,3 +197,25 @@ fn hostile_strings_survive_a_yaml_write() {
     let out = upsert_annotation("id: a\n", Format::Yaml, None, &value).unwrap();
     assert_eq!(parse_yaml(&out).unwrap().value["annotations"][0], value);
 }
+
+#[test]
+fn save_writes_atomically_and_refuses_a_sample_changed_since_it_was_read() {
+    let dir = std::env::temp_dir().join(format!("goldgate-edit-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s.jsonl");
+    std::fs::write(&path, "{\"id\":\"a\"}\n{\"id\":\"b\"}\n").unwrap();
+    let seen = fingerprint("{\"id\":\"b\"}");
+    let ann = json!({"annotator": "x"});
+    let upsert = |t: &str, f, l| upsert_annotation(t, f, l, &ann);
+    let next = save(&path, Some(2), Some(&seen), upsert).unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        written,
+        "{\"id\":\"a\"}\n{\"id\":\"b\",\"annotations\":[{\"annotator\":\"x\"}]}\n"
+    );
+    assert_eq!(next, fingerprint(written.lines().nth(1).unwrap()));
+    let err = save(&path, Some(2), Some(&seen), upsert).unwrap_err();
+    assert!(matches!(err, EditError::Changed { .. }), "{err:?}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
+    let _ = std::fs::remove_dir_all(&dir);
+}
