@@ -13,14 +13,14 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Location, Problem, Result};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Format {
+pub enum Format {
     Yaml,
     Json,
     Jsonl,
 }
 
 /// The format of a sample file by its name; `None` for files the suite does not read.
-pub(super) fn format_of(path: &Path) -> Option<Format> {
+pub fn format_of(path: &Path) -> Option<Format> {
     match path.extension()?.to_str()? {
         "yaml" | "yml" => Some(Format::Yaml),
         "json" => Some(Format::Json),

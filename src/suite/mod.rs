@@ -3,6 +3,7 @@
 
 pub mod agreement;
 pub mod documents;
+pub mod edit;
 mod files;
 mod findings;
 mod keys;
