@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
+use super::tests::common;
 use super::*;
 
 fn example_suite() -> PathBuf {
@@ -22,22 +23,6 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
-}
-
-/// The common prefix and suffix lengths of two texts.
-fn common(before: &str, after: &str) -> (usize, usize) {
-    let prefix = before
-        .bytes()
-        .zip(after.bytes())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let suffix = before[prefix..]
-        .bytes()
-        .rev()
-        .zip(after[prefix..].bytes().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
-    (prefix, suffix)
 }
 
 /// The sample of a one-file suite at `dir` after writing `text` as `name` there.

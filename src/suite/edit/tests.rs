@@ -2,8 +2,8 @@ use serde_json::json;
 
 use super::*;
 
-/// The changed middle of `after` against `before` (common prefix and suffix removed).
-fn changed<'a>(before: &'a str, after: &'a str) -> (&'a str, &'a str) {
+/// The common prefix and suffix lengths of two texts.
+pub(super) fn common(before: &str, after: &str) -> (usize, usize) {
     let prefix = before
         .bytes()
         .zip(after.bytes())
@@ -15,6 +15,12 @@ fn changed<'a>(before: &'a str, after: &'a str) -> (&'a str, &'a str) {
         .zip(after[prefix..].bytes().rev())
         .take_while(|(a, b)| a == b)
         .count();
+    (prefix, suffix)
+}
+
+/// The changed middle of `after` against `before` (common prefix and suffix removed).
+fn changed<'a>(before: &'a str, after: &'a str) -> (&'a str, &'a str) {
+    let (prefix, suffix) = common(before, after);
     (
         &before[prefix..before.len() - suffix],
         &after[prefix..after.len() - suffix],
