@@ -74,7 +74,9 @@ try {
         await r.json();
         queue.push(performance.now() - t0);
       }
-      const first = (await (await fetch(`${url}api/queue?per_page=1`)).json()).items[0].id;
+      // An extraction sample with a conversation (the saved requirement names message 0).
+      const items = (await (await fetch(`${url}api/queue?per_page=200`)).json()).items;
+      const first = items.find((i) => i.kind === 'extraction').id;
       const save = [];
       for (let i = 0; i < runs * 5; i++) {
         const sample = await (await fetch(`${url}api/sample/${first}`)).json();

@@ -52,8 +52,7 @@ pub fn serve(options: Options, address: SocketAddr, ready: impl FnOnce(&Listenin
         let shared = !address.ip().is_loopback();
         let token = shared.then(|| crate::rng::secret_hex(24));
         let shown = match address.ip() {
-            IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_string(),
-            IpAddr::V6(ip) if ip.is_unspecified() => "[::1]".to_string(),
+            ip if ip.is_unspecified() => this_machine(ip),
             IpAddr::V6(ip) => format!("[{ip}]"),
             IpAddr::V4(ip) => ip.to_string(),
         };
@@ -87,6 +86,37 @@ pub fn serve(options: Options, address: SocketAddr, ready: impl FnOnce(&Listenin
             .await
             .map_err(|e| Error::environment(format!("the server stopped: {e}"), "start goldgate annotate again"))
     })
+}
+
+/// The address other machines reach this one at, for a server listening on every address
+/// (`0.0.0.0` or `::`): the one the system would send from (a UDP socket is connected to a
+/// documentation address; nothing is sent), else loopback.
+fn this_machine(any: IpAddr) -> String {
+    let (bind, probe): (SocketAddr, SocketAddr) = match any {
+        IpAddr::V4(_) => (([0, 0, 0, 0], 0).into(), ([192, 0, 2, 1], 9).into()),
+        IpAddr::V6(_) => (
+            (std::net::Ipv6Addr::UNSPECIFIED, 0).into(),
+            (
+                "2001:db8::1"
+                    .parse::<std::net::Ipv6Addr>()
+                    .unwrap_or(std::net::Ipv6Addr::LOCALHOST),
+                9,
+            )
+                .into(),
+        ),
+    };
+    let found = std::net::UdpSocket::bind(bind)
+        .and_then(|socket| socket.connect(probe).and_then(|()| socket.local_addr()))
+        .map(|a| a.ip())
+        .ok()
+        .filter(|ip| !ip.is_unspecified());
+    match found.unwrap_or(match any {
+        IpAddr::V4(_) => IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+        IpAddr::V6(_) => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+    }) {
+        IpAddr::V6(ip) => format!("[{ip}]"),
+        IpAddr::V4(ip) => ip.to_string(),
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -187,11 +187,13 @@ impl Workspace {
         Session {
             annotator: self.options.annotator.clone(),
             suite: SuiteInfo {
-                name: root
-                    .canonicalize()
-                    .ok()
-                    .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                    .unwrap_or_else(|| root.display().to_string()),
+                // The suite's own name (suite.toml), else its directory's.
+                name: self.suite.config.name.clone().unwrap_or_else(|| {
+                    root.canonicalize()
+                        .ok()
+                        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                        .unwrap_or_else(|| root.display().to_string())
+                }),
                 root: root.display().to_string(),
                 samples: self.entries.len(),
             },
