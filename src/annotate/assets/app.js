@@ -1,6 +1,6 @@
 // goldgate annotate: the labelling page. Plain JavaScript, no framework, no build step; the
 // server embeds this file in the binary. Suite text is only ever put in the page with
-// textContent or value (never innerHTML), so HTML and scripts in a sample render as text.
+// textContent or value (never parsed as HTML), so HTML and scripts in a sample render as text.
 'use strict';
 
 (() => {
