@@ -2122,7 +2122,7 @@
         this.add('pii');
         return true;
       }
-      if (e.altKey && !ctrl && !e.shiftKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown') && this.sourcesOn) {
+      if (e.altKey && !ctrl && !e.shiftKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown') && this.sourcesOn && document.activeElement.tagName !== 'SELECT') {
         this.stepActive(e.key === 'ArrowUp' ? -1 : 1);
         return true;
       }
@@ -2345,7 +2345,6 @@
             cb.addEventListener('change', () => {
               if (cb.checked) this.picks.set(`${key}/${r}`, c);
               else this.picks.delete(`${key}/${r}`);
-              this.picked = { key, groups: null };
               this.updatePicks();
             });
             return h('td', { 'data-cell': `${key}/${r}/${c}` }, h('label', { class: 'pick', for: pickId }, cb, 'pick'), this.itemNode(item, fields, diffFields));
