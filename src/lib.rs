@@ -3,6 +3,7 @@
 //! holds each step as a module, and [`run`] dispatches a parsed command line to them.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod annotate;
 pub mod baseline;
 pub mod check;
 pub mod cli;

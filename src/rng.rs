@@ -115,6 +115,24 @@ pub fn label_hash(label: &str) -> u64 {
     })
 }
 
+/// `bytes` random bytes from the operating system, as lower-case hex: an access token no
+/// one can guess (`/dev/urandom`; elsewhere the OS-seeded keys of the standard library's
+/// hasher, which come from the same source).
+pub fn secret_hex(bytes: usize) -> String {
+    use std::io::Read;
+    let mut buf = vec![0u8; bytes];
+    let from_os = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut buf));
+    if from_os.is_err() {
+        use std::hash::{BuildHasher, Hasher};
+        for (i, chunk) in buf.chunks_mut(8).enumerate() {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_usize(i);
+            chunk.copy_from_slice(&h.finish().to_le_bytes()[..chunk.len()]);
+        }
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -149,9 +149,89 @@ pub fn sha256(bytes: &[u8]) -> String {
     sha256_of(sha2::Sha256::new_with_prefix(bytes))
 }
 
+/// Whether `s` is an RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS`, an optional fraction, then
+/// `Z` or `±HH:MM` (`t`, `z` and a space for `T` accepted, as the RFC allows).
+pub fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let at = |i: usize, set: &[u8]| b.get(i).is_some_and(|c| set.contains(c));
+    let head = digits(0..4)
+        && at(4, b"-")
+        && digits(5..7)
+        && at(7, b"-")
+        && digits(8..10)
+        && at(10, b"Tt ")
+        && digits(11..13)
+        && at(13, b":")
+        && digits(14..16)
+        && at(16, b":")
+        && digits(17..19);
+    if !head {
+        return false;
+    }
+    let mut i = 19;
+    if at(i, b".") {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    let in_range = |r: std::ops::Range<usize>, max: u32| {
+        std::str::from_utf8(&b[r])
+            .ok()
+            .and_then(|t| t.parse::<u32>().ok())
+            .is_some_and(|v| v <= max)
+    };
+    let fields = in_range(5..7, 12)
+        && in_range(8..10, 31)
+        && in_range(11..13, 23)
+        && in_range(14..16, 59)
+        && in_range(17..19, 60);
+    let zone = match b.get(i) {
+        Some(b'Z' | b'z') => i + 1 == b.len(),
+        Some(b'+' | b'-') => {
+            i + 6 == b.len() && digits(i + 1..i + 3) && at(i + 3, b":") && digits(i + 4..i + 6)
+        }
+        _ => false,
+    };
+    fields && zone
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc3339_timestamps_are_told_from_other_text() {
+        for ok in [
+            "2026-11-26T10:00:00Z",
+            "2026-11-26t10:00:00.123z",
+            "2026-11-26 10:00:00+01:00",
+            "2026-12-31T23:59:60-05:30",
+        ] {
+            assert!(is_rfc3339(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "yesterday",
+            "2026-11-26",
+            "2026-11-26T10:00:00",
+            "2026-13-26T10:00:00Z",
+            "2026-11-26T24:00:00Z",
+            "2026-11-26T10:00:00.Z",
+            "2026-11-26T10:00:00Zx",
+            "2026-11-26T10:00:00+0100",
+            "2026-11-26T10:00:00+01:00 ",
+            "２026-11-26T10:00:00Z",
+        ] {
+            assert!(!is_rfc3339(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn arguments_are_quoted_for_the_shell() {

@@ -28,7 +28,7 @@ const LAYERS: &[&[&str]] = &[
     &["gate"],
     &["report"],
     &["publish"],
-    &["check", "baseline", "hook", "config"],
+    &["check", "baseline", "hook", "config", "annotate"],
     &["cli"],
     &["settings"],
     &["commands"],

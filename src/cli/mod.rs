@@ -57,6 +57,9 @@ pub enum Command {
     Similarity(SimilarityArgs),
     /// Review a run file's e2e answers again with the LLM judge ([judge] in goldgate.toml)
     Judge(JudgeArgs),
+    /// Label the suite in a local web page: each annotator's labels are saved as their
+    /// `annotations` entry, with live agreement, a reviewer view and promotion to gold
+    Annotate(AnnotateArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -295,6 +298,40 @@ pub struct AgreementArgs {
     /// The kappa the suite must reach before it is used [default: 0.75]
     #[arg(long)]
     pub min_kappa: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example: goldgate annotate examples/requirements --annotator alice")]
+pub struct AnnotateArgs {
+    /// The suite directory, or a project directory whose goldgate.toml names the suite
+    /// under [check] suite [default: .]
+    #[arg(value_name = "SUITE")]
+    pub dir: Option<PathBuf>,
+    /// Your name: what you label is saved as your entry of each sample's `annotations`
+    #[arg(long, env = "GOLDGATE_ANNOTATOR", value_name = "NAME")]
+    pub annotator: String,
+    /// The port to listen on; 0 picks a free one [default: 8741]
+    #[arg(long, value_name = "N")]
+    pub port: Option<u16>,
+    /// Listen on this address to share the page on a network (prints a warning; every
+    /// request then needs the random access token printed in the URL) [default: 127.0.0.1]
+    #[arg(long, value_name = "ADDR")]
+    pub host: Option<std::net::IpAddr>,
+    /// A run file whose answers are shown as machine-made drafts to correct; a draft is
+    /// saved only when you save it
+    #[arg(long, value_name = "RUN_FILE")]
+    pub prefill: Option<PathBuf>,
+    /// The rules whose [matching] id_pattern requirement ids must match [default: the
+    /// project's thresholds file, when there is one]
+    #[arg(long, value_name = "FILE")]
+    pub thresholds: Option<PathBuf>,
+    /// The kappa the suite must reach before it is used [default: 0.75]
+    #[arg(long)]
+    pub min_kappa: Option<f64>,
+    /// Largest sample read, in bytes [default: 16 MiB, or [suite] max_sample_bytes of the
+    /// project's goldgate.toml]
+    #[arg(long, value_name = "BYTES")]
+    pub max_sample_bytes: Option<u64>,
 }
 
 /// Where the rules come from, and the base branch's rules for the ratchet.

@@ -2,6 +2,7 @@
 //! hand the results to a renderer, choose the exit code. No metric, file or GitHub logic
 //! lives here.
 
+mod annotate;
 mod baseline;
 mod check;
 mod compare;
@@ -48,6 +49,7 @@ pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Command::Hook(HookCommand::Run(args)) => hook::run(args.try_into()?, reporter),
         Command::Similarity(args) => similarity::similarity(args.try_into()?, reporter),
         Command::Judge(args) => judge::judge(args.try_into()?, reporter),
+        Command::Annotate(args) => annotate::annotate(args.try_into()?, reporter),
     }
 }
 

@@ -16,7 +16,7 @@ mod yaml;
 mod yaml_scalar;
 
 pub use json::{json_positions, parse_json};
-pub use pointer::{escape_pointer_segment, field_of, pointer_of};
+pub use pointer::{escape_pointer_segment, field_of, pointer_of, pointer_of_field};
 pub use positions::Positions;
 pub use yaml::parse_yaml;
 

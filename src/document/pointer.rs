@@ -43,6 +43,28 @@ pub fn field_of(pointer: &str) -> Option<String> {
     Some(out)
 }
 
+/// The JSON pointer of a field path made by [`field_of`] (`labels.requirements[2].type` →
+/// `/labels/requirements/2/type`); `None` gives the whole document, `""`.
+pub fn pointer_of_field(field: Option<&str>) -> String {
+    let mut out = String::new();
+    for part in field
+        .unwrap_or_default()
+        .split('.')
+        .filter(|p| !p.is_empty())
+    {
+        let (key, indexes) = part.split_once('[').unwrap_or((part, ""));
+        if !key.is_empty() {
+            out.push('/');
+            out.push_str(&escape_pointer_segment(key));
+        }
+        for index in indexes.split('[').filter(|i| !i.is_empty()) {
+            out.push('/');
+            out.push_str(index.trim_end_matches(']'));
+        }
+    }
+    out
+}
+
 /// The JSON pointer of the place a typed deserialization failed.
 pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
     path.iter()
@@ -54,4 +76,22 @@ pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
             _ => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_field_path_turns_back_into_its_pointer() {
+        for pointer in [
+            "",
+            "/id",
+            "/annotations/2/requirements/10/acceptance_criteria/0",
+            "/labels/tuples/0/a~1b",
+        ] {
+            let field = field_of(pointer);
+            assert_eq!(pointer_of_field(field.as_deref()), pointer, "{field:?}");
+        }
+    }
 }

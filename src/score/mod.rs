@@ -27,7 +27,7 @@ use crate::runfile::record::Answer;
 use crate::suite::{Loaded, RawDocument, Sample, Suite, UniqueIds};
 
 pub use file::{SampleScore, ScoreFile};
-pub use provenance::Facts;
+pub use provenance::{rfc3339, Facts};
 pub use texts::Embedding;
 pub use view::SampleView;
 
@@ -420,6 +420,8 @@ mod tests {
             tags: vec![],
             labels,
             annotations: vec![],
+            discussion: vec![],
+            review: None,
             written: Written::default(),
             origin: Location::file(std::path::Path::new("s.yaml")),
         }

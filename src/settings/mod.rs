@@ -5,12 +5,14 @@
 //! pre-push hook's settings in [`hook`].
 
 mod agents;
+mod annotate;
 pub mod chat;
 mod hook;
 pub mod judge;
 mod run;
 pub mod similarity;
 
+pub use annotate::AnnotateSettings;
 pub use hook::{HookInstallSettings, HookRunSettings};
 pub use run::{run_settings, RunCommand};
 

@@ -36,6 +36,26 @@ pub struct Agreement {
     pub band: Option<&'static str>,
 }
 
+/// Each annotator's message-level labels of a sample, in the order of `annotations`: per
+/// conversation message, whether any of the annotator's requirements names it in
+/// `source_messages`.
+pub fn message_marks(sample: &Sample) -> Vec<(&str, Vec<bool>)> {
+    let n = sample.conversation.len();
+    sample
+        .annotations
+        .iter()
+        .map(|a| {
+            let mut marks = vec![false; n];
+            for i in a.requirements.iter().flat_map(|r| &r.source_messages) {
+                if let Some(m) = usize::try_from(*i).ok().and_then(|i| marks.get_mut(i)) {
+                    *m = true;
+                }
+            }
+            (a.annotator.as_str(), marks)
+        })
+        .collect()
+}
+
 /// Accumulates agreement over samples.
 #[derive(Default)]
 pub struct AgreementBuilder {
@@ -52,19 +72,7 @@ impl AgreementBuilder {
             return;
         }
         self.samples += 1;
-        let labels: Vec<(&str, Vec<bool>)> = sample
-            .annotations
-            .iter()
-            .map(|a| {
-                let mut marks = vec![false; n];
-                for i in a.requirements.iter().flat_map(|r| &r.source_messages) {
-                    if let Some(m) = usize::try_from(*i).ok().and_then(|i| marks.get_mut(i)) {
-                        *m = true;
-                    }
-                }
-                (a.annotator.as_str(), marks)
-            })
-            .collect();
+        let labels = message_marks(sample);
         for (i, (a, la)) in labels.iter().enumerate() {
             for (b, lb) in &labels[i + 1..] {
                 let (key, flip) = if a <= b {

@@ -32,6 +32,20 @@ pub struct RawDocument {
 }
 
 impl RawDocument {
+    /// A document of the suite held in memory: `text` as if read from `path` (at JSONL
+    /// line `line`), checked against the suite's tasks — how an edit is checked before it
+    /// is written.
+    pub fn in_memory(suite: &super::Suite, path: &Path, line: Option<usize>, text: String) -> Self {
+        let format = format_of(path).unwrap_or(Format::Yaml);
+        RawDocument {
+            path: Arc::from(path),
+            line: line.filter(|_| format == Format::Jsonl),
+            text: Ok(text),
+            format,
+            tasks: Arc::clone(&suite.config.tasks),
+        }
+    }
+
     /// Parse and check the document on its own (id uniqueness is [`UniqueIds`]'s part).
     pub fn load(self) -> Loaded {
         let text = match self.text {

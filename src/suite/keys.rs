@@ -20,6 +20,8 @@ const SAMPLE_KEYS: &[&str] = &[
     "tags",
     "labels",
     "annotations",
+    "discussion",
+    "review",
 ];
 const MESSAGE_KEYS: &[&str] = &["role", "content"];
 const LABEL_KEYS: &[&str] = &[
@@ -35,7 +37,10 @@ const ANNOTATION_KEYS: &[&str] = &[
     "inferred_requirements",
     "issues",
     "pii",
+    "tuples",
 ];
+const DISCUSSION_KEYS: &[&str] = &["annotator", "note"];
+const REVIEW_KEYS: &[&str] = &["promoted_by", "from", "at"];
 const REQUIREMENT_KEYS: &[&str] = &[
     "id",
     "title",
@@ -140,6 +145,18 @@ pub(super) fn walk_sample_keys(value: &Value, findings: &mut Findings) -> Vec<St
             &p,
             ANNOTATION_KEYS,
             &["annotator"],
+            findings,
+        ));
+    }
+    for (p, note) in items(value, "", "discussion") {
+        unknown.extend(keys(note, &p, DISCUSSION_KEYS, DISCUSSION_KEYS, findings));
+    }
+    if let Some(review) = value.get("review") {
+        unknown.extend(keys(
+            review,
+            "/review",
+            REVIEW_KEYS,
+            &["promoted_by", "at"],
             findings,
         ));
     }

@@ -75,6 +75,16 @@ impl Kind {
         }
     }
 
+    /// The keys of `labels` (and of an annotation) a sample of this kind is labelled with.
+    pub fn label_keys(self) -> &'static [&'static str] {
+        match self {
+            Kind::Extraction | Kind::E2e => &["requirements"],
+            Kind::Inference => &["inferred_requirements"],
+            Kind::Validation => &["issues", "pii"],
+            Kind::Tuples => &["tuples"],
+        }
+    }
+
     /// Parse a kind after `norm` ("E2E" and "Extraction" are accepted).
     pub fn from_norm(s: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.as_str() == s)
@@ -203,6 +213,29 @@ pub struct Annotation {
     pub issues: Vec<Issue>,
     #[serde(default)]
     pub pii: Vec<String>,
+    /// An annotator's tuples on a `kind: tuples` sample (checked like the gold tuples).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tuples: Vec<Value>,
+}
+
+/// An annotator's "needs discussion" note on a sample (top-level `discussion`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscussionNote {
+    pub annotator: String,
+    pub note: String,
+}
+
+/// Who made the gold `labels` from which annotators' labels, and when (top-level `review`,
+/// written when a reviewer promotes annotations to gold).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Review {
+    pub promoted_by: String,
+    #[serde(default)]
+    pub from: Vec<String>,
+    /// When, as an RFC 3339 UTC timestamp.
+    pub at: String,
 }
 
 /// A sample as written in a suite file, before the loader's checks.
@@ -237,6 +270,11 @@ pub struct RawSample {
     pub labels: Labels,
     #[serde(default)]
     pub annotations: Vec<Annotation>,
+    /// Notes of annotators who marked the sample as needing discussion.
+    #[serde(default)]
+    pub discussion: Vec<DiscussionNote>,
+    #[serde(default)]
+    pub review: Option<Review>,
 }
 
 /// A checked gold sample.
@@ -258,6 +296,8 @@ pub struct Sample {
     pub tags: Vec<String>,
     pub labels: Labels,
     pub annotations: Vec<Annotation>,
+    pub discussion: Vec<DiscussionNote>,
+    pub review: Option<Review>,
     /// Input fields kept as written, for the pipeline request.
     pub written: Written,
     /// Where the sample was read from.

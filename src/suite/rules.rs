@@ -114,6 +114,7 @@ pub(super) fn check_sample(raw: &RawSample, tasks: &Tasks, findings: &mut Findin
     }
     check_labels(&raw.labels, "/labels", messages, findings);
     check_kind_labels(raw, kind, findings);
+    check_review(raw, findings);
     let mut annotators = HashSet::new();
     for (i, a) in raw.annotations.iter().enumerate() {
         let pointer = format!("/annotations/{i}");
@@ -138,6 +139,55 @@ pub(super) fn check_sample(raw: &RawSample, tasks: &Tasks, findings: &mut Findin
             tuples: Vec::new(),
         };
         check_labels(&labels, &pointer, messages, findings);
+    }
+}
+
+/// The reviewing keys: `discussion` notes (one per annotator, with a note) and `review`
+/// (who promoted which annotators' labels to gold, and when).
+fn check_review(raw: &RawSample, findings: &mut Findings) {
+    let mut seen = HashSet::new();
+    for (i, note) in raw.discussion.iter().enumerate() {
+        let p = format!("/discussion/{i}");
+        if note.annotator.trim().is_empty() {
+            findings.error(&child(&p, "annotator"), "empty annotator name".into(), None);
+        } else if !seen.insert(note.annotator.as_str()) {
+            findings.error(
+                &child(&p, "annotator"),
+                format!("annotator `{}` has two discussion notes", note.annotator),
+                Some("keep one note per annotator; merge the two".into()),
+            );
+        }
+        if note.note.trim().is_empty() {
+            findings.error(
+                &child(&p, "note"),
+                "empty discussion note".into(),
+                Some("say what needs discussing, or remove the entry".into()),
+            );
+        }
+    }
+    let Some(review) = &raw.review else { return };
+    if review.promoted_by.trim().is_empty() {
+        findings.error(
+            "/review/promoted_by",
+            "empty `promoted_by`".into(),
+            Some("name the reviewer who made the gold labels".into()),
+        );
+    }
+    for (i, name) in review.from.iter().enumerate() {
+        if name.trim().is_empty() {
+            findings.error(
+                &format!("/review/from/{i}"),
+                "empty annotator name".into(),
+                None,
+            );
+        }
+    }
+    if !crate::text::is_rfc3339(&review.at) {
+        findings.error(
+            "/review/at",
+            format!("`{}` is not an RFC 3339 timestamp", review.at),
+            Some("write it like 2026-11-26T10:00:00Z".into()),
+        );
     }
 }
 

@@ -232,3 +232,31 @@ fn the_suite_fingerprint_covers_the_task_definitions() {
     assert_eq!(a, same, "layout and comments do not change what is scored");
     assert_ne!(a, other);
 }
+
+#[test]
+fn discussion_notes_and_reviews_are_read_and_checked() {
+    let good = format!(
+        "{SAMPLE}discussion:\n  - annotator: a2\n    note: Is REQ-001 one requirement or two?\nreview:\n  promoted_by: lead\n  from: [a1, a2]\n  at: 2026-11-26T10:00:00Z\n"
+    );
+    let loaded = load(&[("a.yaml", &good)]);
+    assert_eq!(problems(&loaded), Vec::<String>::new());
+    let sample = loaded[0].sample.as_ref().unwrap();
+    assert_eq!(sample.discussion[0].annotator, "a2");
+    assert_eq!(sample.review.as_ref().unwrap().from, ["a1", "a2"]);
+    let request = sample.request();
+    assert!(request.get("discussion").is_none() && request.get("review").is_none());
+
+    let bad = format!(
+        "{SAMPLE}discussion:\n  - annotator: a2\n    note: ' '\n  - annotator: a2\n    note: again\n    by: x\nreview:\n  promoted_by: ''\n  at: yesterday\n"
+    );
+    assert_eq!(
+        problems(&load(&[("a.yaml", &bad)])),
+        [
+            "a.yaml:22:5: error: discussion[1].by: unknown field `by`",
+            "a.yaml:19:5: error: discussion[0].note: empty discussion note",
+            "a.yaml:20:5: error: discussion[1].annotator: annotator `a2` has two discussion notes",
+            "a.yaml:24:3: error: review.promoted_by: empty `promoted_by`",
+            "a.yaml:25:3: error: review.at: `yesterday` is not an RFC 3339 timestamp",
+        ]
+    );
+}

@@ -32,10 +32,20 @@ pub(super) fn check_no_tuples_fields(raw: &RawSample, findings: &mut Findings) {
         ("/text", raw.text.is_some()),
         ("/labels/tuples", !raw.labels.tuples.is_empty()),
     ];
+    let annotated = raw
+        .annotations
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.tuples.is_empty())
+        .map(|(i, _)| (format!("/annotations/{i}/tuples"), true));
+    let given = given
+        .into_iter()
+        .map(|(p, present)| (p.to_string(), present))
+        .chain(annotated);
     for (pointer, present) in given {
         if present {
             findings.error(
-                pointer,
+                &pointer,
                 format!(
                     "`{}` is only read from samples of `kind: tuples`",
                     &pointer[1..].replace('/', ".")
@@ -122,26 +132,45 @@ pub(super) fn check_tuples_sample(raw: &RawSample, tasks: &Tasks, findings: &mut
             );
         }
     }
-    if !raw.annotations.is_empty() {
-        findings.error(
-            "/annotations",
-            "tuples samples have no annotations".into(),
-            Some("inter-annotator agreement covers requirement samples".into()),
-        );
+    for (i, annotation) in raw.annotations.iter().enumerate() {
+        let other = [
+            ("requirements", annotation.requirements.is_empty()),
+            (
+                "inferred_requirements",
+                annotation.inferred_requirements.is_empty(),
+            ),
+            ("issues", annotation.issues.is_empty()),
+            ("pii", annotation.pii.is_empty()),
+        ];
+        for (key, _) in other.into_iter().filter(|(_, empty)| !empty) {
+            findings.error(
+                &format!("/annotations/{i}/{key}"),
+                format!("`{key}` is not labelled on tuples samples"),
+                Some("an annotator's labels of a tuples sample are its `tuples`".into()),
+            );
+        }
     }
     if let Some(task) = task {
         let text = text.unwrap_or_default();
         let normed = norm(text);
-        let mut keys = HashSet::new();
-        for (i, tuple) in labels.tuples.iter().enumerate() {
-            let pointer = format!("/labels/tuples/{i}");
-            if let Some(key) = check_tuple(tuple, &pointer, task, (text, &normed), findings) {
-                if !keys.insert(key) {
-                    findings.warn(
-                        &pointer,
-                        "the same tuple is labelled twice".into(),
-                        "tuples are compared as sets, so the copy counts once; remove it",
-                    );
+        let lists = std::iter::once(("/labels/tuples".to_string(), &labels.tuples)).chain(
+            raw.annotations
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (format!("/annotations/{i}/tuples"), &a.tuples)),
+        );
+        for (base, tuples) in lists {
+            let mut keys = HashSet::new();
+            for (i, tuple) in tuples.iter().enumerate() {
+                let pointer = format!("{base}/{i}");
+                if let Some(key) = check_tuple(tuple, &pointer, task, (text, &normed), findings) {
+                    if !keys.insert(key) {
+                        findings.warn(
+                            &pointer,
+                            "the same tuple is labelled twice".into(),
+                            "tuples are compared as sets, so the copy counts once; remove it",
+                        );
+                    }
                 }
             }
         }

@@ -141,6 +141,8 @@ fn build_sample(raw: RawSample, origin: Location, tasks: &Tasks) -> Sample {
         tags,
         labels: raw.labels,
         annotations: raw.annotations,
+        discussion: raw.discussion,
+        review: raw.review,
         written,
         origin,
         id: raw.id,

@@ -36,6 +36,8 @@ fn sample(toml: &str, task: &str, text: &str, gold: serde_json::Value) -> Sample
             ..Labels::default()
         },
         annotations: vec![],
+        discussion: vec![],
+        review: None,
         written: Written::default(),
         origin: Location::file(std::path::Path::new("s.yaml")),
     }

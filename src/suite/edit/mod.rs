@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use super::files::Format;
+pub use super::files::{format_of, Format};
 use crate::document::{parse_json, parse_yaml};
 
 /// Why an edit was refused; the file is left as it was.
@@ -60,7 +60,7 @@ pub enum EditError {
     Io { path: PathBuf, message: String },
 }
 
-type Result<T> = std::result::Result<T, EditError>;
+pub type Result<T> = std::result::Result<T, EditError>;
 
 /// The byte range of the sample's document in `text`: the whole text for YAML and JSON,
 /// line `line` (1-based, without its line ending) for JSONL.
@@ -177,16 +177,46 @@ pub fn set_top_level(
     })
 }
 
-/// Read `path`, check the sample's fingerprint against `expected` (when given), apply
-/// `change` to the text and write the file atomically. Returns the edited sample's new
-/// fingerprint. (A write between this read and the rename is not detected: the web layer
-/// serialises its own saves.)
-pub fn save(
+/// A file's new text after an edit, not yet written: [`Edited::document`] is the edited
+/// sample's document, for checking it before [`Edited::write`].
+#[derive(Clone, Debug)]
+pub struct Edited {
+    path: PathBuf,
+    text: String,
+    span: Range<usize>,
+}
+
+impl Edited {
+    /// The whole file's new text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The edited sample's document (the file, or its JSONL line).
+    pub fn document(&self) -> &str {
+        &self.text[self.span.clone()]
+    }
+
+    /// Write the file atomically; returns the edited sample's new fingerprint.
+    pub fn write(self) -> Result<String> {
+        crate::io::write_atomic(&self.path, |w| w.write_all(self.text.as_bytes())).map_err(
+            |e| EditError::Io {
+                path: self.path.clone(),
+                message: e.to_string(),
+            },
+        )?;
+        Ok(fingerprint(self.document()))
+    }
+}
+
+/// Read `path`, check the sample's fingerprint against `expected` (when given) and apply
+/// `change` to the text; nothing is written yet.
+pub fn edit_file(
     path: &Path,
     line: Option<usize>,
     expected: Option<&str>,
     change: impl FnOnce(&str, Format, Option<usize>) -> Result<String>,
-) -> Result<String> {
+) -> Result<Edited> {
     let io = |message: String| EditError::Io {
         path: path.to_path_buf(),
         message,
@@ -199,9 +229,23 @@ pub fn save(
     }
     let edited = change(&text, format, line)?;
     let span = document_span(&edited, format, line)?;
-    crate::io::write_atomic(path, |w| w.write_all(edited.as_bytes()))
-        .map_err(|e| io(e.to_string()))?;
-    Ok(fingerprint(&edited[span]))
+    Ok(Edited {
+        path: path.to_path_buf(),
+        text: edited,
+        span,
+    })
+}
+
+/// [`edit_file`] and [`Edited::write`] in one call: returns the edited sample's new
+/// fingerprint. (A write between the read and the rename is not detected: the caller
+/// serialises its own saves.)
+pub fn save(
+    path: &Path,
+    line: Option<usize>,
+    expected: Option<&str>,
+    change: impl FnOnce(&str, Format, Option<usize>) -> Result<String>,
+) -> Result<String> {
+    edit_file(path, line, expected, change)?.write()
 }
 
 /// The text edits one format knows how to make in a sample document.

@@ -1,0 +1,114 @@
+//! `goldgate annotate`: the local web page that builds and grows the gold suite. Each
+//! annotator labels samples independently (their labels are saved as their entry of the
+//! sample's `annotations`, every other byte of the file kept), sees agreement with the
+//! others live (the kappas of `goldgate suite agreement`), marks samples that need
+//! discussion, and a reviewer promotes annotations to the gold `labels`. The page is
+//! embedded in the binary; the server binds loopback unless told otherwise, and then
+//! requires a random access token.
+//!
+//! [`workspace`] holds the suite, [`views`] builds what the page reads, [`write`] checks
+//! and saves what it sends, [`prefill`] turns a run file into drafts, and [`server`] is
+//! the HTTP side.
+
+pub mod prefill;
+pub mod refusal;
+pub mod server;
+pub mod views;
+pub mod workspace;
+pub mod write;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, Result};
+pub use workspace::{Options, Workspace};
+
+/// Where the page is served, once the server listens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listening {
+    /// The URL to open (with the access token when bound beyond loopback).
+    pub url: String,
+    /// Whether the page is reachable from other machines.
+    pub shared: bool,
+    pub samples: usize,
+}
+
+/// Open the suite, listen on `address`, call `ready` with where the page is, and serve until Ctrl-C
+/// or SIGTERM.
+pub fn serve(options: Options, address: SocketAddr, ready: impl FnOnce(&Listening)) -> Result<()> {
+    let workspace = Workspace::open(options)?;
+    let samples = workspace.entries.len();
+    let runtime = crate::runtime::build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| {
+            Error::usage(
+                format!("cannot listen on {address}: {e}"),
+                "another program uses the port: pass another with --port, or --port 0 for any free one",
+            )
+        })?;
+        let bound = listener
+            .local_addr()
+            .map_err(|e| Error::internal(format!("the listener has no address: {e}")))?;
+        let shared = !address.ip().is_loopback();
+        let token = shared.then(|| crate::rng::secret_hex(24));
+        let shown = match address.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_string(),
+            IpAddr::V6(ip) if ip.is_unspecified() => "[::1]".to_string(),
+            IpAddr::V6(ip) => format!("[{ip}]"),
+            IpAddr::V4(ip) => ip.to_string(),
+        };
+        let port = bound.port();
+        let url = match &token {
+            Some(token) => format!("http://{shown}:{port}/?token={token}"),
+            None => format!("http://{shown}:{port}/"),
+        };
+        let hosts = [shown.as_str(), "127.0.0.1", "localhost", "[::1]"]
+            .iter()
+            .map(|h| format!("{h}:{port}"))
+            .collect();
+        let app = Arc::new(server::App {
+            workspace: Mutex::new(workspace),
+            token,
+            hosts,
+            now: || {
+                let secs = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                crate::score::rfc3339(secs)
+            },
+        });
+        ready(&Listening {
+            url,
+            shared,
+            samples,
+        });
+        axum::serve(listener, server::router(app))
+            .with_graceful_shutdown(shutdown())
+            .await
+            .map_err(|e| Error::environment(format!("the server stopped: {e}"), "start goldgate annotate again"))
+    })
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => {
+                    let _ = interrupt.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}

@@ -1,0 +1,231 @@
+//! The suite as `goldgate annotate` holds it while serving: every sample with the file
+//! (and JSONL line) it lives in and the fingerprint of its document as last read, the
+//! samples this annotator skipped in this session, and the drafts of `--prefill`. A sample
+//! is read from disk again whenever the page asks for it, so the page always shows the
+//! file's version and a save is checked against what the page saw.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+use super::prefill::Draft;
+use super::refusal::Refusal;
+use crate::error::{Error, Result};
+use crate::suite::agreement::{message_marks, AgreementBuilder};
+use crate::suite::edit::{self, Format};
+use crate::suite::{Kind, RawDocument, Sample, Suite};
+
+/// What the server is started with.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub suite: PathBuf,
+    pub annotator: String,
+    pub id_pattern: Regex,
+    pub min_kappa: f64,
+    pub max_sample_bytes: u64,
+    pub prefill: Option<PathBuf>,
+}
+
+/// One sample and where it lives.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub sample: Sample,
+    pub path: PathBuf,
+    /// The JSONL line, or `None` for a YAML or JSON file.
+    pub line: Option<usize>,
+    /// The fingerprint of the sample's document as last read or written.
+    pub fingerprint: String,
+    /// Observed disagreement on message-level marks (1 − p_o over annotator pairs); `None`
+    /// with fewer than two annotations or no conversation.
+    pub disagreement: Option<f64>,
+    /// The sample's own kappa (Fleiss with 3+ annotators, else the mean pairwise Cohen).
+    pub kappa: Option<f64>,
+}
+
+/// The suite being labelled.
+#[derive(Debug)]
+pub struct Workspace {
+    pub suite: Suite,
+    pub options: Options,
+    pub entries: Vec<Entry>,
+    by_id: HashMap<String, usize>,
+    /// Samples this annotator skipped in this session (nothing is written for a skip).
+    pub skipped: HashSet<String>,
+    pub drafts: HashMap<String, Draft>,
+}
+
+impl Workspace {
+    /// Open the suite; a suite with errors is refused with all of them.
+    pub fn open(options: Options) -> Result<Workspace> {
+        let suite = Suite::open(&options.suite, options.max_sample_bytes)?;
+        let mut entries = Vec::new();
+        let mut errors = Vec::new();
+        let mut file: Option<(PathBuf, String)> = None;
+        for loaded in suite.reader() {
+            errors.extend(loaded.problems.into_iter().filter(|p| p.is_error()));
+            let Some(sample) = loaded.sample else {
+                continue;
+            };
+            let path = sample.origin.path.clone();
+            let format = edit::format_of(&path).unwrap_or(Format::Yaml);
+            let line = (format == Format::Jsonl).then_some(sample.origin.line);
+            if file.as_ref().is_none_or(|(p, _)| *p != path) {
+                let text = std::fs::read_to_string(&path).map_err(|source| Error::Read {
+                    path: path.clone(),
+                    source,
+                })?;
+                file = Some((path.clone(), text));
+            }
+            let text = file.as_ref().map(|(_, t)| t.as_str()).unwrap_or_default();
+            let fingerprint = edit::document_span(text, format, line)
+                .map(|span| edit::fingerprint(&text[span]))
+                .unwrap_or_default();
+            entries.push(Entry::new(sample, path, line, fingerprint));
+        }
+        if !errors.is_empty() {
+            return Err(Error::Invalid {
+                what: "suite",
+                problems: errors,
+            });
+        }
+        let by_id = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.sample.id.clone(), i))
+            .collect();
+        let drafts = match &options.prefill {
+            Some(run) => super::prefill::drafts(run, entries.iter().map(|e| &e.sample))?,
+            None => HashMap::new(),
+        };
+        Ok(Workspace {
+            suite,
+            options,
+            entries,
+            by_id,
+            skipped: HashSet::new(),
+            drafts,
+        })
+    }
+
+    /// The index of sample `id`.
+    pub fn index(&self, id: &str) -> std::result::Result<usize, Refusal> {
+        self.by_id
+            .get(id)
+            .copied()
+            .ok_or_else(|| Refusal::NotFound(format!("no sample `{id}` in this suite")))
+    }
+
+    /// Read sample `index` from disk again (when its document changed) and return it.
+    pub fn refresh(&mut self, index: usize) -> std::result::Result<&Entry, Refusal> {
+        let entry = &self.entries[index];
+        let text = std::fs::read_to_string(&entry.path)
+            .map_err(|e| Refusal::Internal(format!("cannot read {}: {e}", entry.path.display())))?;
+        let format = edit::format_of(&entry.path).unwrap_or(Format::Yaml);
+        let span =
+            edit::document_span(&text, format, entry.line).map_err(|_| Refusal::Invalid {
+                message: format!(
+                    "line {} of {} no longer holds sample `{}`; restart goldgate annotate",
+                    entry.line.unwrap_or(1),
+                    entry.path.display(),
+                    entry.sample.id
+                ),
+                problems: Vec::new(),
+            })?;
+        let document = &text[span];
+        let fingerprint = edit::fingerprint(document);
+        if fingerprint != entry.fingerprint {
+            let sample = self.load(index, document.to_string())?;
+            self.replace(index, sample, fingerprint);
+        }
+        Ok(&self.entries[index])
+    }
+
+    /// Check `document` as sample `index`'s new text: the sample it holds, or the problems
+    /// that keep it from loading.
+    pub fn load(&self, index: usize, document: String) -> std::result::Result<Sample, Refusal> {
+        let entry = &self.entries[index];
+        let loaded = RawDocument::in_memory(&self.suite, &entry.path, entry.line, document).load();
+        match loaded.sample {
+            Some(sample) if sample.id == entry.sample.id => Ok(sample),
+            Some(sample) => Err(Refusal::Invalid {
+                message: format!(
+                    "the sample in {} is now `{}`, not `{}`; restart goldgate annotate",
+                    entry.path.display(),
+                    sample.id,
+                    entry.sample.id
+                ),
+                problems: Vec::new(),
+            }),
+            None => Err(Refusal::broken_on_disk(&entry.sample.id, &loaded.problems)),
+        }
+    }
+
+    /// Put a freshly read or written sample in place.
+    pub fn replace(&mut self, index: usize, sample: Sample, fingerprint: String) {
+        let entry = &mut self.entries[index];
+        *entry = Entry::new(sample, entry.path.clone(), entry.line, fingerprint);
+    }
+
+    /// The suite's files relative to its root, for display.
+    pub fn relative<'a>(&self, path: &'a Path) -> &'a Path {
+        path.strip_prefix(&self.suite.root).unwrap_or(path)
+    }
+
+    /// The first sample after `index` (in suite order, wrapping around) that the current
+    /// annotator has neither labelled nor skipped.
+    pub fn next_todo(&self, index: usize) -> Option<String> {
+        let n = self.entries.len();
+        (1..n)
+            .map(|step| (index + step) % n)
+            .find(|&i| !self.labelled(i) && !self.skipped.contains(&self.entries[i].sample.id))
+            .map(|i| self.entries[i].sample.id.clone())
+    }
+
+    /// Whether the current annotator has labelled sample `index`.
+    pub fn labelled(&self, index: usize) -> bool {
+        let me = &self.options.annotator;
+        self.entries[index]
+            .sample
+            .annotations
+            .iter()
+            .any(|a| a.annotator == *me)
+    }
+}
+
+impl Entry {
+    fn new(sample: Sample, path: PathBuf, line: Option<usize>, fingerprint: String) -> Entry {
+        let (disagreement, kappa) = sample_agreement(&sample);
+        Entry {
+            sample,
+            path,
+            line,
+            fingerprint,
+            disagreement,
+            kappa,
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.sample.kind
+    }
+}
+
+/// A sample's observed disagreement and headline kappa on message-level marks.
+fn sample_agreement(sample: &Sample) -> (Option<f64>, Option<f64>) {
+    let marks = message_marks(sample);
+    if marks.len() < 2 || sample.conversation.is_empty() {
+        return (None, None);
+    }
+    let (mut cells, mut differ) = (0usize, 0usize);
+    for (i, (_, a)) in marks.iter().enumerate() {
+        for (_, b) in &marks[i + 1..] {
+            cells += a.len();
+            differ += a.iter().zip(b).filter(|(x, y)| x != y).count();
+        }
+    }
+    let mut builder = AgreementBuilder::default();
+    builder.add(sample);
+    let kappa = builder.finish().headline;
+    (Some(differ as f64 / cells.max(1) as f64), kappa)
+}

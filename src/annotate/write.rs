@@ -1,0 +1,324 @@
+//! What the page writes into the suite: the annotator's `annotations` entry, their
+//! "needs discussion" note, and a reviewer's promotion of labels to gold (with `review`).
+//! Every write is checked before anything reaches the disk: the page's fingerprint must
+//! still be the sample's on disk, and the edited sample must load with no error and no
+//! labelling-guide warning in what was edited (the rules of `goldgate suite lint`), its
+//! requirement ids matching the id pattern and unique. The file is then replaced
+//! atomically, every other byte kept ([`crate::suite::edit`]).
+
+use serde_json::{Map, Value};
+
+use super::refusal::{FieldProblem, Refusal};
+use super::workspace::Workspace;
+use crate::document::pointer_of_field;
+use crate::suite::edit::{self, Format};
+use crate::suite::{Kind, RawDocument};
+
+type Refused<T> = std::result::Result<T, Refusal>;
+
+const REQUIREMENT_ORDER: &[&str] = &[
+    "id",
+    "title",
+    "type",
+    "actor",
+    "action",
+    "condition",
+    "acceptance_criteria",
+    "priority",
+    "source_messages",
+    "rationale",
+    "confidence",
+];
+const INFERRED_ORDER: &[&str] = &[
+    "requirement",
+    "inference_type",
+    "triggered_by",
+    "necessity",
+    "rationale",
+    "confidence",
+];
+const ISSUE_ORDER: &[&str] = &[
+    "issue_type",
+    "severity",
+    "field",
+    "location",
+    "message",
+    "suggested_fix",
+    "confidence",
+];
+/// Longest "needs discussion" note.
+const MAX_NOTE: usize = 4000;
+
+impl Workspace {
+    /// Write the annotator's labels of sample `id` as their `annotations` entry.
+    pub fn save_annotation(&mut self, id: &str, fingerprint: &str, sent: &Value) -> Refused<()> {
+        let index = self.index(id)?;
+        self.refresh(index)?;
+        let entry = &self.entries[index];
+        let kind = entry.kind();
+        let me = self.options.annotator.clone();
+        let position = entry
+            .sample
+            .annotations
+            .iter()
+            .position(|a| a.annotator == me)
+            .unwrap_or(entry.sample.annotations.len());
+        let mut annotation = Map::new();
+        annotation.insert("annotator".into(), Value::from(me.as_str()));
+        annotation.extend(labels_of(kind, sent)?);
+        let annotation = Value::Object(annotation);
+        let scope = format!("/annotations/{position}");
+        self.write(
+            index,
+            fingerprint,
+            &scope,
+            &annotation,
+            |text, format, line| edit::upsert_annotation(text, format, line, &annotation),
+        )
+    }
+
+    /// Set (or, with an empty note, remove) the annotator's "needs discussion" note.
+    pub fn set_discussion(&mut self, id: &str, fingerprint: &str, note: &str) -> Refused<()> {
+        let note = note.trim();
+        if note.chars().count() > MAX_NOTE {
+            return Err(Refusal::BadRequest(format!(
+                "the note is longer than {MAX_NOTE} characters"
+            )));
+        }
+        let index = self.index(id)?;
+        self.refresh(index)?;
+        let entry = &self.entries[index];
+        let me = &self.options.annotator;
+        let mut notes: Vec<Value> = entry
+            .sample
+            .discussion
+            .iter()
+            .filter(|n| n.annotator != *me)
+            .map(|n| serde_json::json!({"annotator": n.annotator, "note": n.note}))
+            .collect();
+        if notes.len() == entry.sample.discussion.len() && note.is_empty() {
+            return Ok(());
+        }
+        if !note.is_empty() {
+            notes.push(serde_json::json!({"annotator": me, "note": note}));
+        }
+        let notes = Value::Array(notes);
+        self.write(
+            index,
+            fingerprint,
+            "/discussion",
+            &notes,
+            |text, format, line| edit::set_top_level(text, format, line, "discussion", &notes),
+        )
+    }
+
+    /// Make `sent` the sample's gold labels, recording who promoted them from whom.
+    pub fn promote(
+        &mut self,
+        id: &str,
+        fingerprint: &str,
+        from: &[String],
+        sent: &Value,
+        at: String,
+    ) -> Refused<()> {
+        let index = self.index(id)?;
+        self.refresh(index)?;
+        let entry = &self.entries[index];
+        if from.is_empty() {
+            return Err(Refusal::BadRequest(
+                "name the annotators the labels come from (`from`)".into(),
+            ));
+        }
+        if let Some(unknown) = from
+            .iter()
+            .find(|f| !entry.sample.annotations.iter().any(|a| a.annotator == **f))
+        {
+            return Err(Refusal::BadRequest(format!(
+                "`{unknown}` has not annotated sample `{id}`"
+            )));
+        }
+        let labels = Value::Object(labels_of(entry.kind(), sent)?);
+        let review = serde_json::json!({
+            "promoted_by": self.options.annotator,
+            "from": from,
+            "at": at,
+        });
+        self.write(
+            index,
+            fingerprint,
+            "/labels",
+            &labels,
+            |text, format, line| {
+                let text = edit::set_top_level(text, format, line, "labels", &labels)?;
+                edit::set_top_level(&text, format, line, "review", &review)
+            },
+        )
+    }
+
+    /// Edit sample `index`'s file with `change`, check the result (problems under `scope`
+    /// are reported relative to it), and write it.
+    fn write(
+        &mut self,
+        index: usize,
+        fingerprint: &str,
+        scope: &str,
+        written: &Value,
+        change: impl FnOnce(&str, Format, Option<usize>) -> edit::Result<String>,
+    ) -> Refused<()> {
+        let entry = &self.entries[index];
+        let edited = edit::edit_file(&entry.path, entry.line, Some(fingerprint), change)?;
+        let loaded = RawDocument::in_memory(
+            &self.suite,
+            &entry.path,
+            entry.line,
+            edited.document().into(),
+        )
+        .load();
+        let mut problems: Vec<FieldProblem> = loaded
+            .problems
+            .iter()
+            .map(|p| (p, pointer_of_field(p.field.as_deref())))
+            .filter(|(p, pointer)| p.is_error() || within(pointer, scope))
+            .map(|(p, pointer)| FieldProblem {
+                pointer: relative(&pointer, scope),
+                message: p.message.clone(),
+                hint: p.hint.clone(),
+            })
+            .collect();
+        problems.extend(self.id_problems(written));
+        let sample = match loaded.sample {
+            Some(sample) if problems.is_empty() => sample,
+            _ => {
+                return Err(Refusal::Invalid {
+                    message: format!(
+                        "not saved: {} problem{} to fix first",
+                        problems.len().max(1),
+                        if problems.len() == 1 { "" } else { "s" }
+                    ),
+                    problems,
+                })
+            }
+        };
+        let fingerprint = edited.write()?;
+        self.replace(index, sample, fingerprint);
+        Ok(())
+    }
+
+    /// Requirement ids that do not match the id pattern, or repeat.
+    fn id_problems(&self, written: &Value) -> Vec<FieldProblem> {
+        let pattern = &self.options.id_pattern;
+        let mut seen = std::collections::HashSet::new();
+        let mut problems = Vec::new();
+        let requirements =
+            list(written, "requirements").map(|(i, r)| (format!("/requirements/{i}"), r));
+        let inferred = list(written, "inferred_requirements").filter_map(|(i, r)| {
+            Some((
+                format!("/inferred_requirements/{i}/requirement"),
+                r.get("requirement")?,
+            ))
+        });
+        for (pointer, requirement) in requirements.chain(inferred) {
+            let Some(id) = requirement.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            if !pattern.is_match(id) {
+                problems.push(FieldProblem {
+                    pointer: format!("{pointer}/id"),
+                    message: format!(
+                        "id `{id}` does not match the id pattern {}",
+                        pattern.as_str()
+                    ),
+                    hint: Some(
+                        "e.g. REQ-001; the pattern is [matching] id_pattern of the rules".into(),
+                    ),
+                });
+            } else if !seen.insert(id) {
+                problems.push(FieldProblem {
+                    pointer: format!("{pointer}/id"),
+                    message: format!("id `{id}` is used twice"),
+                    hint: Some("give each requirement its own id".into()),
+                });
+            }
+        }
+        problems
+    }
+}
+
+fn list<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = (usize, &'a Value)> {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+}
+
+fn within(pointer: &str, scope: &str) -> bool {
+    pointer == scope || pointer.starts_with(&format!("{scope}/"))
+}
+
+fn relative(pointer: &str, scope: &str) -> String {
+    match within(pointer, scope) {
+        true => pointer[scope.len()..].to_string(),
+        false => pointer.to_string(),
+    }
+}
+
+/// The kind's label keys of what the page sent, each a list, items in the schema's field
+/// order without empty optional fields; anything else sent is ignored.
+fn labels_of(kind: Kind, sent: &Value) -> Refused<Map<String, Value>> {
+    let Some(sent) = sent.as_object() else {
+        return Err(Refusal::BadRequest(
+            "the labels must be a JSON object".into(),
+        ));
+    };
+    let mut out = Map::new();
+    for key in kind.label_keys() {
+        let items = match sent.get(*key) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items.clone(),
+            Some(_) => return Err(Refusal::BadRequest(format!("`{key}` must be a list"))),
+        };
+        let items = items
+            .into_iter()
+            .map(|item| match *key {
+                "requirements" => ordered(item, REQUIREMENT_ORDER),
+                "inferred_requirements" => {
+                    let mut item = ordered(item, INFERRED_ORDER);
+                    if let Some(r) = item.get_mut("requirement") {
+                        *r = ordered(r.take(), REQUIREMENT_ORDER);
+                    }
+                    item
+                }
+                "issues" => ordered(item, ISSUE_ORDER),
+                "tuples" => ordered(item, &[]),
+                _ => item,
+            })
+            .collect();
+        out.insert(key.to_string(), Value::Array(items));
+    }
+    Ok(out)
+}
+
+/// An object with `order`'s keys first, in that order, then the others as sent; null
+/// values, empty strings and `implicit: false` are left out. Anything else is kept as
+/// sent (the loader reports it).
+fn ordered(item: Value, order: &[&str]) -> Value {
+    let Value::Object(mut map) = item else {
+        return item;
+    };
+    map.retain(|key, v| match v {
+        Value::Null => false,
+        Value::String(s) => !(s.trim().is_empty() && key != "id"),
+        Value::Bool(false) => key != "implicit",
+        _ => true,
+    });
+    let mut out = Map::new();
+    for key in order {
+        if let Some(v) = map.remove(*key) {
+            out.insert(key.to_string(), v);
+        }
+    }
+    out.extend(map);
+    Value::Object(out)
+}

@@ -1,0 +1,96 @@
+//! Settings of `goldgate annotate`: the suite (or the project naming it), the annotator,
+//! where the page is served, the requirement id pattern from the project's rules, and the
+//! run file whose answers become drafts.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+
+use regex::Regex;
+
+use super::{defaults, max_sample_bytes};
+use crate::annotate::Options;
+use crate::cli;
+use crate::config::ConfigFile;
+use crate::error::Error;
+use crate::gate::thresholds::Thresholds;
+use crate::metrics::scoring::DEFAULT_ID_PATTERN;
+
+/// The port `goldgate annotate` listens on unless told otherwise.
+pub const PORT: u16 = 8741;
+/// The longest annotator name accepted.
+const MAX_NAME: usize = 64;
+
+/// `goldgate annotate`.
+#[derive(Clone, Debug)]
+pub struct AnnotateSettings {
+    /// The suite, the annotator and what the page checks.
+    pub options: Options,
+    /// Where the page is served.
+    pub address: SocketAddr,
+    /// The goldgate.toml that named the suite, when the argument was a project directory.
+    pub named_by: Option<PathBuf>,
+}
+
+impl TryFrom<cli::AnnotateArgs> for AnnotateSettings {
+    type Error = Error;
+
+    fn try_from(a: cli::AnnotateArgs) -> Result<Self, Error> {
+        let annotator = a.annotator.trim().to_string();
+        if annotator.is_empty()
+            || annotator.chars().count() > MAX_NAME
+            || annotator.chars().any(char::is_control)
+        {
+            return Err(Error::usage(
+                format!("--annotator {:?} is not a usable name", a.annotator),
+                format!("give a short name without control characters (at most {MAX_NAME} characters), e.g. --annotator alice"),
+            ));
+        }
+        let min_kappa = a.min_kappa.unwrap_or(defaults::MIN_KAPPA);
+        if !(-1.0..=1.0).contains(&min_kappa) {
+            return Err(Error::usage(
+                format!("--min-kappa {min_kappa} is outside [-1, 1]"),
+                "the labelling guide's bar is 0.75",
+            ));
+        }
+        let dir = a.dir.unwrap_or_else(|| PathBuf::from("."));
+        let config = dir.join(defaults::CONFIG_FILE);
+        let (suite, file, named_by) = match config.is_file() && !dir.join("suite.toml").is_file() {
+            true => {
+                let file = ConfigFile::load(&config)?;
+                let suite = file.check.suite.clone().ok_or_else(|| {
+                    Error::usage(
+                        format!("{} names no suite under [check] suite", config.display()),
+                        "pass the suite directory itself, or add `suite = \"suite\"` under [check]",
+                    )
+                })?;
+                (suite, file, Some(config))
+            }
+            false => (dir.clone(), ConfigFile::default(), None),
+        };
+        let thresholds = a.thresholds.or_else(|| {
+            let project = file
+                .check
+                .thresholds
+                .clone()
+                .unwrap_or_else(|| dir.join(defaults::THRESHOLDS_FILE));
+            project.is_file().then_some(project)
+        });
+        let id_pattern = match thresholds {
+            Some(path) => Thresholds::load(&path)?.scoring().id_pattern,
+            None => Regex::new(DEFAULT_ID_PATTERN).expect("the default id pattern is valid"),
+        };
+        let host = a.host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+        Ok(AnnotateSettings {
+            options: Options {
+                suite,
+                annotator,
+                id_pattern,
+                min_kappa,
+                max_sample_bytes: max_sample_bytes(a.max_sample_bytes, &file)?,
+                prefill: a.prefill,
+            },
+            address: SocketAddr::new(host, a.port.unwrap_or(PORT)),
+            named_by,
+        })
+    }
+}
