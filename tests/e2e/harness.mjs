@@ -165,7 +165,8 @@ export async function newPage() {
   });
   page.on('pageerror', (e) => page.problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error') page.problems.push(`console: ${m.text()}`);
+    // A refused request (409, 422 …) is logged by the browser itself; the page handles it.
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) page.problems.push(`console: ${m.text()}`);
   });
   return page;
 }
