@@ -112,3 +112,6 @@ async fn shutdown() {
         let _ = interrupt.await;
     }
 }
+
+#[cfg(test)]
+mod tests;
