@@ -62,9 +62,9 @@ export function smallSuite(files) {
 
 // Starts `goldgate annotate DIR ARGS…` on a free port and resolves once it printed its
 // address. `stop()` ends it (SIGTERM, then SIGKILL) and resolves when it has exited.
-export function startAnnotate(dir, args = []) {
+export function startAnnotate(dir, args = [], { cwd } = {}) {
   const all = ['annotate', dir, '--port', '0', ...args];
-  const child = spawn(goldgateBin(), all, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(goldgateBin(), all, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
   let out = '';
   let err = '';
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));

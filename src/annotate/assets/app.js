@@ -1932,7 +1932,7 @@
         else b.removeAttribute('aria-disabled');
       }
       this.problems = problems;
-      if (blocked) {
+      if (blocked && this.statusKind !== 'problems') {
         const p = problems[0];
         fill(this.blockEl,
           `Save is blocked by ${problems.length} problem${problems.length === 1 ? '' : 's'}. First: `,
@@ -1967,7 +1967,7 @@
     sayProblems(lead) {
       const ps = this.problems || [];
       this.statusLead = lead;
-      const items = ps.slice(0, 6).map((p) =>
+      const items = ps.slice(0, 4).map((p) =>
         h(
           'li',
           null,
@@ -1982,7 +1982,8 @@
           `: ${p.message}${p.hint ? ` (${p.hint})` : ''}`,
         ),
       );
-      if (ps.length > 6) items.push(h('li', null, `… and ${ps.length - 6} more, shown at their fields`));
+      if (ps.length > 4) items.push(h('li', null, `… and ${ps.length - 4} more, shown at their fields`));
+      fill(this.blockEl); // the list below says it all
       this.say([`${lead}: ${ps.length} problem${ps.length === 1 ? '' : 's'} to fix first.`, h('ul', { class: 'problems-list' }, items)], 'bad', 'problems');
     }
 
