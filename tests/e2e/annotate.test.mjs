@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import YAML from 'yaml';
 
-import { browser, closeBrowser, copyProject, copySuite, goldgate, newPage, smallSuite, splitInsert, startAnnotate } from './harness.mjs';
+import { EXAMPLE, browser, closeBrowser, copyProject, copySuite, goldgate, newPage, smallSuite, splitInsert, startAnnotate } from './harness.mjs';
 
 const servers = [];
 async function serve(dir, args) {
@@ -58,6 +58,9 @@ async function fillRequirement(page, i, r) {
   for (const m of r.source_messages || []) await page.click(`[data-msg="${m}"]`);
 }
 
+// The temporary directory a copy was made in.
+const tempDirOf = (copy) => path.dirname(copy);
+
 function readYaml(file) {
   return YAML.parse(fs.readFileSync(file, 'utf8'));
 }
@@ -77,6 +80,9 @@ function assertOnlyInserted(beforeText, afterText, expectedAnnotation) {
   const orig = YAML.parse(beforeText);
   assert.deepEqual(whole, { ...orig, annotations: [...(orig.annotations || []), expectedAnnotation] });
 }
+
+// After a save's response, the page has handled it once it says so.
+const savedShown = (page) => page.waitForSelector('.actionbar .status.good:has-text("Saved at")');
 
 function assertNoProblems(page) {
   assert.deepEqual(page.problems, [], 'the page raised dialogs or errors');
@@ -273,7 +279,7 @@ describe('goldgate annotate in a browser', () => {
     const saved = page.waitForResponse((r) => r.url().endsWith('/annotation'));
     await page.click('[data-action="save"]');
     assert.equal((await saved).status(), 200);
-    await page.waitForSelector('.actionbar .status.good');
+    await savedShown(page);
     assert.equal(readYaml(file).annotations[0].requirements[0].id, 'REQ-001');
     assertNoProblems(page);
     await page.close();
@@ -293,6 +299,7 @@ describe('goldgate annotate in a browser', () => {
         const saved = page.waitForResponse((r) => r.url().endsWith('/annotation'));
         await page.click('[data-action="save"]');
         assert.equal((await saved).status(), 200);
+        await savedShown(page);
       }
       return server;
     };
@@ -529,8 +536,196 @@ describe('goldgate annotate in a browser', () => {
     const saved = page.waitForResponse((r) => r.url().endsWith('/annotation'));
     await page.keyboard.press('Control+KeyS');
     assert.equal((await saved).status(), 200);
-    await page.waitForSelector('#draft-banner', { state: 'detached' });
+    await savedShown(page);
+    assert.equal(await page.$('#draft-banner'), null);
     assert.equal(readYaml(file).annotations.find((a) => a.annotator === 'a1').requirements[0].title, answer.requirements[0].title);
+    assertNoProblems(page);
+    await page.close();
+  });
+
+  test('inference, validation and tuple samples are labelled with their own forms and saved as the server and lint accept', async () => {
+    const dir = copySuite();
+    const server = await serve(dir, ['--annotator', 'a1']);
+    const page = await newPage();
+
+    // Inference: an inferred requirement triggered by a base requirement.
+    await openSample(page, server, 'inf-001');
+    assert.equal(await page.$$eval('.base-req', (e) => e.length), 3, 'the base requirements are shown');
+    await page.keyboard.press('Alt+KeyN');
+    const inf = '/inferred_requirements/0';
+    assert.equal(await page.inputValue(ptr(`${inf}/requirement/id`)), 'REQ-004', 'the next id after the base requirements');
+    await page.selectOption(ptr(`${inf}/inference_type`), 'security');
+    await page.selectOption(ptr(`${inf}/necessity`), 'necessary');
+    await page.check(ptr(`${inf}/triggered_by`)); // REQ-001
+    await page.fill(ptr(`${inf}/rationale`), 'Money movement needs a second factor.');
+    await page.fill(ptr(`${inf}/confidence`), '0.8');
+    await page.selectOption(ptr(`${inf}/requirement/type`), 'security');
+    await page.fill(ptr(`${inf}/requirement/title`), 'Two-factor authentication for transfers');
+    await page.fill(ptr(`${inf}/requirement/actor`), 'system');
+    await page.selectOption(ptr(`${inf}/requirement/priority`), 'must');
+    await page.fill(ptr(`${inf}/requirement/action`), 'require a second factor before a transfer');
+    await page.fill(ptr(`${inf}/requirement/acceptance_criteria/0`), 'A transfer runs only after a valid second factor');
+    await page.fill(ptr(`${inf}/requirement/acceptance_criteria/1`), 'Three failed attempts lock transfers for 15 minutes');
+    await page.click('[data-msg="0"]');
+    await page.click('[data-msg="4"]');
+    let saved = page.waitForResponse((r) => r.url().endsWith('/annotation'));
+    await page.click('[data-action="save"]');
+    assert.equal((await saved).status(), 200);
+    await savedShown(page);
+    assert.deepEqual(readYaml(path.join(dir, 'inference', 'inf-001.yaml')).annotations.at(-1), {
+      annotator: 'a1',
+      inferred_requirements: [
+        {
+          requirement: {
+            id: 'REQ-004',
+            title: 'Two-factor authentication for transfers',
+            type: 'security',
+            actor: 'system',
+            action: 'require a second factor before a transfer',
+            acceptance_criteria: ['A transfer runs only after a valid second factor', 'Three failed attempts lock transfers for 15 minutes'],
+            priority: 'must',
+            source_messages: [0, 4],
+          },
+          inference_type: 'security',
+          triggered_by: ['REQ-001'],
+          necessity: 'necessary',
+          rationale: 'Money movement needs a second factor.',
+          confidence: 0.8,
+        },
+      ],
+    });
+
+    // Validation: issues and PII strings.
+    await openSample(page, server, 'val-001');
+    await page.keyboard.press('Alt+KeyN');
+    await page.selectOption(ptr('/issues/0/issue_type'), 'missing_actor');
+    await page.selectOption(ptr('/issues/0/severity'), 'error');
+    await page.fill(ptr('/issues/0/field'), 'actor');
+    await page.fill(ptr('/issues/0/location'), 'REQ-001');
+    await page.fill(ptr('/issues/0/message'), 'The actor is empty.');
+    await page.fill(ptr('/issues/0/suggested_fix'), 'Set the actor to driver.');
+    await page.keyboard.press('Alt+KeyP');
+    await page.keyboard.type('Jane Doe');
+    await page.keyboard.press('Alt+KeyP');
+    await page.keyboard.type('jane.doe@example.com');
+    await page.click(ptr('/pii/1#up'));
+    saved = page.waitForResponse((r) => r.url().endsWith('/annotation'));
+    await page.keyboard.press('Control+KeyS');
+    assert.equal((await saved).status(), 200);
+    await savedShown(page);
+    assert.deepEqual(readYaml(path.join(dir, 'validation', 'val-001.yaml')).annotations.at(-1), {
+      annotator: 'a1',
+      issues: [{ issue_type: 'missing_actor', severity: 'error', field: 'actor', location: 'REQ-001', message: 'The actor is empty.', suggested_fix: 'Set the actor to driver.' }],
+      pii: ['jane.doe@example.com', 'Jane Doe'],
+    });
+    const lint = goldgate(['suite', 'lint', dir]);
+    assert.equal(lint.code, 0, lint.stdout + lint.stderr);
+
+    // Tuples: values from the task, a span copied from a selection of the text, an implicit tuple.
+    const events = path.join(tempDirOf(dir), 'events');
+    fs.cpSync(path.join(EXAMPLE, '..', 'events', 'suite'), events, { recursive: true });
+    const ev = await serve(events, ['--annotator', 'a1']);
+    await openSample(page, ev, 'ev-002');
+    await page.keyboard.press('Alt+KeyN');
+    await page.selectOption(ptr('/tuples/0/event_type'), 'attack');
+    await page.selectOption(ptr('/tuples/0/role'), 'attacker');
+    await page.evaluate(() => {
+      const node = document.getElementById('sample-text').firstChild;
+      const range = document.createRange();
+      range.setStart(node, 0);
+      range.setEnd(node, 'Rebel fighters'.length);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+    });
+    await page.click('[aria-label="Use the selected text as the argument of tuple 1"]');
+    assert.equal(await page.inputValue(ptr('/tuples/0/argument')), 'Rebel fighters');
+    await page.keyboard.press('Alt+KeyN');
+    await page.selectOption(ptr('/tuples/1/event_type'), 'attack');
+    await page.selectOption(ptr('/tuples/1/role'), 'instrument');
+    await page.fill(ptr('/tuples/1/argument'), 'artillery');
+    assert.match(await page.textContent('#save-blocked'), /not found in the text/);
+    await page.check(ptr('/tuples/1/implicit'));
+    saved = page.waitForResponse((r) => r.url().endsWith('/annotation'));
+    await page.click('[data-action="save"]');
+    assert.equal((await saved).status(), 200);
+    await savedShown(page);
+    assert.deepEqual(readYaml(path.join(events, 'ev-002.yaml')).annotations.at(-1), {
+      annotator: 'a1',
+      tuples: [
+        { event_type: 'attack', role: 'attacker', argument: 'Rebel fighters', start: 0, end: 14 },
+        { event_type: 'attack', role: 'instrument', argument: 'artillery', implicit: true },
+      ],
+    });
+    const lintEvents = goldgate(['suite', 'lint', events]);
+    assert.equal(lintEvents.code, 0, lintEvents.stdout + lintEvents.stderr);
+    assertNoProblems(page);
+    await page.close();
+  });
+
+  test('a problem only the server finds is shown at its field; skip, needs discussion and Alt+arrows move through the suite', async () => {
+    const dir = copyProject();
+    // An id pattern JavaScript cannot read ((?i) is Rust's): the page leaves it to the server.
+    const rules = path.join(dir, 'strict-ids.toml');
+    fs.writeFileSync(rules, 'version = 1\n\n[matching]\nid_pattern = "(?i)^req-[0-9]{3}$"\n');
+    const server = await serve(dir, ['--annotator', 'a1', '--thresholds', rules]);
+    const page = await newPage();
+    const file = path.join(dir, 'suite', 'extraction', 'ext-010.yaml');
+    const original = fs.readFileSync(file, 'utf8');
+    await openSample(page, server, 'ext-010');
+    await page.keyboard.press('Alt+KeyN');
+    await fillRequirement(page, 0, {
+      id: 'FR-01',
+      type: 'functional',
+      title: 'Book a dock slot',
+      actor: 'carrier',
+      priority: 'must',
+      action: 'book a 30-minute dock slot',
+      acceptance_criteria: ['A slot can be booked 24 hours ahead', 'A booked slot cannot be booked again'],
+      source_messages: [2],
+    });
+    assert.equal(await page.textContent('#save-blocked'), '');
+    const refused = page.waitForResponse((r) => r.url().endsWith('/annotation'));
+    await page.click('[data-action="save"]');
+    assert.equal((await refused).status(), 422);
+    await page.waitForSelector('.actionbar .status.bad:has-text("The server refused the save")');
+    const errOf = (p) => page.evaluate((sel) => document.getElementById(document.querySelector(sel).getAttribute('aria-describedby')).textContent, p);
+    assert.match(await errOf(ptr('/requirements/0/id')), /FR-01/);
+    assert.match(await page.textContent('.actionbar .status'), /The server refused the save: 1 problem/);
+    assert.equal(fs.readFileSync(file, 'utf8'), original);
+    // Editing the field clears the server's problem; the save goes through.
+    await page.fill(ptr('/requirements/0/id'), 'REQ-010');
+    assert.equal(await errOf(ptr('/requirements/0/id')), '');
+    const saved = page.waitForResponse((r) => r.url().endsWith('/annotation'));
+    await page.click('[data-action="save"]');
+    assert.equal((await saved).status(), 200);
+    await savedShown(page);
+
+    // Needs discussion: a note in the file and in the queue.
+    await page.click('[data-action="discuss"]');
+    await page.fill(ptr('note'), 'Is the missed-slot rule one requirement or two?');
+    const noted = page.waitForResponse((r) => r.url().endsWith('/discussion'));
+    await page.click('[data-action="save-note"]');
+    assert.equal((await noted).status(), 200);
+    await page.waitForSelector('.discussion-list');
+    assert.deepEqual(readYaml(file).discussion, [{ annotator: 'a1', note: 'Is the missed-slot rule one requirement or two?' }]);
+
+    // Alt+→ and Alt+← move to the next and previous sample; skip records nothing.
+    await page.focus('[data-msg="0"]');
+    await page.keyboard.press('Alt+ArrowRight');
+    await page.waitForSelector('main h1:text-is("ext-011")');
+    await page.keyboard.press('Alt+ArrowLeft');
+    await page.waitForSelector('main h1:text-is("ext-010")');
+    await openSample(page, server, 'ext-015');
+    const before = fs.readFileSync(path.join(dir, 'suite', 'extraction', 'ext-015.yaml'), 'utf8');
+    await page.click('[data-action="skip"]');
+    await page.waitForSelector('main h1:not(:text-is("ext-015"))');
+    assert.equal(fs.readFileSync(path.join(dir, 'suite', 'extraction', 'ext-015.yaml'), 'utf8'), before);
+    await open(page, server, '#/queue?show=skipped');
+    assert.deepEqual(await page.$$eval('.queue-table tbody tr', (trs) => trs.map((tr) => tr.dataset.id)), ['ext-015']);
+    assert.match(await page.textContent('.progress-panel tr.me'), /a1 \(you\)\s*\d+\s*1\s*\d+/);
+    await open(page, server, '#/queue?show=discussion');
+    assert.deepEqual(await page.$$eval('.queue-table tbody tr', (trs) => trs.map((tr) => tr.dataset.id)), ['ext-010']);
+    assert.match(await page.textContent('.queue-table tbody tr'), /1 note/);
     assertNoProblems(page);
     await page.close();
   });
