@@ -29,9 +29,10 @@ after(async () => {
 
 const ptr = (p) => `[data-ptr="${p}"]`;
 
+// Opens a view and waits until the page shows it (not the view it had before).
 async function open(page, server, hash) {
   await page.goto(`${server.url}${hash}`);
-  await page.waitForSelector('main h1');
+  await page.waitForSelector(`main[data-route="${hash}"] h1`);
 }
 
 async function openSample(page, server, id) {

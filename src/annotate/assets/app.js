@@ -259,6 +259,7 @@
         mount(view);
       }
       document.title = `${S.view.title || 'goldgate annotate'} · goldgate annotate`;
+      main().dataset.route = location.hash; // which view is on screen (tests wait for it)
       const heading = main().querySelector('h1');
       if (heading) {
         heading.setAttribute('tabindex', '-1');
