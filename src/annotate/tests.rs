@@ -98,7 +98,7 @@ fn a_save_adds_the_annotators_entry_and_leaves_every_other_byte() {
     };
     assert_eq!(
         after[before.len()..].strip_prefix(head).unwrap(),
-        "  - annotator: \"carol\"\n    requirements:\n      - id: \"REQ-001\"\n        title: \"Track orders\"\n        type: \"functional\"\n        actor: \"customer\"\n        action: \"see the status of an order\"\n        acceptance_criteria:\n          - \"The status shows\"\n          - \"It refreshes within 5 minutes\"\n        priority: \"must\"\n        source_messages:\n          - 1\n          - 0\n"
+        "  - annotator: carol\n    requirements:\n      - id: REQ-001\n        title: Track orders\n        type: functional\n        actor: customer\n        action: see the status of an order\n        acceptance_criteria:\n          - The status shows\n          - It refreshes within 5 minutes\n        priority: must\n        source_messages: [1, 0]\n"
     );
     // Read back: the sample now has the annotation, and the queue says so.
     let mut w = reopen(_dir.path(), "carol", None);
@@ -174,7 +174,7 @@ fn a_sample_changed_on_disk_since_the_page_read_it_is_not_overwritten() {
     let fp = fingerprint(&mut w, &id);
     w.save_annotation(&id, &fp, &sent).unwrap();
     let saved = std::fs::read_to_string(&path).unwrap();
-    assert!(saved.contains("# a colleague's comment\n") && saved.contains("annotator: \"carol\""));
+    assert!(saved.contains("# a colleague's comment\n") && saved.contains("annotator: carol"));
 }
 
 #[test]
@@ -276,7 +276,7 @@ fn discussion_notes_are_set_replaced_and_removed() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert_eq!(
         &text[before.len()..],
-        "discussion:\n  - annotator: \"carol\"\n    note: \"<script>alert(1)</script>\"\n"
+        "discussion:\n  - annotator: carol\n    note: \"<script>alert(1)</script>\"\n"
     );
     assert_eq!(
         w.queue(Order::Suite, Show::Discussion, 1, 200).items[0].id,

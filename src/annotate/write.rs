@@ -12,40 +12,10 @@ use super::refusal::{FieldProblem, Refusal};
 use super::workspace::Workspace;
 use crate::document::pointer_of_field;
 use crate::suite::edit::{self, Format};
-use crate::suite::{Kind, RawDocument};
+use crate::suite::{Kind, RawDocument, INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
 
 type Refused<T> = std::result::Result<T, Refusal>;
 
-const REQUIREMENT_ORDER: &[&str] = &[
-    "id",
-    "title",
-    "type",
-    "actor",
-    "action",
-    "condition",
-    "acceptance_criteria",
-    "priority",
-    "source_messages",
-    "rationale",
-    "confidence",
-];
-const INFERRED_ORDER: &[&str] = &[
-    "requirement",
-    "inference_type",
-    "triggered_by",
-    "necessity",
-    "rationale",
-    "confidence",
-];
-const ISSUE_ORDER: &[&str] = &[
-    "issue_type",
-    "severity",
-    "field",
-    "location",
-    "message",
-    "suggested_fix",
-    "confidence",
-];
 /// Longest "needs discussion" note.
 const MAX_NOTE: usize = 4000;
 
@@ -282,15 +252,15 @@ fn labels_of(kind: Kind, sent: &Value) -> Refused<Map<String, Value>> {
         let items = items
             .into_iter()
             .map(|item| match *key {
-                "requirements" => ordered(item, REQUIREMENT_ORDER),
+                "requirements" => ordered(item, REQUIREMENT_KEYS),
                 "inferred_requirements" => {
-                    let mut item = ordered(item, INFERRED_ORDER);
+                    let mut item = ordered(item, INFERRED_KEYS);
                     if let Some(r) = item.get_mut("requirement") {
-                        *r = ordered(r.take(), REQUIREMENT_ORDER);
+                        *r = ordered(r.take(), REQUIREMENT_KEYS);
                     }
                     item
                 }
-                "issues" => ordered(item, ISSUE_ORDER),
+                "issues" => ordered(item, ISSUE_KEYS),
                 "tuples" => ordered(item, &[]),
                 _ => item,
             })

@@ -41,7 +41,8 @@ const ANNOTATION_KEYS: &[&str] = &[
 ];
 const DISCUSSION_KEYS: &[&str] = &["annotator", "note"];
 const REVIEW_KEYS: &[&str] = &["promoted_by", "from", "at"];
-const REQUIREMENT_KEYS: &[&str] = &[
+/// In the order the labelling schema lists them (and an edit writes them).
+pub const REQUIREMENT_KEYS: &[&str] = &[
     "id",
     "title",
     "type",
@@ -54,7 +55,8 @@ const REQUIREMENT_KEYS: &[&str] = &[
     "rationale",
     "confidence",
 ];
-const INFERRED_KEYS: &[&str] = &[
+/// In the order the labelling schema lists them (and an edit writes them).
+pub const INFERRED_KEYS: &[&str] = &[
     "requirement",
     "inference_type",
     "triggered_by",
@@ -62,7 +64,8 @@ const INFERRED_KEYS: &[&str] = &[
     "rationale",
     "confidence",
 ];
-const ISSUE_KEYS: &[&str] = &[
+/// In the order the labelling schema lists them (and an edit writes them).
+pub const ISSUE_KEYS: &[&str] = &[
     "issue_type",
     "severity",
     "field",

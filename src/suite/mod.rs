@@ -18,6 +18,7 @@ mod validate;
 pub use rules::in_enum;
 
 pub use documents::{Documents, RawDocument, UniqueIds};
+pub use keys::{INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
 pub use load::{Suite, SuiteConfig, SuiteReader};
 pub use model::{Difficulty, Kind, Sample};
 pub use validate::Loaded;

@@ -1,7 +1,9 @@
 //! Writing the new region of an edit: a value as JSON (compact, or indented like the file
-//! around it) and as block-style YAML in which every string is a JSON-style double-quoted
-//! scalar, so that no text (`no`, `1.0`, `null`, `a: b`, `# x`) can be read back as
-//! anything but the string it was.
+//! around it) and as block-style YAML in which a string is written plain, as people write
+//! YAML by hand, only when it starts with a letter and nothing in it can change how it
+//! reads (`no`, `null`, `a: b`, `x # y`, a trailing space); every other string is a
+//! JSON-style double-quoted scalar, so that no text (`1.0`, `2026-11-26`, `- x`) can be
+//! read back as anything but the string it was.
 
 use serde_json::Value;
 
@@ -63,6 +65,14 @@ pub(super) fn yaml_item(value: &Value, column: usize, layout: &Layout) -> String
 }
 
 fn after_key(value: &Value, column: usize, layout: &Layout, out: &mut String) {
+    // A list of numbers (`source_messages`) in flow style, as people write it: `[1, 3]`.
+    if let Value::Array(items) = value {
+        if !items.is_empty() && items.iter().all(Value::is_number) {
+            let items: Vec<String> = items.iter().map(Value::to_string).collect();
+            out.push_str(&format!(" [{}]", items.join(", ")));
+            return;
+        }
+    }
     let step = match value {
         Value::Object(map) if !map.is_empty() => layout.map,
         Value::Array(items) if !items.is_empty() => layout.seq,
@@ -133,12 +143,29 @@ pub(super) fn yaml_key(key: &str) -> String {
 
 fn scalar(value: &Value, out: &mut String) {
     match value {
+        Value::String(s) if plain_value(s) => out.push_str(s),
         Value::String(s) => out.push_str(&yaml_string(s)),
         Value::Array(_) => out.push_str("[]"),
         Value::Object(_) => out.push_str("{}"),
         // null, true, false and JSON numbers are YAML 1.2 core-schema plain scalars.
         other => out.push_str(&other.to_string()),
     }
+}
+
+/// Whether `s` reads back as itself when written as a plain scalar in block context, under
+/// YAML 1.2 and 1.1 alike: it starts with a letter, is not a word either version reads as
+/// a boolean or null, holds no character that needs escaping, no `: ` or ` #`, and does not
+/// end with `:` or white space.
+fn plain_value(s: &str) -> bool {
+    const WORDS: &[&str] = &["null", "true", "false", "yes", "no", "on", "off", "y", "n"];
+    s.starts_with(char::is_alphabetic)
+        && !s.ends_with([':', ' '])
+        && !s.contains(": ")
+        && !s.contains(" #")
+        && !WORDS.contains(&s.to_lowercase().as_str())
+        && !s.chars().any(|c| {
+            matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
+        })
 }
 
 /// A YAML double-quoted scalar: `"` and `\` escaped, and every character YAML does not

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
+use super::tests::common;
 use super::*;
 
 fn example_suite() -> PathBuf {
@@ -22,22 +23,6 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
-}
-
-/// The common prefix and suffix lengths of two texts.
-fn common(before: &str, after: &str) -> (usize, usize) {
-    let prefix = before
-        .bytes()
-        .zip(after.bytes())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let suffix = before[prefix..]
-        .bytes()
-        .rev()
-        .zip(after[prefix..].bytes().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
-    (prefix, suffix)
 }
 
 /// The sample of a one-file suite at `dir` after writing `text` as `name` there.
@@ -106,7 +91,7 @@ fn replacing_an_example_annotator_changes_only_its_item() {
     let start = text.find("  - annotator: a2\n").unwrap();
     let end = text.find("  - annotator: a3\n").unwrap();
     let expected = format!(
-        "{}  - annotator: \"a2\"\n    requirements: []\n{}",
+        "{}  - annotator: a2\n    requirements: []\n{}",
         &text[..start],
         &text[end..]
     );
@@ -142,6 +127,17 @@ fn any_json() -> impl Strategy<Value = Value> {
         (-1e12f64..1e12).prop_map(Value::from),
         any::<String>().prop_map(Value::from),
         "[ -~]{0,12}".prop_map(Value::from),
+        // Words that may be written plain, and near misses that must not be.
+        "[A-Za-zé][A-Za-z0-9 :#'\"\\.,!?|>&*@%-]{0,14}".prop_map(Value::from),
+        prop_oneof![
+            Just("No"),
+            Just("on"),
+            Just("Null"),
+            Just("y"),
+            Just("a:"),
+            Just("x #y")
+        ]
+        .prop_map(Value::from),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![

@@ -2,8 +2,8 @@ use serde_json::json;
 
 use super::*;
 
-/// The changed middle of `after` against `before` (common prefix and suffix removed).
-fn changed<'a>(before: &'a str, after: &'a str) -> (&'a str, &'a str) {
+/// The common prefix and suffix lengths of two texts.
+pub(super) fn common(before: &str, after: &str) -> (usize, usize) {
     let prefix = before
         .bytes()
         .zip(after.bytes())
@@ -15,6 +15,12 @@ fn changed<'a>(before: &'a str, after: &'a str) -> (&'a str, &'a str) {
         .zip(after[prefix..].bytes().rev())
         .take_while(|(a, b)| a == b)
         .count();
+    (prefix, suffix)
+}
+
+/// The changed middle of `after` against `before` (common prefix and suffix removed).
+fn changed<'a>(before: &'a str, after: &'a str) -> (&'a str, &'a str) {
+    let (prefix, suffix) = common(before, after);
     (
         &before[prefix..before.len() - suffix],
         &after[prefix..after.len() - suffix],
@@ -51,8 +57,8 @@ fn yaml_replace_keeps_comments_around_the_item() {
     let out = upsert_annotation(YAML, Format::Yaml, None, &new).unwrap();
     let (old, middle) = changed(YAML, &out);
     // The replaced item is the whole middle (its own comment goes with it).
-    assert_eq!(old, "a1   # first\n    requirements: []");
-    assert_eq!(middle, "\"a1\"\n    requirements: []\n    note: \"yes\"");
+    assert_eq!(old, "   # first\n    requirements: []");
+    assert_eq!(middle, "\n    requirements: []\n    note: \"yes\"");
     assert!(out.contains("# between\n  - annotator: a2"));
     assert_eq!(
         upsert_annotation(&out, Format::Yaml, None, &new).unwrap(),
@@ -63,7 +69,7 @@ fn yaml_replace_keeps_comments_around_the_item() {
 #[test]
 fn yaml_append_goes_after_the_last_item_before_trailing_comments() {
     let out = upsert_annotation(YAML, Format::Yaml, None, &annotation("a3")).unwrap();
-    assert!(out.ends_with("    requirements: []\n  - annotator: \"a3\"\n    requirements:\n      - id: \"REQ-001\"\n        title: \"no\"\n        type: \"functional\"\n        actor: \"1.0\"\n        action: \"say: \\\"hi\\\" # not a comment\"\n        source_messages:\n          - 0\n          - 2\n        confidence: 0.5\n        condition: null\n        acceptance_criteria: []\n\n# the end\n"), "{out}");
+    assert!(out.ends_with("    requirements: []\n  - annotator: a3\n    requirements:\n      - id: REQ-001\n        title: \"no\"\n        type: functional\n        actor: \"1.0\"\n        action: \"say: \\\"hi\\\" # not a comment\"\n        source_messages: [0, 2]\n        confidence: 0.5\n        condition: null\n        acceptance_criteria: []\n\n# the end\n"), "{out}");
     let value = parse_yaml(&out).unwrap().value;
     assert_eq!(value["annotations"][2], annotation("a3"));
 }
@@ -74,13 +80,10 @@ fn yaml_creates_annotations_last_and_keeps_crlf_and_a_missing_final_newline() {
     let out = upsert_annotation(text, Format::Yaml, None, &json!({"annotator": "b"})).unwrap();
     assert_eq!(
         out,
-        "id: s-1\r\nlabels:\r\n    requirements: []\r\nannotations:\r\n  - annotator: \"b\"\r\n# tail"
+        "id: s-1\r\nlabels:\r\n    requirements: []\r\nannotations:\r\n  - annotator: b\r\n# tail"
     );
     let out = set_top_level(text, Format::Yaml, None, "labels", &json!({"pii": ["x"]})).unwrap();
-    assert_eq!(
-        out,
-        "id: s-1\r\nlabels:\r\n    pii:\r\n      - \"x\"\r\n# tail"
-    );
+    assert_eq!(out, "id: s-1\r\nlabels:\r\n    pii:\r\n      - x\r\n# tail");
 }
 
 #[test]
