@@ -174,8 +174,8 @@
 
   function mount(view) {
     S.view = view;
+    main().scrollTop = 0; // before the new view is in: no layout forced here
     fill(main(), view.el);
-    main().scrollTop = 0;
   }
 
   function showFatal(err) {
@@ -245,12 +245,13 @@
     $('#nav-queue').toggleAttribute('aria-current', r.view === 'queue');
     if (r.view === 'queue') $('#nav-queue').setAttribute('aria-current', 'page');
     try {
+      // The view's data and the session are fetched at the same time.
       if (r.view === 'sample' && r.id) {
-        const s = await api('GET', `/api/sample/${enc(r.id)}`);
+        const [s] = await Promise.all([api('GET', `/api/sample/${enc(r.id)}`), S.ready]);
         if (seq !== S.seq) return;
         mount(new LabelView(s));
       } else if (r.view === 'review' && r.id) {
-        const s = await api('GET', `/api/sample/${enc(r.id)}`);
+        const [s] = await Promise.all([api('GET', `/api/sample/${enc(r.id)}`), S.ready]);
         if (seq !== S.seq) return;
         mount(new ReviewView(s));
       } else {
@@ -502,7 +503,7 @@
         show: SHOWS.some(([v]) => v === params.get('show')) ? params.get('show') : 'all',
       };
       const qs = new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString();
-      const [queue, progress] = await Promise.all([api('GET', `/api/queue?${qs}`), api('GET', '/api/progress')]);
+      const [queue, progress] = await Promise.all([api('GET', `/api/queue?${qs}`), api('GET', '/api/progress'), S.ready]);
       return new QueueView(q, queue, progress);
     }
 
@@ -2523,13 +2524,15 @@
         e.returnValue = '';
       }
     });
-    try {
-      S.session = await api('GET', '/api/session');
-    } catch (e) {
-      showFatal(e);
-      return;
-    }
-    const sess = S.session;
+    if (!location.hash || location.hash === '#' || location.hash === '#/') history.replaceState(null, '', '#/queue');
+    // The session and the first view's data are asked for at once: one round trip, not two.
+    S.ready = api('GET', '/api/session').then(useSession);
+    S.ready.catch(() => {}); // route() reports it
+    route();
+  }
+
+  function useSession(sess) {
+    S.session = sess;
     if (sess.id_pattern) {
       try {
         S.idRe = new RegExp(sess.id_pattern, 'u');
@@ -2540,8 +2543,7 @@
     const suite = sess.suite || {};
     $('#suite-name').textContent = `${str(suite.name)} · ${suite.samples ?? '?'} samples${sess.prefill ? ` · draft from ${str(sess.prefill)}` : ''}`;
     fill($('#who'), 'annotator ', h('strong', null, str(sess.annotator)));
-    if (!location.hash || location.hash === '#' || location.hash === '#/') history.replaceState(null, '', '#/queue');
-    route();
+    return sess;
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
