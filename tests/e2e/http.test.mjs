@@ -84,6 +84,19 @@ describe('goldgate annotate over HTTP', () => {
     assert.equal(ok.status, 200);
   });
 
+  test('a request naming another host is refused (a page elsewhere cannot rebind its name to the server)', async () => {
+    const dir = copySuite();
+    const server = await serve(dir, ['--annotator', 'a1']);
+    const port = new URL(server.base).port;
+    for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1.evil.example:${port}`]) {
+      const r = await raw(server.base, { path: '/api/session', headers: { Host: host } });
+      assert.equal(r.status, 421, `Host: ${host}`);
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      assert.equal((await raw(server.base, { path: '/api/session', headers: { Host: host } })).status, 200, `Host: ${host}`);
+    }
+  });
+
   test('bound beyond loopback, every request needs the token', async () => {
     const dir = copySuite();
     const server = await serve(dir, ['--annotator', 'a1', '--host', '0.0.0.0']);
