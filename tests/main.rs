@@ -2,6 +2,7 @@
 
 mod action;
 mod agents;
+mod annotate_e2e;
 mod baseline;
 mod cache;
 mod chat;

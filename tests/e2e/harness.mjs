@@ -1,0 +1,192 @@
+// Shared pieces of the end-to-end tests: the goldgate binary, a copy of the example suite
+// in a temporary directory, `goldgate annotate` started on a free port, and one headless
+// Chromium (the system's, never a downloaded one) for a whole test file.
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const EXAMPLE = path.join(ROOT, 'examples', 'requirements');
+
+// The binary `cargo test` built (GOLDGATE_BIN), else target/debug/goldgate.
+export function goldgateBin() {
+  const bin = process.env.GOLDGATE_BIN || path.join(ROOT, 'target', 'debug', 'goldgate');
+  if (!fs.existsSync(bin)) throw new Error(`goldgate is not built: ${bin} (set GOLDGATE_BIN or run cargo build)`);
+  return bin;
+}
+
+export function chromiumPath() {
+  return process.env.CHROMIUM || '/usr/bin/chromium';
+}
+
+const tmpDirs = [];
+process.on('exit', () => {
+  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+export function tempDir(prefix = 'goldgate-e2e-') {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tmpDirs.push(d);
+  return d;
+}
+
+// A copy of examples/requirements (the project: goldgate.toml, suite/, answers/ …).
+export function copyProject() {
+  const dir = path.join(tempDir(), 'requirements');
+  fs.cpSync(EXAMPLE, dir, { recursive: true });
+  return dir;
+}
+
+// A copy of examples/requirements/suite alone.
+export function copySuite() {
+  const dir = path.join(tempDir(), 'suite');
+  fs.cpSync(path.join(EXAMPLE, 'suite'), dir, { recursive: true });
+  return dir;
+}
+
+// A suite of the given example files only (paths relative to examples/requirements/suite).
+export function smallSuite(files) {
+  const dir = path.join(tempDir(), 'small');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.copyFileSync(path.join(EXAMPLE, 'suite', 'suite.toml'), path.join(dir, 'suite.toml'));
+  for (const f of files) {
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.copyFileSync(path.join(EXAMPLE, 'suite', f), path.join(dir, f));
+  }
+  return dir;
+}
+
+// Starts `goldgate annotate DIR ARGS…` on a free port and resolves once it printed its
+// address. `stop()` ends it (SIGTERM, then SIGKILL) and resolves when it has exited.
+export function startAnnotate(dir, args = [], { cwd } = {}) {
+  const all = ['annotate', dir, '--port', '0', ...args];
+  const child = spawn(goldgateBin(), all, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  let out = '';
+  let err = '';
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const ready = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`goldgate annotate printed no address in 15 s\nstdout: ${out}\nstderr: ${err}`)), 15000);
+    child.stdout.on('data', (b) => {
+      out += b;
+      const m = /goldgate annotate: (https?:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.stderr.on('data', (b) => {
+      err += b;
+    });
+    exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`goldgate ${all.join(' ')} exited with ${code}\nstdout: ${out}\nstderr: ${err}`));
+    });
+  });
+  return ready.then((url) => {
+    const u = new URL(url);
+    return {
+      url,
+      // The address to connect to (a server bound to 0.0.0.0 is reached on loopback).
+      base: `http://127.0.0.1:${u.port}`,
+      token: u.searchParams.get('token'),
+      stdout: () => out,
+      stderr: () => err,
+      async stop() {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGTERM');
+          const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+          await exited;
+          clearTimeout(t);
+        }
+      },
+    };
+  });
+}
+
+// `goldgate ARGS…` → {code, stdout, stderr}.
+export function goldgate(args) {
+  try {
+    const stdout = execFileSync(goldgateBin(), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return { code: 0, stdout, stderr: '' };
+  } catch (e) {
+    return { code: e.status, stdout: String(e.stdout || ''), stderr: String(e.stderr || '') };
+  }
+}
+
+let browserPromise = null;
+
+// One Chromium for the whole test file: headless, no network beyond loopback, and a fresh
+// temporary profile (--user-data-dir) that is removed at exit.
+export function browser() {
+  if (!browserPromise) {
+    const profile = tempDir('goldgate-chromium-');
+    browserPromise = chromium
+      .launchPersistentContext(profile, {
+        executablePath: chromiumPath(),
+        headless: true,
+        viewport: { width: 1280, height: 800 },
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      })
+      .then((context) => ({ context }));
+  }
+  return browserPromise;
+}
+
+export async function closeBrowser() {
+  if (browserPromise) {
+    const { context } = await browserPromise;
+    browserPromise = null;
+    await context.close();
+  }
+}
+
+// A new page that records every dialog, page error and console error (a test fails on any).
+export async function newPage() {
+  const { context } = await browser();
+  await context.clearCookies();
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('dialog', (d) => {
+    page.problems.push(`dialog: ${d.type()} ${d.message()}`);
+    d.dismiss().catch(() => {});
+  });
+  page.on('pageerror', (e) => page.problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    // A refused request (409, 422 …) is logged by the browser itself; the page handles it.
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) page.problems.push(`console: ${m.text()}`);
+  });
+  return page;
+}
+
+// Where the original text and the new text differ: the longest common prefix and suffix
+// (not overlapping), and the inserted text between them.
+export function splitInsert(before, after) {
+  let p = 0;
+  const max = Math.min(before.length, after.length);
+  while (p < max && before[p] === after[p]) p++;
+  let s = 0;
+  while (s < max - p && before[before.length - 1 - s] === after[after.length - 1 - s]) s++;
+  let q = after.length - s;
+  // A pure insertion can slide left while the text before it equals its own end: slide it
+  // to the start of a line, so the inserted text is whole lines.
+  if (before.length - s === p) {
+    while (p > 0 && after[p - 1] !== '\n' && after[p - 1] === after[q - 1]) {
+      p--;
+      q--;
+    }
+  }
+  return { prefix: p, suffix: after.length - q, removed: before.slice(p, before.length - (after.length - q)), inserted: after.slice(p, q) };
+}
