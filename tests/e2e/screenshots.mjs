@@ -48,6 +48,8 @@ try {
   await page.waitForSelector('.review-table');
   await page.check('[data-pick="requirements/0/0"]');
   await page.check('[data-pick="requirements/1/1"]');
+  // Ticking scrolled the page: bring the column heads (who is who) back to the top.
+  await page.evaluate(() => document.querySelector('.review-table thead').scrollIntoView({ block: 'start' }));
   await shot('review');
 
   // Labelling an extraction sample, a validation error shown next to its field.
