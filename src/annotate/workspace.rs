@@ -141,6 +141,16 @@ impl Workspace {
         Ok(&self.entries[index])
     }
 
+    /// Make sure sample `index` is the version the page read (`fingerprint`) before an
+    /// edit: when the workspace already holds that version, the file is not read again (the
+    /// edit checks the fingerprint against the disk itself); otherwise it is read again.
+    pub fn current(&mut self, index: usize, fingerprint: &str) -> std::result::Result<(), Refusal> {
+        if self.entries[index].fingerprint != fingerprint {
+            self.refresh(index)?;
+        }
+        Ok(())
+    }
+
     /// Check `document` as sample `index`'s new text: the sample it holds, or the problems
     /// that keep it from loading.
     pub fn load(&self, index: usize, document: String) -> std::result::Result<Sample, Refusal> {

@@ -23,7 +23,7 @@ impl Workspace {
     /// Write the annotator's labels of sample `id` as their `annotations` entry.
     pub fn save_annotation(&mut self, id: &str, fingerprint: &str, sent: &Value) -> Refused<()> {
         let index = self.index(id)?;
-        self.refresh(index)?;
+        self.current(index, fingerprint)?;
         let entry = &self.entries[index];
         let kind = entry.kind();
         let me = self.options.annotator.clone();
@@ -56,7 +56,7 @@ impl Workspace {
             )));
         }
         let index = self.index(id)?;
-        self.refresh(index)?;
+        self.current(index, fingerprint)?;
         let entry = &self.entries[index];
         let me = &self.options.annotator;
         let mut notes: Vec<Value> = entry
@@ -92,7 +92,7 @@ impl Workspace {
         at: String,
     ) -> Refused<()> {
         let index = self.index(id)?;
-        self.refresh(index)?;
+        self.current(index, fingerprint)?;
         let entry = &self.entries[index];
         if from.is_empty() {
             return Err(Refusal::BadRequest(

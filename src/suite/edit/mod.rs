@@ -181,9 +181,13 @@ pub fn set_top_level(
 /// sample's document, for checking it before [`Edited::write`].
 #[derive(Clone, Debug)]
 pub struct Edited {
+    /// The file written: the sample file, or the file a link inside the suite points at
+    /// (the link stays a link).
     path: PathBuf,
     text: String,
     span: Range<usize>,
+    /// The file's permissions, given back to the new file.
+    permissions: Option<std::fs::Permissions>,
 }
 
 impl Edited {
@@ -199,12 +203,16 @@ impl Edited {
 
     /// Write the file atomically; returns the edited sample's new fingerprint.
     pub fn write(self) -> Result<String> {
-        crate::io::write_atomic(&self.path, |w| w.write_all(self.text.as_bytes())).map_err(
-            |e| EditError::Io {
-                path: self.path.clone(),
-                message: e.to_string(),
-            },
-        )?;
+        let io = |e: String| EditError::Io {
+            path: self.path.clone(),
+            message: e,
+        };
+        crate::io::write_atomic(&self.path, |w| w.write_all(self.text.as_bytes()))
+            .map_err(|e| io(e.to_string()))?;
+        if let Some(permissions) = &self.permissions {
+            std::fs::set_permissions(&self.path, permissions.clone())
+                .map_err(|e| io(e.to_string()))?;
+        }
         Ok(fingerprint(self.document()))
     }
 }
@@ -223,16 +231,19 @@ pub fn edit_file(
     };
     let format = super::files::format_of(path)
         .ok_or_else(|| io("not a sample file (.yaml, .yml, .json or .jsonl)".into()))?;
-    let text = std::fs::read_to_string(path).map_err(|e| io(e.to_string()))?;
+    let target = std::fs::canonicalize(path).map_err(|e| io(e.to_string()))?;
+    let text = std::fs::read_to_string(&target).map_err(|e| io(e.to_string()))?;
+    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
     if let Some(expected) = expected {
         check_unchanged(&text, format, line, expected)?;
     }
     let edited = change(&text, format, line)?;
     let span = document_span(&edited, format, line)?;
     Ok(Edited {
-        path: path.to_path_buf(),
+        path: target,
         text: edited,
         span,
+        permissions,
     })
 }
 

@@ -222,3 +222,28 @@ fn save_writes_atomically_and_refuses_a_sample_changed_since_it_was_read() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_save_keeps_the_files_permissions_and_writes_through_a_link() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.yaml");
+    std::fs::write(&real, "id: s-1\nlabels: {}\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let link = dir.path().join("link.yaml");
+    symlink(&real, &link).unwrap();
+    save(&link, None, None, |text, format, line| {
+        upsert_annotation(text, format, line, &json!({"annotator": "a1"}))
+    })
+    .unwrap();
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    assert!(std::fs::read_to_string(&real)
+        .unwrap()
+        .contains("annotator: a1"));
+}
