@@ -22,6 +22,7 @@ pub mod judge;
 pub mod kinds;
 pub mod limits;
 pub mod llm;
+pub mod lockfile;
 pub mod metrics;
 pub mod number;
 pub mod output;

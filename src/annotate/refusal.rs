@@ -90,8 +90,18 @@ impl From<EditError> for Refusal {
                 "the sample changed on disk since this page loaded it; nothing was saved. Reload the sample to see the file's version".into(),
             ),
             EditError::Unsupported { .. } => Refusal::Unsupported(e.to_string()),
+            EditError::Busy { .. } => Refusal::Changed(format!(
+                "{e}; nothing was saved. Reload the sample and save again"
+            )),
+            EditError::Gone { .. } => Refusal::Changed(format!(
+                "{e}; nothing was saved. Restart goldgate annotate to read the suite again"
+            )),
             EditError::Io { .. } => Refusal::Internal(e.to_string()),
-            EditError::Verify(_) => Refusal::Internal(e.to_string()),
+            // The file's layout around the edit is one the editor cannot rewrite in place
+            // (the check that reads the result back caught it; nothing was written).
+            EditError::Verify(_) => Refusal::Unsupported(format!(
+                "{e}; edit this part of the file by hand"
+            )),
             other => Refusal::BadRequest(other.to_string()),
         }
     }

@@ -63,6 +63,12 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/sample/{id}/discussion", post(discussion))
         .route("/api/sample/{id}/promote", post(promote))
         .fallback(|| async { refused(Refusal::NotFound("no such page".into())) })
+        .method_not_allowed_fallback(|| async {
+            (
+                StatusCode::METHOD_NOT_ALLOWED,
+                axum::Json(serde_json::json!({"error": "method_not_allowed", "message": "this address does not take that method"})),
+            )
+        })
         .layer(middleware::from_fn_with_state(Arc::clone(&app), guard))
         .with_state(app)
 }
@@ -107,7 +113,7 @@ async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
             ));
         }
     }
-    if refusal.is_none() && request.method() != Method::GET {
+    if refusal.is_none() && ![Method::GET, Method::HEAD].contains(request.method()) {
         let json = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
@@ -229,9 +235,20 @@ struct QueueQuery {
 }
 
 async fn queue(State(app): State<Arc<App>>, Query(q): Query<HashMap<String, String>>) -> Response {
+    let number = |key: &str| match q.get(key).map(|v| v.parse::<usize>()) {
+        None => Ok(None),
+        Some(Ok(n)) if n > 0 => Ok(Some(n)),
+        Some(_) => Err(Refusal::BadRequest(format!(
+            "`{key}` must be a whole number from 1"
+        ))),
+    };
+    let (page, per_page) = match (number("page"), number("per_page")) {
+        (Ok(page), Ok(per_page)) => (page, per_page),
+        (Err(refusal), _) | (_, Err(refusal)) => return refused(refusal),
+    };
     let q = QueueQuery {
-        page: q.get("page").and_then(|p| p.parse().ok()),
-        per_page: q.get("per_page").and_then(|p| p.parse().ok()),
+        page,
+        per_page,
         order: q.get("order").cloned(),
         show: q.get("show").cloned(),
     };
@@ -258,6 +275,7 @@ async fn queue(State(app): State<Arc<App>>, Query(q): Query<HashMap<String, Stri
         }
     };
     respond(with(&app, |w| {
+        w.sync();
         Ok(w.queue(
             order,
             show,
@@ -268,7 +286,10 @@ async fn queue(State(app): State<Arc<App>>, Query(q): Query<HashMap<String, Stri
 }
 
 async fn progress(State(app): State<Arc<App>>) -> Response {
-    respond(with(&app, |w| Ok(w.progress())))
+    respond(with(&app, |w| {
+        w.sync();
+        Ok(w.progress())
+    }))
 }
 
 async fn sample(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {

@@ -53,6 +53,17 @@ pub struct Workspace {
     /// Samples this annotator skipped in this session (nothing is written for a skip).
     pub skipped: HashSet<String>,
     pub drafts: HashMap<String, Draft>,
+    /// Each sample file, the entries it holds, and its size and modification time as last
+    /// read: [`Workspace::sync`] reads again the files that changed since.
+    files: Vec<(PathBuf, Vec<usize>, Option<Stamp>)>,
+}
+
+/// What tells a file changed without reading it.
+type Stamp = (u64, std::time::SystemTime);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
 }
 
 impl Workspace {
@@ -94,6 +105,13 @@ impl Workspace {
             .enumerate()
             .map(|(i, e)| (e.sample.id.clone(), i))
             .collect();
+        let mut files: Vec<(PathBuf, Vec<usize>, Option<Stamp>)> = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            match files.last_mut() {
+                Some((path, indexes, _)) if *path == entry.path => indexes.push(i),
+                _ => files.push((entry.path.clone(), vec![i], stamp(&entry.path))),
+            }
+        }
         let drafts = match &options.prefill {
             Some(run) => super::prefill::drafts(run, entries.iter().map(|e| &e.sample))?,
             None => HashMap::new(),
@@ -105,6 +123,7 @@ impl Workspace {
             by_id,
             skipped: HashSet::new(),
             drafts,
+            files,
         })
     }
 
@@ -118,27 +137,58 @@ impl Workspace {
 
     /// Read sample `index` from disk again (when its document changed) and return it.
     pub fn refresh(&mut self, index: usize) -> std::result::Result<&Entry, Refusal> {
+        let path = &self.entries[index].path;
+        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Refusal::Changed(format!(
+                "{} is gone from the suite; restart goldgate annotate",
+                path.display()
+            )),
+            _ => Refusal::Internal(format!("cannot read {}: {e}", path.display())),
+        })?;
+        self.refresh_from(index, &text)?;
+        Ok(&self.entries[index])
+    }
+
+    /// Bring every sample up to date with its file: the files whose size or modification
+    /// time changed since they were read (another annotator's server saved, someone edited
+    /// them) are read again. A sample that no longer loads keeps its last good version
+    /// here; opening it says what is wrong.
+    pub fn sync(&mut self) {
+        for f in 0..self.files.len() {
+            let now = stamp(&self.files[f].0);
+            if now.is_some() && now == self.files[f].2 {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&self.files[f].0) else {
+                continue;
+            };
+            self.files[f].2 = now;
+            for index in self.files[f].1.clone() {
+                let _ = self.refresh_from(index, &text);
+            }
+        }
+    }
+
+    /// Sample `index` as `text` (its file's content) holds it now.
+    fn refresh_from(&mut self, index: usize, text: &str) -> std::result::Result<(), Refusal> {
         let entry = &self.entries[index];
-        let text = std::fs::read_to_string(&entry.path)
-            .map_err(|e| Refusal::Internal(format!("cannot read {}: {e}", entry.path.display())))?;
         let format = edit::format_of(&entry.path).unwrap_or(Format::Yaml);
-        let span =
-            edit::document_span(&text, format, entry.line).map_err(|_| Refusal::Invalid {
-                message: format!(
-                    "line {} of {} no longer holds sample `{}`; restart goldgate annotate",
-                    entry.line.unwrap_or(1),
-                    entry.path.display(),
-                    entry.sample.id
-                ),
-                problems: Vec::new(),
-            })?;
+        let span = edit::document_span(text, format, entry.line).map_err(|_| Refusal::Invalid {
+            message: format!(
+                "line {} of {} no longer holds sample `{}`; restart goldgate annotate",
+                entry.line.unwrap_or(1),
+                entry.path.display(),
+                entry.sample.id
+            ),
+            problems: Vec::new(),
+        })?;
         let document = &text[span];
         let fingerprint = edit::fingerprint(document);
         if fingerprint != entry.fingerprint {
             let sample = self.load(index, document.to_string())?;
             self.replace(index, sample, fingerprint);
         }
-        Ok(&self.entries[index])
+        Ok(())
     }
 
     /// Make sure sample `index` is the version the page read (`fingerprint`) before an
@@ -175,6 +225,15 @@ impl Workspace {
     pub fn replace(&mut self, index: usize, sample: Sample, fingerprint: String) {
         let entry = &mut self.entries[index];
         *entry = Entry::new(sample, entry.path.clone(), entry.line, fingerprint);
+    }
+
+    /// Note that this server just wrote sample `index`'s file (so [`Workspace::sync`] does
+    /// not read it again for that).
+    pub fn wrote(&mut self, index: usize) {
+        let path = &self.entries[index].path;
+        if let Some(file) = self.files.iter_mut().find(|(p, ..)| p == path) {
+            file.2 = stamp(path);
+        }
     }
 
     /// The suite's files relative to its root, for display.

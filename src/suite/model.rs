@@ -214,7 +214,7 @@ pub struct Annotation {
     #[serde(default)]
     pub pii: Vec<String>,
     /// An annotator's tuples on a `kind: tuples` sample (checked like the gold tuples).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub tuples: Vec<Value>,
 }
 

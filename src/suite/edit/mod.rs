@@ -23,6 +23,7 @@ use serde_json::Value;
 
 pub use super::files::{format_of, Format};
 use crate::document::{parse_json, parse_yaml};
+use crate::lockfile::{Attempt, LockFile};
 
 /// Why an edit was refused; the file is left as it was.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -55,6 +56,12 @@ pub enum EditError {
     /// The edited text would not read back as exactly the asked change (a bug, caught).
     #[error("the edit would not read back as asked ({0}); the file was left as it was")]
     Verify(String),
+    /// The sample file is no longer there.
+    #[error("{} is gone", path.display())]
+    Gone { path: PathBuf },
+    /// Another process is saving the same file and did not finish in time.
+    #[error("{}: another goldgate is saving this file", path.display())]
+    Busy { path: PathBuf },
     /// Reading or writing the file failed.
     #[error("{path}: {message}")]
     Io { path: PathBuf, message: String },
@@ -179,7 +186,7 @@ pub fn set_top_level(
 
 /// A file's new text after an edit, not yet written: [`Edited::document`] is the edited
 /// sample's document, for checking it before [`Edited::write`].
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Edited {
     /// The file written: the sample file, or the file a link inside the suite points at
     /// (the link stays a link).
@@ -188,6 +195,8 @@ pub struct Edited {
     span: Range<usize>,
     /// The file's permissions, given back to the new file.
     permissions: Option<std::fs::Permissions>,
+    /// Held from the read to the rename, so two processes saving one file take turns.
+    _lock: LockFile,
 }
 
 impl Edited {
@@ -231,7 +240,17 @@ pub fn edit_file(
     };
     let format = super::files::format_of(path)
         .ok_or_else(|| io("not a sample file (.yaml, .yml, .json or .jsonl)".into()))?;
-    let target = std::fs::canonicalize(path).map_err(|e| io(e.to_string()))?;
+    let target = std::fs::canonicalize(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => EditError::Gone {
+            path: path.to_path_buf(),
+        },
+        _ => io(e.to_string()),
+    })?;
+    let lock = match LockFile::take_within(&lock_path(&target), LOCK_WAIT) {
+        Ok(Attempt::Taken(lock)) => lock,
+        Ok(Attempt::Held(_)) => return Err(EditError::Busy { path: target }),
+        Err(e) => return Err(io(e.to_string())),
+    };
     let text = std::fs::read_to_string(&target).map_err(|e| io(e.to_string()))?;
     let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
     if let Some(expected) = expected {
@@ -244,12 +263,23 @@ pub fn edit_file(
         text: edited,
         span,
         permissions,
+        _lock: lock,
     })
 }
 
+/// How long a save waits for another process's save of the same file.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The lock file of a sample file (`ext-001.yaml` → `ext-001.yaml.goldgate-lock`): not a
+/// sample file, so the suite never reads it.
+fn lock_path(file: &Path) -> PathBuf {
+    crate::io::with_suffix(file, ".goldgate-lock")
+}
+
 /// [`edit_file`] and [`Edited::write`] in one call: returns the edited sample's new
-/// fingerprint. (A write between the read and the rename is not detected: the caller
-/// serialises its own saves.)
+/// fingerprint. Two goldgate processes saving one file take turns (a lock file beside it
+/// is held from the read to the rename); an editor that ignores the lock and writes in
+/// that moment is not detected.
 pub fn save(
     path: &Path,
     line: Option<usize>,

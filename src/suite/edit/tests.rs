@@ -247,3 +247,37 @@ fn a_save_keeps_the_files_permissions_and_writes_through_a_link() {
         .unwrap()
         .contains("annotator: a1"));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_save_waits_for_another_process_saving_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.yaml");
+    std::fs::write(&file, "id: s-1\nlabels: {}\n").unwrap();
+    let add = |text: &str, format, line| {
+        upsert_annotation(text, format, line, &json!({"annotator": "a1"}))
+    };
+    // A live process holds the file's lock for longer than a save waits.
+    let mut holder = std::process::Command::new("sleep")
+        .arg("10")
+        .spawn()
+        .unwrap();
+    std::fs::write(lock_path(&file), format!("{}\n", holder.id())).unwrap();
+    let refused = save(&file, None, None, add);
+    assert!(
+        matches!(refused, Err(EditError::Busy { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "id: s-1\nlabels: {}\n"
+    );
+    // Once it is gone, its lock is stale: the save goes through and removes the lock.
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    save(&file, None, None, add).unwrap();
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("annotator: a1"));
+    assert!(!lock_path(&file).exists());
+}
