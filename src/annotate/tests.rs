@@ -409,3 +409,24 @@ fn prefill_turns_a_run_files_answers_into_drafts() {
         Some("the answer holds none of requirements")
     );
 }
+
+/// Every script module of the page is in the server's table of embedded files, and the
+/// table names no module that is not there: a module left out would be a 404 in the page.
+#[test]
+fn every_page_module_is_served() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/annotate/assets/js");
+    let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".js"))
+        .map(|name| format!("/js/{name}"))
+        .collect();
+    on_disk.sort();
+    let mut served: Vec<String> = super::server::ASSETS
+        .iter()
+        .map(|(path, _, _)| path.to_string())
+        .filter(|path| path.starts_with("/js/"))
+        .collect();
+    served.sort();
+    assert_eq!(served, on_disk);
+}

@@ -477,7 +477,7 @@ describe('goldgate annotate in a browser', () => {
       }));
       assert.equal(r.pwned, undefined, `${what}: a script ran`);
       assert.equal(r.img, 0, `${what}: an element was made from suite text`);
-      assert.deepEqual(r.scripts, ['/app.js'], what);
+      assert.deepEqual(r.scripts, ['/js/main.js'], what);
       assert.ok(r.docOverflow <= 0, `${what}: the page scrolls sideways by ${r.docOverflow}px`);
       assert.deepEqual(r.overflow, [], `${what}: a pane overflows sideways`);
     };
