@@ -1,5 +1,6 @@
-//! The HTTP side of `goldgate annotate` (axum): the page's three embedded files and the
-//! JSON API over the [`Workspace`], behind the guards every request passes — the Host
+//! The HTTP side of `goldgate annotate` (axum): the page (index.html, its style sheet and
+//! its script modules, embedded in the binary and served from a fixed table, [`ASSETS`]) and
+//! the JSON API over the [`Workspace`], behind the guards every request passes — the Host
 //! header must name this server (a web page elsewhere cannot rebind a name to it), the
 //! access token when bound beyond loopback, JSON bodies only and at most [`MAX_BODY`]
 //! bytes, and a strict Content-Security-Policy on every response. Ids come from the
@@ -28,8 +29,62 @@ const TOKEN_COOKIE: &str = "goldgate_token";
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
-const APP_JS: &str = include_str!("assets/app.js");
-const APP_CSS: &str = include_str!("assets/app.css");
+const JS: &str = "text/javascript; charset=utf-8";
+
+/// Every file the page loads besides index.html: (path, content type, text), each embedded
+/// at build time. Each path is a route of its own; no path from a request ever reaches the
+/// file system.
+pub const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "/app.css",
+        "text/css; charset=utf-8",
+        include_str!("assets/app.css"),
+    ),
+    ("/js/main.js", JS, include_str!("assets/js/main.js")),
+    ("/js/api.js", JS, include_str!("assets/js/api.js")),
+    ("/js/dom.js", JS, include_str!("assets/js/dom.js")),
+    ("/js/kinds.js", JS, include_str!("assets/js/kinds.js")),
+    (
+        "/js/label-check.js",
+        JS,
+        include_str!("assets/js/label-check.js"),
+    ),
+    (
+        "/js/label-edit.js",
+        JS,
+        include_str!("assets/js/label-edit.js"),
+    ),
+    (
+        "/js/label-form.js",
+        JS,
+        include_str!("assets/js/label-form.js"),
+    ),
+    (
+        "/js/label-model.js",
+        JS,
+        include_str!("assets/js/label-model.js"),
+    ),
+    (
+        "/js/label-save.js",
+        JS,
+        include_str!("assets/js/label-save.js"),
+    ),
+    (
+        "/js/label-sections.js",
+        JS,
+        include_str!("assets/js/label-sections.js"),
+    ),
+    (
+        "/js/label-view.js",
+        JS,
+        include_str!("assets/js/label-view.js"),
+    ),
+    ("/js/queue.js", JS, include_str!("assets/js/queue.js")),
+    ("/js/review.js", JS, include_str!("assets/js/review.js")),
+    ("/js/shared.js", JS, include_str!("assets/js/shared.js")),
+    ("/js/state.js", JS, include_str!("assets/js/state.js")),
+    ("/js/text.js", JS, include_str!("assets/js/text.js")),
+];
 
 /// What every handler shares.
 pub struct App {
@@ -44,16 +99,11 @@ pub struct App {
 
 /// The router, with its guards.
 pub fn router(app: Arc<App>) -> Router {
-    Router::new()
-        .route("/", get(index))
-        .route(
-            "/app.js",
-            get(|| async { asset(APP_JS, "text/javascript; charset=utf-8") }),
-        )
-        .route(
-            "/app.css",
-            get(|| async { asset(APP_CSS, "text/css; charset=utf-8") }),
-        )
+    let mut router = Router::new().route("/", get(index));
+    for &(path, content_type, text) in ASSETS {
+        router = router.route(path, get(move || async move { asset(text, content_type) }));
+    }
+    router
         .route("/api/session", get(session))
         .route("/api/queue", get(queue))
         .route("/api/progress", get(progress))

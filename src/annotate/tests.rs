@@ -449,3 +449,24 @@ fn a_layout_the_editor_cannot_rewrite_is_refused_as_unsupported_and_left_alone()
     assert!(matches!(result, Err(Refusal::Unsupported(_))), "{result:?}");
     assert_eq!(std::fs::read_to_string(suite.join("k.yaml")).unwrap(), text);
 }
+
+/// Every script module of the page is in the server's table of embedded files, and the
+/// table names no module that is not there: a module left out would be a 404 in the page.
+#[test]
+fn every_page_module_is_served() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/annotate/assets/js");
+    let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".js"))
+        .map(|name| format!("/js/{name}"))
+        .collect();
+    on_disk.sort();
+    let mut served: Vec<String> = super::server::ASSETS
+        .iter()
+        .map(|(path, _, _)| path.to_string())
+        .filter(|path| path.starts_with("/js/"))
+        .collect();
+    served.sort();
+    assert_eq!(served, on_disk);
+}

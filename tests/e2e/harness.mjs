@@ -1,13 +1,17 @@
 // Shared pieces of the end-to-end tests: the goldgate binary, a copy of the example suite
-// in a temporary directory, `goldgate annotate` started on a free port, and one headless
-// Chromium (the system's, never a downloaded one) for a whole test file.
+// in a temporary directory, `goldgate annotate` started on a free port, one headless
+// Chromium (the system's, never a downloaded one) for a whole test file, and the steps the
+// browser tests share (open a view, fill a requirement, wait for a save).
+import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
+import YAML from 'yaml';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const EXAMPLE = path.join(ROOT, 'examples', 'requirements');
@@ -189,4 +193,66 @@ export function splitInsert(before, after) {
     }
   }
   return { prefix: p, suffix: after.length - q, removed: before.slice(p, before.length - (after.length - q)), inserted: after.slice(p, q) };
+}
+
+// For a browser test file: its Chromium is opened before its tests and closed after them;
+// `serve(dir, args)` starts a `goldgate annotate` that is stopped when they are done.
+export function browserTests() {
+  const servers = [];
+  before(async () => {
+    await browser();
+  });
+  after(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await closeBrowser();
+  });
+  return async function serve(dir, args) {
+    const s = await startAnnotate(dir, args);
+    servers.push(s);
+    return s;
+  };
+}
+
+export const ptr = (p) => `[data-ptr="${p}"]`;
+
+// Opens a view and waits until the page shows it (not the view it had before).
+export async function open(page, server, hash) {
+  await page.goto(`${server.url}${hash}`);
+  await page.waitForSelector(`main[data-route="${hash}"] h1`);
+}
+
+export async function openSample(page, server, id) {
+  await open(page, server, `#/sample/${id}`);
+  await page.waitForSelector(`main h1:text-is("${id}")`);
+}
+
+// Fills requirement i of the form with the mouse (clicks, typing into fields, choosing
+// options) and marks its source messages by clicking them.
+export async function fillRequirement(page, i, r) {
+  const p = `/requirements/${i}`;
+  await page.click(ptr(`${p}/id`));
+  await page.fill(ptr(`${p}/id`), r.id);
+  await page.selectOption(ptr(`${p}/type`), r.type);
+  await page.fill(ptr(`${p}/title`), r.title);
+  await page.fill(ptr(`${p}/actor`), r.actor);
+  await page.selectOption(ptr(`${p}/priority`), r.priority);
+  await page.fill(ptr(`${p}/action`), r.action);
+  if (r.condition) await page.fill(ptr(`${p}/condition`), r.condition);
+  for (let j = 0; j < r.acceptance_criteria.length; j++) {
+    if (!(await page.$(ptr(`${p}/acceptance_criteria/${j}`)))) await page.click(ptr(`${p}/acceptance_criteria#add`));
+    await page.fill(ptr(`${p}/acceptance_criteria/${j}`), r.acceptance_criteria[j]);
+  }
+  for (const m of r.source_messages || []) await page.click(`[data-msg="${m}"]`);
+}
+
+
+export function readYaml(file) {
+  return YAML.parse(fs.readFileSync(file, 'utf8'));
+}
+
+// After a save's response, the page has handled it once it says so.
+export const savedShown = (page) => page.waitForSelector('.actionbar .status.good:has-text("Saved at")');
+
+export function assertNoProblems(page) {
+  assert.deepEqual(page.problems, [], 'the page raised dialogs or errors');
 }

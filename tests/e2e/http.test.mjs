@@ -45,19 +45,27 @@ describe('goldgate annotate over HTTP', () => {
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-security-policy'), /default-src 'none'; script-src 'self'; style-src 'self'/);
     const html = await page.text();
-    assert.match(html, /<script src="\/app\.js" defer><\/script>/);
+    assert.deepEqual(html.match(/<script\b[^>]*>/g), ['<script type="module" src="/js/main.js">'], 'one script: the page\'s entry module');
     assert.doesNotMatch(html, /\sstyle=|<script>|\son\w+=/i, 'no inline script, style or handler');
-    for (const [p, type] of [
-      ['/app.js', /javascript/],
-      ['/app.css', /text\/css/],
-    ]) {
-      const r = await fetch(server.base + p);
-      assert.equal(r.status, 200, p);
-      assert.match(r.headers.get('content-type'), type, p);
+    const css = await fetch(`${server.base}/app.css`);
+    assert.equal(css.status, 200, '/app.css');
+    assert.match(css.headers.get('content-type'), /text\/css/, '/app.css');
+    // Every module the page imports, from the entry module on: served as JavaScript, and
+    // none parses HTML, sets inline styles or evaluates text.
+    const modules = ['/js/main.js'];
+    for (let i = 0; i < modules.length; i++) {
+      const r = await fetch(server.base + modules[i]);
+      assert.equal(r.status, 200, modules[i]);
+      assert.match(r.headers.get('content-type'), /^text\/javascript/, modules[i]);
+      const js = await r.text();
+      assert.doesNotMatch(js, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|\.style\.|eval\(|new Function|import\(/, `${modules[i]} never parses HTML or sets inline styles`);
+      for (const [, spec] of js.matchAll(/^import [^;]* from '([^']+)';$/gm)) {
+        const p = new URL(spec, server.base + modules[i]).pathname;
+        if (!modules.includes(p)) modules.push(p);
+      }
     }
-    const js = await (await fetch(`${server.base}/app.js`)).text();
-    assert.doesNotMatch(js, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|\.style\.|eval\(/, 'the page script never parses HTML or sets inline styles');
-    for (const p of ['/index.html', '/favicon.ico', '/src/annotate/assets/app.js', '/suite.toml', '/extraction/ext-001.yaml']) {
+    assert.ok(modules.length > 5, `the page's modules: ${modules.join(' ')}`);
+    for (const p of ['/index.html', '/favicon.ico', '/app.js', '/js/', '/js/nope.js', '/js/../app.css', '/js/%2e%2e/app.css', '/src/annotate/assets/js/main.js', '/assets/js/main.js', '/suite.toml', '/extraction/ext-001.yaml']) {
       assert.equal((await raw(server.base, { path: p })).status, 404, p);
     }
   });
@@ -102,7 +110,7 @@ describe('goldgate annotate over HTTP', () => {
     const server = await serve(dir, ['--annotator', 'a1', '--host', '0.0.0.0']);
     assert.ok(server.token && server.token.length >= 16, `the printed address carries a token: ${server.url}`);
     assert.match(server.stderr() + server.stdout(), /warning/i, 'a warning is printed');
-    for (const p of ['/', '/app.js', '/api/session', '/api/queue', '/api/sample/ext-001']) {
+    for (const p of ['/', '/js/main.js', '/app.css', '/api/session', '/api/queue', '/api/sample/ext-001']) {
       const r = await raw(server.base, { path: p });
       assert.equal(r.status, 401, `${p} without the token`);
     }

@@ -1,0 +1,51 @@
+// goldgate annotate: what each sample kind labels — its label keys, which kinds cite
+// messages as sources, the fields of a requirement, an inferred requirement and an issue,
+// the name each field is shown with, and what a confidence must look like.
+
+export const KIND_KEYS = {
+  extraction: ['requirements'],
+  e2e: ['requirements'],
+  inference: ['inferred_requirements'],
+  validation: ['issues', 'pii'],
+  tuples: ['tuples'],
+};
+export const SOURCE_KINDS = ['extraction', 'e2e', 'inference'];
+export const REQ_FIELDS = [
+  'id',
+  'title',
+  'type',
+  'actor',
+  'action',
+  'condition',
+  'acceptance_criteria',
+  'priority',
+  'source_messages',
+  'rationale',
+  'confidence',
+];
+export const FIELD_LABEL = {
+  id: 'Id',
+  title: 'Title',
+  type: 'Type',
+  actor: 'Actor',
+  action: 'Action',
+  condition: 'Condition',
+  acceptance_criteria: 'Acceptance criteria',
+  priority: 'Priority',
+  source_messages: 'Source messages',
+  rationale: 'Rationale',
+  confidence: 'Confidence',
+  inference_type: 'Inference type',
+  triggered_by: 'Triggered by',
+  necessity: 'Necessity',
+  issue_type: 'Issue type',
+  severity: 'Severity',
+  field: 'Field',
+  location: 'Location',
+  message: 'Message',
+  suggested_fix: 'Suggested fix',
+  implicit: 'Implicit',
+};
+export const ISSUE_FIELDS = ['issue_type', 'severity', 'field', 'location', 'message', 'suggested_fix', 'confidence'];
+export const INF_FIELDS = ['inference_type', 'triggered_by', 'necessity', 'rationale', 'confidence'];
+export const NUMBER_RE = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
