@@ -469,4 +469,12 @@ fn every_page_module_is_served() {
         .collect();
     served.sort();
     assert_eq!(served, on_disk);
+    // index.html asks for every module at once (the page's load waits for the slowest).
+    let index = include_str!("assets/index.html");
+    for module in on_disk.iter().filter(|m| !m.ends_with("/main.js")) {
+        assert!(
+            index.contains(&format!(r#"<link rel="modulepreload" href="{module}">"#)),
+            "index.html does not preload {module}"
+        );
+    }
 }
