@@ -354,6 +354,8 @@ describe('goldgate annotate in a browser: labelling', () => {
     fs.cpSync(path.join(EXAMPLE, '..', 'events', 'suite'), events, { recursive: true });
     const ev = await serve(events, ['--annotator', 'a1']);
     await openSample(page, ev, 'ev-002');
+    // Kappa is measured on cited conversation messages: the page says why a text has none.
+    assert.match(await page.textContent('.agreement'), /this sample has no conversation/);
     await page.keyboard.press('Alt+KeyN');
     await page.selectOption(ptr('/tuples/0/event_type'), 'attack');
     await page.selectOption(ptr('/tuples/0/role'), 'attacker');

@@ -134,9 +134,11 @@ export function agreementPanel(s) {
       : h(
           'p',
           { class: 'hint' },
-          n === 1
-            ? 'Only one annotator has labelled this sample; kappa needs two.'
-            : 'No annotator has labelled this sample yet.',
+          conv === 0
+            ? 'Agreement (kappa) is measured on which conversation messages each annotator cites; this sample has no conversation.'
+            : n === 1
+              ? 'Only one annotator has labelled this sample; kappa needs two.'
+              : 'No annotator has labelled this sample yet.',
         ),
     marksTable(a.marks, conv, me),
   );
