@@ -277,13 +277,6 @@ async fn session(State(app): State<Arc<App>>) -> Response {
     respond(with(&app, |w| Ok(w.session())))
 }
 
-struct QueueQuery {
-    page: Option<usize>,
-    per_page: Option<usize>,
-    order: Option<String>,
-    show: Option<String>,
-}
-
 async fn queue(State(app): State<Arc<App>>, Query(q): Query<HashMap<String, String>>) -> Response {
     let number = |key: &str| match q.get(key).map(|v| v.parse::<usize>()) {
         None => Ok(None),
@@ -296,13 +289,7 @@ async fn queue(State(app): State<Arc<App>>, Query(q): Query<HashMap<String, Stri
         (Ok(page), Ok(per_page)) => (page, per_page),
         (Err(refusal), _) | (_, Err(refusal)) => return refused(refusal),
     };
-    let q = QueueQuery {
-        page,
-        per_page,
-        order: q.get("order").cloned(),
-        show: q.get("show").cloned(),
-    };
-    let order = match q.order.as_deref() {
+    let order = match q.get("order").map(String::as_str) {
         None | Some("suite") => Order::Suite,
         Some("todo") => Order::Todo,
         Some("disagreement") => Order::Disagreement,
@@ -312,7 +299,7 @@ async fn queue(State(app): State<Arc<App>>, Query(q): Query<HashMap<String, Stri
             )))
         }
     };
-    let show = match q.show.as_deref() {
+    let show = match q.get("show").map(String::as_str) {
         None | Some("all") => Show::All,
         Some("todo") => Show::Todo,
         Some("labelled") => Show::Labelled,
@@ -326,12 +313,7 @@ async fn queue(State(app): State<Arc<App>>, Query(q): Query<HashMap<String, Stri
     };
     respond(with(&app, |w| {
         w.sync();
-        Ok(w.queue(
-            order,
-            show,
-            q.page.unwrap_or(1),
-            q.per_page.unwrap_or(PER_PAGE),
-        ))
+        Ok(w.queue(order, show, page.unwrap_or(1), per_page.unwrap_or(PER_PAGE)))
     }))
 }
 
