@@ -353,29 +353,20 @@ fn tuples_and_json_lines_samples_are_annotated_in_place() {
             r#"{{"id":"{id}","kind":"extraction","conversation":[{{"role":"user","content":"Customers track orders."}}],"labels":{{}}}}"#
         )
     };
-    std::fs::write(&jsonl, format!("{}\n{}\n", line("j-1"), line("j-2"))).unwrap();
-    let (_dir2, _) = (dir.path(), ());
-    let mut w = Workspace::open(Options {
-        suite: dir.path().join("suite"),
-        annotator: "carol".into(),
-        id_pattern: Regex::new(DEFAULT_ID_PATTERN).unwrap(),
-        min_kappa: 0.75,
-        max_sample_bytes: 1 << 20,
-        prefill: None,
-    })
-    .unwrap();
-    let fp = fingerprint(&mut w, "j-2");
+    std::fs::write(&jsonl, format!("{}\r\n{}\r\n", line("j-1"), line("j-2"))).unwrap();
+    let mut w = reopen(dir.path(), "carol", None);
+    // The fingerprint taken when the suite was opened (what the page is sent) is the one a
+    // save checks against the file: a CRLF line ending is not part of it.
+    let fp = w.entries[w.index("j-2").unwrap()].fingerprint.clone();
     w.save_annotation(
         "j-2",
         &fp,
         &json!({"requirements": [requirement("REQ-001", &[0])]}),
     )
     .unwrap();
-    let lines: Vec<String> = std::fs::read_to_string(&jsonl)
-        .unwrap()
-        .lines()
-        .map(String::from)
-        .collect();
+    let saved = std::fs::read_to_string(&jsonl).unwrap();
+    assert_eq!(saved.matches("\r\n").count(), 2, "{saved}");
+    let lines: Vec<String> = saved.lines().map(String::from).collect();
     assert_eq!(lines[0], line("j-1"));
     assert!(
         lines[1].starts_with(&line("j-2")[..line("j-2").len() - 1])

@@ -273,7 +273,7 @@ impl Workspace {
             status: self.status(index),
             discussion: s.discussion.len(),
             annotators: s.annotations.iter().map(|a| a.annotator.clone()).collect(),
-            kappa: entry.kappa,
+            kappa: entry.agreement.headline,
             disagreement: entry.disagreement,
             promoted: s.review.is_some(),
             has_draft: self.drafts.contains_key(&s.id),
@@ -284,8 +284,6 @@ impl Workspace {
         let entry = &self.entries[index];
         let s = &entry.sample;
         let me = &self.options.annotator;
-        let mut builder = AgreementBuilder::default();
-        builder.add(s);
         let marks = message_marks(s)
             .into_iter()
             .map(|(name, marks)| (name.to_string(), marks))
@@ -318,7 +316,7 @@ impl Workspace {
             draft: self.drafts.get(&s.id).cloned(),
             agreement: SampleAgreement {
                 marks,
-                kappa: builder.finish(),
+                kappa: entry.agreement.clone(),
             },
             position: Position {
                 index,

@@ -12,9 +12,9 @@ use regex::Regex;
 use super::prefill::Draft;
 use super::refusal::Refusal;
 use crate::error::{Error, Result};
-use crate::suite::agreement::{message_marks, AgreementBuilder};
+use crate::suite::agreement::{message_marks, Agreement, AgreementBuilder};
 use crate::suite::edit::{self, Format};
-use crate::suite::{Kind, RawDocument, Sample, Suite};
+use crate::suite::{Kind, RawDocument, Sample, Suite, UniqueIds};
 
 /// What the server is started with.
 #[derive(Clone, Debug)]
@@ -39,8 +39,9 @@ pub struct Entry {
     /// Observed disagreement on message-level marks (1 − p_o over annotator pairs); `None`
     /// with fewer than two annotations or no conversation.
     pub disagreement: Option<f64>,
-    /// The sample's own kappa (Fleiss with 3+ annotators, else the mean pairwise Cohen).
-    pub kappa: Option<f64>,
+    /// The agreement of this sample alone, as `suite agreement` computes it (its headline:
+    /// Fleiss' kappa with 3+ annotators, else the mean pairwise Cohen's kappa).
+    pub agreement: Agreement,
 }
 
 /// The suite being labelled.
@@ -72,27 +73,24 @@ impl Workspace {
         let suite = Suite::open(&options.suite, options.max_sample_bytes)?;
         let mut entries = Vec::new();
         let mut errors = Vec::new();
-        let mut file: Option<(PathBuf, String)> = None;
-        for loaded in suite.reader() {
-            errors.extend(loaded.problems.into_iter().filter(|p| p.is_error()));
-            let Some(sample) = loaded.sample else {
-                continue;
-            };
-            let path = sample.origin.path.clone();
-            let format = edit::format_of(&path).unwrap_or(Format::Yaml);
-            let line = (format == Format::Jsonl).then_some(sample.origin.line);
-            if file.as_ref().is_none_or(|(p, _)| *p != path) {
-                let text = std::fs::read_to_string(&path).map_err(|source| Error::Read {
-                    path: path.clone(),
-                    source,
-                })?;
-                file = Some((path.clone(), text));
-            }
-            let text = file.as_ref().map(|(_, t)| t.as_str()).unwrap_or_default();
-            let fingerprint = edit::document_span(text, format, line)
-                .map(|span| edit::fingerprint(&text[span]))
+        // The suite reader's own steps, so that each document's text is fingerprinted as it
+        // is read (a JSONL document's text is its line alone: line 1 of itself).
+        let mut unique = UniqueIds::default();
+        for document in suite.documents() {
+            let line = document.line();
+            let fingerprint = document
+                .text()
+                .and_then(|text| {
+                    let span = edit::document_span(text, document.format(), line.map(|_| 1));
+                    span.ok().map(|span| edit::fingerprint(&text[span]))
+                })
                 .unwrap_or_default();
-            entries.push(Entry::new(sample, path, line, fingerprint));
+            let loaded = unique.check(document.load());
+            errors.extend(loaded.problems.into_iter().filter(|p| p.is_error()));
+            if let Some(sample) = loaded.sample {
+                let path = sample.origin.path.clone();
+                entries.push(Entry::new(sample, path, line, fingerprint));
+            }
         }
         if !errors.is_empty() {
             return Err(Error::Invalid {
@@ -264,14 +262,14 @@ impl Workspace {
 
 impl Entry {
     fn new(sample: Sample, path: PathBuf, line: Option<usize>, fingerprint: String) -> Entry {
-        let (disagreement, kappa) = sample_agreement(&sample);
+        let (disagreement, agreement) = sample_agreement(&sample);
         Entry {
             sample,
             path,
             line,
             fingerprint,
             disagreement,
-            kappa,
+            agreement,
         }
     }
 
@@ -280,11 +278,14 @@ impl Entry {
     }
 }
 
-/// A sample's observed disagreement and headline kappa on message-level marks.
-fn sample_agreement(sample: &Sample) -> (Option<f64>, Option<f64>) {
+/// A sample's observed disagreement on message-level marks, and its agreement.
+fn sample_agreement(sample: &Sample) -> (Option<f64>, Agreement) {
+    let mut builder = AgreementBuilder::default();
+    builder.add(sample);
+    let agreement = builder.finish();
     let marks = message_marks(sample);
     if marks.len() < 2 || sample.conversation.is_empty() {
-        return (None, None);
+        return (None, agreement);
     }
     let (mut cells, mut differ) = (0usize, 0usize);
     for (i, (_, a)) in marks.iter().enumerate() {
@@ -293,8 +294,5 @@ fn sample_agreement(sample: &Sample) -> (Option<f64>, Option<f64>) {
             differ += a.iter().zip(b).filter(|(x, y)| x != y).count();
         }
     }
-    let mut builder = AgreementBuilder::default();
-    builder.add(sample);
-    let kappa = builder.finish().headline;
-    (Some(differ as f64 / cells.max(1) as f64), kappa)
+    (Some(differ as f64 / cells.max(1) as f64), agreement)
 }

@@ -46,6 +46,22 @@ impl RawDocument {
         }
     }
 
+    /// The document's text as read (a JSONL document is its line, line ending included),
+    /// unless it could not be read.
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref().ok()
+    }
+
+    /// The JSONL line the document is, or `None` for a whole YAML or JSON file.
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+
+    /// How the document is written (YAML, JSON or a JSONL line).
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
     /// Parse and check the document on its own (id uniqueness is [`UniqueIds`]'s part).
     pub fn load(self) -> Loaded {
         let text = match self.text {
