@@ -1,11 +1,10 @@
 //! `goldgate suite lint | stats | agreement`.
 
 use crate::cli::SuiteFormat;
-use crate::config::ConfigFile;
 use crate::error::{Exit, Result};
 use crate::output::Reporter;
 use crate::report::terminal;
-use crate::settings::{defaults, max_sample_bytes, AgreementSettings, SuiteSettings};
+use crate::settings::{max_sample_bytes, named_suite, AgreementSettings, SuiteSettings};
 use crate::suite::agreement::AgreementBuilder;
 use crate::suite::stats::SuiteStats;
 use crate::suite::Suite;
@@ -57,27 +56,18 @@ pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Ex
     })
 }
 
-/// Open the suite at `s.dir`, or, when it is a project directory (a `goldgate.toml` whose
-/// `[check] suite` names another directory, and no `suite.toml`), the suite it names, under
-/// that file's `[suite]` settings.
+/// Open the suite `s.dir` names (itself, or the suite its `goldgate.toml` names).
 fn open_suite(s: &SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Suite> {
-    let dir = &s.dir;
-    let config = dir.join(defaults::CONFIG_FILE);
-    if config.is_file() && !dir.join("suite.toml").is_file() {
-        let file = ConfigFile::load(&config)?;
-        if let Some(named) = &file.check.suite {
-            if named != dir {
-                reporter.note(&format!(
-                    "suite: {} (named by {})\n",
-                    named.display(),
-                    config.display()
-                ));
-                return Suite::open(named, max_sample_bytes(s.max_sample_bytes, &file)?);
-            }
-        }
+    let named = named_suite(&s.dir)?;
+    if let Some(config) = &named.named_by {
+        reporter.note(&format!(
+            "suite: {} (named by {})\n",
+            named.dir.display(),
+            config.display()
+        ));
     }
     Suite::open(
-        dir,
-        max_sample_bytes(s.max_sample_bytes, &ConfigFile::default())?,
+        &named.dir,
+        max_sample_bytes(s.max_sample_bytes, &named.config)?,
     )
 }

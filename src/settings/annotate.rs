@@ -7,10 +7,9 @@ use std::path::PathBuf;
 
 use regex::Regex;
 
-use super::{defaults, max_sample_bytes};
+use super::{defaults, max_sample_bytes, min_kappa, named_suite};
 use crate::annotate::Options;
 use crate::cli;
-use crate::config::ConfigFile;
 use crate::error::Error;
 use crate::gate::thresholds::Thresholds;
 use crate::metrics::scoring::DEFAULT_ID_PATTERN;
@@ -45,30 +44,12 @@ impl TryFrom<cli::AnnotateArgs> for AnnotateSettings {
                 format!("give a short name without control characters (at most {MAX_NAME} characters), e.g. --annotator alice"),
             ));
         }
-        let min_kappa = a.min_kappa.unwrap_or(defaults::MIN_KAPPA);
-        if !(-1.0..=1.0).contains(&min_kappa) {
-            return Err(Error::usage(
-                format!("--min-kappa {min_kappa} is outside [-1, 1]"),
-                "the labelling guide's bar is 0.75",
-            ));
-        }
+        let min_kappa = min_kappa(a.min_kappa)?;
         let dir = a.dir.unwrap_or_else(|| PathBuf::from("."));
-        let config = dir.join(defaults::CONFIG_FILE);
-        let (suite, file, named_by) = match config.is_file() && !dir.join("suite.toml").is_file() {
-            true => {
-                let file = ConfigFile::load(&config)?;
-                let suite = file.check.suite.clone().ok_or_else(|| {
-                    Error::usage(
-                        format!("{} names no suite under [check] suite", config.display()),
-                        "pass the suite directory itself, or add `suite = \"suite\"` under [check]",
-                    )
-                })?;
-                (suite, file, Some(config))
-            }
-            false => (dir.clone(), ConfigFile::default(), None),
-        };
+        let named = named_suite(&dir)?;
         let thresholds = a.thresholds.or_else(|| {
-            let project = file
+            let project = named
+                .config
                 .check
                 .thresholds
                 .clone()
@@ -82,15 +63,15 @@ impl TryFrom<cli::AnnotateArgs> for AnnotateSettings {
         let host = a.host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
         Ok(AnnotateSettings {
             options: Options {
-                suite,
+                suite: named.dir,
                 annotator,
                 id_pattern,
                 min_kappa,
-                max_sample_bytes: max_sample_bytes(a.max_sample_bytes, &file)?,
+                max_sample_bytes: max_sample_bytes(a.max_sample_bytes, &named.config)?,
                 prefill: a.prefill,
             },
             address: SocketAddr::new(host, a.port.unwrap_or(PORT)),
-            named_by,
+            named_by: named.named_by,
         })
     }
 }

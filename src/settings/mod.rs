@@ -11,17 +11,19 @@ mod hook;
 pub mod judge;
 mod run;
 pub mod similarity;
+mod suite;
 
 pub use annotate::AnnotateSettings;
 pub use hook::{HookInstallSettings, HookRunSettings};
 pub use run::{run_settings, RunCommand};
+pub use suite::{min_kappa, named_suite, AgreementSettings, NamedSuite, SuiteSettings};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::baseline::RefreshSettings;
 use crate::check::{CheckSettings, MissingBaseline, ReportOptions};
-use crate::cli::{self, CommentOn, GateFormat, ScoreFormat, SuiteFormat};
+use crate::cli::{self, CommentOn, GateFormat, ScoreFormat};
 use crate::config::ConfigFile;
 use crate::error::Error;
 use crate::gate::compare::CompareOptions;
@@ -220,52 +222,6 @@ impl From<cli::MergeArgs> for MergeSettings {
             inputs: a.inputs,
             output: a.output.unwrap_or_else(|| defaults::RUN_FILE.into()),
         }
-    }
-}
-
-/// `goldgate suite lint` and `suite stats`.
-#[derive(Clone, Debug)]
-pub struct SuiteSettings {
-    /// The suite directory, or a project directory whose goldgate.toml names it.
-    pub dir: PathBuf,
-    pub format: SuiteFormat,
-    /// `--max-sample-bytes`; without it, the project's `[suite] max_sample_bytes` or the
-    /// default ([`max_sample_bytes`], once the project is known).
-    pub max_sample_bytes: Option<u64>,
-}
-
-impl From<cli::SuiteArgs> for SuiteSettings {
-    fn from(a: cli::SuiteArgs) -> Self {
-        SuiteSettings {
-            dir: a.dir,
-            format: a.format.unwrap_or(SuiteFormat::Text),
-            max_sample_bytes: a.max_sample_bytes,
-        }
-    }
-}
-
-/// `goldgate suite agreement`.
-#[derive(Clone, Debug)]
-pub struct AgreementSettings {
-    pub suite: SuiteSettings,
-    pub min_kappa: f64,
-}
-
-impl TryFrom<cli::AgreementArgs> for AgreementSettings {
-    type Error = Error;
-
-    fn try_from(a: cli::AgreementArgs) -> Result<Self, Error> {
-        let min_kappa = a.min_kappa.unwrap_or(defaults::MIN_KAPPA);
-        if !(-1.0..=1.0).contains(&min_kappa) {
-            return Err(Error::usage(
-                format!("--min-kappa {min_kappa} is outside [-1, 1]"),
-                "the labelling guide's bar is 0.75",
-            ));
-        }
-        Ok(AgreementSettings {
-            suite: a.suite.into(),
-            min_kappa,
-        })
     }
 }
 

@@ -1,0 +1,91 @@
+//! Settings of the commands that take a suite directory (`suite lint | stats | agreement`,
+//! `annotate`): which suite a directory argument names, and the agreement bar.
+
+use std::path::{Path, PathBuf};
+
+use super::defaults;
+use crate::cli::{self, SuiteFormat};
+use crate::config::ConfigFile;
+use crate::error::Error;
+
+/// `goldgate suite lint` and `suite stats`.
+#[derive(Clone, Debug)]
+pub struct SuiteSettings {
+    /// The suite directory, or a project directory whose goldgate.toml names it.
+    pub dir: PathBuf,
+    pub format: SuiteFormat,
+    /// `--max-sample-bytes`; without it, the project's `[suite] max_sample_bytes` or the
+    /// default ([`super::max_sample_bytes`], once the project is known).
+    pub max_sample_bytes: Option<u64>,
+}
+
+impl From<cli::SuiteArgs> for SuiteSettings {
+    fn from(a: cli::SuiteArgs) -> Self {
+        SuiteSettings {
+            dir: a.dir,
+            format: a.format.unwrap_or(SuiteFormat::Text),
+            max_sample_bytes: a.max_sample_bytes,
+        }
+    }
+}
+
+/// `goldgate suite agreement`.
+#[derive(Clone, Debug)]
+pub struct AgreementSettings {
+    pub suite: SuiteSettings,
+    pub min_kappa: f64,
+}
+
+impl TryFrom<cli::AgreementArgs> for AgreementSettings {
+    type Error = Error;
+
+    fn try_from(a: cli::AgreementArgs) -> Result<Self, Error> {
+        Ok(AgreementSettings {
+            suite: a.suite.into(),
+            min_kappa: min_kappa(a.min_kappa)?,
+        })
+    }
+}
+
+/// The suite a directory argument names.
+pub struct NamedSuite {
+    pub dir: PathBuf,
+    /// The project's settings when they named the suite, else the defaults.
+    pub config: ConfigFile,
+    /// The `goldgate.toml` that named it.
+    pub named_by: Option<PathBuf>,
+}
+
+/// `dir` itself, or, when it is a project directory (a `goldgate.toml` whose `[check] suite`
+/// names another directory, and no `suite.toml`), the suite it names, under that file's
+/// settings.
+pub fn named_suite(dir: &Path) -> Result<NamedSuite, Error> {
+    let config = dir.join(defaults::CONFIG_FILE);
+    if config.is_file() && !dir.join("suite.toml").is_file() {
+        let file = ConfigFile::load(&config)?;
+        if let Some(named) = file.check.suite.clone().filter(|named| named != dir) {
+            return Ok(NamedSuite {
+                dir: named,
+                config: file,
+                named_by: Some(config),
+            });
+        }
+    }
+    Ok(NamedSuite {
+        dir: dir.to_path_buf(),
+        config: ConfigFile::default(),
+        named_by: None,
+    })
+}
+
+/// `--min-kappa`, else the labelling guide's bar; a kappa outside [-1, 1] is refused.
+pub fn min_kappa(flag: Option<f64>) -> Result<f64, Error> {
+    let min_kappa = flag.unwrap_or(defaults::MIN_KAPPA);
+    if !(-1.0..=1.0).contains(&min_kappa) {
+        return Err(Error::usage(
+            format!("--min-kappa {min_kappa} is outside [-1, 1]"),
+            "the labelling guide's bar is 0.75",
+        ));
+    }
+    Ok(min_kappa)
+}
