@@ -31,28 +31,25 @@ pub(super) fn check_no_tuples_fields(raw: &RawSample, findings: &mut Findings) {
         ("/task", raw.task.is_some()),
         ("/text", raw.text.is_some()),
         ("/labels/tuples", !raw.labels.tuples.is_empty()),
-    ];
+    ]
+    .into_iter()
+    .filter(|(_, present)| *present)
+    .map(|(pointer, _)| pointer.to_string());
     let annotated = raw
         .annotations
         .iter()
         .enumerate()
         .filter(|(_, a)| !a.tuples.is_empty())
-        .map(|(i, _)| (format!("/annotations/{i}/tuples"), true));
-    let given = given
-        .into_iter()
-        .map(|(p, present)| (p.to_string(), present))
-        .chain(annotated);
-    for (pointer, present) in given {
-        if present {
-            findings.error(
-                &pointer,
-                format!(
-                    "`{}` is only read from samples of `kind: tuples`",
-                    &pointer[1..].replace('/', ".")
-                ),
-                Some("remove it, or make the sample `kind: tuples`".into()),
-            );
-        }
+        .map(|(i, _)| format!("/annotations/{i}/tuples"));
+    for pointer in given.chain(annotated) {
+        findings.error(
+            &pointer,
+            format!(
+                "`{}` is only read from samples of `kind: tuples`",
+                &pointer[1..].replace('/', ".")
+            ),
+            Some("remove it, or make the sample `kind: tuples`".into()),
+        );
     }
 }
 
