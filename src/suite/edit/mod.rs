@@ -10,7 +10,8 @@
 //!
 //! A caller detects a sample changed on disk since it was read with [`fingerprint`]
 //! (of the sample's document: the whole YAML/JSON file or the JSONL line) and
-//! [`check_unchanged`]; [`save`] does read, check, edit and atomic write in one call.
+//! [`check_unchanged`]; [`edit_file`] reads, checks and edits, and [`Edited::write`] writes
+//! the result atomically.
 
 mod emit;
 mod json;
@@ -227,7 +228,9 @@ impl Edited {
 }
 
 /// Read `path`, check the sample's fingerprint against `expected` (when given) and apply
-/// `change` to the text; nothing is written yet.
+/// `change` to the text; nothing is written yet. Two goldgate processes editing one file
+/// take turns: a lock file beside it is held from the read until the [`Edited`] is written
+/// or dropped (an editor that ignores the lock and writes in that moment is not detected).
 pub fn edit_file(
     path: &Path,
     line: Option<usize>,
@@ -274,19 +277,6 @@ const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// sample file, so the suite never reads it.
 fn lock_path(file: &Path) -> PathBuf {
     crate::io::with_suffix(file, ".goldgate-lock")
-}
-
-/// [`edit_file`] and [`Edited::write`] in one call: returns the edited sample's new
-/// fingerprint. Two goldgate processes saving one file take turns (a lock file beside it
-/// is held from the read to the rename); an editor that ignores the lock and writes in
-/// that moment is not detected.
-pub fn save(
-    path: &Path,
-    line: Option<usize>,
-    expected: Option<&str>,
-    change: impl FnOnce(&str, Format, Option<usize>) -> Result<String>,
-) -> Result<String> {
-    edit_file(path, line, expected, change)?.write()
 }
 
 /// The text edits one format knows how to make in a sample document.

@@ -2,6 +2,16 @@ use serde_json::json;
 
 use super::*;
 
+/// Edit and write in one step, as a caller does when it checks nothing in between.
+fn save(
+    path: &Path,
+    line: Option<usize>,
+    expected: Option<&str>,
+    change: impl FnOnce(&str, Format, Option<usize>) -> Result<String>,
+) -> Result<String> {
+    edit_file(path, line, expected, change)?.write()
+}
+
 /// The common prefix and suffix lengths of two texts.
 pub(super) fn common(before: &str, after: &str) -> (usize, usize) {
     let prefix = before
