@@ -321,8 +321,8 @@ pub struct AnnotateArgs {
     /// saved only when you save it
     #[arg(long, value_name = "RUN_FILE")]
     pub prefill: Option<PathBuf>,
-    /// The rules whose [matching] id_pattern requirement ids must match [default: the
-    /// project's thresholds file, when there is one]
+    /// The rules whose [matching] id_pattern requirement ids must match [default: [check]
+    /// thresholds of the project's goldgate.toml, else thresholds.toml when it exists]
     #[arg(long, value_name = "FILE")]
     pub thresholds: Option<PathBuf>,
     /// The kappa the suite must reach before it is used [default: 0.75]

@@ -5,14 +5,10 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
-use regex::Regex;
-
-use super::{defaults, max_sample_bytes, min_kappa, named_suite};
+use super::{max_sample_bytes, min_kappa, named_suite, rules, rules_file};
 use crate::annotate::Options;
 use crate::cli;
 use crate::error::Error;
-use crate::gate::thresholds::Thresholds;
-use crate::metrics::scoring::DEFAULT_ID_PATTERN;
 
 /// The port `goldgate annotate` listens on unless told otherwise.
 pub const PORT: u16 = 8741;
@@ -47,19 +43,12 @@ impl TryFrom<cli::AnnotateArgs> for AnnotateSettings {
         let min_kappa = min_kappa(a.min_kappa)?;
         let dir = a.dir.unwrap_or_else(|| PathBuf::from("."));
         let named = named_suite(&dir)?;
-        let thresholds = a.thresholds.or_else(|| {
-            let project = named
-                .config
-                .check
-                .thresholds
-                .clone()
-                .unwrap_or_else(|| dir.join(defaults::THRESHOLDS_FILE));
-            project.is_file().then_some(project)
-        });
-        let id_pattern = match thresholds {
-            Some(path) => Thresholds::load(&path)?.scoring().id_pattern,
-            None => Regex::new(DEFAULT_ID_PATTERN).expect("the default id pattern is valid"),
-        };
+        // The rules as every other command finds them: a configured file that is missing is
+        // an error, not a silent fall back to the built-in pattern.
+        let configured = named.config.check.thresholds.as_deref();
+        let id_pattern = rules(rules_file(a.thresholds.as_deref(), configured).as_deref())?
+            .scoring()
+            .id_pattern;
         let host = a.host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
         Ok(AnnotateSettings {
             options: Options {
