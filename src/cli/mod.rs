@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod format;
 mod judge;
 mod pipeline;
+pub use format::{BaselineFormat, GateFormat, PublishFormat, ScoreFormat, SuiteFormat};
 pub use judge::JudgeArgs;
 pub use pipeline::{ModeArg, PipelineArgs};
 
@@ -140,39 +142,6 @@ pub fn parse_check_args(args: &[String]) -> Result<CheckArgs, String> {
         Command::Check(args) => Ok(*args),
         _ => Err("not a `goldgate check` command line".to_string()),
     }
-}
-
-/// What `score` prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ScoreFormat {
-    /// The metrics table
-    Text,
-    /// The metrics as JSON
-    Json,
-}
-
-/// What the `suite` commands print.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SuiteFormat {
-    Text,
-    Json,
-}
-
-/// How `compare` and `check` report the verdict on stdout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GateFormat {
-    /// The verdict, the gated metrics, the per-sample analysis and provenance
-    Text,
-    /// The verdict file's JSON
-    Json,
-    /// The PR comment
-    Markdown,
-    /// JUnit XML: a test case per gate rule and per sample
-    Junit,
-    /// A self-contained HTML report with charts
-    Html,
-    /// One line when the gate passes, else only what broke (the pre-push hook's format)
-    Brief,
 }
 
 #[derive(Debug, Args)]
@@ -356,9 +325,6 @@ pub struct GateArgs {
     /// Bootstrap seed [default: 20240601]
     #[arg(long, env = "GOLDGATE_SEED")]
     pub seed: Option<u64>,
-    /// Report format on stdout [default: text]
-    #[arg(long, value_enum)]
-    pub format: Option<GateFormat>,
     /// The gate's name: several gates in one repository keep one sticky comment each
     /// [default: goldgate]
     #[arg(long, env = "GOLDGATE_GATE_NAME")]
@@ -406,6 +372,9 @@ pub struct PublishArgs {
     /// exists. Flags win
     #[arg(long, env = "GOLDGATE_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// How stdout shows the verdict it publishes [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<PublishFormat>,
     #[command(flatten)]
     pub gate: GateArgs,
 }
@@ -422,6 +391,9 @@ pub struct CompareArgs {
     /// Also write the verdict as JSON here
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Report format on stdout [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<GateFormat>,
     #[command(flatten)]
     pub gate: GateArgs,
 }
@@ -443,6 +415,9 @@ pub struct CheckArgs {
     /// [default: .goldgate/out]
     #[arg(long, env = "GOLDGATE_OUT_DIR", value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Report format on stdout [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<GateFormat>,
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]
@@ -454,11 +429,17 @@ pub enum BaselineCommand {
     /// Run the suite and store the result as the new baseline (atomically)
     Refresh(Box<RefreshArgs>),
     /// Show a stored baseline: its metrics and provenance
-    Show {
-        /// The baseline file [default: baselines/main.json]
-        #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
-        baseline: Option<PathBuf>,
-    },
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The baseline file [default: baselines/main.json]
+    #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Output format [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<BaselineFormat>,
 }
 
 #[derive(Debug, Args)]

@@ -10,7 +10,7 @@ use crate::settings::CheckCommand;
 pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let runtime = crate::runtime::build()?;
     let checked = crate::check::check(&s.check, &runtime, &mut ShowProgress::new(reporter))?;
-    let summary_to = match s.gate.format {
+    let summary_to = match s.format {
         GateFormat::Brief => SummaryTo::Nowhere,
         _ => SummaryTo::Stderr,
     };
@@ -18,13 +18,10 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let Some(gated) = checked.gated else {
         return Ok(exit);
     };
-    if let Some(stats) = gated
-        .embedded
-        .filter(|_| s.gate.format != GateFormat::Brief)
-    {
+    if let Some(stats) = gated.embedded.filter(|_| s.format != GateFormat::Brief) {
         reporter.note(&crate::report::terminal::embedded_note(&stats));
     }
-    if gated.baseline.is_none() && s.gate.format != GateFormat::Brief {
+    if gated.baseline.is_none() && s.format != GateFormat::Brief {
         // (The brief verdict line says "no baseline yet" itself.)
         reporter.note(&format!(
             "note: no baseline at {}: only absolute rules apply. Create one from a trusted run with `goldgate baseline refresh --suite {}` and commit it.\n",
@@ -44,12 +41,10 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Some(&runtime),
         reporter,
     )?;
-    super::compare::show_verdict(
-        &gated.verdict,
-        &gated.score,
-        &s.gate,
-        &gated.markdown,
-        Some(&gated.written.run),
-        reporter,
-    )
+    let show = super::compare::Show {
+        format: s.format,
+        comment: &gated.markdown,
+        run: Some(&gated.written.run),
+    };
+    super::compare::show_verdict(&gated.verdict, &gated.score, &s.gate, show, reporter)
 }
