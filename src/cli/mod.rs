@@ -112,7 +112,13 @@ pub struct HookRunArgs {
 /// Whether `args` are valid `goldgate check` arguments (the hook would fail on every push
 /// otherwise); the error is clap's message.
 pub fn validate_check_args(args: &[String]) -> Result<(), String> {
-    parse_check_args(args).map(|_| ())
+    match parse_check_args(args)?.print_fingerprint {
+        true => Err(
+            "--print-fingerprint prints the fingerprint and stops: the hook would never check a push"
+                .to_string(),
+        ),
+        false => Ok(()),
+    }
 }
 
 /// `args` read as `goldgate check` arguments (after the hook's own `--format brief
@@ -418,6 +424,11 @@ pub struct CheckArgs {
     /// Report format on stdout [default: text]
     #[arg(long, value_enum)]
     pub format: Option<GateFormat>,
+    /// Print what the run would key its cached answers on, and exit without running:
+    /// `pipeline_fingerprint=…`, `cache=read-write|write-only|off`, `cache_dir=…` and
+    /// `gate_name=…`, one `name=value` line each (the GitHub Action keys its cache on them)
+    #[arg(long)]
+    pub print_fingerprint: bool,
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]
@@ -481,6 +492,14 @@ mod tests {
             current = current.find_subcommand_mut(name).unwrap();
         }
         current.render_long_help().to_string()
+    }
+
+    /// The hook refuses check arguments that would never check a push.
+    #[test]
+    fn the_hook_refuses_print_fingerprint() {
+        assert!(super::validate_check_args(&["--jobs".into(), "4".into()]).is_ok());
+        let why = super::validate_check_args(&["--print-fingerprint".into()]).unwrap_err();
+        assert!(why.contains("would never check"), "{why}");
     }
 
     /// The help states the defaults `settings` applies (they live there, not in clap).

@@ -350,6 +350,8 @@ pub struct CheckCommand {
     pub check: CheckSettings,
     pub gate: GateSettings,
     pub format: GateFormat,
+    /// Print the pipeline fingerprint and the cache the run would use, and run nothing.
+    pub print_fingerprint: bool,
 }
 
 impl TryFrom<cli::CheckArgs> for CheckCommand {
@@ -393,6 +395,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
             },
             gate,
             format: a.format.unwrap_or(GateFormat::Text),
+            print_fingerprint: a.print_fingerprint,
         })
     }
 }
