@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 
 use crate::support::mock_http::{MockServer, Response};
 use crate::support::openai::{FakeOpenAi, Reply};
-use crate::support::project::goldgate;
+use crate::support::project::{git, goldgate};
 use crate::support::TempDir;
 
 const KINDS: [&str; 5] = ["extraction", "inference", "validation", "e2e", "tuples"];
@@ -342,6 +342,61 @@ fn a_missing_directory_is_created() {
     );
 }
 
+/// Inside git, a command pipeline's answers are cached by the repository's tracked files:
+/// init says to `git add` what it wrote (the cache would not see a change to an untracked
+/// pipeline.py); once added, a worse stub is not answered from the cache and fails.
+#[test]
+fn inside_git_init_says_to_add_the_files_and_then_a_changed_stub_is_run() {
+    let tmp = TempDir::new("init-git");
+    let dir = &tmp.0;
+    git(dir, &["init", "-q", "-b", "main"]);
+    let init = goldgate(dir, &["init", "--kind", "extraction"], &[]);
+    assert_exit(&init, 0, "init in a git repository");
+    let said = text(&init.stdout);
+    assert!(said.contains("git add them"), "{said}");
+    git(dir, &["add", "-A"]);
+    assert_exit(&goldgate(dir, &["check"], &[]), 0, "the first check");
+    let stub = std::fs::read_to_string(dir.join("pipeline.py")).unwrap();
+    let worse = stub.replace(
+        "    return {\"requirements\": EXAMPLES.get(request[\"id\"], {}).get(\"requirements\", [])}",
+        "    return {\"requirements\": EXAMPLES.get(request[\"id\"], {}).get(\"requirements\", [])[:1]}",
+    );
+    assert_ne!(
+        worse, stub,
+        "the stub's extraction answer is where the test expects it"
+    );
+    std::fs::write(dir.join("pipeline.py"), worse).unwrap();
+    let check = goldgate(dir, &["check"], &[]);
+    assert_exit(&check, 1, "a worse stub, tracked by git");
+    assert!(
+        text(&check.stderr).contains("0 from the cache"),
+        "{}",
+        text(&check.stderr)
+    );
+}
+
+/// GitHub reads workflows only at a repository's root: init into a subdirectory says so.
+#[test]
+fn in_a_subdirectory_of_a_repository_init_says_where_workflows_belong() {
+    let tmp = TempDir::new("init-git-sub");
+    git(&tmp.0, &["init", "-q", "-b", "main"]);
+    let out = goldgate(&tmp.0, &["init", "ci/gate", "--pipeline", "http"], &[]);
+    assert_exit(&out, 0, "init into a subdirectory");
+    let said = text(&out.stdout);
+    assert!(said.contains("GitHub reads workflows only from"), "{said}");
+    assert!(
+        !said.contains("git add them"),
+        "an http pipeline is not cached: {said}"
+    );
+    let root = goldgate(&tmp.0, &["init", "--pipeline", "http"], &[]);
+    assert_exit(&root, 0, "init at the root");
+    assert!(
+        !text(&root.stdout).contains("GitHub reads workflows"),
+        "{}",
+        text(&root.stdout)
+    );
+}
+
 /// Without a terminal nothing is asked: the defaults are used, and stderr says which.
 #[test]
 fn without_a_terminal_the_defaults_are_used_and_named() {
@@ -356,6 +411,10 @@ fn without_a_terminal_the_defaults_are_used_and_named() {
     );
     assert!(tmp.0.join("suite/extraction/ext-001.yaml").is_file());
     assert!(files(&tmp.0)["goldgate.toml"].contains("kind = \"chat\""));
+    assert!(
+        !text(&out.stdout).contains("git add"),
+        "not in git, and not a command pipeline"
+    );
 }
 
 /// On a terminal, what the flags leave open is asked: numbered choices, the default in

@@ -12,13 +12,19 @@ use crate::settings::{defaults, InitSettings};
 use crate::suite::Kind;
 
 pub fn init(s: InitSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let git_root = s.git_root.clone();
     let plan = if s.interactive {
         choose(s, &mut std::io::stdin().lock(), reporter)?
     } else {
         with_defaults(s, reporter)
     };
     let written = crate::init::init(&plan)?;
-    reporter.out(&summary(&plan, &written));
+    // Whether the project is a subdirectory of its repository (it exists now).
+    let below_root = git_root.as_ref().is_some_and(|root| {
+        let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+        canonical(root) != canonical(&plan.dir)
+    });
+    reporter.out(&summary(&plan, &written, git_root.is_some(), below_root));
     Ok(Exit::Ok)
 }
 
@@ -193,8 +199,10 @@ fn names(kinds: &[Kind]) -> String {
         .join(",")
 }
 
-/// What was written, and the command to run next.
-fn summary(plan: &Plan, written: &[Written]) -> String {
+/// What was written, and the command to run next. Inside git: with a command pipeline, that
+/// the files need `git add` (the answer cache is keyed on the tracked files); below the
+/// repository's root, that GitHub reads workflows only there.
+fn summary(plan: &Plan, written: &[Written], in_git: bool, below_root: bool) -> String {
     let here = plan.dir == Path::new(defaults::INIT_DIR);
     let mut out = format!(
         "goldgate init wrote {} files{} (task kinds: {}; pipeline: {}):\n",
@@ -210,6 +218,16 @@ fn summary(plan: &Plan, written: &[Written]) -> String {
     for w in written {
         let note = if w.overwrote { "  (overwrote)" } else { "" };
         out.push_str(&format!("  {}{note}\n", w.path.display()));
+    }
+    if in_git && plan.pipeline == Pipeline::Command {
+        out.push_str(
+            "\ngit add them: inside a git repository the answer cache is keyed on the tracked files, and does not see a change to an untracked pipeline.py\n",
+        );
+    }
+    if below_root {
+        out.push_str(
+            "\nGitHub reads workflows only from .github/workflows at the repository's root: move them there (GOLDGATE.md says how)\n",
+        );
     }
     let cd = if here {
         String::new()
@@ -251,6 +269,7 @@ mod tests {
             pipeline,
             force: false,
             interactive: true,
+            git_root: None,
         }
     }
 

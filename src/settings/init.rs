@@ -3,7 +3,7 @@
 //! whether stdin is a terminal to ask on.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::defaults;
 use crate::cli::{self, KindArg, PipelineArg};
@@ -22,6 +22,10 @@ pub struct InitSettings {
     pub force: bool,
     /// stdin is a terminal: what the flags left open can be asked.
     pub interactive: bool,
+    /// The root of the git work tree the directory is in, if any: there the answer cache of a
+    /// command pipeline is keyed on the tracked files (the files written need `git add`),
+    /// and GitHub reads workflows only from the root's `.github/workflows`.
+    pub git_root: Option<PathBuf>,
 }
 
 impl TryFrom<cli::InitArgs> for InitSettings {
@@ -39,8 +43,10 @@ impl TryFrom<cli::InitArgs> for InitSettings {
                 KindArg::Tuples => Kind::Tuples,
             })
             .collect();
+        let dir = a.dir.unwrap_or_else(|| defaults::INIT_DIR.into());
         Ok(InitSettings {
-            dir: a.dir.unwrap_or_else(|| defaults::INIT_DIR.into()),
+            git_root: git_root(&dir),
+            dir,
             kinds: (!kinds.is_empty()).then_some(kinds),
             pipeline: a.pipeline.map(|p| match p {
                 PipelineArg::Command => Pipeline::Command,
@@ -51,4 +57,28 @@ impl TryFrom<cli::InitArgs> for InitSettings {
             interactive: std::io::stdin().is_terminal(),
         })
     }
+}
+
+/// The root of the git work tree `dir` is in (or, when `dir` does not exist yet, its nearest
+/// existing parent); `None` outside git, or when git is not installed.
+fn git_root(dir: &Path) -> Option<PathBuf> {
+    let existing = dir
+        .ancestors()
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .find(|d| d.is_dir())?;
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(existing)
+        .args(["rev-parse", "--show-toplevel"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let root = String::from_utf8(out.stdout).ok()?;
+    (out.status.success() && !root.trim().is_empty()).then(|| PathBuf::from(root.trim()))
 }
