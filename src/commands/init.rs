@@ -12,19 +12,14 @@ use crate::settings::{defaults, InitSettings};
 use crate::suite::Kind;
 
 pub fn init(s: InitSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let git_root = s.git_root.clone();
+    let (in_git, below_root) = (s.in_git, s.below_git_root);
     let plan = if s.interactive {
         choose(s, &mut std::io::stdin().lock(), reporter)?
     } else {
         with_defaults(s, reporter)
     };
     let written = crate::init::init(&plan)?;
-    // Whether the project is a subdirectory of its repository (it exists now).
-    let below_root = git_root.as_ref().is_some_and(|root| {
-        let canonical = |p: &Path| std::fs::canonicalize(p).ok();
-        canonical(root) != canonical(&plan.dir)
-    });
-    reporter.out(&summary(&plan, &written, git_root.is_some(), below_root));
+    reporter.out(&summary(&plan, &written, in_git, below_root));
     Ok(Exit::Ok)
 }
 
@@ -269,7 +264,8 @@ mod tests {
             pipeline,
             force: false,
             interactive: true,
-            git_root: None,
+            in_git: false,
+            below_git_root: false,
         }
     }
 

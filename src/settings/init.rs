@@ -1,6 +1,6 @@
 //! Settings of `goldgate init`: the project directory, the task kinds and pipeline kind the
-//! flags chose (the command asks for the rest on a terminal, or takes the defaults), and
-//! whether stdin is a terminal to ask on.
+//! flags chose (the command asks for the rest on a terminal, or takes the defaults), whether
+//! stdin is a terminal to ask on, and where the directory is in git.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -22,10 +22,12 @@ pub struct InitSettings {
     pub force: bool,
     /// stdin is a terminal: what the flags left open can be asked.
     pub interactive: bool,
-    /// The root of the git work tree the directory is in, if any: there the answer cache of a
-    /// command pipeline is keyed on the tracked files (the files written need `git add`),
-    /// and GitHub reads workflows only from the root's `.github/workflows`.
-    pub git_root: Option<PathBuf>,
+    /// The directory is inside a git work tree: there the answer cache of a command pipeline
+    /// is keyed on the tracked files, so the files written need `git add`.
+    pub in_git: bool,
+    /// It is below the work tree's root, and GitHub reads workflows only from the root's
+    /// `.github/workflows`.
+    pub below_git_root: bool,
 }
 
 impl TryFrom<cli::InitArgs> for InitSettings {
@@ -44,8 +46,10 @@ impl TryFrom<cli::InitArgs> for InitSettings {
             })
             .collect();
         let dir = a.dir.unwrap_or_else(|| defaults::INIT_DIR.into());
+        let place = git_place(&dir);
         Ok(InitSettings {
-            git_root: git_root(&dir),
+            in_git: place.is_some(),
+            below_git_root: place == Some(true),
             dir,
             kinds: (!kinds.is_empty()).then_some(kinds),
             pipeline: a.pipeline.map(|p| match p {
@@ -59,9 +63,10 @@ impl TryFrom<cli::InitArgs> for InitSettings {
     }
 }
 
-/// The root of the git work tree `dir` is in (or, when `dir` does not exist yet, its nearest
-/// existing parent); `None` outside git, or when git is not installed.
-fn git_root(dir: &Path) -> Option<PathBuf> {
+/// Where `dir` is in git: `None` outside a work tree (or without git), `Some(true)` below the
+/// work tree's root, `Some(false)` at it. A `dir` that does not exist yet is asked of its
+/// nearest existing parent (and is below it).
+fn git_place(dir: &Path) -> Option<bool> {
     let existing = dir
         .ancestors()
         .map(|d| {
@@ -75,10 +80,12 @@ fn git_root(dir: &Path) -> Option<PathBuf> {
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(existing)
-        .args(["rev-parse", "--show-toplevel"])
+        .args(["rev-parse", "--show-prefix"])
         .stderr(std::process::Stdio::null())
         .output()
         .ok()?;
-    let root = String::from_utf8(out.stdout).ok()?;
-    (out.status.success() && !root.trim().is_empty()).then(|| PathBuf::from(root.trim()))
+    let prefix = String::from_utf8(out.stdout).ok()?;
+    out.status
+        .success()
+        .then(|| !prefix.trim().is_empty() || existing != dir)
 }
