@@ -17,6 +17,7 @@ pub mod escape;
 pub mod gate;
 pub mod hash;
 pub mod hook;
+pub mod init;
 pub mod io;
 pub mod judge;
 pub mod kinds;

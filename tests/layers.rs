@@ -28,7 +28,7 @@ const LAYERS: &[&[&str]] = &[
     &["gate"],
     &["report"],
     &["publish"],
-    &["check", "baseline", "hook", "config", "annotate"],
+    &["check", "baseline", "hook", "config", "annotate", "init"],
     &["cli"],
     &["settings"],
     &["commands"],

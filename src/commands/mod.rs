@@ -7,6 +7,7 @@ mod baseline;
 mod check;
 mod compare;
 mod hook;
+mod init;
 mod judge;
 mod publish;
 mod run;
@@ -24,6 +25,7 @@ use crate::run::runner::RunSummary;
 /// Run a parsed command line; output goes through `reporter`.
 pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
     match cli.command {
+        Command::Init(args) => init::init(args.try_into()?, reporter),
         Command::Run(args) => run::run((*args).try_into()?, reporter),
         Command::Merge(args) => run::merge(args.into(), reporter),
         Command::Score(args) => score::score(args.try_into()?, reporter),

@@ -8,6 +8,7 @@ mod agents;
 mod annotate;
 pub mod chat;
 mod hook;
+mod init;
 pub mod judge;
 mod run;
 pub mod similarity;
@@ -15,6 +16,7 @@ mod suite;
 
 pub use annotate::AnnotateSettings;
 pub use hook::{HookInstallSettings, HookRunSettings};
+pub use init::InitSettings;
 pub use run::{run_settings, RunCommand};
 pub use suite::{min_kappa, named_suite, AgreementSettings, NamedSuite, SuiteSettings};
 
@@ -94,6 +96,12 @@ pub mod defaults {
     pub const AGENTS_TEMPERATURES: [f64; 4] = [0.2, 0.6, 0.2, 0.1];
     /// `srs-agents`: each agent's attempts at most, in the same order.
     pub const AGENTS_ATTEMPTS: [u32; 4] = [3, 3, 3, 5];
+    /// `init`: the project directory.
+    pub const INIT_DIR: &str = ".";
+    /// `init`: the task kinds when none is given and none can be asked.
+    pub const INIT_KINDS: &[crate::suite::Kind] = &[crate::suite::Kind::Extraction];
+    /// `init`: the pipeline kind when none is given and none can be asked.
+    pub const INIT_PIPELINE: crate::init::Pipeline = crate::init::Pipeline::Command;
 }
 
 /// `goldgate.toml`: `--config`, else the one in the working directory, else none.

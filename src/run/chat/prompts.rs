@@ -50,7 +50,7 @@ pub struct Prompts {
 }
 
 /// The built-in user prompts, one per kind.
-const BUILT_IN: [(&str, &str); 4] = [
+pub const BUILT_IN: [(&str, &str); 4] = [
     (
         "extraction",
         include_str!("../../../templates/prompts/chat/extraction.j2"),
@@ -69,7 +69,8 @@ const BUILT_IN: [(&str, &str); 4] = [
     ),
 ];
 
-const BUILT_IN_SYSTEM: &str = include_str!("../../../templates/prompts/chat/system.j2");
+/// The built-in system prompt.
+pub const BUILT_IN_SYSTEM: &str = include_str!("../../../templates/prompts/chat/system.j2");
 
 impl Prompts {
     /// Read the project's template files (a syntax error is an input error at its line),

@@ -1,0 +1,296 @@
+//! The files of a new project, rendered for its task kinds and pipeline: the templates under
+//! `templates/init/` (built into the binary; minijinja, with `pipeline`, `kinds` and `docs`,
+//! the address of goldgate's documentation), the workflows (see [`super::workflows`]) and,
+//! for a `chat` pipeline, its prompts made from the built-in ones, one branch per kind.
+
+use std::path::PathBuf;
+
+use minijinja::{context, Environment, UndefinedBehavior};
+
+use super::{workflows, Pipeline};
+use crate::error::{Error, Result};
+use crate::suite::Kind;
+
+/// One file of the scaffold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct File {
+    /// Relative to the project directory.
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// goldgate's documentation, which the files' comments point to.
+const DOCS: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs");
+
+/// The rendered templates: (name, source).
+const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "goldgate.toml",
+        include_str!("../../templates/init/goldgate.toml.j2"),
+    ),
+    (
+        "thresholds.toml",
+        include_str!("../../templates/init/thresholds.toml.j2"),
+    ),
+    (
+        "suite/suite.toml",
+        include_str!("../../templates/init/suite/suite.toml.j2"),
+    ),
+    (
+        "pipeline.py",
+        include_str!("../../templates/init/pipeline.py.j2"),
+    ),
+    (
+        "GOLDGATE.md",
+        include_str!("../../templates/init/GOLDGATE.md.j2"),
+    ),
+    (
+        "extraction",
+        include_str!("../../templates/init/suite/extraction.yaml.j2"),
+    ),
+    (
+        "inference",
+        include_str!("../../templates/init/suite/inference.yaml.j2"),
+    ),
+    (
+        "validation",
+        include_str!("../../templates/init/suite/validation.yaml.j2"),
+    ),
+    (
+        "e2e",
+        include_str!("../../templates/init/suite/e2e.yaml.j2"),
+    ),
+    (
+        "tuples",
+        include_str!("../../templates/init/suite/tuples.yaml.j2"),
+    ),
+];
+
+/// The workflows, as written for every pipeline kind but the lines marked for others.
+const WORKFLOWS: &[(&str, &str)] = &[
+    (
+        "goldgate.yml",
+        include_str!("../../templates/init/workflows/goldgate.yml"),
+    ),
+    (
+        "goldgate-publish.yml",
+        include_str!("../../templates/init/workflows/goldgate-publish.yml"),
+    ),
+    (
+        "goldgate-nightly.yml",
+        include_str!("../../templates/init/workflows/goldgate-nightly.yml"),
+    ),
+];
+
+/// The `chat` prompts of tuple samples (the built-in prompts cover the other kinds).
+const TUPLES_PROMPT: &str = include_str!("../../templates/init/prompts/tuples.j2");
+const TUPLES_SYSTEM: &str = include_str!("../../templates/init/prompts/tuples-system.j2");
+
+/// The example sample of each kind: its id (the file's name).
+fn sample_id(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Extraction => "ext-001",
+        Kind::Inference => "inf-001",
+        Kind::Validation => "val-001",
+        Kind::E2e => "e2e-001",
+        Kind::Tuples => "tup-001",
+    }
+}
+
+/// Every file of a project with these task kinds (in goldgate's order, each once) and this
+/// pipeline, in the order they are listed.
+pub fn scaffold(kinds: &[Kind], pipeline: Pipeline) -> Result<Vec<File>> {
+    let kinds: Vec<Kind> = Kind::ALL
+        .into_iter()
+        .filter(|k| kinds.contains(k))
+        .collect();
+    if kinds.is_empty() {
+        return Err(Error::usage(
+            "goldgate init needs at least one task kind",
+            "pass --kind extraction (or inference, validation, e2e, tuples)",
+        ));
+    }
+    let env = environment();
+    let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+    let ctx = context! { pipeline => pipeline.as_str(), kinds => names, docs => DOCS };
+    let render = |name: &str| -> Result<String> {
+        env.get_template(name)
+            .and_then(|t| t.render(&ctx))
+            .map_err(|e| Error::internal(format!("the init template {name}: {e:#}")))
+    };
+    let file = |path: String, text: String| File {
+        path: PathBuf::from(path),
+        text,
+    };
+    let mut files = vec![
+        file("goldgate.toml".into(), render("goldgate.toml")?),
+        file("thresholds.toml".into(), render("thresholds.toml")?),
+        file("suite/suite.toml".into(), render("suite/suite.toml")?),
+    ];
+    for kind in &kinds {
+        let path = format!("suite/{}/{}.yaml", kind.as_str(), sample_id(*kind));
+        files.push(file(path, render(kind.as_str())?));
+    }
+    match pipeline {
+        Pipeline::Command => files.push(file("pipeline.py".into(), render("pipeline.py")?)),
+        Pipeline::Chat => {
+            files.push(file("prompts/system.j2".into(), system_prompt(&kinds)));
+            files.push(file("prompts/user.j2".into(), user_prompt(&kinds)));
+        }
+        Pipeline::Http => {}
+    }
+    for (name, template) in WORKFLOWS {
+        files.push(file(
+            format!(".github/workflows/{name}"),
+            workflows::render(template, pipeline),
+        ));
+    }
+    files.push(file("GOLDGATE.md".into(), render("GOLDGATE.md")?));
+    Ok(files)
+}
+
+/// The templates, parsed: a line holding only a block tag leaves nothing behind, and a
+/// missing variable is goldgate's bug, not an empty string.
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_keep_trailing_newline(true);
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    for (name, source) in TEMPLATES {
+        env.add_template(name, source)
+            .unwrap_or_else(|e| panic!("the init template {name} does not parse: {e:#}"));
+    }
+    env
+}
+
+/// `prompts/system.j2`: the built-in system prompt, and for tuple samples one of their own.
+fn system_prompt(kinds: &[Kind]) -> String {
+    let header = "{# The system prompt of every sample (goldgate.toml: system). A minijinja template;\n   the variables it can use are in goldgate's docs/pipelines.md#prompts. -#}\n";
+    let built_in = crate::run::chat::prompts::BUILT_IN_SYSTEM.trim_end();
+    let tuples = TUPLES_SYSTEM.trim_end();
+    let body = match (kinds.contains(&Kind::Tuples), kinds.len()) {
+        (false, _) => format!("{built_in}\n"),
+        (true, 1) => format!("{tuples}\n"),
+        (true, _) => format!(
+            "{{% if kind == \"tuples\" -%}}\n{tuples}\n{{%- else -%}}\n{built_in}\n{{%- endif %}}\n"
+        ),
+    };
+    format!("{header}{body}")
+}
+
+/// `prompts/user.j2`: the prompt of each kind's samples (the built-in one, or the tuple
+/// task's), one branch per kind; a kind added to the suite needs a branch of its own.
+fn user_prompt(kinds: &[Kind]) -> String {
+    let mut out = String::from(
+        "{# The prompt each sample is rendered into (goldgate.toml: prompt), one branch per task\n   kind: a kind you add to the suite needs one. A minijinja template; the variables it can\n   use are in goldgate's docs/pipelines.md#prompts. -#}\n",
+    );
+    for (i, kind) in kinds.iter().enumerate() {
+        let source = match kind {
+            Kind::Tuples => TUPLES_PROMPT,
+            other => crate::run::chat::prompts::BUILT_IN
+                .iter()
+                .find(|(k, _)| *k == other.as_str())
+                .map(|(_, source)| *source)
+                .unwrap_or_else(|| panic!("no built-in chat prompt for {}", other.as_str())),
+        };
+        let tag = if i == 0 { "{% if" } else { "{%- elif" };
+        out.push_str(&format!(
+            "{tag} kind == \"{}\" -%}}\n{}\n",
+            kind.as_str(),
+            source.trim_end()
+        ));
+    }
+    out.push_str("{%- endif %}\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::prompt::Template;
+    use serde_json::json;
+
+    #[test]
+    fn every_template_renders_for_every_kind_and_pipeline() {
+        for pipeline in Pipeline::ALL {
+            for kind in Kind::ALL {
+                let files = scaffold(&[kind], pipeline).unwrap();
+                let paths: Vec<String> =
+                    files.iter().map(|f| f.path.display().to_string()).collect();
+                // Prompts are templates, and workflows hold `${{ … }}` expressions.
+                let rendered =
+                    |f: &&File| !["prompts", ".github"].iter().any(|d| f.path.starts_with(d));
+                for f in files.iter().filter(rendered) {
+                    assert!(
+                        !f.text.contains("{%") && !f.text.contains("{{ "),
+                        "{}: template syntax left",
+                        f.path.display()
+                    );
+                }
+                let sample = format!("suite/{}/{}.yaml", kind.as_str(), sample_id(kind));
+                assert!(paths.contains(&sample), "{paths:?}");
+                assert_eq!(
+                    paths.iter().any(|p| p == "pipeline.py"),
+                    pipeline == Pipeline::Command
+                );
+            }
+        }
+        let e = scaffold(&[], Pipeline::Command).unwrap_err().to_string();
+        assert!(e.contains("at least one task kind"), "{e}");
+    }
+
+    #[test]
+    fn kinds_come_in_goldgate_order_once() {
+        let files = scaffold(
+            &[Kind::Tuples, Kind::Extraction, Kind::Tuples],
+            Pipeline::Http,
+        )
+        .unwrap();
+        let samples: Vec<String> = files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .filter(|p| p.ends_with(".yaml"))
+            .collect();
+        assert_eq!(
+            samples,
+            ["suite/extraction/ext-001.yaml", "suite/tuples/tup-001.yaml"]
+        );
+    }
+
+    /// The chat prompts render each kind's sample into its built-in prompt (the tuple task's
+    /// for tuples), exactly as goldgate renders the built-in ones.
+    #[test]
+    fn the_chat_prompts_branch_on_the_kind() {
+        let tmp = tempfile::tempdir().unwrap();
+        let files = scaffold(&Kind::ALL, Pipeline::Chat).unwrap();
+        let load = |name: &str| {
+            let f = files
+                .iter()
+                .find(|f| f.path.display().to_string() == format!("prompts/{name}"))
+                .unwrap();
+            let path = tmp.path().join(name);
+            std::fs::write(&path, &f.text).unwrap();
+            Template::file(&path).unwrap()
+        };
+        let (system, user) = (load("system.j2"), load("user.j2"));
+        let extraction = json!({"kind": "extraction", "transcript": "[0] user: Track orders."});
+        let built_in = Template::builtin("extraction", crate::run::chat::prompts::BUILT_IN[0].1);
+        assert_eq!(
+            user.render(&extraction).unwrap(),
+            built_in.render(&extraction).unwrap().trim_end().to_string() + "\n"
+        );
+        let tuples = json!({"kind": "tuples", "text": "The battery is great."});
+        let prompt = user.render(&tuples).unwrap();
+        assert!(prompt.starts_with("Find every aspect"), "{prompt}");
+        assert!(prompt.contains("The battery is great.") && prompt.contains("final_tuples"));
+        assert!(system
+            .render(&tuples)
+            .unwrap()
+            .starts_with("You read texts"));
+        assert!(system
+            .render(&extraction)
+            .unwrap()
+            .starts_with("You are a senior requirements engineer"));
+    }
+}
