@@ -12,14 +12,14 @@ use crate::settings::{defaults, InitSettings};
 use crate::suite::Kind;
 
 pub fn init(s: InitSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let (in_git, below_root) = (s.in_git, s.below_git_root);
+    let below_root = s.below_git_root;
     let plan = if s.interactive {
         choose(s, &mut std::io::stdin().lock(), reporter)?
     } else {
         with_defaults(s, reporter)
     };
     let written = crate::init::init(&plan)?;
-    reporter.out(&summary(&plan, &written, in_git, below_root));
+    reporter.out(&summary(&plan, &written, below_root));
     Ok(Exit::Ok)
 }
 
@@ -194,10 +194,9 @@ fn names(kinds: &[Kind]) -> String {
         .join(",")
 }
 
-/// What was written, and the command to run next. Inside git: with a command pipeline, that
-/// the files need `git add` (the answer cache is keyed on the tracked files); below the
-/// repository's root, that GitHub reads workflows only there.
-fn summary(plan: &Plan, written: &[Written], in_git: bool, below_root: bool) -> String {
+/// What was written, and the command to run next; below a git repository's root, that GitHub
+/// reads workflows only there.
+fn summary(plan: &Plan, written: &[Written], below_root: bool) -> String {
     let here = plan.dir == Path::new(defaults::INIT_DIR);
     let mut out = format!(
         "goldgate init wrote {} files{} (task kinds: {}; pipeline: {}):\n",
@@ -213,11 +212,6 @@ fn summary(plan: &Plan, written: &[Written], in_git: bool, below_root: bool) -> 
     for w in written {
         let note = if w.overwrote { "  (overwrote)" } else { "" };
         out.push_str(&format!("  {}{note}\n", w.path.display()));
-    }
-    if in_git && plan.pipeline == Pipeline::Command {
-        out.push_str(
-            "\ngit add them: inside a git repository the answer cache is keyed on the tracked files, and does not see a change to an untracked pipeline.py\n",
-        );
     }
     if below_root {
         out.push_str(
@@ -264,7 +258,6 @@ mod tests {
             pipeline,
             force: false,
             interactive: true,
-            in_git: false,
             below_git_root: false,
         }
     }

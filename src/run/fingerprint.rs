@@ -287,7 +287,8 @@ mod tests {
     }
 
     /// Committed, staged and unstaged changes to tracked files all change the fingerprint;
-    /// goldgate's own files and untracked files do not.
+    /// so do untracked files git does not ignore; goldgate's own files and ignored files do
+    /// not.
     #[test]
     fn inside_git_the_tracked_content_is_the_pipelines_code() {
         let dir = tempfile::tempdir().unwrap();
@@ -328,11 +329,33 @@ mod tests {
 
         std::fs::write(d.join("suite/a.yaml"), "id: b").unwrap();
         std::fs::write(d.join("thresholds.toml"), "version = 1\n").unwrap();
-        std::fs::write(d.join("notes.txt"), "untracked").unwrap();
+        assert_eq!(fp().value, start.value, "own files do not count");
+        std::fs::create_dir_all(d.join(".goldgate/cache")).unwrap();
+        std::fs::write(d.join(".goldgate/cache/x"), "answer").unwrap();
+        std::fs::write(d.join(".gitignore"), ".env\n").unwrap();
+        git(d, &["add", ".gitignore"]);
+        git(d, &["commit", "-q", "-m", "ignore"]);
+        let start = fp();
+        std::fs::write(d.join(".env"), "KEY=1").unwrap();
+        assert_eq!(fp(), start, "own and ignored files do not count");
+
+        // A pipeline file not yet `git add`ed is still the pipeline: its content counts.
+        std::fs::write(d.join("prompt.txt"), "v1").unwrap();
+        let untracked = fp();
+        assert_ne!(untracked.value, start.value, "an untracked file counts");
+        assert_eq!(untracked.parts.git_index, start.parts.git_index);
+        assert_eq!(untracked.parts.git_files, start.parts.git_files);
+        assert!(untracked.parts.git_worktree.is_some());
+        std::fs::write(d.join("prompt.txt"), "v2").unwrap();
+        assert_ne!(fp().value, untracked.value, "its content counts");
+        std::fs::remove_file(d.join("prompt.txt")).unwrap();
+        assert_eq!(fp(), start);
+        std::fs::create_dir_all(d.join("src/__pycache__")).unwrap();
+        std::fs::write(d.join("src/__pycache__/lib.cpython-312.pyc"), "bytecode").unwrap();
         assert_eq!(
-            fp().value,
-            start.value,
-            "own and untracked files do not count"
+            fp(),
+            start,
+            "Python's bytecode cache of hashed sources does not count"
         );
 
         std::fs::write(d.join("src/lib.py"), "x = 2").unwrap();
@@ -373,6 +396,33 @@ mod tests {
         let from_sub = fingerprint(&command_pipeline(), &own, sub).unwrap();
         assert_eq!(from_sub.parts.git_index, fp().parts.git_index);
         assert_eq!(from_sub.parts.git_excluded, start.parts.git_excluded);
+    }
+
+    /// Thousands of untracked files are a build's or a download's, not a pipeline's: the
+    /// cache is off, with the reason, rather than every run reading them.
+    #[test]
+    fn too_many_untracked_files_turn_the_cache_off_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("pipeline.sh"), "echo v1").unwrap();
+        git(d, &["init", "-q"]);
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "start"]);
+        std::fs::create_dir_all(d.join("build")).unwrap();
+        for i in 0..=crate::run::repository::MAX_UNTRACKED_FILES {
+            std::fs::write(d.join(format!("build/{i}.o")), "").unwrap();
+        }
+        let repo = Git {
+            dir: d,
+            program: "git",
+        };
+        let fp = fingerprint(&command_pipeline(), &[], repo).unwrap();
+        let why = fp.unkeyed.expect("the cache is off");
+        assert!(why.contains("untracked files"), "{why}");
+        assert!(why.contains("fingerprint_files"), "{why}");
+        std::fs::write(d.join(".gitignore"), "build/\n").unwrap();
+        let fp = fingerprint(&command_pipeline(), &[], repo).unwrap();
+        assert_eq!(fp.unkeyed, None, "ignored, they do not count");
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The content of the git repository a pipeline runs in, as its fingerprint sees it: where
-//! the repository's root is, every tracked file as git stages it (path, mode and blob id) and
-//! the files that differ in the work tree (read from disk: a link's target, a submodule's
-//! commit, else the bytes and the executable bit), goldgate's own files left out. Three `git`
-//! calls run side by side; anything that stops them (no git, no repository, a repository git
-//! refuses) is a reason, never an error.
+//! the repository's root is, every tracked file as git stages it (path, mode and blob id),
+//! the tracked files that differ in the work tree and the untracked files git does not ignore
+//! (read from disk: a link's target, a submodule's commit, else the bytes and the executable
+//! bit), goldgate's own files left out. Four `git` calls run side by side; anything that stops
+//! them (no git, no repository, a repository git refuses, more untracked content than is
+//! sensible to read) is a reason, never an error.
 
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -33,7 +34,8 @@ impl Default for Git<'_> {
 pub struct Repository {
     /// `sha256:` of every tracked file's `MODE BLOB STAGE\tPATH`, own files left out.
     pub index: String,
-    /// `sha256:` of the changed tracked files' paths and contents; `None` when clean.
+    /// `sha256:` of the changed tracked files' and the untracked (not ignored) files' paths
+    /// and contents; `None` when there are none.
     pub worktree: Option<String>,
     /// Tracked files counted.
     pub files: usize,
@@ -41,11 +43,18 @@ pub struct Repository {
     pub excluded: Vec<String>,
 }
 
-/// The repository's tracked content, or why there is none to read (git missing, not a
-/// repository, git refusing it): never an error, the cache is then off. Three git calls run
-/// side by side: where the repository's root is, every tracked file as staged (`ls-files
-/// --stage`), and which differ in the work tree (`diff-files --name-status`); own files are
-/// left out here, and the few changed files are read from disk.
+/// Untracked files beyond these many, or bytes, turn the cache off rather than make every
+/// run read them: a pipeline's own files are few; thousands are a build's or a download's.
+pub const MAX_UNTRACKED_FILES: usize = 2_000;
+pub const MAX_UNTRACKED_BYTES: u64 = 64 << 20;
+
+/// The repository's content, or why there is none to read (git missing, not a repository,
+/// git refusing it, too much untracked content): never an error, the cache is then off. Four
+/// git calls run side by side: where the repository's root is, every tracked file as staged
+/// (`ls-files --stage`), which differ in the work tree (`diff-files --name-status`), and the
+/// untracked files git does not ignore (`ls-files --others --exclude-standard`: a pipeline
+/// file not yet `git add`ed is still the pipeline); own files are left out here, and the
+/// changed and untracked files are read from disk.
 pub fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Repository, String> {
     let unusable = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::NotFound => "git is not installed".to_string(),
@@ -72,11 +81,21 @@ pub fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Re
         "--",
         ":(top)",
     ]);
+    let untracked = spawn(&[
+        "ls-files",
+        "--others",
+        "--exclude-standard",
+        "-z",
+        "--full-name",
+        "--",
+        ":(top)",
+    ]);
     // Each is read to its end in turn; the others run on meanwhile.
     let top = top.wait_with_output().map_err(unusable)?;
-    let (listing, changes) = (listing?, changes?);
+    let (listing, changes, untracked) = (listing?, changes?, untracked?);
     let listing = listing.wait_with_output().map_err(unusable)?;
     let changes = changes.wait_with_output().map_err(unusable)?;
+    let untracked = untracked.wait_with_output().map_err(unusable)?;
     if !top.status.success() {
         let stderr = String::from_utf8_lossy(&top.stderr);
         return Err(match stderr.contains("not a git repository") {
@@ -90,7 +109,7 @@ pub fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Re
     if top.is_empty() {
         return Err("not inside a git work tree".into());
     }
-    for out in [&listing, &changes] {
+    for out in [&listing, &changes, &untracked] {
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             return Err(format!(
@@ -149,12 +168,53 @@ pub fn repository(own_files: &[PathBuf], git: Git<'_>) -> std::result::Result<Re
         }
         h.update(b"\0");
     }
+    // `PATH\0` per untracked file git does not ignore, sorted by git.
+    let (mut count, mut bytes) = (0usize, 0u64);
+    for path in untracked.stdout.split(|&b| b == 0) {
+        if path.is_empty() || is_own(path) || is_derived(path) {
+            continue;
+        }
+        let file = top.join(bytes_path(path));
+        count += 1;
+        bytes += std::fs::symlink_metadata(&file).map_or(0, |m| m.len());
+        if count > MAX_UNTRACKED_FILES || bytes > MAX_UNTRACKED_BYTES {
+            return Err(format!(
+                "the repository has more untracked files than the cache key reads (over \
+                 {MAX_UNTRACKED_FILES} files or {} MiB, not ignored by git); add the \
+                 pipeline's files to git and ignore the rest, or list them in \
+                 fingerprint_files",
+                MAX_UNTRACKED_BYTES >> 20
+            ));
+        }
+        let h = worktree.get_or_insert_with(Sha256::new);
+        h.update(b"untracked\0");
+        h.update(path);
+        h.update(b"\0");
+        hash_worktree_file(&file, git, h);
+        h.update(b"\0");
+    }
     Ok(Repository {
         index: crate::text::sha256_of(index),
         worktree: worktree.map(crate::text::sha256_of),
         files,
         excluded,
     })
+}
+
+/// Tools' caches of files that are themselves hashed (Python's bytecode, linters' and test
+/// runners' caches): an untracked one appearing after the first run must not turn every
+/// cached answer into a miss.
+const DERIVED_DIRS: [&[u8]; 4] = [
+    b"__pycache__",
+    b".pytest_cache",
+    b".mypy_cache",
+    b".ruff_cache",
+];
+
+/// Whether an untracked path lies in a tool's cache of other files ([`DERIVED_DIRS`]).
+fn is_derived(path: &[u8]) -> bool {
+    path.split(|&b| b == b'/')
+        .any(|name| DERIVED_DIRS.contains(&name))
 }
 
 /// Whether a regular file in the work tree is what the index holds: the same mode and the

@@ -22,9 +22,6 @@ pub struct InitSettings {
     pub force: bool,
     /// stdin is a terminal: what the flags left open can be asked.
     pub interactive: bool,
-    /// The directory is inside a git work tree: there the answer cache of a command pipeline
-    /// is keyed on the tracked files, so the files written need `git add`.
-    pub in_git: bool,
     /// It is below the work tree's root, and GitHub reads workflows only from the root's
     /// `.github/workflows`.
     pub below_git_root: bool,
@@ -48,7 +45,6 @@ impl TryFrom<cli::InitArgs> for InitSettings {
         let dir = a.dir.unwrap_or_else(|| defaults::INIT_DIR.into());
         let place = git_place(&dir);
         Ok(InitSettings {
-            in_git: place.is_some(),
             below_git_root: place == Some(true),
             dir,
             kinds: (!kinds.is_empty()).then_some(kinds),
