@@ -254,11 +254,11 @@ mod tests {
         for want in [
             "<dt>Suite</dt><dd title=\"s\">&lt;b&gt;suite&lt;/b&gt;</dd>",
             "<dt>Suite fingerprint</dt><dd title=\"sha256:x\">sha256:x</dd>",
-            "<dt>Commit</dt><dd title=\"fedcba9876543210fedc\">fedcba987654 (pr-7)</dd>",
+            "<dt>Commit</dt><dd title=\"fedcba9876543210fedc\">fedcba987654<span class=\"detail\">on pr-7</span></dd>",
             "<dt>Date</dt><dd>2025-06-02 09:30:00 UTC</dd>",
             "<dt>Model</dt><dd>gpt-x</dd>",
             "<dt>Pipeline</dt><dd title=\"sha256:aaaabbbbccccddddeeee\">sha256:aaaabbbbcccc</dd>",
-            "<dt>Baseline</dt><dd title=\"0123456789abcdef0123\">0123456789ab (main)<span class=\"detail\">1970-01-01 00:00:00 UTC</span></dd>",
+            "<dt>Baseline</dt><dd title=\"0123456789abcdef0123\">0123456789ab<span class=\"detail\">on main · 1970-01-01 00:00:00 UTC</span></dd>",
         ] {
             assert!(context.contains(want), "{want}\n{context}");
         }

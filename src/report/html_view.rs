@@ -10,7 +10,7 @@ use minijinja::{context, Value};
 
 use crate::gate::samples::passes;
 use crate::gate::verdict::{ProvenanceReport, SampleResult, Verdict};
-use crate::runfile::reader::Traces;
+use crate::runfile::reader::{SampleTrace, Traces};
 use crate::runfile::trace::TraceCall;
 use crate::score::file::{Provenance, ScoreFile};
 
@@ -35,19 +35,19 @@ fn date(created_at: &str) -> String {
     }
 }
 
-/// The commit of a score: its sha's first twelve digits, and the ref when known.
+/// The commit of a score: its sha's first twelve digits.
 fn commit(p: &Provenance) -> Option<String> {
-    let sha = p.git_sha.as_deref()?;
-    let short: String = sha.chars().take(12).collect();
-    Some(match &p.git_ref {
-        Some(r) => format!("{short} ({r})"),
-        None => short,
-    })
+    Some(p.git_sha.as_deref()?.chars().take(12).collect())
 }
 
 /// One entry of the run context: a label, what is shown and the whole value (a tooltip).
 fn item(label: &str, value: String, full: Option<String>) -> Value {
     context! { label => label, value => value, full => full }
+}
+
+/// [`item`] with a second, smaller line under the value.
+fn item_with(label: &str, value: String, detail: String, full: Option<String>) -> Value {
+    context! { label => label, value => value, detail => detail, full => full }
 }
 
 /// The run context the report opens with: the suite (name, path and fingerprint), the
@@ -66,7 +66,10 @@ pub fn run_context(p: &ProvenanceReport) -> Vec<Value> {
         Some(c.suite_fingerprint.clone()),
     ));
     if let Some(commit) = commit(c) {
-        out.push(item("Commit", commit, c.git_sha.clone()));
+        out.push(match &c.git_ref {
+            Some(r) => item_with("Commit", commit, format!("on {r}"), c.git_sha.clone()),
+            None => item("Commit", commit, c.git_sha.clone()),
+        });
     }
     out.push(item("Date", date(&c.created_at), None));
     if let Some(model) = &c.model {
@@ -102,11 +105,17 @@ pub fn run_context(p: &ProvenanceReport) -> Vec<Value> {
         ));
     }
     out.push(match &p.baseline {
-        // The baseline's commit, its date under it.
+        // The baseline's commit, its ref and date under it.
         Some(b) => {
             let when = date(&b.created_at);
             match commit(b) {
-                Some(commit) => context! { label => "Baseline", value => commit, detail => when, full => b.git_sha.clone() },
+                Some(commit) => {
+                    let detail = match &b.git_ref {
+                        Some(r) => format!("on {r} · {when}"),
+                        None => when,
+                    };
+                    item_with("Baseline", commit, detail, b.git_sha.clone())
+                }
                 None => item("Baseline", when, None),
             }
         }
@@ -185,20 +194,20 @@ pub fn sample_rows(v: &Verdict, candidate: &ScoreFile, traces: Option<&Traces>) 
         .map(|(i, d)| (d.id.as_str(), i + 1))
         .collect();
     let mut trace_of: HashMap<&str, usize> = HashMap::new();
-    for (i, t) in traces
-        .map_or(&[][..], |t| &t.samples[..])
-        .iter()
-        .enumerate()
-    {
+    for (i, t) in traces.map(in_order).unwrap_or_default().iter().enumerate() {
         trace_of.entry(t.sample_id.as_str()).or_insert(i + 1);
     }
-    let mut sorted: Vec<_> = v.sample_results.iter().collect();
-    sorted.sort_by_key(|s| (s.pass, s.baseline.is_none_or(|b| !passes(b, sample_pass))));
+    // What changed first (broken, fixed), then what still fails, then the rest.
+    let mut sorted: Vec<_> = v
+        .sample_results
+        .iter()
+        .map(|s| (s, outcome(s, sample_pass)))
+        .collect();
+    sorted.sort_by_key(|(_, (category, _, _))| OUTCOMES.iter().position(|o| o == category));
     let (mut outcomes, mut kinds, mut tags) = (BTreeSet::new(), Vec::new(), BTreeSet::new());
     let rows = sorted
-        .iter()
-        .map(|s| {
-            let (category, word, css) = outcome(s, sample_pass);
+        .into_iter()
+        .map(|(s, (category, word, css))| {
             outcomes.insert(category);
             if !kinds.contains(&s.kind.as_str()) {
                 kinds.push(s.kind.as_str());
@@ -274,9 +283,17 @@ fn call_context(c: &TraceCall) -> Value {
     }
 }
 
-/// The traces of a multi-step pipeline's records: one fold per record (`trace-N`, the
-/// anchor the per-sample table links to) with the sample's outcome, its calls' tokens and
-/// time, and one fold per call inside it.
+/// The traces by sample id and repeat (a run file holds its records in the order they
+/// finished), so a report shows them in the same order whatever the concurrency.
+fn in_order(traces: &Traces) -> Vec<&SampleTrace> {
+    let mut sorted: Vec<&SampleTrace> = traces.samples.iter().collect();
+    sorted.sort_by(|a, b| (&a.sample_id, a.repeat).cmp(&(&b.sample_id, b.repeat)));
+    sorted
+}
+
+/// The traces of a multi-step pipeline's records, in [`in_order`]: one fold per record
+/// (`trace-N`, the anchor the per-sample table links to) with the sample's outcome, its
+/// calls' tokens and time, and one fold per call inside it.
 pub fn traces(v: &Verdict, traces: &Traces) -> Vec<Value> {
     let sample_pass = v.samples.as_ref().map_or(0.8, |s| s.sample_pass);
     let results: HashMap<&str, &SampleResult> = v
@@ -284,9 +301,8 @@ pub fn traces(v: &Verdict, traces: &Traces) -> Vec<Value> {
         .iter()
         .map(|s| (s.id.as_str(), s))
         .collect();
-    traces
-        .samples
-        .iter()
+    in_order(traces)
+        .into_iter()
         .enumerate()
         .map(|(i, s)| {
             let calls = &s.trace.calls;

@@ -1,6 +1,7 @@
 // Takes the screenshots of docs/reports.md from the example projects: the HTML report of a
 // failing gate, a passing one, a tuples suite and an srs-agents run with its traces, each at
-// 1280 and 1920 px, and the PR comment as GitHub shows it. Run by
+// 1280 and 1920 px (the failing and tuples reports whole at 1280, the top of the page
+// otherwise), the search and filters at work, and the PR comment as GitHub shows it. Run by
 // `bash scripts/report-screenshot.sh`, which builds goldgate and the comment renderer first:
 //   node tests/e2e/report-screenshots.mjs [OUT_DIR]      (default: docs/report)
 // Each project is copied into a temporary git repository with a fixed commit, and the date
@@ -16,7 +17,9 @@ import { ROOT, chromiumPath, goldgateBin, tempDir } from './harness.mjs';
 const out = path.resolve(process.argv[2] || path.join(ROOT, 'docs', 'report'));
 fs.mkdirSync(out, { recursive: true });
 const WIDTHS = [1280, 1920];
-const DATE = '2025-06-02T09:30:00Z';
+// The date of the runs: a day after the latest committed baseline was made.
+const made = ['requirements/baselines/main.json', 'requirements/baselines/srs-agents.json', 'events/baselines/main.json'].map((f) => Date.parse(JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', f), 'utf8')).provenance.created_at));
+const DATE = new Date(Math.max(...made) + 86400e3).toISOString().replace(/\.\d+Z$/, 'Z');
 
 // The environment goldgate and git run in: no CI variables, a fixed date and author.
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GITHUB_') && k !== 'CI'));
@@ -75,32 +78,36 @@ const browser = await chromium.launch({ executablePath: chromiumPath(), headless
 const shot = async (page, name, options = {}) => {
   const file = path.join(out, `${name}.png`);
   await page.screenshot({ path: file, ...options });
-  console.log(path.relative(ROOT, file));
+  console.log(file.startsWith(ROOT + path.sep) ? path.relative(ROOT, file) : file);
 };
 try {
   for (const width of WIDTHS) {
-    const page = await browser.newPage({ viewport: { width, height: 1000 } });
-    // Failing: the first broken sample's diff open.
+    const page = await browser.newPage({ viewport: { width, height: 1200 } });
+    // The whole page at 1280 px; at 1920 px its top (the repository keeps them small).
+    const whole = width === 1280;
+    // Failing: a broken sample's diff open (its requirements reworded and merged).
     await page.goto(`file://${reports.fail}`);
-    await page.$eval('details.diff', (d) => (d.open = true));
-    await shot(page, `report-fail-${width}`, { fullPage: true });
+    await page.$eval('details.diff:has(summary code:text-is("ext-016"))', (d) => (d.open = true));
+    await shot(page, `report-fail-${width}`, { fullPage: whole });
     // The search and a filter at work.
     await page.getByLabel('Outcome').selectOption('broken');
     await page.getByLabel('Search samples').fill('ext-01');
     await page.$eval('#samples', (e) => e.scrollIntoView({ block: 'start' }));
     await page.evaluate(() => document.activeElement.blur());
     await shot(page, `report-filters-${width}`);
+    // Passing: the top of the page.
     await page.goto(`file://${reports.pass}`);
-    await shot(page, `report-pass-${width}`, { fullPage: true });
+    await shot(page, `report-pass-${width}`);
     await page.goto(`file://${reports.tuples}`);
     await page.$eval('details.diff', (d) => (d.open = true));
-    await shot(page, `report-tuples-${width}`, { fullPage: true });
+    await shot(page, `report-tuples-${width}`, { fullPage: whole });
     // The traces: the first record open, and its second call (ReqExplore's first round).
     await page.goto(`file://${reports.trace}`);
     await page.$eval('details.trace', (d) => (d.open = true));
     await page.$$eval('details.trace details.call', (calls) => (calls[1].open = true));
-    await page.$eval('#traces', (e) => e.scrollIntoView({ block: 'start' }));
-    await shot(page, `report-trace-${width}`);
+    // From the section's title to the end of the first record's trace.
+    const [top, bottom] = await page.evaluate(() => [document.querySelector('#traces').getBoundingClientRect().top + scrollY, document.querySelector('details.trace').getBoundingClientRect().bottom + scrollY]);
+    await shot(page, `report-trace-${width}`, { fullPage: true, clip: { x: 0, y: top - 16, width, height: Math.min(bottom - top + 32, 2400) } });
     await page.close();
   }
   const page = await browser.newPage({ viewport: { width: 960, height: 1000 } });

@@ -92,7 +92,8 @@ const visibleIds = (page) => page.$$eval('#samples tbody tr', (trs) => trs.filte
 const allIds = (page) => page.$$eval('#samples tbody tr', (trs) => trs.map((tr) => tr.dataset.id));
 
 describe('the HTML report in a browser', () => {
-  for (const width of WIDTHS) {
+  // The two widths the report is made for, and a phone's.
+  for (const width of [...WIDTHS, 420]) {
     test(`at ${width} px nothing overflows the page, every fold open`, async () => {
       for (const [name, file] of Object.entries(reports)) {
         const page = await open(file, { width });
@@ -103,7 +104,7 @@ describe('the HTML report in a browser', () => {
         const wide = await page.evaluate(() => {
           const right = document.documentElement.clientWidth;
           return [...document.querySelectorAll('body *')]
-            .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > right + 0.5 && !e.closest('.scroll'))
+            .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > right + 0.5 && !e.parentElement?.closest('.scroll'))
             .slice(0, 3)
             .map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 60)}`);
         });
