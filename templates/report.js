@@ -26,15 +26,27 @@
           (!outcome.value || r.dataset.outcome === outcome.value) &&
           (!kind.value || r.dataset.kind === kind.value) &&
           (!tag || !tag.value || tags.get(r).includes(tag.value));
-        r.hidden = !show;
+        // Only rows that change are touched: a large table lays out again only for them.
+        if (r.hidden === show) r.hidden = !show;
         if (show) shown += 1;
       }
       count.textContent = `${shown} of ${rows.length} samples`;
       none.hidden = shown > 0;
     };
-    form.addEventListener('input', apply);
-    form.addEventListener('change', apply);
-    form.addEventListener('submit', (e) => e.preventDefault());
+    // Typing waits for a pause (a large table takes a while to lay out); a choice in a
+    // filter applies at once.
+    let pending = 0;
+    form.addEventListener('input', (e) => {
+      clearTimeout(pending);
+      if (e.target === search) pending = setTimeout(apply, 120);
+      else apply();
+    });
+    // Enter applies the search at once.
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      clearTimeout(pending);
+      apply();
+    });
     form.hidden = false;
     apply();
   }

@@ -92,6 +92,7 @@ try {
     // The search and a filter at work.
     await page.getByLabel('Outcome').selectOption('broken');
     await page.getByLabel('Search samples').fill('ext-01');
+    await page.getByLabel('Search samples').press('Enter');
     await page.$eval('#samples', (e) => e.scrollIntoView({ block: 'start' }));
     await page.evaluate(() => document.activeElement.blur());
     await shot(page, `report-filters-${width}`);

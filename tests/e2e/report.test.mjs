@@ -197,11 +197,15 @@ describe('the HTML report in a browser', () => {
     const all = await allIds(page);
     assert.equal(all.length, 40);
     assert.equal(await page.isVisible('#sample-filters'), true);
-    // By keyboard: the search box is labelled and reached with Tab.
-    await page.getByLabel('Search samples').fill('ext-01');
+    // The search box is labelled; typing applies after a pause, Enter at once.
+    const search = async (text) => {
+      await page.getByLabel('Search samples').fill(text);
+      await page.getByLabel('Search samples').press('Enter');
+    };
+    await search('ext-01');
     assert.deepEqual((await visibleIds(page)).sort(), all.filter((id) => id.includes('ext-01')).sort());
     assert.match(await page.textContent('#sample-count'), /^7 of 40 samples/);
-    await page.getByLabel('Search samples').fill('');
+    await search('');
     await page.getByLabel('Outcome').selectOption('broken');
     const broken = await visibleIds(page);
     assert.deepEqual(broken.sort(), ['ext-003', 'ext-005', 'ext-009', 'ext-011', 'ext-013', 'ext-014', 'ext-016']);
@@ -214,8 +218,12 @@ describe('the HTML report in a browser', () => {
     assert.ok(inference.every((id) => id.startsWith('inf-')));
     // The search matches what a row shows, the outcome included.
     await page.getByLabel('Kind').selectOption('');
-    await page.getByLabel('Search samples').fill('FIXED');
+    await search('FIXED');
     assert.deepEqual((await visibleIds(page)).sort(), ['ext-002', 'ext-006', 'ext-008', 'inf-008']);
+    // Typed without Enter, the search applies once typing pauses.
+    await page.getByLabel('Search samples').fill('');
+    await page.getByLabel('Search samples').pressSequentially('inf-00');
+    await page.waitForFunction(() => document.getElementById('sample-count').textContent.startsWith('9 of 40'));
     await page.done();
 
     // Tags, in the tuples example.
