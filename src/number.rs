@@ -23,10 +23,15 @@ pub fn optional(v: Option<f64>, decimals: usize) -> String {
 /// `-0.2857 [-0.441, -0.093]`.
 pub fn delta(delta: Option<f64>, ci: Option<[f64; 2]>, decimals: usize) -> String {
     match (delta, ci) {
-        (Some(d), Some([lo, hi])) => format!("{d:+.decimals$} [{lo:+.3}, {hi:+.3}]"),
+        (Some(d), Some(ci)) => format!("{d:+.decimals$} {}", interval(ci)),
         (Some(d), None) => format!("{d:+.decimals$}"),
         (None, _) => MISSING.to_string(),
     }
+}
+
+/// A delta's interval, signed, with three decimals: `[-0.441, -0.093]`.
+pub fn interval([lo, hi]: [f64; 2]) -> String {
+    format!("[{lo:+.3}, {hi:+.3}]")
 }
 
 /// A mean and standard deviation over runs, `0.8050 ± 0.0210`: the standard deviation

@@ -266,8 +266,9 @@ fn percent_decode(value: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Standard base64 with padding (what `Authorization: Basic` carries).
-fn base64(bytes: &[u8]) -> String {
+/// Standard base64 with padding (what `Authorization: Basic` carries, and the digest in a
+/// Content-Security-Policy's hash source).
+pub fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {

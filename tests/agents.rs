@@ -513,7 +513,10 @@ fn no_explore_clarify_goes_from_parse_to_the_document() {
         &[],
     );
     let html = String::from_utf8_lossy(&out.stdout);
-    assert!(html.contains("<h2>Pipeline traces</h2>"), "{html}");
+    assert!(
+        html.contains("<h2 id=\"traces-title\">Pipeline traces</h2>"),
+        "{html}"
+    );
     assert!(html.contains("<code>e2e-direct</code> · 2 calls"), "{html}");
     assert!(
         html.contains("<summary>ReqParse · iteration 0 · 1 attempt · 15 tokens"),

@@ -2,8 +2,8 @@
 
 mod action;
 mod agents;
-mod annotate_e2e;
 mod baseline;
+mod browser_e2e;
 mod cache;
 mod chat;
 mod cli;

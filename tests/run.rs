@@ -882,10 +882,24 @@ fn a_hostile_answer_renders_harmless_in_the_comment_and_the_html() {
         html.contains("what changed") && html.contains("&lt;script&gt;alert(1)"),
         "shown, escaped"
     );
-    assert!(
-        !html.contains("<script") && !html.contains("</details><"),
-        "nothing executable, no early close"
+    // The report's own script only, and every fold closed where the report closes it.
+    assert_eq!(html.matches("<script").count(), 1, "{html}");
+    assert!(html.contains(&format!(
+        "<script>{}</script>",
+        goldgate::report::html::REPORT_SCRIPT
+    )));
+    assert_eq!(
+        html.matches("<details").count(),
+        html.matches("</details>").count(),
+        "no early close:\n{html}"
     );
+    for (i, _) in html.match_indices("</details><") {
+        assert!(
+            html[i..].starts_with("</details></li>"),
+            "only a trace's call ends its list item: {}",
+            &html[i..html.len().min(i + 60)]
+        );
+    }
 }
 
 /// Markdown with its fenced code blocks removed (a fence closes on a line that starts with

@@ -22,13 +22,15 @@ fn gate() -> (Verdict, ScoreFile) {
     (verdict, cand)
 }
 
-/// Snapshot settings: temporary directories and the version redacted.
+/// Snapshot settings: temporary directories, the repository's directory and the version
+/// redacted.
 pub(crate) fn settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.set_snapshot_path("snapshots");
     s.set_prepend_module_to_snapshot(false);
     let tmp = regex_escape(&std::env::temp_dir().display().to_string());
     s.add_filter(&format!(r"{tmp}/goldgate-[A-Za-z0-9_.-]+"), "[TMP]");
+    s.add_filter(&regex_escape(env!("CARGO_MANIFEST_DIR")), "[ROOT]");
     s.add_filter(&regex_escape(env!("CARGO_PKG_VERSION")), "[VERSION]");
     s
 }

@@ -1,121 +1,39 @@
-//! The HTML report: one self-contained file (no scripts, no network) with the metric table,
-//! a reliability diagram per calibrated kind (SVG), the distribution of per-sample scores,
-//! and a per-sample table. Rendered with minijinja from `templates/report.html.j2`; every
-//! value printed is escaped ([`crate::escape::html`]: entities, and control characters as
-//! visible pictures), only the SVG built here is marked safe.
+//! The HTML report: one self-contained file (no network, one small inline script) with the
+//! run context, the metric table, the charts ([`super::charts`]), the per-sample table with
+//! its search box and filters, the diffs of broken samples and the traces of a multi-step
+//! pipeline ([`super::html_view`]). Rendered with minijinja from `templates/report.html.j2`;
+//! every value printed is escaped ([`crate::escape::html`]: entities, and control characters
+//! as visible pictures); only the SVG and the script built here are marked safe. The script
+//! (`templates/report.js`) reads the rows from the page itself and changes nothing but their
+//! visibility and the count; the page's Content-Security-Policy lets only that script run.
 
-use std::fmt::Write;
 use std::path::Path;
 
 use minijinja::{context, Environment, Value};
+use sha2::Digest;
 
+use super::charts::{distribution_svg, reliability_svg};
+use super::html_view;
 use crate::error::{Error, Result};
-use crate::gate::samples::passes;
 use crate::gate::verdict::{Outcome, Status, Verdict};
 use crate::metrics::calibration::bins_from;
-use crate::metrics::calibration::{Bins, BINS};
 use crate::metrics::stats::Stats;
 use crate::runfile::reader::Traces;
-use crate::runfile::trace::TraceCall;
 use crate::score::file::ScoreFile;
 
 pub const REPORT_TEMPLATE: &str = include_str!("../../templates/report.html.j2");
-
-/// A reliability diagram: accuracy against mean confidence per non-empty bin, with the
-/// diagonal of perfect calibration and bar widths showing how many predictions a bin holds.
-pub fn reliability_svg(bins: &Bins) -> String {
-    let (size, pad) = (270.0, 40.0);
-    let inner = size - 2.0 * pad;
-    let total = bins.total().max(1.0);
-    let mut svg = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{size}\" height=\"{size}\" viewBox=\"0 0 {size} {size}\" role=\"img\" aria-label=\"reliability diagram\">");
-    let _ = write!(svg, "<rect x=\"{pad}\" y=\"{pad}\" width=\"{inner}\" height=\"{inner}\" fill=\"#fff\" stroke=\"#d0d7de\"/>");
-    let _ = write!(svg, "<line x1=\"{pad}\" y1=\"{}\" x2=\"{}\" y2=\"{pad}\" stroke=\"#8c959f\" stroke-dasharray=\"4 3\"/>", pad + inner, pad + inner);
-    for b in (0..BINS).filter(|&b| bins.count[b] > 0.0) {
-        let (conf, acc) = (
-            bins.confidence[b] / bins.count[b],
-            bins.correct[b] / bins.count[b],
-        );
-        let x = pad + inner * b as f64 / BINS as f64;
-        let w = inner / BINS as f64 - 2.0;
-        let h = inner * acc;
-        let opacity = 0.35 + 0.65 * bins.count[b] / total;
-        let _ = write!(svg, "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" fill=\"#0969da\" fill-opacity=\"{opacity:.2}\"><title>bin {b}: {} predictions, accuracy {acc:.2}, confidence {conf:.2}</title></rect>", x + 1.0, pad + inner - h, bins.count[b]);
-        let _ = write!(
-            svg,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"#cf222e\"/>",
-            pad + inner * conf,
-            pad + inner - h
-        );
-    }
-    for t in [0.0, 0.5, 1.0] {
-        let _ = write!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{t}</text>",
-            pad + inner * t,
-            size - 12.0
-        );
-        let _ = write!(
-            svg,
-            "<text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\">{t}</text>",
-            pad - 4.0,
-            pad + inner - inner * t + 3.0
-        );
-    }
-    let _ = write!(
-        svg,
-        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">confidence</text>",
-        size / 2.0,
-        size - 1.0
-    );
-    let _ = write!(svg, "<text x=\"10\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 10 {})\">accuracy</text>", size / 2.0, size / 2.0);
-    svg.push_str("</svg>");
-    svg
-}
-
-/// A histogram of per-sample primary scores (10 bins), candidate bars with baseline outlines.
-pub fn distribution_svg(candidate: &[f64], baseline: &[f64]) -> String {
-    let (width, height, pad) = (320.0, 200.0, 24.0);
-    let count = |xs: &[f64]| {
-        let mut c = [0usize; 10];
-        for &x in xs {
-            c[((x * 10.0).floor() as usize).min(9)] += 1;
-        }
-        c
-    };
-    let (cand, base) = (count(candidate), count(baseline));
-    let max = cand.iter().chain(&base).copied().max().unwrap_or(0).max(1) as f64;
-    let bar = (width - 2.0 * pad) / 10.0;
-    let mut svg = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"score distribution\">");
-    for i in 0..10 {
-        let x = pad + bar * i as f64;
-        let h = (height - 2.0 * pad) * cand[i] as f64 / max;
-        let _ = write!(svg, "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"#1a7f37\" fill-opacity=\"0.7\"><title>{:.1}–{:.1}: {} samples</title></rect>", x + 1.0, height - pad - h, bar - 2.0, i as f64 / 10.0, (i + 1) as f64 / 10.0, cand[i]);
-        if !baseline.is_empty() {
-            let hb = (height - 2.0 * pad) * base[i] as f64 / max;
-            let _ = write!(svg, "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{hb:.1}\" fill=\"none\" stroke=\"#57606a\" stroke-dasharray=\"3 2\"/>", x + 1.0, height - pad - hb, bar - 2.0);
-        }
-    }
-    let _ = write!(
-        svg,
-        "<line x1=\"{pad}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8c959f\"/>",
-        height - pad,
-        width - pad,
-        height - pad
-    );
-    for t in [0.0, 0.5, 1.0] {
-        let _ = write!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{t}</text>",
-            pad + (width - 2.0 * pad) * t,
-            height - 8.0
-        );
-    }
-    svg.push_str("</svg>");
-    svg
-}
+/// The per-sample table's search and filters, and opening the fold a link points at.
+pub const REPORT_SCRIPT: &str = include_str!("../../templates/report.js");
 
 fn num(v: Option<f64>) -> String {
     crate::number::optional(v, 4)
+}
+
+/// The page's Content-Security-Policy: nothing loaded from anywhere, inline styles, and
+/// [`REPORT_SCRIPT`] as the only script (by its hash).
+fn content_security_policy() -> String {
+    let hash = crate::secrets::base64(&sha2::Sha256::digest(REPORT_SCRIPT.as_bytes()));
+    format!("default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{hash}'; base-uri 'none'; form-action 'none'")
 }
 
 /// Render the report for a verdict and the candidate's score file.
@@ -123,36 +41,8 @@ pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> R
     report_with_traces(v, candidate, templates, None)
 }
 
-fn pretty(value: &Option<serde_json::Value>) -> Option<String> {
-    value
-        .as_ref()
-        .map(|v| serde_json::to_string_pretty(v).unwrap_or_default())
-}
-
-/// One model call of a trace, for the template.
-fn call_context(c: &TraceCall) -> Value {
-    let attempts = c.retries.len() + usize::from(c.raw_output.is_some());
-    let tokens = c.usage.map(|u| u.total());
-    let messages: Vec<Value> = c
-        .messages
-        .iter()
-        .map(|m| context! { role => m.role.clone(), content => m.content.clone() })
-        .collect();
-    let retries: Vec<Value> = c
-        .retries
-        .iter()
-        .map(|r| context! { error => r.error.clone(), raw_output => r.raw_output.clone(), waited => r.waited_ms.map(|ms| format!("{} ms", crate::number::value(ms, 0))) })
-        .collect();
-    context! {
-        agent => c.agent.clone(), iteration => c.iteration,
-        attempts => match attempts { 1 => "1 attempt".to_string(), n => format!("{n} attempts") },
-        tokens => tokens.map_or_else(|| "tokens not reported".to_string(), |t| format!("{t} tokens")),
-        latency => format!("{} ms", crate::number::value(c.latency_ms, 0)),
-        finish_reason => c.finish_reason.clone(), temperature => c.temperature,
-        messages => messages, raw_output => c.raw_output.clone(), parsed => pretty(&c.parsed),
-        effect => pretty(&c.effect), retries => retries,
-    }
-}
+/// How to read a reliability diagram, said once above the charts.
+const RELIABILITY_GUIDE: &str = "A reliability diagram sorts the predictions that state a confidence into ten bins by that confidence (0–0.1 … 0.9–1) and draws each bin as a bar as tall as the share of its predictions that were correct; the number above a bar (and its shade) says how many predictions it holds, the dot marks their mean confidence. On the dashed diagonal confidence equals accuracy: bars below it are overconfident, bars above it underconfident.";
 
 /// [`report`], with the traces of a multi-step pipeline's records (`srs-agents`): one
 /// collapsed section per record, one per model call inside it.
@@ -176,6 +66,7 @@ pub fn report_with_traces(
     for s in &candidate.samples {
         totals.merge(s.stats.clone());
     }
+    let sample_pass = v.samples.as_ref().map(|s| s.sample_pass);
     let mut charts = Vec::new();
     for (prefix, title) in [
         ("ext.cal", "Reliability: extraction"),
@@ -184,7 +75,7 @@ pub fn report_with_traces(
         let bins = bins_from(prefix, &totals);
         if bins.total() > 0.0 {
             let note = format!(
-                "{} predictions with a confidence; ECE {}",
+                "{} predictions with a confidence; expected calibration error (ECE: the mean gap between a bar and the diagonal, weighted by predictions) {}.",
                 bins.total(),
                 num(bins.ece())
             );
@@ -193,12 +84,19 @@ pub fn report_with_traces(
     }
     let cand: Vec<f64> = v.sample_results.iter().map(|s| s.primary).collect();
     let base: Vec<f64> = v.sample_results.iter().filter_map(|s| s.baseline).collect();
-    let note = if base.is_empty() {
-        "per-sample primary score".to_string()
-    } else {
-        "per-sample primary score (dashed: baseline)".to_string()
-    };
-    charts.push(context! { title => "Sample scores", svg => Value::from_safe_string(distribution_svg(&cand, &base)), note => note });
+    let mut note = String::from("How many samples scored in each tenth of the range, by their primary score (the kind's main metric for that sample). Filled bars: this run");
+    if !base.is_empty() {
+        note.push_str("; dashed outlines: the baseline");
+    }
+    if let Some(p) = sample_pass {
+        note.push_str(&format!(
+            "; the line marks the score a sample needs to pass ({})",
+            crate::number::value(p, 2)
+        ));
+    }
+    note.push('.');
+    let guide = (!charts.is_empty()).then_some(RELIABILITY_GUIDE);
+    charts.push(context! { title => "Sample scores", svg => Value::from_safe_string(distribution_svg(&cand, &base, sample_pass)), note => note });
     // Every metric with a rule or a value (a tuples suite's headline first); the
     // chain-of-thought diagnostics in a table of their own.
     let sections = super::layout::sections(v, |m| m.rule.is_some() || m.candidate.is_some());
@@ -210,36 +108,21 @@ pub fn report_with_traces(
             Status::Incomplete => "incomplete",
             Status::Info => "",
         };
-        let delta = crate::number::delta(m.delta, m.delta_ci, 4);
         let rule = m.rule.as_ref().map_or_else(String::new, |r| r.describe());
         let runs = |s: Option<crate::metrics::aggregate::Spread>| {
             s.filter(|s| s.runs > 0).map(|s| super::spread_text(&s, 4))
         };
-        context! { name => m.name.clone(), baseline => num(m.baseline), candidate => num(m.candidate), baseline_runs => runs(m.baseline_runs), candidate_runs => runs(m.candidate_runs), delta => delta, rule => rule, status => status, reasons => m.reasons.join("; ") }
+        context! {
+            name => m.name.clone(), baseline => num(m.baseline), candidate => num(m.candidate),
+            baseline_runs => runs(m.baseline_runs), candidate_runs => runs(m.candidate_runs),
+            delta => crate::number::delta(m.delta, None, 4),
+            ci => m.delta.and(m.delta_ci).map(crate::number::interval),
+            rule => rule, status => status, reasons => m.reasons.join("; "),
+        }
     };
     let metrics: Vec<Value> = sections.main.iter().map(row).collect();
     let diagnostics: Vec<Value> = sections.diagnostics.iter().map(row).collect();
-    let sample_pass = v.samples.as_ref().map_or(0.8, |s| s.sample_pass);
-    let mut rows: Vec<_> = v.sample_results.iter().collect();
-    rows.sort_by_key(|s| (s.pass, s.baseline.is_none_or(|b| !passes(b, sample_pass))));
-    let rows: Vec<Value> = rows
-        .iter()
-        .map(|s| {
-            let (outcome, css) = match (s.baseline.map(|b| passes(b, sample_pass)), s.pass) {
-                (Some(true), false) => ("broken", "fail"),
-                (Some(false), true) => ("fixed", "pass"),
-                (_, true) => ("pass", "pass"),
-                (_, false) => ("failing", "warn"),
-            };
-            // A sample whose call failed is named by what happened to it.
-            let outcome = match &s.error {
-                Some(e) if outcome == "broken" => format!("broken ({})", e.kind.outcome()),
-                Some(e) => e.kind.outcome().to_string(),
-                None => outcome.to_string(),
-            };
-            context! { id => s.id.clone(), kind => s.kind.as_str(), baseline => num(s.baseline), candidate => num(Some(s.primary)), outcome => outcome, css => css }
-        })
-        .collect();
+    let table = html_view::sample_rows(v, candidate, traces);
     let samples = v.samples.as_ref().map(|s| {
         format!(
             "{} shared: {} fixed, {} broken, {} kept, {}; McNemar p = {:.4}",
@@ -251,6 +134,21 @@ pub fn report_with_traces(
             s.mcnemar_p
         )
     });
+    let diffs: Vec<Value> = v
+        .diffs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let result = v.sample_results.iter().find(|s| s.id == d.id);
+            let scores = result.map(|s| format!("{} → {}", num(s.baseline), num(Some(s.primary))));
+            context! {
+                anchor => format!("diff-{}", i + 1), id => d.id.clone(), scores => scores,
+                gold_vs_candidate => html_view::diff_lines(&d.gold_vs_candidate),
+                matching => d.matching.clone(),
+                baseline_vs_candidate => d.baseline_vs_candidate.as_deref().map(html_view::diff_lines),
+            }
+        })
+        .collect();
     let (word, css) = match v.verdict {
         Outcome::Pass => ("pass", "pass"),
         Outcome::Warn => ("pass with warnings", "warn"),
@@ -258,17 +156,20 @@ pub fn report_with_traces(
         Outcome::Incomplete => ("incomplete run", "incomplete"),
     };
     let ctx = context! {
-        word => word, css => css, summary => v.summary.clone(), metrics => metrics, diagnostics => diagnostics, coverage => sections.coverage_text(), runs => v.metrics.iter().any(|m| m.candidate_runs.is_some() || m.baseline_runs.is_some()), charts => charts, rows => rows, samples => samples,
-        differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => v.diffs.clone(),
+        word => word, css => css, summary => v.summary.clone(),
+        context => html_view::run_context(&v.provenance),
+        metrics => metrics, diagnostics => diagnostics, coverage => sections.coverage_text(), runs => v.metrics.iter().any(|m| m.candidate_runs.is_some() || m.baseline_runs.is_some()),
+        charts => charts, guide => guide,
+        pass_mark => sample_pass.map(|p| crate::number::value(p, 2)),
+        rows => table.rows, outcomes => table.outcomes, kinds => table.kinds, tags => table.tags,
+        samples => samples,
+        differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => diffs,
         failed_calls => v.failures.calls, causes => v.failures.causes.iter().map(super::cause_text).collect::<Vec<_>>(), other_causes => v.failures.other_calls,
         version => env!("CARGO_PKG_VERSION"), metrics_version => crate::score::file::METRICS_VERSION,
-        traces => traces.map(|t| t.samples.iter().map(|s| context! {
-            id => s.sample_id.clone(), repeat => s.repeat,
-            error => s.error.as_ref().map(|e| format!("{}: {}", e.kind.as_str(), e.message)),
-            calls => s.trace.calls.iter().map(call_context).collect::<Vec<_>>(),
-            state => pretty(&s.trace.state),
-        }).collect::<Vec<_>>()).unwrap_or_default(),
+        traces => traces.map(|t| html_view::traces(v, t)).unwrap_or_default(),
         traces_omitted => traces.map_or(0, |t| t.omitted),
+        csp => content_security_policy(),
+        script => Value::from_safe_string(REPORT_SCRIPT.to_string()),
     };
     env.get_template("report.html.j2")
         .and_then(|t| t.render(ctx))
@@ -285,7 +186,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn untrusted_text_is_escaped_and_there_is_no_script() {
+    fn untrusted_text_is_escaped_and_only_the_reports_own_script_may_run() {
         use crate::gate::compare::tests::file;
         let run = file(&[(5.0, 0.0, 0.0, false), (2.0, 1.0, 3.0, false)], "1");
         let rules = crate::gate::thresholds::Thresholds::parse(
@@ -302,10 +203,14 @@ mod tests {
         v.sample_results[0].id = "@octocat </details><script>alert(1)</script> ```".into();
         v.ratchet.push("<img src=x onerror=alert(1)>".into());
         let html = report(&v, &run, None).unwrap();
-        assert!(
-            !html.contains("<script") && !html.contains("<img"),
-            "nothing executable"
-        );
+        assert!(!html.contains("<img"), "nothing made from the text");
+        assert_eq!(html.matches("<script").count(), 1, "the report's own");
+        assert!(html.contains(&format!("<script>{REPORT_SCRIPT}</script>")));
+        // Only that script may run, whatever reached the page.
+        let hash = crate::secrets::base64(&sha2::Sha256::digest(REPORT_SCRIPT.as_bytes()));
+        assert!(html.contains(&format!(
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src &#x27;none&#x27;; style-src &#x27;unsafe-inline&#x27;; img-src data:; script-src &#x27;sha256-{hash}&#x27;;"
+        )), "{html}");
         assert!(!html.contains("Pipeline traces"), "no traces, no section");
         assert!(
             html.contains("&lt;script&gt;") && html.contains("<svg"),
@@ -314,9 +219,67 @@ mod tests {
     }
 
     #[test]
+    fn the_run_context_leads_and_each_row_carries_what_the_filters_read() {
+        use crate::gate::compare::tests::file;
+        let mut base = file(&[(5.0, 0.0, 0.0, false), (5.0, 0.0, 0.0, false)], "1");
+        base.provenance.git_sha = Some("0123456789abcdef0123".into());
+        base.provenance.git_ref = Some("main".into());
+        let mut cand = file(&[(5.0, 0.0, 0.0, false), (1.0, 0.0, 4.0, false)], "1");
+        let p = &mut cand.provenance;
+        p.suite_name = Some("<b>suite</b>".into());
+        p.git_sha = Some("fedcba9876543210fedc".into());
+        p.git_ref = Some("pr-7".into());
+        p.created_at = "2025-06-02T09:30:00Z".into();
+        p.model = Some("gpt-x".into());
+        p.pipeline_fingerprint = Some("sha256:aaaabbbbccccddddeeee".into());
+        cand.samples[1].tags = vec!["multi <event>".into(), "hard".into()];
+        cand.samples[1].domain = "banking".into();
+        let rules =
+            crate::gate::thresholds::Thresholds::parse("version = 1", Path::new("t.toml")).unwrap();
+        let options = crate::gate::compare::CompareOptions {
+            bootstrap: Default::default(),
+            allow_version_change: false,
+            ratchet: vec![],
+        };
+        let mut v = crate::gate::compare::compare(&cand, Some(&base), &rules, &options).unwrap();
+        v.diffs.push(crate::gate::diff::SampleDiff {
+            id: "s-1".into(),
+            gold_vs_candidate:
+                "--- gold\n+++ candidate\n@@ -1 +1 @@\n-gold <i>line</i>\n+answer line".into(),
+            baseline_vs_candidate: None,
+            matching: vec![],
+        });
+        let html = report(&v, &cand, None).unwrap();
+        let context = &html[html.find("<dl id=\"context\"").unwrap()..html.find("</dl>").unwrap()];
+        for want in [
+            "<dt>Suite</dt><dd title=\"s\">&lt;b&gt;suite&lt;/b&gt;</dd>",
+            "<dt>Suite fingerprint</dt><dd title=\"sha256:x\">sha256:x</dd>",
+            "<dt>Commit</dt><dd title=\"fedcba9876543210fedc\">fedcba987654<span class=\"detail\">on pr-7</span></dd>",
+            "<dt>Date</dt><dd>2025-06-02 09:30:00 UTC</dd>",
+            "<dt>Model</dt><dd>gpt-x</dd>",
+            "<dt>Pipeline</dt><dd title=\"sha256:aaaabbbbccccddddeeee\">sha256:aaaabbbbcccc</dd>",
+            "<dt>Baseline</dt><dd title=\"0123456789abcdef0123\">0123456789ab<span class=\"detail\">on main · 1970-01-01 00:00:00 UTC</span></dd>",
+        ] {
+            assert!(context.contains(want), "{want}\n{context}");
+        }
+        assert!(html.find("id=\"context\"") < html.find("id=\"metrics\""));
+        // The broken sample first, with its outcome, kind and tags for the filters, and a
+        // link to its diff; the filters offer what the rows hold.
+        assert!(html.contains("<tr data-id=\"s-1\" data-outcome=\"broken\" data-kind=\"extraction\"><th scope=\"row\"><code>s-1</code></th><td>extraction</td><td>banking</td><td><span class=\"tag\">multi &lt;event&gt;</span><span class=\"tag\">hard</span></td>"), "{html}");
+        assert!(html.find("data-id=\"s-1\"") < html.find("data-id=\"s-0\""));
+        assert!(html.contains("<td class=\"links\"><a href=\"#diff-1\">diff</a></td>"));
+        assert!(html.contains("<select id=\"filter-outcome\"><option value=\"\">all</option><option>broken</option><option>pass</option></select>"), "{html}");
+        assert!(html.contains("<select id=\"filter-tag\"><option value=\"\">all</option><option>hard</option><option>multi &lt;event&gt;</option></select>"));
+        assert!(html.contains("<form id=\"sample-filters\" class=\"filters\" role=\"search\" aria-label=\"Filter the samples\" hidden>"), "offered only by the script");
+        // The diff's lines styled by their first character, the text escaped.
+        assert!(html.contains("<details class=\"diff\" id=\"diff-1\"><summary><code>s-1</code> <span class=\"muted\">1.0000 → 0.3333</span></summary>"), "{html}");
+        assert!(html.contains("<span class=\"dl d-file\">--- gold\n</span><span class=\"dl d-file\">+++ candidate\n</span><span class=\"dl d-hunk\">@@ -1 +1 @@\n</span><span class=\"dl d-del\">-gold &lt;i&gt;line&lt;/i&gt;\n</span><span class=\"dl d-add\">+answer line\n</span>"), "{html}");
+    }
+
+    #[test]
     fn a_trace_is_shown_per_call_collapsed_and_escaped() {
         use crate::runfile::reader::SampleTrace;
-        use crate::runfile::trace::{Trace, TraceAttempt, TraceMessage};
+        use crate::runfile::trace::{Trace, TraceAttempt, TraceCall, TraceMessage};
         let run = crate::gate::compare::tests::file(&[(5.0, 0.0, 0.0, false)], "1");
         let rules =
             crate::gate::thresholds::Thresholds::parse("version = 1", Path::new("t.toml")).unwrap();
@@ -366,7 +329,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("score &lt;b&gt;this&lt;/b&gt;") && !html.contains("<script"),
+            html.contains("score &lt;b&gt;this&lt;/b&gt;") && html.matches("<script").count() == 1,
             "escaped"
         );
         assert!(
@@ -374,20 +337,5 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("&quot;frozen&quot;"), "the final state");
-    }
-
-    #[test]
-    fn reliability_bars_follow_the_bins() {
-        let mut bins = Bins::default();
-        bins.add(0.95, true);
-        bins.add(0.95, false);
-        bins.add(0.15, false);
-        let svg = reliability_svg(&bins);
-        assert_eq!(
-            svg.matches("<circle").count(),
-            2,
-            "one point per non-empty bin"
-        );
-        assert!(svg.contains("bin 9: 2 predictions, accuracy 0.50"));
     }
 }

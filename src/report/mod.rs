@@ -1,10 +1,12 @@
 //! Renderers: turning results into text for people and tools — the terminal tables
 //! ([`terminal`]), the PR comment and job summary ([`markdown`], fitted to GitHub's size
-//! limits by [`fit`]), the HTML report ([`html`]), JUnit XML ([`junit`]) and run progress
-//! ([`progress`]) — and the template loader they share.
+//! limits by [`fit`]), the HTML report ([`html`], with [`charts`] and [`html_view`]), JUnit
+//! XML ([`junit`]) and run progress ([`progress`]) — and the template loader they share.
 
+pub mod charts;
 pub mod fit;
 pub mod html;
+pub mod html_view;
 pub mod junit;
 pub mod layout;
 pub mod markdown;

@@ -1,7 +1,8 @@
-//! `goldgate annotate` end to end: the page in headless Chromium (the system's, driven by
-//! Playwright) and the server over plain HTTP, by `node --test tests/e2e/*.test.mjs` against the
-//! binary this test run built. Without node, `npm ci --prefix tests/e2e` or Chromium the
-//! test says why and skips; CI sets `GOLDGATE_REQUIRE_BROWSER=1`, and then it fails.
+//! What goldgate shows in a browser, end to end, by `node --test tests/e2e/*.test.mjs`
+//! against the binary this test run built, in headless Chromium (the system's, driven by
+//! Playwright): `goldgate annotate` (the page, and the server over plain HTTP) and the HTML
+//! report. Without node, `npm ci --prefix tests/e2e` or Chromium the test says why and
+//! skips; CI sets `GOLDGATE_REQUIRE_BROWSER=1`, and then it fails.
 
 use std::path::Path;
 use std::process::Command;
@@ -23,7 +24,7 @@ fn missing(root: &Path, chromium: &str) -> Option<String> {
 }
 
 #[test]
-fn annotate_end_to_end_in_chromium() {
+fn annotate_and_the_html_report_end_to_end_in_chromium() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     if let Some(why) = missing(root, &chromium) {
@@ -31,7 +32,7 @@ fn annotate_end_to_end_in_chromium() {
             std::env::var_os("GOLDGATE_REQUIRE_BROWSER").is_none(),
             "GOLDGATE_REQUIRE_BROWSER is set but the browser tests cannot run: {why}"
         );
-        eprintln!("skipped: the goldgate annotate browser tests: {why}");
+        eprintln!("skipped: the browser tests (annotate, the HTML report): {why}");
         return;
     }
     let mut files: Vec<String> = std::fs::read_dir(root.join("tests/e2e"))
