@@ -47,7 +47,10 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     }
     match s.format {
         ScoreFormat::Text => reporter.out(&terminal::score_summary(&scored.file, &s.output)),
-        ScoreFormat::Json => reporter.out(&super::json(&scored.file.metrics)?),
+        ScoreFormat::Json => {
+            reporter.out(&super::json(&scored.file.metrics)?);
+            reporter.note(&super::wrote(&[&s.output]));
+        }
     }
     let missing = &scored.file.missing;
     let exit = if missing.is_empty() || s.allow_missing {

@@ -66,6 +66,7 @@ struct RecordScore {
     primary: f64,
     outcome: ParseOutcome,
     matching: Option<kinds::explain::Explanation>,
+    pairs: Vec<kinds::aligned::Paired>,
 }
 
 /// What reading the suite and the run file turned up, taken in suite order.
@@ -206,11 +207,11 @@ fn load_and_score(
                 Err(p) => problems.push(p),
             }
         }
-        let (score, runs) = score_sample(sample, &records, req.scoring);
+        let (score, runs, first_pairs) = score_sample(sample, &records, req.scoring);
         let view = req
             .keep_view
             .filter(|keep| keep(&score.id, score.primary))
-            .map(|_| SampleView::new(sample, &records, &score, req.scoring));
+            .map(|_| SampleView::new(sample, &records, &score, &first_pairs, req.scoring));
         Some(Answered {
             problems,
             fingerprints: records
@@ -275,14 +276,22 @@ impl Reading {
 /// A sample's score, and its records kept apart for the runs of the aggregates.
 type Sampled = (SampleScore, runs::SampleRuns);
 
-fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sampled {
+/// A sample scored, and the items its first record paired (for the diff of a broken
+/// sample).
+fn score_sample(
+    sample: &Sample,
+    answers: &[Answer],
+    cfg: &ScoringConfig,
+) -> (SampleScore, runs::SampleRuns, Vec<kinds::aligned::Paired>) {
     let kind = kinds::of(sample.kind);
     let gold = kind.prepare(sample, cfg);
     let mut records = runs::Records::new(answers.len());
     let mut latencies = Vec::new();
     let (mut runs, mut parse, mut matching) = (Vec::new(), Vec::new(), Vec::new());
+    let mut first_pairs = None;
     for answer in answers {
         let record = score_record(kind, sample, &gold, answer, cfg);
+        first_pairs.get_or_insert(record.pairs);
         records.add(answer, record.stats);
         runs.push(record.primary);
         parse.push(record.outcome);
@@ -320,7 +329,7 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
         metrics,
         stats,
     };
-    (score, records)
+    (score, records, first_pairs.unwrap_or_default())
 }
 
 fn score_record(
@@ -341,6 +350,7 @@ fn score_record(
         mut stats,
         mut primary,
         matching,
+        pairs,
     } = kind.score(sample, gold, &reading, cfg);
     if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;
@@ -362,6 +372,7 @@ fn score_record(
         primary,
         outcome: parsed.outcome,
         matching,
+        pairs,
     }
 }
 
@@ -472,7 +483,7 @@ mod tests {
             };
             let error = failed.then(|| crate::runfile::record::RecordError { kind: crate::runfile::record::ErrorKind::Exit, message: "x".into() });
             let answer = Answer { text, error, latency_ms: Some(5.0), ..Answer::default() };
-            let (score, runs) = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
+            let (score, runs, _) = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
             let mut scores = [score];
             let few = BootstrapConfig { resamples: 10, ..BootstrapConfig::default() };
             aggregate::aggregates(&mut scores, vec![runs], &few);
