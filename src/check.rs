@@ -134,6 +134,8 @@ pub struct ReportOptions {
     pub gate_name: String,
     /// A directory whose templates replace the built-in ones.
     pub templates: Option<PathBuf>,
+    /// The commands that give the verdict again (the comment's footer, the job summary).
+    pub reproduce: Vec<String>,
 }
 
 /// The files a complete check wrote.
@@ -208,7 +210,17 @@ pub fn check(
     };
     write_atomic(&written.score, |w| scored.file.write_to(w))?;
     crate::gate::verdict::write(&written.verdict, &verdict)?;
-    let markdown = markdown::comment(&verdict, &s.report.gate_name, s.report.templates.as_deref())?;
+    let render = markdown::Render {
+        gate_name: &s.report.gate_name,
+        templates: s.report.templates.as_deref(),
+        reproduce: s.report.reproduce.clone(),
+        ..markdown::Render::default()
+    };
+    let markdown = markdown::comment_within(
+        &verdict,
+        &render,
+        markdown::Limit::Chars(markdown::GITHUB_LIMIT),
+    )?;
     write_atomic(&written.report, |w| w.write_all(markdown.as_bytes()))?;
     Ok(Checked {
         run,

@@ -34,6 +34,18 @@ pub fn interval([lo, hi]: [f64; 2]) -> String {
     format!("[{lo:+.3}, {hi:+.3}]")
 }
 
+/// [`delta`] for a metric whose values are up to `magnitude` in size, written like those
+/// values ([`value`]): from 100 up (latencies, token counts) the delta and its interval with
+/// one decimal, `+29.0 [+0.5, +137.8]`.
+pub fn delta_like(d: Option<f64>, ci: Option<[f64; 2]>, decimals: usize, magnitude: f64) -> String {
+    match (d, ci) {
+        _ if magnitude.abs() < 100.0 => delta(d, ci, decimals),
+        (Some(d), Some([lo, hi])) => format!("{d:+.1} [{lo:+.1}, {hi:+.1}]"),
+        (Some(d), None) => format!("{d:+.1}"),
+        (None, _) => MISSING.to_string(),
+    }
+}
+
 /// A mean and standard deviation over runs, `0.8050 ± 0.0210`: the standard deviation
 /// [`MISSING`] when there is none (one run), [`MISSING`] alone without a mean.
 pub fn spread(mean: Option<f64>, std: Option<f64>, decimals: usize) -> String {
@@ -94,6 +106,14 @@ mod tests {
         );
         assert_eq!(delta(Some(0.01), None, 3), "+0.010");
         assert_eq!(delta(None, Some([0.0, 1.0]), 3), "–");
+        assert_eq!(
+            delta_like(Some(28.98), Some([0.487, 137.767]), 4, 236.5),
+            "+29.0 [+0.5, +137.8]"
+        );
+        assert_eq!(
+            delta_like(Some(-0.28571), Some([-0.4412, -0.0931]), 4, 0.9),
+            "-0.2857 [-0.441, -0.093]"
+        );
         assert_eq!(spread(Some(0.80512), Some(0.0213), 3), "0.805 ± 0.021");
         assert_eq!(spread(Some(0.5), None, 4), "0.5000 ± –");
         assert_eq!(spread(None, None, 4), "–");

@@ -166,3 +166,53 @@ fn a_healthy_refresh_under_a_floor_it_breaks_is_stored_with_a_warning() {
     );
     assert!(dir.0.join("baselines/main.json").is_file());
 }
+
+/// A refresh runs in a temporary directory and removes it: what it prints names the files
+/// it wrote (the baseline and the run kept beside it) and never the temporary run once it
+/// is gone — neither after a stored baseline nor after a run refused for missing samples.
+/// (It printed "wrote 4 records to <tmp>/goldgate-refresh-…/run.jsonl" either way, and
+/// named the removed file again in the missing-samples error.)
+#[test]
+fn a_refresh_names_the_files_it_wrote_and_no_removed_temporary_run() {
+    let dir = TempDir::new("names-of-written-files");
+    suite(&dir.0, 4);
+    answers(&dir.0, 4, 4);
+    let out = refresh(&dir.0, &["--replay", "answers.jsonl"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let said = format!("{stdout}{stderr}");
+    assert!(!said.contains("goldgate-refresh-"), "{said}");
+    assert!(
+        stderr.contains("wrote 4 records to baselines/main.run.jsonl (")
+            && stdout.contains(
+                "baseline written to baselines/main.json (4 samples, 4 records; its run to baselines/main.run.jsonl)"
+            ),
+        "{said}"
+    );
+    // One shard of two: samples without an answer, refused, and the temporary run removed
+    // unnamed.
+    let out = refresh(&dir.0, &["--replay", "answers.jsonl", "--shard", "1/2"]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains("samples of suite have no answer: s-") && !said.contains("goldgate-refresh-"),
+        "{said}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("goldgate-refresh-")
+        })
+        .collect();
+    assert!(left.is_empty(), "the temporary run is removed");
+}

@@ -183,7 +183,10 @@ fn a_trusted_baseline_replaces_the_baseline_values_in_the_file() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("failed: extraction.recall"), "{stderr}");
+    assert!(
+        stderr.contains("goldgate publish: fail — extraction.recall (computed from"),
+        "{stderr}"
+    );
     let summary = std::fs::read_to_string(dir.0.join("summary.md")).unwrap();
     assert!(
         summary.contains("0.889 → 0.603")

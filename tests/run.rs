@@ -713,7 +713,7 @@ fn baseline_refresh_then_show_then_check_against_it() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout)
-        .contains("baseline written to baselines/main.json (6 samples, 12 records)"));
+        .contains("baseline written to baselines/main.json (6 samples, 12 records; its run to baselines/main.run.jsonl)"));
     let out = goldgate(&dir.0, &["baseline", "show"]);
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(

@@ -262,3 +262,118 @@ fn the_similarity_command_prints_the_cosine_and_the_threshold_verdicts() {
     );
     drop(server);
 }
+
+/// The diff of a broken sample lines gold and predictions up by the matching the metrics
+/// used, here embeddings: each paraphrase that matched is one context line naming both
+/// requirements with their similarity, then the fields the two write differently; only
+/// gold nothing matched is `-`. (It was a unified diff of sorted lines, where every
+/// paraphrase read as one requirement removed and another added.)
+#[test]
+fn a_broken_sample_s_diff_shows_matched_paraphrases_as_pairs_with_their_similarity() {
+    let dir = TempDir::new("semantic-diff");
+    let (server, _log) = MockServer::recording(answer);
+    project(&dir.0, &server.url("/v1"), "openai");
+    // Two more gold requirements, which the candidate leaves out: the sample breaks.
+    let sample: Value = serde_json::from_str(
+        std::fs::read_to_string(dir.0.join("suite/s.jsonl"))
+            .unwrap()
+            .trim(),
+    )
+    .unwrap();
+    let mut sample = sample;
+    let more = [
+        ("REQ-003", "Audit trail", "record every change to an order"),
+        (
+            "REQ-004",
+            "Password rules",
+            "require twelve characters in a password",
+        ),
+    ];
+    for (id, title, action) in more {
+        sample["labels"]["requirements"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"id": id, "title": title, "type": "functional", "actor": "system", "action": action, "source_messages": [0]}));
+    }
+    std::fs::write(dir.0.join("suite/s.jsonl"), format!("{sample}\n")).unwrap();
+    let rules = std::fs::read_to_string(dir.0.join("thresholds.toml")).unwrap();
+    let rules = format!("{rules}[metrics.\"extraction.f1\"]\nmin = 0.9\n");
+    std::fs::write(dir.0.join("thresholds.toml"), rules).unwrap();
+    let gold = json!({"requirements": sample["labels"]["requirements"]});
+    let line = json!({"id": "s-0", "output": gold.to_string()});
+    std::fs::write(dir.0.join("gold.jsonl"), format!("{line}\n")).unwrap();
+    let env = [("SEMANTIC_TEST_KEY", KEY)];
+    let out = goldgate(
+        &dir.0,
+        &[
+            "baseline",
+            "refresh",
+            "--suite",
+            "suite",
+            "--replay",
+            "gold.jsonl",
+        ],
+        &env,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = goldgate(
+        &dir.0,
+        &["check", "--suite", "suite", "--replay", "answers.jsonl"],
+        &env,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let verdict: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.0.join(".goldgate/out/verdict.json")).unwrap(),
+    )
+    .unwrap();
+    let diff = verdict["diffs"][0]["gold_vs_candidate"].as_str().unwrap();
+    let lines: Vec<&str> = diff.lines().collect();
+    assert_eq!(
+        &lines[..3],
+        [
+            "--- gold",
+            "+++ candidate",
+            "@@ 4 gold, 2 predicted, 2 matched @@"
+        ],
+        "{diff}"
+    );
+    let pair = lines
+        .iter()
+        .find(|l| l.starts_with("  REQ-001 ≈ REQ-001 ("))
+        .unwrap_or_else(|| panic!("the paraphrase is one matched pair:\n{diff}"));
+    let similarity: f64 = pair["  REQ-001 ≈ REQ-001 (".len()..][..4].parse().unwrap();
+    assert!(similarity > 0.85, "{pair}");
+    assert!(
+        pair.ends_with("security | system | Account lockout: lock the account after five failed login attempts"),
+        "the gold requirement follows its match: {pair}"
+    );
+    assert!(
+        diff.contains("\n      title: Account lockout → Brute-force protection\n"),
+        "the pair's differing fields: {diff}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("  REQ-002 ≈ REQ-002 (")),
+        "{diff}"
+    );
+    assert!(
+        !lines[3..].iter().any(|l| l.starts_with('+')
+            || (l.starts_with('-') && !l.contains("REQ-003") && !l.contains("REQ-004"))),
+        "no matched requirement reads as removed or added:\n{diff}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("- REQ-003  functional | system | Audit trail")),
+        "{diff}"
+    );
+    drop(server);
+}

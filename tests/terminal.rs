@@ -37,11 +37,19 @@ pub(crate) fn gold() -> Vec<Value> {
 
 /// Four samples with two requirements each; the candidate answers `kept` of the two.
 pub(crate) fn scores(name: &str, kept: usize) -> goldgate::score::ScoreFile {
-    let samples: Vec<Value> = (0..4)
+    scores_each(name, &[kept; 4])
+}
+
+/// A sample per entry of `kept`, with two requirements each; the candidate answers
+/// `kept[i]` of sample i's two.
+fn scores_each(name: &str, kept: &[usize]) -> goldgate::score::ScoreFile {
+    let samples: Vec<Value> = (0..kept.len())
         .map(|i| extraction(&format!("s{i}"), gold()))
         .collect();
-    let outputs: Vec<(String, Value)> = (0..4)
-        .map(|i| {
+    let outputs: Vec<(String, Value)> = kept
+        .iter()
+        .enumerate()
+        .map(|(i, &kept)| {
             (
                 format!("s{i}"),
                 json!(gold().into_iter().take(kept).collect::<Vec<_>>()),
@@ -80,9 +88,10 @@ fn a_failing_verdict_says_what_broke_and_why() {
     let verdict = compare(&cand, Some(&base), &rules(), &options()).unwrap();
     let text = terminal::verdict(&verdict);
     assert!(
-        text.starts_with("FAIL: failed: extraction.recall"),
-        "{text}"
+        text.starts_with("FAIL: extraction.recall\n"),
+        "the headline says the outcome once:\n{text}"
     );
+    assert!(!text.contains("FAIL: failed"), "{text}");
     assert!(text.contains("0.5000 is below the floor 0.8000"), "{text}");
     assert!(
         text.contains("1.0000 → 0.5000 is worse by 0.5000"),
@@ -110,6 +119,124 @@ fn a_failing_verdict_says_what_broke_and_why() {
         !brief.contains("extraction.precision"),
         "only what broke:\n{brief}"
     );
+}
+
+/// Each cell of a table line with where it starts and ends (in characters): cells are
+/// separated by two spaces or more.
+fn cells(line: &str) -> Vec<(usize, usize, String)> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == ' ' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && !(chars[i] == ' ' && chars.get(i + 1) == Some(&' ')) {
+            i += 1;
+        }
+        out.push((
+            start,
+            i,
+            chars[start..i].iter().collect::<String>().trim_end().into(),
+        ));
+    }
+    out
+}
+
+/// Latency and token rows, whose values run to hundreds and thousands, line up with the
+/// other rows: names, rules and statuses start where their headers do, values and deltas
+/// end where theirs do. (The columns had fixed widths, which such numbers overflowed, and
+/// their deltas were written with four decimals.)
+#[test]
+fn latency_and_token_rows_line_up_with_the_others() {
+    let (base, cand) = (scores("term-align-base", 2), scores("term-align-cand", 1));
+    let mut verdict = compare(&cand, Some(&base), &rules(), &options()).unwrap();
+    let mut like = |name: &str, values: (f64, f64), ci: [f64; 2]| {
+        let m = verdict.metrics.iter_mut().find(|m| m.name == name).unwrap();
+        (m.baseline, m.candidate) = (Some(values.0), Some(values.1));
+        m.delta = Some(values.1 - values.0);
+        m.delta_ci = Some(ci);
+    };
+    like("run.latency_p50_ms", (207.5, 236.48), [0.487, 137.767]);
+    like("run.tokens_total", (32161.0, 31651.0), [-594.0, -438.0]);
+    let text = terminal::verdict(&verdict);
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("metric "))
+        .take_while(|l| !l.is_empty())
+        .filter(|l| !l.starts_with("    "))
+        .collect();
+    let header = cells(table[0]);
+    assert_eq!(header.len(), 5, "{text}");
+    let latency = table
+        .iter()
+        .find(|l| l.starts_with("run.latency_p50_ms"))
+        .unwrap();
+    assert!(
+        latency.contains("207.5 → 236.5") && latency.contains("+29.0 [+0.5, +137.8]"),
+        "written like the values: {latency}"
+    );
+    assert!(
+        table.iter().any(|l| l.contains("-510.0 [-594.0, -438.0]")),
+        "{text}"
+    );
+    for row in &table[1..] {
+        let c = cells(row);
+        assert!(c.len() >= 4, "{row}");
+        assert_eq!(c[0].0, header[0].0, "name: {row}\n{text}");
+        assert_eq!(
+            c[1].1, header[1].1,
+            "values end where their header does: {row}\n{text}"
+        );
+        assert_eq!(c[2].1, header[2].1, "deltas too: {row}\n{text}");
+        assert_eq!(
+            c[3].0, header[3].0,
+            "rules start where theirs does: {row}\n{text}"
+        );
+        if let Some(status) = c.get(4) {
+            assert_eq!(status.0, header[4].0, "{row}\n{text}");
+        }
+    }
+}
+
+/// A suite of 7 samples whose recall drops by more than the rule allows, but not
+/// significantly: the terminal, the PR comment and the verdict's JSON say how large a drop
+/// this suite can see at all.
+#[test]
+fn a_small_suite_says_the_smallest_drop_it_can_see() {
+    let base = scores_each("term-mdc-base", &[2, 2, 2, 2, 2, 1, 2]);
+    let cand = scores_each("term-mdc-cand", &[2, 1, 2, 2, 2, 2, 1]);
+    let verdict = compare(&cand, Some(&base), &rules(), &options()).unwrap();
+    let m = verdict
+        .metrics
+        .iter()
+        .find(|m| m.name == "extraction.recall")
+        .unwrap();
+    assert!(m.reasons[0].contains("not significant"), "{:?}", m.reasons);
+    let d = m.detectable.expect("stated");
+    let sentence = format!(
+        "with 7 samples this gate can only see drops larger than {:.4} in extraction.recall (at 95% confidence)",
+        d.change
+    );
+    let text = terminal::verdict(&verdict);
+    assert!(text.contains(&format!("\n    {sentence}\n")), "{text}");
+    let comment = goldgate::report::markdown::comment(&verdict, "goldgate", None).unwrap();
+    assert!(
+        comment.contains("- `extraction.recall`: ") && comment.contains(&sentence),
+        "{comment}"
+    );
+    let json: Value = serde_json::to_value(&verdict).unwrap();
+    let row = json["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "extraction.recall")
+        .unwrap();
+    assert_eq!(row["detectable"]["samples"], 7, "{row}");
+    assert_eq!(row["detectable"]["confidence"], 0.95);
+    assert!(row["detectable"]["change"].as_f64().unwrap() > 0.0);
 }
 
 #[test]

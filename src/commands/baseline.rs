@@ -10,16 +10,25 @@ use crate::output::Reporter;
 use crate::report::terminal;
 use crate::settings::ShowSettings;
 
+/// `baseline refresh`: the run goes to a temporary directory, removed once the baseline
+/// and its run are stored (or the run is refused for missing samples); a refused or
+/// incomplete run is kept there, and said so. No path is printed after it is gone.
 pub fn refresh(s: RefreshSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let runtime = crate::runtime::build()?;
     let (run, refreshed) = refresh_baseline(&s, &runtime, &mut ShowProgress::new(reporter))?;
-    let exit = report_run(&run, SummaryTo::Stderr, reporter);
     let work = s.run.output.parent().map(Path::to_path_buf);
     let remove_work = || {
         if let Some(dir) = &work {
             let _ = std::fs::remove_dir_all(dir);
         }
     };
+    // Where the run's records are once this is done.
+    let kept = match &refreshed {
+        Refreshed::Written { .. } => Some(s.baseline_run.as_path()),
+        Refreshed::Missing { .. } => None,
+        Refreshed::RunIncomplete | Refreshed::Unhealthy { .. } => Some(run.path.as_path()),
+    };
+    let exit = report_run(&run, kept, SummaryTo::Stderr, reporter);
     match refreshed {
         Refreshed::RunIncomplete => {
             reporter.note("the baseline was not changed: the run did not complete\n");
@@ -27,7 +36,7 @@ pub fn refresh(s: RefreshSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
         }
         Refreshed::Missing { missing } => {
             remove_work();
-            reporter.note(&terminal::missing_note(&missing, &run.path, &s.run.suite));
+            reporter.note(&missing_note(&missing, &s.run.suite));
             Ok(Exit::Incomplete)
         }
         Refreshed::Unhealthy { problems } => {
@@ -57,14 +66,30 @@ pub fn refresh(s: RefreshSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
                 reporter.note(&note);
             }
             reporter.out(&format!(
-                "baseline written to {} ({} samples, {} records)\n",
+                "baseline written to {} ({} samples, {} records; its run to {})\n",
                 s.baseline.display(),
                 score.samples.len(),
-                score.provenance.records
+                score.provenance.records,
+                s.baseline_run.display()
             ));
             Ok(Exit::Ok)
         }
     }
+}
+
+/// The note for a refresh whose run has no answer for some samples (the run is removed).
+fn missing_note(missing: &[String], suite: &Path) -> String {
+    let shown: Vec<&str> = missing.iter().take(10).map(String::as_str).collect();
+    let more = match missing.len() - shown.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(
+        "error: incomplete run: {} samples of {} have no answer: {}{more}\n  hint: a baseline needs an answer for every sample: make the pipeline answer them and refresh again\nthe baseline was not changed\n",
+        missing.len(),
+        suite.display(),
+        shown.join(", ")
+    )
 }
 
 /// `baseline show`: the stored baseline, read (and so checked) as every command reads it.

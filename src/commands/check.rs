@@ -18,10 +18,15 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         GateFormat::Brief => SummaryTo::Nowhere,
         _ => SummaryTo::Stderr,
     };
-    let exit = report_run(&checked.run, summary_to, reporter);
+    let exit = report_run(&checked.run, Some(&checked.run.path), summary_to, reporter);
     let Some(gated) = checked.gated else {
         return Ok(exit);
     };
+    if s.format != GateFormat::Brief {
+        // (The run file was named with the run's summary.)
+        let w = &gated.written;
+        reporter.note(&super::wrote(&[&w.score, &w.verdict, &w.report]));
+    }
     if let Some(stats) = gated.embedded.filter(|_| s.format != GateFormat::Brief) {
         reporter.note(&crate::report::terminal::embedded_note(&stats));
     }
@@ -34,14 +39,11 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     let paths = gated.written.named();
-    let reproduce =
-        super::publish::reproduce_compare(&gated.written.score, gated.baseline.as_deref(), &s.gate);
     super::publish::to_actions(
         &gated.verdict,
         &s.gate,
         &paths,
         &gated.markdown,
-        reproduce,
         Some(&runtime),
         reporter,
     )?;

@@ -27,14 +27,12 @@ pub fn compare(s: CompareSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     )?;
     if let Some(out) = &s.output {
         crate::gate::verdict::write(out, &verdict)?;
+        reporter.note(&super::wrote(&[out]));
     }
     let mut paths = vec![("score", s.score.clone())];
     paths.extend(s.output.clone().map(|o| ("verdict-file", o)));
     let comment = super::publish::comment(&verdict, &s.gate)?;
-    let reproduce = super::publish::reproduce_compare(&s.score, s.baseline.as_deref(), &s.gate);
-    super::publish::to_actions(
-        &verdict, &s.gate, &paths, &comment, reproduce, None, reporter,
-    )?;
+    super::publish::to_actions(&verdict, &s.gate, &paths, &comment, None, reporter)?;
     let show = Show {
         format: s.format,
         comment: &comment,

@@ -16,6 +16,8 @@ mod similarity;
 mod suite;
 mod thresholds;
 
+use std::path::Path;
+
 use crate::cli::{BaselineCommand, Cli, Command, HookCommand, SuiteCommand, ThresholdsCommand};
 use crate::error::{Error, Exit, Result};
 use crate::output::Reporter;
@@ -58,6 +60,16 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string_pretty(value)
         .map(|s| s + "\n")
         .map_err(|e| Error::internal(format!("cannot render JSON: {e}")))
+}
+
+/// `wrote a, b and c`: the files a command wrote, for stderr.
+fn wrote(paths: &[&Path]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => format!("wrote {last}\n"),
+        Some((last, rest)) => format!("wrote {} and {last}\n", rest.join(", ")),
+    }
 }
 
 /// Where the run's summary line goes.
@@ -129,17 +141,24 @@ impl Observer for ShowProgress<'_, '_> {
 }
 
 /// Say how a run ended: the summary line when it completed (where `to` says), else why it
-/// stopped and where its records are. Returns the exit code of an incomplete run.
-fn report_run(run: &RunReport, to: SummaryTo, reporter: &mut Reporter<'_>) -> Exit {
+/// stopped and where its records are. `kept` is where the records of a complete run stay
+/// (`None`: nowhere, a temporary run already removed); an incomplete run's stay where it
+/// wrote them. Returns the exit code of an incomplete run.
+fn report_run(
+    run: &RunReport,
+    kept: Option<&Path>,
+    to: SummaryTo,
+    reporter: &mut Reporter<'_>,
+) -> Exit {
     let s = &run.summary;
     // Why calls failed, grouped by cause (a 401 on every call is one line, not a mystery).
     let causes = crate::report::terminal::failed_calls(&run.failures());
     match &run.ending {
         Ending::Complete => {
+            let to_file = kept.map_or_else(String::new, |p| format!(" to {}", p.display()));
             let line = format!(
-                "wrote {} records to {} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}",
+                "wrote {} records{to_file} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}",
                 run.total,
-                run.path.display(),
                 s.written,
                 s.elapsed.as_secs_f64(),
                 s.errors,

@@ -2,7 +2,7 @@
 //! `workflow_run` half for fork PRs, and print that verdict as `--format` asks), and the
 //! GitHub side of `check` and `compare`: shown through the reporter.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::cli::PublishFormat;
 use crate::error::{Exit, Result};
@@ -16,24 +16,29 @@ use crate::report::{junit, terminal};
 use crate::settings::{GateSettings, PublishSettings};
 use crate::text::shell_quote;
 
+/// How `gate` renders the comment and the job summary (with the commands that give the
+/// verdict again).
+fn render(gate: &GateSettings) -> Render<'_> {
+    Render {
+        gate_name: &gate.report.gate_name,
+        templates: gate.report.templates.as_deref(),
+        reproduce: gate.report.reproduce.clone(),
+        ..Render::default()
+    }
+}
+
 /// The PR comment for `verdict`.
 pub(super) fn comment(verdict: &Verdict, gate: &GateSettings) -> Result<String> {
-    markdown::comment(
-        verdict,
-        &gate.report.gate_name,
-        gate.report.templates.as_deref(),
-    )
+    markdown::comment_within(verdict, &render(gate), Limit::Chars(markdown::GITHUB_LIMIT))
 }
 
 /// Inside GitHub Actions: summary, outputs, annotations and the PR comment, on the
 /// command's runtime (one is built when the command has none and publishing needs it).
-/// `reproduce` is the command that gives the verdict again, for the job summary.
 pub(super) fn to_actions(
     verdict: &Verdict,
     gate: &GateSettings,
     paths: &[(&str, PathBuf)],
     markdown: &str,
-    reproduce: String,
     runtime: Option<&tokio::runtime::Runtime>,
     reporter: &mut Reporter<'_>,
 ) -> Result<()> {
@@ -49,14 +54,11 @@ pub(super) fn to_actions(
         }
     };
     let render = Render {
-        gate_name: &gate.report.gate_name,
-        templates: gate.report.templates.as_deref(),
         files: paths
             .iter()
             .map(|(name, path)| format!("{name}: {}", path.display()))
             .collect(),
-        reproduce: Some(reproduce),
-        ..Render::default()
+        ..render(gate)
     };
     let summary = markdown::summary(verdict, &render)?;
     let shorten = || shorter(verdict, &render, markdown);
@@ -83,27 +85,6 @@ fn show(events: &[Event], reporter: &mut Reporter<'_>) {
         reporter.command(&event.commands());
         reporter.note(&event.note());
     }
-}
-
-/// `goldgate compare` on the files a verdict came from: the command that gives it again.
-pub(super) fn reproduce_compare(
-    score: &Path,
-    baseline: Option<&Path>,
-    gate: &GateSettings,
-) -> String {
-    let mut words = vec![
-        "goldgate".to_string(),
-        "compare".into(),
-        "--score".into(),
-        shell_quote(&score.display().to_string()),
-    ];
-    if let Some(b) = baseline {
-        words.extend(["--baseline".into(), shell_quote(&b.display().to_string())]);
-    }
-    if let Some(t) = &gate.thresholds_path {
-        words.extend(["--thresholds".into(), shell_quote(&t.display().to_string())]);
-    }
-    words.join(" ")
 }
 
 /// Where a published verdict was computed, for the comment.
@@ -204,15 +185,6 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
         reporter.note(&format!("warning: {w}\n"));
     }
     let verdict = &derived.verdict;
-    let mut render = Render {
-        gate_name: &s.gate.report.gate_name,
-        templates: s.gate.report.templates.as_deref(),
-        origin: Some(origin(&s)),
-        warnings: warning.into_iter().collect(),
-        ..Render::default()
-    };
-    let markdown =
-        markdown::comment_within(verdict, &render, Limit::Chars(markdown::GITHUB_LIMIT))?;
     let mut words = vec![
         "goldgate publish --verdict".to_string(),
         shell_quote(&s.verdict.display().to_string()),
@@ -224,8 +196,17 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
         words.extend(["--thresholds".into(), shell_quote(&t.display().to_string())]);
     }
     words.push("--comment-on never".into());
+    let mut render = Render {
+        gate_name: &s.gate.report.gate_name,
+        templates: s.gate.report.templates.as_deref(),
+        origin: Some(origin(&s)),
+        warnings: warning.into_iter().collect(),
+        reproduce: vec![words.join(" ")],
+        ..Render::default()
+    };
+    let markdown =
+        markdown::comment_within(verdict, &render, Limit::Chars(markdown::GITHUB_LIMIT))?;
     render.files = vec![format!("verdict file: {}", s.verdict.display())];
-    render.reproduce = Some(words.join(" "));
     let summary = markdown::summary(verdict, &render)?;
     let mut events: Vec<Event> = publish::write_summary(&summary, &s.gate.publish.secrets)
         .into_iter()
@@ -247,7 +228,7 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     reporter.note(&format!(
         "goldgate publish: {} — {} (computed from {} under the trusted rules)\n",
         word(verdict.verdict),
-        verdict.summary,
+        verdict.reason(),
         s.verdict.display()
     ));
     reporter.out(&match s.format {

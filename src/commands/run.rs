@@ -14,7 +14,7 @@ use crate::settings::{MergeSettings, RunCommand};
 pub fn run(s: RunCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let runtime = crate::runtime::build()?;
     let report = run_suite(&s.run, &runtime, &mut ShowProgress::new(reporter))?;
-    let exit = report_run(&report, SummaryTo::Stdout, reporter);
+    let exit = report_run(&report, Some(&report.path), SummaryTo::Stdout, reporter);
     if exit != Exit::Ok {
         return Ok(exit);
     }

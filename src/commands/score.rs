@@ -57,7 +57,10 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     match json {
-        Some(text) => reporter.out(&text),
+        Some(text) => {
+            reporter.out(&text);
+            reporter.note(&super::wrote(&[&s.output]));
+        }
         None => reporter.out(&terminal::score_summary(&scored.file, &s.output)),
     }
     let missing = &scored.file.missing;

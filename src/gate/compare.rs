@@ -5,13 +5,11 @@
 
 use std::collections::HashMap;
 
+use super::breakdown::{differences, failed_calls, group_rows, membership, sample_results};
 use super::judge::{decide, judge};
 use super::samples::analyse;
 use super::thresholds::Thresholds;
-use super::verdict::{
-    provenance_differences, GroupRow, MetricResult, ProvenanceReport, SampleResult, Verdict,
-    VERDICT_SCHEMA,
-};
+use super::verdict::{MetricResult, ProvenanceReport, Verdict, VERDICT_SCHEMA};
 use crate::error::Result;
 use crate::metrics::bootstrap::{paired_deltas, BootstrapConfig, Prepared};
 use crate::metrics::stats::Stats;
@@ -56,7 +54,14 @@ pub fn compare(
     let mut metrics: Vec<MetricResult> = catalog
         .iter()
         .enumerate()
-        .map(|(i, m)| judge(m, candidate, baseline, thresholds, draws.get(i)))
+        .map(|(i, m)| {
+            let mut result = judge(m, candidate, baseline, thresholds, draws.get(i));
+            // What the paired interval saw: the shared samples that count towards it.
+            if let (Some(d), Some(b)) = (result.detectable.as_mut(), baseline) {
+                d.samples = paired_support(candidate, b, &shared, m.support);
+            }
+            result
+        })
         .collect();
     metrics.sort_by_key(|m| m.status.rank());
     let sample_pass = thresholds.sample_pass();
@@ -106,74 +111,6 @@ pub fn compare(
     })
 }
 
-/// The candidate's failed calls, grouped by cause (score files keep each failed call's
-/// cause per sample).
-fn failed_calls(candidate: &ScoreFile) -> crate::runfile::failures::FailedCalls {
-    let mut grouping = crate::runfile::failures::Grouping::default();
-    for s in &candidate.samples {
-        for e in &s.errors {
-            grouping.add(&s.id, e);
-        }
-    }
-    grouping.finish()
-}
-
-fn sample_results(
-    candidate: &ScoreFile,
-    baseline: Option<&ScoreFile>,
-    sample_pass: f64,
-) -> Vec<SampleResult> {
-    let before: HashMap<&str, f64> = baseline
-        .map(|b| {
-            b.samples
-                .iter()
-                .map(|s| (s.id.as_str(), s.primary))
-                .collect()
-        })
-        .unwrap_or_default();
-    candidate
-        .samples
-        .iter()
-        .map(|s| SampleResult {
-            id: s.id.clone(),
-            kind: s.kind,
-            primary: s.primary,
-            baseline: before.get(s.id.as_str()).copied(),
-            pass: super::samples::passes(s.primary, sample_pass),
-            error: s.errors.first().cloned(),
-        })
-        .collect()
-}
-
-/// The gated metrics of every group that has data for them.
-fn group_rows(
-    candidate: &ScoreFile,
-    baseline: Option<&ScoreFile>,
-    gated: &[&str],
-) -> Vec<GroupRow> {
-    let mut rows = Vec::new();
-    for (dimension, groups) in &candidate.groups {
-        for (group, metrics) in groups {
-            for &name in gated {
-                let Some(agg) = metrics.get(name).filter(|a| a.n > 0) else {
-                    continue;
-                };
-                let before =
-                    baseline.and_then(|b| b.groups.get(dimension)?.get(group)?.get(name)?.value);
-                rows.push(GroupRow {
-                    dimension: dimension.clone(),
-                    group: group.clone(),
-                    metric: name.into(),
-                    baseline: before,
-                    candidate: agg.value,
-                    n: agg.n,
-                });
-            }
-        }
-    }
-    rows
-}
-
 /// Indexes (candidate, baseline) of the samples both runs scored.
 fn shared_samples(candidate: &ScoreFile, baseline: Option<&ScoreFile>) -> Vec<(usize, usize)> {
     let Some(b) = baseline else { return Vec::new() };
@@ -189,6 +126,22 @@ fn shared_samples(candidate: &ScoreFile, baseline: Option<&ScoreFile>) -> Vec<(u
         .enumerate()
         .filter_map(|(i, s)| index.get(s.id.as_str()).map(|&j| (i, j)))
         .collect()
+}
+
+/// The shared samples that count towards a metric (whose `support` sum is positive) in
+/// either run.
+fn paired_support(
+    candidate: &ScoreFile,
+    baseline: &ScoreFile,
+    shared: &[(usize, usize)],
+    support: &str,
+) -> usize {
+    use crate::metrics::stats::Sums;
+    let counts = |f: &ScoreFile, i: usize| f.samples[i].stats.get(support) > 0.0;
+    shared
+        .iter()
+        .filter(|&&(c, b)| counts(candidate, c) || counts(baseline, b))
+        .count()
 }
 
 fn paired_draws(
@@ -217,43 +170,6 @@ fn paired_draws(
     let cand = side(candidate, shared, |p| p.0, catalog);
     let base = side(b, shared, |p| p.1, catalog);
     paired_deltas(&base, &cand, cfg, "paired")
-}
-
-fn membership(candidate: &ScoreFile, baseline: &ScoreFile) -> (Vec<String>, Vec<String>) {
-    let ids = |f: &ScoreFile| {
-        f.samples
-            .iter()
-            .map(|s| s.id.clone())
-            .collect::<std::collections::BTreeSet<_>>()
-    };
-    let (c, b) = (ids(candidate), ids(baseline));
-    (
-        c.difference(&b).cloned().collect(),
-        b.difference(&c).cloned().collect(),
-    )
-}
-
-/// What changed between the baseline's and the candidate's provenance.
-fn differences(baseline: &ScoreFile, candidate: &ScoreFile) -> Vec<String> {
-    let (b, c) = (&baseline.provenance, &candidate.provenance);
-    let mut out = Vec::new();
-    let mut diff = |what: &str, x: String, y: String| {
-        if x != y {
-            out.push(format!("{what}: {x} → {y}"));
-        }
-    };
-    diff(
-        "metrics_version",
-        baseline.metrics_version.clone(),
-        candidate.metrics_version.clone(),
-    );
-    diff(
-        "protocol_version",
-        baseline.protocol_version.clone(),
-        candidate.protocol_version.clone(),
-    );
-    out.extend(provenance_differences(b, c));
-    out
 }
 
 #[cfg(test)]

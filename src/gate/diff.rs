@@ -1,10 +1,12 @@
-//! Diffs for broken samples: gold vs predicted items (from the scorer's [`SampleView`]s)
-//! and the baseline's answer vs the candidate's, as unified diffs made with `similar`. They
-//! travel in the verdict so `publish` has them. A diff is bounded in size and time whatever
-//! the answers: the differ sees at most [`MAX_INPUT_LINES`] lines ([`MAX_INPUT_BYTES`]) of
-//! each side, stops refining at a deadline ([`DEADLINE`] per diff, [`BUDGET`] for all the
-//! diffs of a gate), and keeps at most [`MAX_LINES`] lines ([`MAX_BYTES`]) of output; each
-//! cut is said in a `… ` line at the end of the diff.
+//! Diffs for broken samples: gold vs predicted items lined up by the matching scoring made
+//! (from the scorer's [`SampleView`]s: matched pairs as context lines with their similarity
+//! and differing fields, unmatched gold items as `-`, unmatched predictions as `+`), and the
+//! baseline's answer vs the candidate's as a unified diff made with `similar`. They travel
+//! in the verdict so `publish` has them. A diff is bounded in size and time whatever the
+//! answers: the differ sees at most [`MAX_INPUT_LINES`] lines ([`MAX_INPUT_BYTES`]) of each
+//! side, stops refining at a deadline ([`DEADLINE`] per diff, [`BUDGET`] for all the diffs
+//! of a gate), and every diff keeps at most [`MAX_LINES`] lines ([`MAX_BYTES`]) of output;
+//! each cut is said in a `… ` line at the end of the diff.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -12,14 +14,19 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use similar::TextDiff;
 
+use crate::escape::one_line;
+use crate::kinds::aligned::{Aligned, Item, Paired};
 use crate::parse::parse_answer;
 use crate::score::SampleView;
+use crate::text::norm;
 
 /// Diffs shown for a broken sample.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SampleDiff {
     pub id: String,
-    /// Gold items vs the candidate's predicted items.
+    /// Gold items vs the candidate's predicted items, lined up by the matching: ` ` a
+    /// matched pair (`REQ-001 ≈ FR-01 (0.91)`, then its differing fields), `-` a gold item
+    /// nothing matched, `+` a prediction that matched nothing, `@` the counts.
     pub gold_vs_candidate: String,
     /// The baseline's answer vs the candidate's, when the baseline's run is kept.
     pub baseline_vs_candidate: Option<String>,
@@ -164,6 +171,93 @@ fn unified(old: &str, new: &str, from: &str, to: &str, deadline: Instant) -> Str
     out
 }
 
+/// A matched pair's heading: the two names and how they matched (`REQ-001 ≈ FR-01 (0.91)`,
+/// `(loose match)`), empty for items without names matched exactly.
+fn pair_heading(gold: &Item, predicted: &Item, pair: &Paired) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    match (gold.name.is_empty(), predicted.name.is_empty()) {
+        (false, false) => parts.push(format!("{} ≈ {}", gold.name, predicted.name)),
+        (false, true) => parts.push(gold.name.clone()),
+        (true, false) => parts.push(format!("≈ {}", predicted.name)),
+        (true, true) => {}
+    }
+    parts.extend(pair.similarity.map(|s| format!("({s:.2})")));
+    parts.extend(pair.how.map(|h| format!("({h})")));
+    parts.join(" ")
+}
+
+/// `name  text`, or the text alone for an item without a name.
+fn named(item: &Item) -> String {
+    match item.name.is_empty() {
+        true => item.text.clone(),
+        false => format!("{}  {}", item.name, item.text),
+    }
+}
+
+/// The gold items against the predictions, lined up by the pairs scoring matched: each gold
+/// item in order, a matched one as a context line with its match (and a context line per
+/// field the two write differently), an unmatched one as `-` with why; then the
+/// predictions that matched nothing as `+`. Every line is one line of text, whatever the
+/// answer held; the whole is bounded like every diff.
+pub fn aligned_diff(a: &Aligned) -> String {
+    let mut partner: Vec<Option<&Paired>> = vec![None; a.gold.len()];
+    let mut taken = vec![false; a.predicted.len()];
+    for pair in &a.pairs {
+        if partner[pair.gold].is_none() && !taken[pair.predicted] {
+            partner[pair.gold] = Some(pair);
+            taken[pair.predicted] = true;
+        }
+    }
+    let mut why: Vec<Option<&str>> = vec![None; a.gold.len()];
+    for (i, reason) in &a.misses {
+        if let Some(slot) = why.get_mut(*i) {
+            *slot = Some(reason);
+        }
+    }
+    let matched = partner.iter().flatten().count();
+    let mut out = format!(
+        "--- gold\n+++ candidate\n@@ {} gold, {} predicted, {matched} matched @@\n",
+        a.gold.len(),
+        a.predicted.len() + a.extra.len()
+    );
+    let mut line = |sign: char, text: &str| {
+        out.push(sign);
+        out.push(' ');
+        out.push_str(&one_line(text));
+        out.push('\n');
+    };
+    for (g, item) in a.gold.iter().enumerate() {
+        match partner[g] {
+            Some(pair) => {
+                let predicted = &a.predicted[pair.predicted];
+                let heading = pair_heading(item, predicted, pair);
+                match heading.is_empty() {
+                    true => line(' ', &item.text),
+                    false => line(' ', &format!("{heading}  {}", item.text)),
+                }
+                for ((field, was), (_, is)) in item.fields.iter().zip(&predicted.fields) {
+                    if norm(was) != norm(is) {
+                        line(' ', &format!("    {field}: {was} → {is}"));
+                    }
+                }
+            }
+            None => match why[g] {
+                Some(reason) => line('-', &format!("{}  ({reason})", named(item))),
+                None => line('-', &named(item)),
+            },
+        }
+    }
+    for (p, item) in a.predicted.iter().enumerate() {
+        if !taken[p] {
+            line('+', &named(item));
+        }
+    }
+    for extra in &a.extra {
+        line('+', extra);
+    }
+    bounded(&out)
+}
+
 /// An answer made readable: pretty JSON when it parses, else the text as it is.
 fn readable(text: &str) -> String {
     match parse_answer(text).value {
@@ -181,7 +275,6 @@ pub fn broken_sample_diffs(
     baseline_answers: &HashMap<String, String>,
 ) -> Vec<SampleDiff> {
     let by_id: HashMap<&str, &SampleView> = views.iter().map(|v| (v.id.as_str(), v)).collect();
-    let as_text = |lines: &[String]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
     let deadline = Instant::now() + BUDGET;
     broken
         .iter()
@@ -189,13 +282,7 @@ pub fn broken_sample_diffs(
         .take(MAX_DIFFS)
         .map(|view| SampleDiff {
             id: view.id.clone(),
-            gold_vs_candidate: unified(
-                &as_text(&view.gold),
-                &as_text(&view.predicted),
-                "gold",
-                "candidate",
-                deadline,
-            ),
+            gold_vs_candidate: aligned_diff(&view.aligned),
             baseline_vs_candidate: baseline_answers.get(&view.id).map(|before| {
                 unified(
                     &(readable(before) + "\n"),
@@ -256,6 +343,49 @@ mod tests {
         assert!(d
             .lines()
             .all(|l| l.starts_with(['-', '+', ' ', '@', '…', '\\'])));
+    }
+
+    fn item(name: &str, title: &str) -> crate::kinds::aligned::Item {
+        crate::kinds::aligned::Item {
+            name: name.into(),
+            text: format!("functional | user | {title}"),
+            fields: vec![("title".into(), title.into())],
+        }
+    }
+
+    /// A matched paraphrase is one context line with both names and the similarity, then
+    /// the field the two write differently; gold nothing matched is `-` (with why),
+    /// predictions that matched nothing `+`; an answer's newline cannot start a line.
+    #[test]
+    fn the_gold_diff_lines_items_up_by_their_matching() {
+        use crate::kinds::aligned::{Aligned, Paired};
+        let mut a = Aligned::new(
+            vec![item("REQ-001", "Log in"), item("REQ-002", "Export")],
+            vec![
+                item("FR-01", "Sign in"),
+                item("FR-02", "Dark mode\n+ forged line"),
+            ],
+            &[Paired::similar(0, 0, 0.912)],
+        );
+        a.misses
+            .push((1, "best candidate FR-02, similarity 0.100".into()));
+        let d = super::aligned_diff(&a);
+        assert_eq!(
+            d,
+            "--- gold\n+++ candidate\n@@ 2 gold, 2 predicted, 1 matched @@\n\
+             \x20 REQ-001 ≈ FR-01 (0.91)  functional | user | Log in\n\
+             \x20     title: Log in → Sign in\n\
+             - REQ-002  functional | user | Export  (best candidate FR-02, similarity 0.100)\n\
+             + FR-02  functional | user | Dark mode␊+ forged line\n"
+        );
+        // Fields written alike (case, spacing) are not a difference; exact pairs without
+        // names read as the item alone.
+        let same = Aligned::new(
+            vec![item("", "Log in")],
+            vec![item("", "log  IN")],
+            &[Paired::exact(0, 0)],
+        );
+        assert!(super::aligned_diff(&same).ends_with("@@\n  functional | user | Log in\n"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::rule::rule_for;
 use super::thresholds::{Regression, Severity, Thresholds};
-use super::verdict::{MetricResult, Outcome, Status};
+use super::verdict::{summary_prefix, Detectable, MetricResult, Outcome, Status};
 use crate::metrics::bootstrap::interval;
 use crate::metrics::registry::{Direction, Metric};
 use crate::number::value as fmt_value;
@@ -89,6 +89,7 @@ pub fn judge_values(
         reasons: Vec::new(),
         candidate_runs: None,
         baseline_runs: None,
+        detectable: None,
     };
     let Some((rule, regression, severity)) = rule else {
         return result;
@@ -174,8 +175,41 @@ pub fn judge_values(
             }
         }
     }
+    if regression.is_some() && rule.require_significance {
+        result.detectable = detectable(metric.direction, delta, delta_ci, n, rule.confidence);
+    }
     result.rule = Some(rule);
     result
+}
+
+/// The smallest change for the worse this comparison could call significant, when the
+/// change it saw is not (its interval holds 0): how far the interval reaches from the delta
+/// towards the better side. The paired bootstrap's deltas spread around the observed one;
+/// were the true change worse by `x`, they would spread alike around a delta `x` worse,
+/// and the interval would exclude 0 once `x` passes that reach (docs/thresholds.md). `None`
+/// when the change is significant either way, or the resamples did not vary (no noise to
+/// measure).
+fn detectable(
+    direction: Direction,
+    delta: Option<f64>,
+    ci: Option<[f64; 2]>,
+    samples: usize,
+    confidence: f64,
+) -> Option<Detectable> {
+    let (d, [lo, hi]) = delta.zip(ci)?;
+    if lo > 0.0 || hi < 0.0 {
+        return None;
+    }
+    let change = match direction {
+        Direction::Higher => hi - d,
+        Direction::Lower => d - lo,
+        Direction::Neither => return None,
+    };
+    (change > 1e-12).then_some(Detectable {
+        change,
+        samples,
+        confidence,
+    })
 }
 
 /// A value in a reason.
@@ -198,22 +232,24 @@ pub fn decide(
             .map(|m| m.name.as_str())
             .collect::<Vec<_>>()
     };
+    let said =
+        |outcome: Outcome, why: String| (outcome, format!("{}{why}", summary_prefix(outcome)));
     if missing > 0 {
-        return (
+        return said(
             Outcome::Incomplete,
-            format!("incomplete run: {missing} samples have no answer"),
+            format!("{missing} samples have no answer"),
         );
     }
     let incomplete = names(Status::Incomplete);
     if !incomplete.is_empty() {
-        return (
+        return said(
             Outcome::Incomplete,
-            format!("incomplete run: {} broke its rule", incomplete.join(", ")),
+            format!("{} broke its rule", incomplete.join(", ")),
         );
     }
     let failed = names(Status::Fail);
     if !failed.is_empty() {
-        return (Outcome::Fail, format!("failed: {}", failed.join(", ")));
+        return said(Outcome::Fail, failed.join(", "));
     }
     let mut warned: Vec<String> = names(Status::Warn).into_iter().map(String::from).collect();
     if !ratchet.is_empty() {
@@ -226,12 +262,9 @@ pub fn decide(
         " (no baseline yet: absolute rules only)"
     };
     if warned.is_empty() {
-        (Outcome::Pass, format!("passed: {gated} rules hold{base}"))
+        said(Outcome::Pass, format!("{gated} rules hold{base}"))
     } else {
-        (
-            Outcome::Warn,
-            format!("passed with warnings: {}{base}", warned.join(", ")),
-        )
+        said(Outcome::Warn, format!("{}{base}", warned.join(", ")))
     }
 }
 
@@ -313,6 +346,74 @@ mod tests {
         assert_eq!(v.verdict, Outcome::Pass);
         assert!(!v.built_in_rules() && v.rules_source == "t.toml");
         assert!(by_name(&v)["parse.error_rate"].rule.is_none());
+    }
+
+    /// 7 samples whose recall moves both ways: the drop is not significant, and the verdict
+    /// says the smallest drop the paired interval could have called significant — the
+    /// interval's reach above the delta. Ten times the samples see a drop about √10 times
+    /// smaller; a significant drop carries no such statement.
+    #[test]
+    fn a_change_that_is_not_significant_states_the_smallest_detectable_one() {
+        let rules = Thresholds::parse(
+            "version = 1\n[metrics.\"extraction.recall\"]\nmax_regression = 0.02\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        let options = CompareOptions {
+            bootstrap: BootstrapConfig {
+                resamples: 2000,
+                ..BootstrapConfig::default()
+            },
+            allow_version_change: false,
+            ratchet: vec![],
+        };
+        let runs = |found: &[usize], times: usize| {
+            let samples: Vec<_> = (0..times)
+                .flat_map(|_| {
+                    found
+                        .iter()
+                        .map(|&f| (f as f64, 0.0, 5.0 - f as f64, false))
+                })
+                .collect();
+            file(&samples, "1")
+        };
+        let (base, cand) = ([5, 4, 5, 5, 5, 4, 5], [4, 5, 4, 5, 5, 5, 4]);
+        let judged = |times: usize| {
+            let v = compare(
+                &runs(&cand, times),
+                Some(&runs(&base, times)),
+                &rules,
+                &options,
+            )
+            .unwrap();
+            by_name(&v)["extraction.recall"].clone()
+        };
+        let small = judged(1);
+        assert_eq!(small.status, Status::Pass, "{:?}", small.reasons);
+        assert!(
+            small.reasons[0].contains("not significant"),
+            "{:?}",
+            small.reasons
+        );
+        let d = small
+            .detectable
+            .expect("the smallest detectable drop is stated");
+        let [_, hi] = small.delta_ci.unwrap();
+        assert_eq!((d.samples, d.confidence), (7, 0.95));
+        assert!(
+            (d.change - (hi - small.delta.unwrap())).abs() < 1e-12,
+            "{d:?}"
+        );
+        assert!(d.change > 0.05, "7 samples see only large drops: {d:?}");
+        let large = judged(10).detectable.unwrap();
+        assert_eq!(large.samples, 70);
+        let ratio = d.change / large.change;
+        assert!((2.0..4.5).contains(&ratio), "about √10 smaller: {ratio}");
+        // A significant drop states none.
+        let dropped =
+            compare(&runs(&[3; 7], 3), Some(&runs(&[5; 7], 3)), &rules, &options).unwrap();
+        let m = &by_name(&dropped)["extraction.recall"];
+        assert_eq!((m.status, m.detectable), (Status::Fail, None));
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! The gate: `thresholds.toml` ([`thresholds`]), the rule each metric is held to
 //! ([`rule`]), judging metrics and deciding ([`judge`]), comparing a candidate with its
-//! baseline into a [`verdict::Verdict`] ([`compare`]), the per-sample fix/break analysis
+//! baseline into a [`verdict::Verdict`] ([`compare`], with what it reports beside the
+//! metrics from `breakdown`), the per-sample fix/break analysis
 //! ([`samples`]), diffs of broken samples ([`diff`]), the threshold ratchet ([`ratchet`])
 //! and verdict files from elsewhere, checked ([`untrusted`]) and judged again
 //! ([`rederive`]).
 
+mod breakdown;
 pub mod comparable;
 pub mod compare;
 pub mod diff;

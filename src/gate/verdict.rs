@@ -66,6 +66,44 @@ pub struct MetricResult {
     /// The baseline's, when it has repeats.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_runs: Option<Spread>,
+    /// When the rule's regression check found the change not significant: the smallest
+    /// change for the worse this comparison could have called significant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detectable: Option<Detectable>,
+}
+
+/// The smallest change for the worse a comparison can call significant: how far the
+/// delta's paired-bootstrap interval reaches from the delta towards the better side (the
+/// delta must be at least that far on the worse side for the interval to exclude 0). See
+/// docs/thresholds.md for the derivation.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Detectable {
+    /// The smallest worsening that would have been significant, in the metric's units.
+    pub change: f64,
+    /// The samples both runs scored that the interval was drawn over.
+    pub samples: usize,
+    /// The rule's confidence.
+    pub confidence: f64,
+}
+
+impl Detectable {
+    /// `with 7 samples this gate can only see drops larger than 0.2100 in extraction.f1 (at
+    /// 95% confidence)`.
+    pub fn sentence(&self, metric: &str, direction: Direction) -> String {
+        let change = match direction {
+            Direction::Lower => "rises",
+            _ => "drops",
+        };
+        let samples = match self.samples {
+            1 => "1 sample".to_string(),
+            n => format!("{n} samples"),
+        };
+        format!(
+            "with {samples} this gate can only see {change} larger than {} in {metric} (at {:.0}% confidence)",
+            crate::number::value(self.change, 4),
+            self.confidence * 100.0
+        )
+    }
 }
 
 /// A whole verdict: everything a report needs.
@@ -111,6 +149,24 @@ impl Verdict {
     pub fn built_in_rules(&self) -> bool {
         self.rules_source == super::thresholds::BUILT_IN_SOURCE
     }
+
+    /// The summary without the words that name the outcome (`failed: extraction.f1` →
+    /// `extraction.f1`): for a headline that names the outcome itself.
+    pub fn reason(&self) -> &str {
+        self.summary
+            .strip_prefix(summary_prefix(self.verdict))
+            .unwrap_or(&self.summary)
+    }
+}
+
+/// How a verdict's summary starts for each outcome; the rest says why.
+pub fn summary_prefix(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Pass => "passed: ",
+        Outcome::Warn => "passed with warnings: ",
+        Outcome::Fail => "failed: ",
+        Outcome::Incomplete => "incomplete run: ",
+    }
 }
 
 /// One candidate sample's outcome (JUnit and other per-sample reports).
@@ -145,7 +201,8 @@ pub struct ProvenanceReport {
 }
 
 /// What changed between a baseline's provenance and a candidate's (suite, pipeline, model,
-/// repeats, goldgate, scoring settings).
+/// goldgate, scoring settings). The number of repeats is not among them: each sample's
+/// value is the mean over its repeats on both sides, and the spread over runs shows it.
 pub fn provenance_differences(b: &Provenance, c: &Provenance) -> Vec<String> {
     let mut out = Vec::new();
     let mut diff = |what: &str, x: String, y: String| {
@@ -165,7 +222,6 @@ pub fn provenance_differences(b: &Provenance, c: &Provenance) -> Vec<String> {
         shown(&c.pipeline_fingerprint),
     );
     diff("model", shown(&b.model), shown(&c.model));
-    diff("repeats", b.repeats.to_string(), c.repeats.to_string());
     diff(
         "goldgate",
         b.goldgate_version.clone(),
@@ -215,4 +271,41 @@ pub fn read(path: &std::path::Path) -> crate::error::Result<Verdict> {
         .with_hint("publish reads the verdict.json written by goldgate check or compare --output");
         Error::invalid("verdict file", problem)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Running a sample three times instead of once changes no input of the comparison:
+    /// it was listed as "repeats: 1 → 3" among the provenance changes, beside a changed
+    /// suite or model.
+    #[test]
+    fn repeats_alone_are_no_provenance_change() {
+        let base = crate::gate::compare::tests::file(&[(1.0, 0.0, 0.0, false)], "1").provenance;
+        let mut cand = base.clone();
+        cand.repeats = 3;
+        assert_eq!(provenance_differences(&base, &cand), Vec::<String>::new());
+        cand.model = Some("gpt-x".into());
+        assert_eq!(
+            provenance_differences(&base, &cand),
+            ["model: (none) → gpt-x"]
+        );
+    }
+
+    #[test]
+    fn the_detectable_change_reads_as_a_sentence() {
+        let d = Detectable {
+            change: 0.2104,
+            samples: 7,
+            confidence: 0.95,
+        };
+        assert_eq!(
+            d.sentence("extraction.f1", Direction::Higher),
+            "with 7 samples this gate can only see drops larger than 0.2104 in extraction.f1 (at 95% confidence)"
+        );
+        assert!(d
+            .sentence("run.latency_p95_ms", Direction::Lower)
+            .contains("only see rises larger than"));
+    }
 }

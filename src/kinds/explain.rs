@@ -37,6 +37,23 @@ pub struct UnmatchedGold {
     pub reason: Miss,
 }
 
+impl UnmatchedGold {
+    /// Why it found no match: its best candidate, their similarity and why they did not
+    /// match (`threshold` is the requirement threshold), or the reason alone.
+    pub fn describe(&self, threshold: f64) -> String {
+        match (&self.best, self.similarity) {
+            (Some(best), Some(s)) => {
+                let why = match self.reason {
+                    Miss::BelowThreshold => format!("below the threshold {threshold:.2}"),
+                    other => other.describe().to_string(),
+                };
+                format!("best candidate {best}, similarity {s:.3}, {why}")
+            }
+            _ => self.reason.describe().to_string(),
+        }
+    }
+}
+
 /// How a prediction is named: its id, or `#i` when it has none.
 pub fn predicted_name(id: Option<&str>, index: usize) -> String {
     match id.map(str::trim).filter(|id| !id.is_empty()) {
@@ -90,19 +107,7 @@ impl Explanation {
         out.extend(
             self.unmatched
                 .iter()
-                .map(|u| match (&u.best, u.similarity) {
-                    (Some(best), Some(s)) => {
-                        let why = match u.reason {
-                            Miss::BelowThreshold => format!("below the threshold {threshold:.2}"),
-                            other => other.describe().to_string(),
-                        };
-                        format!(
-                            "unmatched  {}: best candidate {best}, similarity {s:.3}, {why}",
-                            u.gold
-                        )
-                    }
-                    _ => format!("unmatched  {}: {}", u.gold, u.reason.describe()),
-                }),
+                .map(|u| format!("unmatched  {}: {}", u.gold, u.describe(threshold))),
         );
         out
     }

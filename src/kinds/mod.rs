@@ -1,10 +1,11 @@
 //! Task kinds as plug-ins. A kind (extraction, inference, validation, e2e, tuples) owns, in its
 //! folder, everything specific to it: which answer keys it reads, how its gold data is
 //! prepared, how a record is matched and scored into sums, its metrics and its primary
-//! score, and how its items read as lines in a diff. The scorer, the metric registry and
+//! score, and how its items read in a diff. The scorer, the metric registry and
 //! the reports reach a kind only through [`TaskKind`]; adding a kind means adding a folder
 //! and one line in [`of`] and [`ALL`]. docs/development.md walks through an example.
 
+pub mod aligned;
 pub mod e2e;
 pub mod explain;
 pub mod extraction;
@@ -35,6 +36,9 @@ pub struct Record {
     pub primary: f64,
     /// How its requirements matched, for kinds that match requirements.
     pub matching: Option<explain::Explanation>,
+    /// The items it matched one to one (indexes into [`TaskKind::aligned`]'s lists), for
+    /// kinds that pair items while scoring: what the diff of a broken sample lines up.
+    pub pairs: Vec<aligned::Paired>,
 }
 
 impl From<(Stats, f64)> for Record {
@@ -43,6 +47,7 @@ impl From<(Stats, f64)> for Record {
             stats,
             primary,
             matching: None,
+            pairs: Vec::new(),
         }
     }
 }
@@ -93,12 +98,16 @@ pub trait TaskKind: Sync {
         cfg: &ScoringConfig,
     ) -> Record;
 
-    /// The gold items, one line each, sorted: what a diff of a broken sample shows.
-    fn gold_lines(&self, sample: &Sample) -> Vec<String>;
-
-    /// The predicted items of a parsed answer to `sample`, likewise (a kind may order them
-    /// so that each lines up with the gold item it matched).
-    fn predicted_lines(&self, sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String>;
+    /// The gold items and the predicted items of a parsed answer to `sample`, lined up by
+    /// `pairs` (the [`Record::pairs`] its `score` gave): what the diff of a broken sample
+    /// shows. A kind that does not pair items while scoring pairs them here by the rules its
+    /// metrics count with.
+    fn aligned(
+        &self,
+        sample: &Sample,
+        answer: Option<&Json<'_>>,
+        pairs: &[aligned::Paired],
+    ) -> aligned::Aligned;
 }
 
 /// Every kind, in report order.
@@ -190,12 +199,6 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 fn gold<T: 'static>(gold: &Gold) -> &T {
     gold.downcast_ref::<T>()
         .expect("a kind is only given the gold it prepared")
-}
-
-/// Lines sorted, for a stable diff.
-fn sorted(mut lines: Vec<String>) -> Vec<String> {
-    lines.sort();
-    lines
 }
 
 #[cfg(test)]

@@ -171,8 +171,7 @@ pub fn junit(v: &Verdict) -> String {
                 .as_deref()
                 .map(|a| format!("\n{a}"))
                 .unwrap_or_default();
-            let matching: String = d.matching.iter().map(|l| format!("\n{l}")).collect();
-            format!("{}{matching}{answers}", d.gold_vs_candidate)
+            format!("{}{answers}", d.gold_vs_candidate)
         });
         let broke = !s.pass
             && s.baseline

@@ -76,7 +76,7 @@ fn rows(metrics: &[&crate::gate::verdict::MetricResult]) -> Vec<Value> {
                 runs => safe(super::runs_text(m, 3).unwrap_or_else(|| crate::number::MISSING.into())),
                 rule => safe(m.rule.as_ref().map_or_else(String::new, |r| escape_inline(&r.describe()))),
                 status => safe(status.to_string()),
-                reasons => m.reasons.join("; "),
+                reasons => m.reasons.iter().cloned().chain(m.detectable.map(|d| d.sentence(&m.name, m.direction))).collect::<Vec<_>>().join("; "),
             }
         })
         .collect()
@@ -140,8 +140,9 @@ pub struct Render<'a> {
     pub warnings: Vec<String>,
     /// The files the run wrote (job summary).
     pub files: Vec<String>,
-    /// The command that reproduces the verdict (job summary).
-    pub reproduce: Option<String>,
+    /// The commands that give the verdict again, the first one first (the comment's
+    /// footer; the job summary shows them as a shell block).
+    pub reproduce: Vec<String>,
 }
 
 fn environment(templates: Option<&Path>) -> Result<Environment<'static>> {
@@ -244,7 +245,6 @@ fn render_as(
             context! {
                 id => safe(escape::markdown_html(&d.id)),
                 gold => safe(fenced(d.gold_vs_candidate.trim_end(), "diff")),
-                matching => (!d.matching.is_empty()).then(|| safe(fenced(&d.matching.join("\n"), "text"))),
                 answers => d.baseline_vs_candidate.as_deref().map(|a| safe(fenced(a.trim_end(), "diff"))),
             }
         })
@@ -267,6 +267,7 @@ fn render_as(
         word => word,
         icon => icon,
         summary => v.summary.clone(),
+        reason => v.reason().to_string(),
         metrics => rows(&sections.main),
         diagnostics => rows(&sections.diagnostics),
         coverage => sections.coverage_text(),
@@ -291,7 +292,18 @@ fn render_as(
         origin => render.origin.clone(),
         warnings => render.warnings.clone(),
         files => render.files.clone(),
-        reproduce => render.reproduce.as_deref().map(|r| safe(fenced(r, "sh"))),
+        reproduce => (!render.reproduce.is_empty()).then(|| safe(fenced(&render.reproduce.join("\n# or\n"), "sh"))),
+        reproduce_inline => match render.reproduce.split_first() {
+            None => Value::from(()),
+            Some((first, others)) => {
+                let code = |c: &String| escape::markdown_code(c);
+                let others: Vec<String> = others.iter().map(code).collect();
+                safe(match others.is_empty() {
+                    true => code(first),
+                    false => format!("{} (or {})", code(first), others.join(", or ")),
+                })
+            }
+        },
         version => env!("CARGO_PKG_VERSION"),
         metrics_version => crate::score::file::METRICS_VERSION,
     };
@@ -447,7 +459,7 @@ mod tests {
         let render = Render {
             gate_name: "goldgate",
             files: vec!["verdict-file: out/verdict.json".into()],
-            reproduce: Some("goldgate compare --score out/score.json".into()),
+            reproduce: vec!["goldgate compare --score out/score.json".into()],
             ..Render::default()
         };
         let full = summary(&v, &render).unwrap();

@@ -119,6 +119,7 @@ mod tests {
             reasons: Vec::new(),
             candidate_runs: None,
             baseline_runs: None,
+            detectable: None,
         };
         let spread = |mean: f64, std: Option<f64>, runs| Spread {
             mean: Some(mean),

@@ -313,6 +313,10 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
         for reason in &m.reasons {
             let _ = writeln!(out, "             {}", one_line(reason));
         }
+        if let Some(d) = &m.detectable {
+            let sentence = d.sentence(&m.name, m.direction);
+            let _ = writeln!(out, "             {}", one_line(&sentence));
+        }
     }
     for line in failed_calls(&v.failures).lines() {
         let _ = writeln!(out, "  {line}");

@@ -66,6 +66,7 @@ struct RecordScore {
     primary: f64,
     outcome: ParseOutcome,
     matching: Option<kinds::explain::Explanation>,
+    pairs: Vec<kinds::aligned::Paired>,
 }
 
 /// What reading the suite and the run file turned up, taken in suite order.
@@ -206,11 +207,11 @@ fn load_and_score(
                 Err(p) => problems.push(p),
             }
         }
-        let (score, runs) = score_sample(sample, &records, req.scoring);
+        let (score, runs, first_pairs) = score_sample(sample, &records, req.scoring);
         let view = req
             .keep_view
             .filter(|keep| keep(&score.id, score.primary))
-            .map(|_| SampleView::new(sample, &records, &score, req.scoring));
+            .map(|_| SampleView::new(sample, &records, &score, &first_pairs, req.scoring));
         Some(Answered {
             problems,
             fingerprints: records
@@ -275,14 +276,22 @@ impl Reading {
 /// A sample's score, and its records kept apart for the runs of the aggregates.
 type Sampled = (SampleScore, runs::SampleRuns);
 
-fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sampled {
+/// A sample scored, and the items its first record paired (for the diff of a broken
+/// sample).
+fn score_sample(
+    sample: &Sample,
+    answers: &[Answer],
+    cfg: &ScoringConfig,
+) -> (SampleScore, runs::SampleRuns, Vec<kinds::aligned::Paired>) {
     let kind = kinds::of(sample.kind);
     let gold = kind.prepare(sample, cfg);
     let mut records = runs::Records::new(answers.len());
     let mut latencies = Vec::new();
     let (mut runs, mut parse, mut matching) = (Vec::new(), Vec::new(), Vec::new());
+    let mut first_pairs = None;
     for answer in answers {
         let record = score_record(kind, sample, &gold, answer, cfg);
+        first_pairs.get_or_insert(record.pairs);
         records.add(answer, record.stats);
         runs.push(record.primary);
         parse.push(record.outcome);
@@ -320,7 +329,7 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
         metrics,
         stats,
     };
-    (score, records)
+    (score, records, first_pairs.unwrap_or_default())
 }
 
 fn score_record(
@@ -341,6 +350,7 @@ fn score_record(
         mut stats,
         mut primary,
         matching,
+        pairs,
     } = kind.score(sample, gold, &reading, cfg);
     if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;
@@ -362,6 +372,7 @@ fn score_record(
         primary,
         outcome: parsed.outcome,
         matching,
+        pairs,
     }
 }
 
@@ -427,6 +438,55 @@ mod tests {
         }
     }
 
+    /// A record's diff items are lined up by the pairs its scoring made: validation pairs
+    /// issues of one type and field (their severities shown apart) and personal data equal
+    /// after `norm`; inference pairs inferred requirements by similarity and shows each
+    /// gold item's necessity.
+    #[test]
+    fn the_pairs_a_record_scored_line_its_diff_up() {
+        use crate::kinds::aligned::Paired;
+        let lined = |kind: Kind, output: Value| {
+            let answer = Answer {
+                text: output.to_string(),
+                ..Answer::default()
+            };
+            let (_, _, pairs) = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
+            let parsed = Json::parse_owned(&output.to_string()).unwrap();
+            kinds::of(kind).aligned(&sample(kind), Some(&parsed), &pairs)
+        };
+        let v = lined(
+            Kind::Validation,
+            json!({"issues": [{"issue_type": "ambiguity", "field": "title", "severity": "minor"},
+                {"issue_type": "PII", "field": "Description", "severity": "warning"}], "pii": ["Bob", "jane  DOE"]}),
+        );
+        assert_eq!(v.pairs, [Paired::exact(0, 1), Paired::exact(1, 3)]);
+        assert_eq!(v.gold[0].text, "pii | description | error");
+        assert_eq!(
+            v.predicted[1].fields[2],
+            ("severity".into(), "warning".into())
+        );
+        assert_eq!(v.gold[1].text, "pii: Jane Doe");
+        let i = lined(
+            Kind::Inference,
+            json!({"inferred_requirements": [{"requirement": {"id": "INF-1", "title": "Audit log",
+                "type": "security", "actor": "system", "action": "log every access"}}]}),
+        );
+        assert_eq!(
+            (i.pairs.len(), i.pairs[0].gold, i.pairs[0].predicted),
+            (1, 0, 0)
+        );
+        assert!(
+            i.pairs[0].similarity.is_some_and(|s| s >= 0.6),
+            "{:?}",
+            i.pairs
+        );
+        assert_eq!(
+            i.gold[0].text,
+            "security | system | Audit: log access (necessary)"
+        );
+        assert_eq!(i.predicted[0].name, "INF-1");
+    }
+
     const KEYS: &[&str] = &[
         "requirements",
         "inferred_requirements",
@@ -472,7 +532,7 @@ mod tests {
             };
             let error = failed.then(|| crate::runfile::record::RecordError { kind: crate::runfile::record::ErrorKind::Exit, message: "x".into() });
             let answer = Answer { text, error, latency_ms: Some(5.0), ..Answer::default() };
-            let (score, runs) = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
+            let (score, runs, _) = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
             let mut scores = [score];
             let few = BootstrapConfig { resamples: 10, ..BootstrapConfig::default() };
             aggregate::aggregates(&mut scores, vec![runs], &few);

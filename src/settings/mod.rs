@@ -10,6 +10,7 @@ pub mod chat;
 mod hook;
 mod init;
 pub mod judge;
+mod reproduce;
 mod run;
 pub mod similarity;
 mod suite;
@@ -291,6 +292,7 @@ impl GateSettings {
                     .clone()
                     .unwrap_or_else(|| defaults::GATE_NAME.into()),
                 templates: a.templates.clone(),
+                reproduce: Vec::new(),
             },
             publish: PublishOptions {
                 gate_name: a
@@ -342,8 +344,14 @@ impl TryFrom<cli::CompareArgs> for CompareSettings {
     type Error = Error;
 
     fn try_from(a: cli::CompareArgs) -> Result<Self, Error> {
+        let mut gate = GateSettings::resolve(&a.gate, None)?;
+        gate.report.reproduce = vec![reproduce::compare(
+            &a.score,
+            a.baseline.as_deref(),
+            gate.thresholds_path.as_deref(),
+        )];
         Ok(CompareSettings {
-            gate: GateSettings::resolve(&a.gate, None)?,
+            gate,
             score: a.score,
             baseline: a.baseline,
             output: a.output,
@@ -366,6 +374,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
     type Error = Error;
 
     fn try_from(a: cli::CheckArgs) -> Result<Self, Error> {
+        let check_again = reproduce::check(&a);
         let file = config_file(a.pipeline.config.as_deref())?;
         let suite = suite_dir(a.suite, &file, "no suite to check")?;
         let out_dir = out_dir(a.out_dir, &file);
@@ -384,7 +393,13 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
             },
             _ => MissingBaseline::AbsoluteRulesOnly,
         };
-        let gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
+        let mut gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
+        let compare_again = reproduce::compare(
+            &out_dir.join(defaults::SCORE_FILE),
+            Some(baseline.as_path()).filter(|b| b.is_file()),
+            gate.thresholds_path.as_deref(),
+        );
+        gate.report.reproduce = vec![check_again, compare_again];
         let run = run_settings(suite, out_dir.join(defaults::RUN_FILE), a.pipeline, &file)?;
         let run = run::gate_run(run, &baseline, [Some(&out_dir), a.gate.thresholds.as_ref()]);
         judge::require_judge(&gate.thresholds, &run)?;

@@ -66,6 +66,7 @@ pub fn score(
         stats: s,
         primary: rd,
         matching: Some(matching),
+        pairs: crate::kinds::extraction::paired(&pairs),
     }
 }
 
@@ -203,12 +204,13 @@ impl super::TaskKind for E2e {
         score(sample, super::gold(gold), &pred, cfg)
     }
 
-    fn gold_lines(&self, sample: &Sample) -> Vec<String> {
-        super::extraction::Extraction.gold_lines(sample)
-    }
-
-    fn predicted_lines(&self, _sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String> {
-        super::extraction::Extraction.predicted_lines(_sample, answer)
+    fn aligned(
+        &self,
+        sample: &Sample,
+        answer: Option<&Json<'_>>,
+        pairs: &[super::aligned::Paired],
+    ) -> super::aligned::Aligned {
+        Extraction.aligned(sample, answer, pairs)
     }
 }
 

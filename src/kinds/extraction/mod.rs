@@ -5,6 +5,7 @@
 //! and actor hallucination, scored into sums. Its primary score is the requirement F1;
 //! its metrics are in [`metrics`].
 
+use super::aligned::{self, Aligned, Paired};
 use super::explain::{predicted_name, Explanation};
 use super::Record;
 use crate::metrics::calibration::{self, add_bins, Bins};
@@ -162,6 +163,7 @@ pub fn score(
         stats: s,
         primary: sample_f1,
         matching: Some(matching),
+        pairs: paired(&pairs),
     }
 }
 
@@ -393,35 +395,33 @@ impl super::TaskKind for Extraction {
         score(sample, super::gold(gold), &pred, answer, cfg)
     }
 
-    fn gold_lines(&self, sample: &Sample) -> Vec<String> {
-        super::sorted(
-            sample
-                .labels
-                .requirements
-                .iter()
-                .map(gold_requirement_line)
-                .collect(),
-        )
-    }
-
-    fn predicted_lines(&self, _sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String> {
+    fn aligned(&self, sample: &Sample, answer: Option<&Json<'_>>, pairs: &[Paired]) -> Aligned {
         let preds = prediction::requirements(answer);
-        super::sorted(preds.iter().map(requirement_line).collect())
+        requirements_aligned(&sample.labels.requirements, &preds, pairs)
     }
 }
 
-/// A requirement as a diff line: `type | actor | title: action`.
-pub fn requirement_line(r: &PredRequirement) -> String {
-    format!(
-        "{} | {} | {}: {}",
-        r.type_.unwrap_or_default(),
-        r.actor.unwrap_or_default(),
-        r.title.unwrap_or_default(),
-        r.action.unwrap_or_default()
+/// Gold and predicted requirements as items, lined up by the pairs scoring matched.
+pub fn requirements_aligned(
+    gold: &[Requirement],
+    preds: &[PredRequirement],
+    pairs: &[Paired],
+) -> Aligned {
+    Aligned::new(
+        gold.iter().map(aligned::gold_requirement).collect(),
+        preds
+            .iter()
+            .enumerate()
+            .map(|(i, p)| aligned::predicted_requirement(p, i))
+            .collect(),
+        pairs,
     )
 }
 
-/// A gold requirement as a diff line.
-pub fn gold_requirement_line(r: &Requirement) -> String {
-    format!("{} | {} | {}: {}", r.type_, r.actor, r.title, r.action)
+/// The pairs of a requirement matching, as the diff lines them up.
+pub fn paired(pairs: &[Pair]) -> Vec<Paired> {
+    pairs
+        .iter()
+        .map(|p| Paired::similar(p.gold, p.pred, p.similarity))
+        .collect()
 }

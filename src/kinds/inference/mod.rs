@@ -3,7 +3,8 @@
 //! necessary items and calibration of the item's outer confidence.
 
 use crate::kinds::extraction::{
-    gold_texts, match_requirements, pred_items, predicted_texts, GoldRequirements,
+    gold_texts, match_requirements, pred_items, predicted_texts, requirements_aligned,
+    GoldRequirements,
 };
 use crate::metrics::calibration::add_bins;
 use crate::metrics::calibration::{self, Bins};
@@ -85,6 +86,7 @@ pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> sup
         stats: s,
         primary,
         matching: Some(matching),
+        pairs: crate::kinds::extraction::paired(&pairs),
     }
 }
 
@@ -149,22 +151,23 @@ impl super::TaskKind for Inference {
         score(super::gold(gold), &pred, cfg)
     }
 
-    fn gold_lines(&self, sample: &Sample) -> Vec<String> {
-        let lines = sample.labels.inferred_requirements.iter().map(|i| {
-            format!(
-                "{} ({})",
-                super::extraction::gold_requirement_line(&i.requirement),
-                i.necessity
-            )
-        });
-        super::sorted(lines.collect())
-    }
-
-    fn predicted_lines(&self, _sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String> {
-        let items = prediction::inferred_requirements(answer);
-        let lines = items
-            .iter()
-            .map(|i| super::extraction::requirement_line(&i.requirement));
-        super::sorted(lines.collect())
+    fn aligned(
+        &self,
+        sample: &Sample,
+        answer: Option<&Json<'_>>,
+        pairs: &[super::aligned::Paired],
+    ) -> super::aligned::Aligned {
+        let gold = &sample.labels.inferred_requirements;
+        let preds: Vec<PredRequirement> = prediction::inferred_requirements(answer)
+            .into_iter()
+            .map(|i| i.requirement)
+            .collect();
+        let requirements: Vec<_> = gold.iter().map(|i| i.requirement.clone()).collect();
+        let mut aligned = requirements_aligned(&requirements, &preds, pairs);
+        // The gold item's necessity weighs its match: shown with it.
+        for (item, inferred) in aligned.gold.iter_mut().zip(gold) {
+            item.text = format!("{} ({})", item.text, inferred.necessity);
+        }
+        aligned
     }
 }

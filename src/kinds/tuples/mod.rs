@@ -22,6 +22,7 @@ use crate::suite::{Kind, Sample};
 use read::{Member, TupleSet};
 use stages::Fraction;
 
+use super::aligned::{Aligned, Item, Paired};
 use super::{Gold, Parsed, Record, TaskKind};
 
 pub struct Tuples;
@@ -72,22 +73,18 @@ impl TaskKind for Tuples {
         score(task, gold, text, answer)
     }
 
-    fn gold_lines(&self, sample: &Sample) -> Vec<String> {
-        let (Some(task), Some(gold)) = (sample.task.as_deref(), gold_set(sample)) else {
-            return Vec::new();
-        };
-        super::sorted(gold.members.iter().map(|m| line(task, m)).collect())
-    }
-
-    fn predicted_lines(&self, sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String> {
+    /// Tuples do not pair while scoring (the metrics count matches): they are paired here
+    /// by the same rules — each gold tuple with the prediction of the same key, then the
+    /// rest by the relaxed rules' assignment.
+    fn aligned(&self, sample: &Sample, answer: Option<&Json<'_>>, _pairs: &[Paired]) -> Aligned {
         let Some(task) = sample.task.as_deref() else {
-            return Vec::new();
+            return Aligned::default();
         };
         let gold = gold_set(sample).unwrap_or_default();
         let set = read::first_list(answer, &task.final_paths)
             .map(|(_, list)| TupleSet::read(task, list))
             .unwrap_or_default();
-        aligned_lines(
+        aligned(
             task,
             &gold,
             &set,
@@ -230,9 +227,9 @@ fn hallucination(s: &mut Stats, task: &Task, set: &TupleSet, norm_text: &str, te
     );
 }
 
-/// A tuple as a diff line: each field's value (a label as its canonical value).
-fn line(task: &Task, member: &Member) -> String {
-    let values: Vec<String> = task
+/// A tuple as a diff item: each field's value (a label as its canonical value).
+fn item(task: &Task, member: &Member) -> Item {
+    let fields: Vec<(String, String)> = task
         .fields
         .iter()
         .enumerate()
@@ -240,27 +237,33 @@ fn line(task: &Task, member: &Member) -> String {
             let value = task
                 .canonical_value(f, &member.raw[f])
                 .unwrap_or(&member.raw[f]);
-            format!("{}: {value}", field.name)
+            (field.name.clone(), value.to_string())
         })
         .collect();
+    let values: Vec<String> = fields.iter().map(|(k, v)| format!("{k}: {v}")).collect();
     let implicit = if member.implicit { " (implicit)" } else { "" };
-    format!("{}{implicit}", values.join(" | "))
+    Item {
+        name: String::new(),
+        text: format!("{}{implicit}", values.join(" | ")),
+        fields,
+    }
 }
 
-/// The predicted tuples as lines that line up with the gold lines: in gold order, each
-/// gold tuple's exact match (written as the gold line, since they are the same tuple) or
-/// loose match, then the unmatched predictions, then one line per element that is no
-/// tuple.
-fn aligned_lines(task: &Task, gold: &TupleSet, set: &TupleSet, text: &str) -> Vec<String> {
+/// The gold tuples (in the order of their lines) and the predicted ones, paired: each gold
+/// tuple with the prediction of the same key, then the rest by the relaxed rules' assignment
+/// (a loose match); elements that are no tuple are listed apart.
+fn aligned(task: &Task, gold: &TupleSet, set: &TupleSet, text: &str) -> Aligned {
     let mut order: Vec<usize> = (0..gold.members.len()).collect();
-    let gold_lines: Vec<String> = gold.members.iter().map(|m| line(task, m)).collect();
-    order.sort_by(|a, b| gold_lines[*a].cmp(&gold_lines[*b]));
+    let gold_items: Vec<Item> = gold.members.iter().map(|m| item(task, m)).collect();
+    order.sort_by(|a, b| gold_items[*a].text.cmp(&gold_items[*b].text));
     let mut taken = vec![false; set.members.len()];
+    let mut pairs = Vec::new();
     let mut partner: Vec<Option<usize>> = vec![None; gold.members.len()];
     for (g, member) in gold.members.iter().enumerate() {
         partner[g] = set.members.iter().position(|p| p.key == member.key);
         if let Some(p) = partner[g] {
             taken[p] = true;
+            pairs.push(Paired::exact(g, p));
         }
     }
     let open_gold: Vec<usize> = (0..gold.members.len())
@@ -279,29 +282,26 @@ fn aligned_lines(task: &Task, gold: &TupleSet, set: &TupleSet, text: &str) -> Ve
         &relaxed::Side::new(task, &gold_open, text),
         &relaxed::Side::new(task, &pred_open, text),
     );
-    let mut loose: Vec<Option<usize>> = vec![None; gold.members.len()];
     for (g, p) in relaxed::assignment(&adjacent, pred_open.len()) {
-        loose[open_gold[g]] = Some(open_pred[p]);
-        taken[open_pred[p]] = true;
+        pairs.push(Paired {
+            how: Some("loose match"),
+            ..Paired::exact(open_gold[g], open_pred[p])
+        });
     }
-    let mut lines = Vec::new();
-    for g in order {
-        if partner[g].is_some() {
-            lines.push(gold_lines[g].clone());
-        } else if let Some(p) = loose[g] {
-            lines.push(format!("{} (loose match)", line(task, &set.members[p])));
-        }
+    // The gold tuples in the order of their lines; the pairs follow them.
+    let mut at = vec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        at[old] = new;
     }
-    let mut rest: Vec<String> = (0..set.members.len())
-        .filter(|&p| !taken[p])
-        .map(|p| line(task, &set.members[p]))
-        .collect();
-    rest.sort();
-    lines.extend(rest);
-    lines.extend(
-        (0..set.malformed).map(|_| "(an element that is not a well-formed tuple)".to_string()),
-    );
-    lines
+    for pair in &mut pairs {
+        pair.gold = at[pair.gold];
+    }
+    let mut gold_items: Vec<Option<Item>> = gold_items.into_iter().map(Some).collect();
+    let gold_sorted = order.iter().filter_map(|&g| gold_items[g].take()).collect();
+    let predicted = set.members.iter().map(|m| item(task, m)).collect();
+    let mut aligned = Aligned::new(gold_sorted, predicted, &pairs);
+    aligned.extra = vec!["(an element that is not a well-formed tuple)".to_string(); set.malformed];
+    aligned
 }
 
 #[cfg(test)]

@@ -257,25 +257,42 @@ fn conflicts_are_resolved_by_rank_and_ties_remain() {
 
 #[test]
 fn the_diff_lines_up_predictions_with_the_gold_they_match() {
+    use crate::kinds::aligned::Paired;
     let sample = pizza();
+    let answer = Json::parse_owned(r#"{"final_tuples": [{"aspect_term": "the wine", "polarity": "positive"},
+        {"aspect_term": "the service", "polarity": "Negative"}, {"aspect_term": "PIZZA", "polarity": "+"}, 3]}"#).unwrap();
+    let aligned = Tuples.aligned(&sample, Some(&answer), &[]);
+    let texts = |items: &[crate::kinds::aligned::Item]| -> Vec<String> {
+        items.iter().map(|i| i.text.clone()).collect()
+    };
     assert_eq!(
-        Tuples.gold_lines(&sample),
+        texts(&aligned.gold),
         [
             "aspect_term: pizza | polarity: positive",
             "aspect_term: service | polarity: negative"
         ]
     );
-    let answer = Json::parse_owned(r#"{"final_tuples": [{"aspect_term": "the wine", "polarity": "positive"},
-        {"aspect_term": "the service", "polarity": "Negative"}, {"aspect_term": "PIZZA", "polarity": "+"}, 3]}"#).unwrap();
-    let lines = Tuples.predicted_lines(&sample, Some(&answer));
     assert_eq!(
-        lines,
+        texts(&aligned.predicted),
         [
-            "aspect_term: pizza | polarity: positive",
-            "aspect_term: the service | polarity: negative (loose match)",
             "aspect_term: the wine | polarity: positive",
-            "(an element that is not a well-formed tuple)",
+            "aspect_term: the service | polarity: negative",
+            "aspect_term: PIZZA | polarity: positive",
         ]
+    );
+    assert_eq!(
+        aligned.pairs,
+        [
+            Paired::exact(0, 2),
+            Paired {
+                how: Some("loose match"),
+                ..Paired::exact(1, 1)
+            }
+        ]
+    );
+    assert_eq!(
+        aligned.extra,
+        ["(an element that is not a well-formed tuple)"]
     );
     let _ = ParseOutcome::Raw;
 }

@@ -9,6 +9,7 @@ use crate::metrics::stats::Stats;
 use crate::metrics::{f1, precision, recall};
 use crate::parse::json::Json;
 
+use super::aligned::{Aligned, Item, Paired};
 use crate::metrics::registry::Metric;
 use crate::metrics::ScoringConfig;
 use crate::parse::prediction::{self, Prediction};
@@ -20,30 +21,33 @@ fn key(issue_type: Option<&str>, field: Option<&str>) -> (String, String) {
     (norm(issue_type.unwrap_or("")), norm(field.unwrap_or("")))
 }
 
-/// Score one validation record. Returns its sums and its issue F1.
-pub fn score(gold: &[Issue], pii: &[String], pred: &Prediction) -> (Stats, f64) {
+/// Score one validation record: its sums, its issue F1, and the issues it paired (each
+/// gold issue with a predicted one of the same type and field, in document order).
+pub fn score(gold: &[Issue], pii: &[String], pred: &Prediction) -> super::Record {
     let mut s = Stats::default();
-    let mut by_key: BTreeMap<(String, String), (Vec<String>, Vec<String>)> = BTreeMap::new();
-    for g in gold {
+    type Side = Vec<(usize, String)>;
+    let mut by_key: BTreeMap<(String, String), (Side, Side)> = BTreeMap::new();
+    for (i, g) in gold.iter().enumerate() {
         let k = key(Some(&g.issue_type), g.field.as_deref());
-        by_key.entry(k).or_default().0.push(norm(&g.severity));
+        by_key.entry(k).or_default().0.push((i, norm(&g.severity)));
     }
-    for p in &pred.issues {
+    for (j, p) in pred.issues.iter().enumerate() {
         let k = key(p.issue_type, p.field);
         by_key
             .entry(k)
             .or_default()
             .1
-            .push(norm(p.severity.unwrap_or("")));
+            .push((j, norm(p.severity.unwrap_or(""))));
     }
-    let mut tp = 0usize;
+    let mut pairs = Vec::new();
     for (gold_sev, pred_sev) in by_key.values() {
-        for (g, p) in gold_sev.iter().zip(pred_sev) {
+        for ((i, g), (j, p)) in gold_sev.iter().zip(pred_sev) {
             s.add_dynamic(format!("val.severity:{g}|{p}"), 1.0);
             s.add("val.severity_pairs", 1.0);
-            tp += 1;
+            pairs.push(Paired::exact(*i, *j));
         }
     }
+    let tp = pairs.len();
     let (fp, fn_) = ((pred.issues.len() - tp) as f64, (gold.len() - tp) as f64);
     s.add("val.records", 1.0);
     s.add_count("val.tp", tp);
@@ -56,7 +60,35 @@ pub fn score(gold: &[Issue], pii: &[String], pred: &Prediction) -> (Stats, f64) 
     s.add_count("val.pii_fp", pii_fp);
     s.add_count("val.pii_fn", pii_fn);
     let tp = tp as f64;
-    (s, f1(precision(tp, fp, fn_), recall(tp, fp, fn_)))
+    super::Record {
+        pairs,
+        ..(s, f1(precision(tp, fp, fn_), recall(tp, fp, fn_))).into()
+    }
+}
+
+/// An issue as a diff item: `issue_type | field | severity`.
+fn issue_item(issue_type: &str, field: &str, severity: &str) -> Item {
+    Item {
+        name: String::new(),
+        text: format!("{issue_type} | {field} | {severity}"),
+        fields: [
+            ("issue_type", issue_type),
+            ("field", field),
+            ("severity", severity),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    }
+}
+
+/// A personal-data string as a diff item.
+fn pii_item(value: &str) -> Item {
+    Item {
+        name: String::new(),
+        text: format!("pii: {value}"),
+        fields: vec![("pii".into(), value.to_string())],
+    }
 }
 
 pub mod metrics;
@@ -98,41 +130,43 @@ impl super::TaskKind for Validation {
             pii: prediction::pii(answer),
             ..Prediction::default()
         };
-        score(&sample.labels.issues, &sample.labels.pii, &pred).into()
+        score(&sample.labels.issues, &sample.labels.pii, &pred)
     }
 
-    fn gold_lines(&self, sample: &Sample) -> Vec<String> {
+    /// Issues paired as scoring paired them, then personal data: a gold string is matched
+    /// by a predicted one equal after `norm`, as the PII metrics count them.
+    fn aligned(&self, sample: &Sample, answer: Option<&Json<'_>>, pairs: &[Paired]) -> Aligned {
         let l = &sample.labels;
-        let issues = l.issues.iter().map(|i| {
-            format!(
-                "{} | {} | {}",
-                i.issue_type,
-                i.field.as_deref().unwrap_or(""),
-                i.severity
-            )
-        });
-        super::sorted(
-            issues
-                .chain(l.pii.iter().map(|p| format!("pii: {p}")))
-                .collect(),
-        )
-    }
-
-    fn predicted_lines(&self, _sample: &Sample, answer: Option<&Json<'_>>) -> Vec<String> {
         let issues = prediction::issues(answer);
-        let lines = issues.iter().map(|i| {
-            format!(
-                "{} | {} | {}",
-                i.issue_type.unwrap_or_default(),
-                i.field.unwrap_or_default(),
-                i.severity.unwrap_or_default()
-            )
-        });
         let pii = prediction::pii(answer);
-        super::sorted(
-            lines
-                .chain(pii.iter().map(|x| format!("pii: {x}")))
-                .collect(),
-        )
+        let mut gold: Vec<Item> = l
+            .issues
+            .iter()
+            .map(|i| issue_item(&i.issue_type, i.field.as_deref().unwrap_or(""), &i.severity))
+            .collect();
+        let mut predicted: Vec<Item> = issues
+            .iter()
+            .map(|i| {
+                issue_item(
+                    i.issue_type.unwrap_or_default(),
+                    i.field.unwrap_or_default(),
+                    i.severity.unwrap_or_default(),
+                )
+            })
+            .collect();
+        let mut pairs = pairs.to_vec();
+        let (gold_at, pred_at) = (gold.len(), predicted.len());
+        gold.extend(l.pii.iter().map(|p| pii_item(p)));
+        predicted.extend(pii.iter().map(|p| pii_item(p)));
+        let mut taken = vec![false; pii.len()];
+        for (i, g) in l.pii.iter().enumerate() {
+            let g = norm(g);
+            let found = (0..pii.len()).find(|&j| !taken[j] && norm(pii[j]) == g);
+            if let Some(j) = found {
+                taken[j] = true;
+                pairs.push(Paired::exact(gold_at + i, pred_at + j));
+            }
+        }
+        Aligned::new(gold, predicted, &pairs)
     }
 }

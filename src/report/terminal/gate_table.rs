@@ -5,18 +5,26 @@
 use std::fmt::Write;
 
 use super::{failed_calls, one_line};
-use crate::number::{delta, optional, MISSING};
+use crate::gate::verdict::MetricResult;
+use crate::number::{optional, MISSING};
 
-/// `+0.0123 [-0.004, +0.030]`: a metric's delta with its paired interval, if it has one.
-pub(super) fn delta_text(m: &crate::gate::verdict::MetricResult) -> Option<String> {
-    m.delta.map(|d| delta(Some(d), m.delta_ci, 4))
+/// `+0.0123 [-0.004, +0.030]`: a metric's delta with its paired interval, if it has one
+/// (written like the metric's values: one decimal for latencies and token counts).
+pub(super) fn delta_text(m: &MetricResult) -> Option<String> {
+    let magnitude = m
+        .baseline
+        .into_iter()
+        .chain(m.candidate)
+        .fold(0.0_f64, |a, v| a.max(v.abs()));
+    m.delta
+        .map(|d| crate::number::delta_like(Some(d), m.delta_ci, 4, magnitude))
 }
 
-/// One metric's line of the verdict table (and its spread over runs and reasons below it).
-fn metric_row(out: &mut String, m: &crate::gate::verdict::MetricResult, width: usize) {
+/// One metric's cells in the verdict table: name, baseline → candidate, delta with its
+/// interval, rule, status.
+fn cells(m: &MetricResult) -> [String; 5] {
     use crate::gate::verdict::Status;
     let value = |x: Option<f64>| optional(x, 4);
-    let delta = delta_text(m).unwrap_or_else(|| MISSING.into());
     let rule = m
         .rule
         .as_ref()
@@ -28,19 +36,106 @@ fn metric_row(out: &mut String, m: &crate::gate::verdict::MetricResult, width: u
         Status::Incomplete => "INCOMPLETE",
         Status::Info => "",
     };
-    let _ = writeln!(
-        out,
-        "{:<width$} {:>21} {:>28}  {:<24} {status}",
-        one_line(&m.name),
+    [
+        one_line(&m.name).into_owned(),
         format!("{} → {}", value(m.baseline), value(m.candidate)),
-        delta,
-        one_line(&rule)
+        delta_text(m).unwrap_or_else(|| MISSING.into()),
+        one_line(&rule).into_owned(),
+        status.to_string(),
+    ]
+}
+
+/// The verdict table's column widths: each column as wide as its widest cell (the header's
+/// included, the name column at least 36), so every row lines up whatever its numbers.
+fn widths<'a>(rows: impl Iterator<Item = &'a [String; 5]>) -> [usize; 5] {
+    let mut widths = HEADER.map(|h| h.chars().count());
+    widths[0] = widths[0].max(36);
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    widths
+}
+
+const HEADER: [&str; 5] = [
+    "metric",
+    "baseline → candidate",
+    "delta [CI]",
+    "rule",
+    "status",
+];
+
+/// One line of the table: names and rules to the left, numbers to the right.
+fn table_line(out: &mut String, cells: &[String; 5], w: &[usize; 5]) {
+    let line = format!(
+        "{:<w0$}  {:>w1$}  {:>w2$}  {:<w3$}  {}",
+        cells[0],
+        cells[1],
+        cells[2],
+        cells[3],
+        cells[4],
+        w0 = w[0],
+        w1 = w[1],
+        w2 = w[2],
+        w3 = w[3]
     );
+    let _ = writeln!(out, "{}", line.trim_end());
+}
+
+/// One metric's line of the verdict table, and its spread over runs and reasons below it.
+fn metric_row(out: &mut String, m: &MetricResult, cells: &[String; 5], w: &[usize; 5]) {
+    table_line(out, cells, w);
     if let Some(runs) = crate::report::runs_text(m, 4) {
         let _ = writeln!(out, "    mean ± std over runs: {runs}");
     }
     for reason in &m.reasons {
         let _ = writeln!(out, "    {}", one_line(reason));
+    }
+    if let Some(d) = &m.detectable {
+        let _ = writeln!(out, "    {}", one_line(&d.sentence(&m.name, m.direction)));
+    }
+}
+
+/// Broken samples whose gold diff the terminal shows at most, worst first.
+const DIFFS_SHOWN: usize = 3;
+/// Lines of each such diff shown at most.
+const DIFF_LINES: usize = 12;
+
+/// The gold-vs-candidate diffs of the worst broken samples (those `check` diffed), each
+/// cut to a few lines; the PR comment (`report.md`) and `verdict.json` have them whole.
+fn broken_diffs(out: &mut String, v: &crate::gate::verdict::Verdict) {
+    let broken = v.samples.iter().flat_map(|s| &s.broken);
+    let diffs: Vec<_> = broken
+        .filter_map(|c| v.diffs.iter().find(|d| d.id == c.id))
+        .collect();
+    for d in diffs.iter().take(DIFFS_SHOWN) {
+        let _ = writeln!(out, "\n{}: gold vs candidate", one_line(&d.id));
+        let lines: Vec<&str> = d
+            .gold_vs_candidate
+            .lines()
+            .filter(|l| !l.starts_with("--- ") && !l.starts_with("+++ "))
+            .collect();
+        for line in lines.iter().take(DIFF_LINES) {
+            let _ = writeln!(out, "  {}", one_line(line));
+        }
+        if lines.len() > DIFF_LINES {
+            let more = match lines.len() - DIFF_LINES {
+                1 => "1 more line".to_string(),
+                n => format!("{n} more lines"),
+            };
+            let _ = writeln!(out, "  … {more} (report.md, verdict.json)");
+        }
+    }
+    match diffs.len().saturating_sub(DIFFS_SHOWN) {
+        0 => {}
+        1 => out.push_str("\nthe diff of 1 more broken sample is in report.md and verdict.json\n"),
+        n => {
+            let _ = writeln!(
+                out,
+                "\nthe diffs of {n} more broken samples are in report.md and verdict.json"
+            );
+        }
     }
 }
 
@@ -55,27 +150,18 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
         Outcome::Fail => "FAIL",
         Outcome::Incomplete => "INCOMPLETE",
     };
-    let _ = writeln!(out, "{word}: {}\n", one_line(&v.summary));
+    let _ = writeln!(out, "{word}: {}\n", one_line(v.reason()));
     // The gated metrics and those that moved (a tuples suite's headline first), then the
     // chain-of-thought diagnostics with their coverage.
     let sections = crate::report::layout::sections(v, |m| {
         m.rule.is_some() || m.delta.is_some_and(|d| d.abs() > 1e-12)
     });
-    let width = sections
-        .main
-        .iter()
-        .chain(&sections.diagnostics)
-        .map(|m| one_line(&m.name).chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(36);
-    let _ = writeln!(
-        out,
-        "{:<width$} {:>21} {:>28}  {:<24} status",
-        "metric", "baseline → candidate", "delta [CI]", "rule"
-    );
-    for m in &sections.main {
-        metric_row(&mut out, m, width);
+    let main: Vec<[String; 5]> = sections.main.iter().map(|m| cells(m)).collect();
+    let diagnostics: Vec<[String; 5]> = sections.diagnostics.iter().map(|m| cells(m)).collect();
+    let w = widths(main.iter().chain(&diagnostics));
+    table_line(&mut out, &HEADER.map(String::from), &w);
+    for (m, row) in sections.main.iter().zip(&main) {
+        metric_row(&mut out, m, row, &w);
     }
     if !sections.diagnostics.is_empty() {
         let coverage = sections
@@ -85,8 +171,8 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
             out,
             "\nchain-of-thought diagnostics (not part of the score){coverage}"
         );
-        for m in &sections.diagnostics {
-            metric_row(&mut out, m, width);
+        for (m, row) in sections.diagnostics.iter().zip(&diagnostics) {
+            metric_row(&mut out, m, row, &w);
         }
     }
     if !v.failures.is_empty() {
@@ -130,6 +216,7 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
             }
         }
     }
+    broken_diffs(&mut out, v);
     for (what, list) in [
         ("added since the baseline", &v.added),
         ("removed since the baseline", &v.removed),

@@ -1,0 +1,127 @@
+//! A record's items lined up by the matching scoring made, for the diff of a broken sample:
+//! the gold items and the predicted items (each a name and its fields), the pairs scoring
+//! matched with their similarity, and why a gold item found no match. A kind lists its
+//! items ([`super::TaskKind::aligned`]); the pairs are the ones its `score` matched
+//! ([`super::Record::pairs`]), so the diff shows exactly what the metrics counted.
+
+use crate::parse::prediction::PredRequirement;
+use crate::suite::model::Requirement;
+
+/// One item: its name (an id, empty when items have none), the line it reads as, and its
+/// fields (a matched pair's differing fields are shown).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Item {
+    pub name: String,
+    pub text: String,
+    pub fields: Vec<(String, String)>,
+}
+
+/// A gold item and the prediction scoring matched it with (indexes into
+/// [`Aligned::gold`] and [`Aligned::predicted`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Paired {
+    pub gold: usize,
+    pub predicted: usize,
+    /// How similar the two were, for kinds that match by similarity.
+    pub similarity: Option<f64>,
+    /// How they matched, when it is not the kind's usual way (`loose match`).
+    pub how: Option<&'static str>,
+}
+
+impl Paired {
+    /// A pair matched by similarity.
+    pub fn similar(gold: usize, predicted: usize, similarity: f64) -> Self {
+        Paired {
+            gold,
+            predicted,
+            similarity: Some(similarity),
+            how: None,
+        }
+    }
+
+    /// A pair matched exactly (the same key).
+    pub fn exact(gold: usize, predicted: usize) -> Self {
+        Paired {
+            gold,
+            predicted,
+            similarity: None,
+            how: None,
+        }
+    }
+}
+
+/// A record's items lined up.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Aligned {
+    /// The gold items, in the order the diff shows them.
+    pub gold: Vec<Item>,
+    /// The predicted items, in the answer's order.
+    pub predicted: Vec<Item>,
+    pub pairs: Vec<Paired>,
+    /// Why a gold item found no match (its index and the reason), where scoring says.
+    pub misses: Vec<(usize, String)>,
+    /// What else the answer held that is no item (a list element that is no tuple).
+    pub extra: Vec<String>,
+}
+
+impl Aligned {
+    /// Items and the pairs scoring matched; a pair naming an item that is not there is left
+    /// out (the pairs and the items come from the same answer, so none is).
+    pub fn new(gold: Vec<Item>, predicted: Vec<Item>, pairs: &[Paired]) -> Self {
+        let pairs = pairs
+            .iter()
+            .filter(|p| p.gold < gold.len() && p.predicted < predicted.len())
+            .copied()
+            .collect();
+        Aligned {
+            gold,
+            predicted,
+            pairs,
+            misses: Vec::new(),
+            extra: Vec::new(),
+        }
+    }
+}
+
+/// The fields of a requirement a diff shows, as (name, value).
+fn requirement_fields(
+    type_: &str,
+    actor: &str,
+    title: &str,
+    action: &str,
+) -> Vec<(String, String)> {
+    [
+        ("type", type_),
+        ("actor", actor),
+        ("title", title),
+        ("action", action),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+/// A gold requirement as an item: `type | actor | title: action`, named by its id.
+pub fn gold_requirement(r: &Requirement) -> Item {
+    Item {
+        name: r.id.clone(),
+        text: format!("{} | {} | {}: {}", r.type_, r.actor, r.title, r.action),
+        fields: requirement_fields(&r.type_, &r.actor, &r.title, &r.action),
+    }
+}
+
+/// A predicted requirement (the `index`-th of its list) as an item, named as the matching
+/// explanation names it (its id, or `#index`).
+pub fn predicted_requirement(r: &PredRequirement<'_>, index: usize) -> Item {
+    let (type_, actor, title, action) = (
+        r.type_.unwrap_or_default(),
+        r.actor.unwrap_or_default(),
+        r.title.unwrap_or_default(),
+        r.action.unwrap_or_default(),
+    );
+    Item {
+        name: super::explain::predicted_name(r.id, index),
+        text: format!("{type_} | {actor} | {title}: {action}"),
+        fields: requirement_fields(type_, actor, title, action),
+    }
+}
