@@ -60,24 +60,26 @@ pub(super) fn show_verdict(
     show: Show<'_>,
     reporter: &mut Reporter<'_>,
 ) -> Result<Exit> {
-    match show.format {
+    let text = match show.format {
         GateFormat::Html => {
             let traces = match show.run {
                 Some(run) => Some(crate::runfile::reader::traces(run, MAX_TRACES)?),
                 None => None,
             };
-            reporter.out(&html::report_with_traces(
+            html::report_with_traces(
                 verdict,
                 candidate,
                 gate.report.templates.as_deref(),
                 traces.as_ref(),
-            )?)
+            )?
         }
-        GateFormat::Text => reporter.out(&terminal::verdict(verdict)),
-        GateFormat::Brief => reporter.out(&terminal::brief(verdict)),
-        GateFormat::Junit => reporter.out(&junit::junit(verdict)),
-        GateFormat::Markdown => reporter.out(show.comment),
-        GateFormat::Json => reporter.out(&crate::gate::verdict::to_json(verdict)?),
-    }
+        GateFormat::Text => terminal::verdict(verdict),
+        GateFormat::Brief => terminal::brief(verdict),
+        GateFormat::Junit => junit::junit(verdict),
+        GateFormat::Markdown => show.comment.to_string(),
+        GateFormat::Json => crate::gate::verdict::to_json(verdict)?,
+    };
+    // An answer that echoed a token reaches the diffs: the log never shows it.
+    reporter.out(&gate.publish.secrets.redact(&text));
     Ok(Exit::from(verdict.verdict))
 }

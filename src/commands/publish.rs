@@ -231,12 +231,14 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
         verdict.reason(),
         s.verdict.display()
     ));
-    reporter.out(&match s.format {
+    let text = match s.format {
         PublishFormat::Text => terminal::verdict(verdict),
         PublishFormat::Json => crate::gate::verdict::to_json(verdict)?,
         PublishFormat::Markdown => markdown,
         PublishFormat::Junit => junit::junit(verdict),
         PublishFormat::Brief => terminal::brief(verdict),
-    });
+    };
+    // The verdict file is untrusted: a token an answer echoed into it never reaches the log.
+    reporter.out(&s.gate.publish.secrets.redact(&text));
     Ok(Exit::from(verdict.verdict))
 }
