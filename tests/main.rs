@@ -24,6 +24,7 @@ mod openai_embed;
 mod publish;
 mod readme;
 mod reference;
+mod release;
 mod repeats;
 mod resume;
 mod run;
