@@ -25,6 +25,7 @@ mod openai_embed;
 mod publish;
 mod readme;
 mod reference;
+mod release;
 mod repeats;
 mod resume;
 mod run;
