@@ -134,10 +134,12 @@ fn report_run(run: &RunReport, to: SummaryTo, reporter: &mut Reporter<'_>) -> Ex
     let s = &run.summary;
     // Why calls failed, grouped by cause (a 401 on every call is one line, not a mystery).
     let causes = crate::report::terminal::failed_calls(&run.failures());
+    // Answers the kinds read nothing from, said with what they hold instead.
+    let keyless = crate::report::terminal::keyless_note(&s.keyless.finish());
     match &run.ending {
         Ending::Complete => {
             let line = format!(
-                "wrote {} records to {} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}",
+                "wrote {} records to {} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}{keyless}",
                 run.total,
                 run.path.display(),
                 s.written,
@@ -171,6 +173,7 @@ fn report_run(run: &RunReport, to: SummaryTo, reporter: &mut Reporter<'_>) -> Ex
         Ending::Interrupted => {}
     }
     reporter.note(&causes);
+    reporter.note(&keyless);
     reporter.note(&format!(
         "incomplete run: {} records are in {}; fix the cause and run again with --resume\n",
         run.total,

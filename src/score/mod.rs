@@ -66,6 +66,8 @@ struct RecordScore {
     primary: f64,
     outcome: ParseOutcome,
     matching: Option<kinds::explain::Explanation>,
+    /// What the answer held instead, when it parsed but holds none of the kind's keys.
+    keyless: Option<Vec<String>>,
 }
 
 /// What reading the suite and the run file turned up, taken in suite order.
@@ -79,6 +81,7 @@ struct Reading {
     fingerprints: HashSet<Option<String>>,
     models: HashSet<Option<String>>,
     judges: HashSet<file::JudgeSummary>,
+    keyless: kinds::keys::Tally,
     samples: Vec<Sampled>,
     views: Vec<SampleView>,
 }
@@ -98,6 +101,8 @@ struct Answered {
     fingerprints: Vec<Option<String>>,
     models: Vec<Option<String>>,
     judges: Vec<file::JudgeSummary>,
+    /// The keys the sample's kind reads, and what each of its keyless answers held.
+    keyless: Option<(Vec<String>, Vec<Vec<String>>)>,
     score: SampleScore,
     runs: runs::SampleRuns,
     view: Option<SampleView>,
@@ -180,6 +185,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
         groups,
         samples,
         missing: reading.missing,
+        keyless: reading.keyless.finish(),
     };
     Ok(Scored {
         file,
@@ -206,7 +212,8 @@ fn load_and_score(
                 Err(p) => problems.push(p),
             }
         }
-        let (score, runs) = score_sample(sample, &records, req.scoring);
+        let mut keyless = Vec::new();
+        let (score, runs) = score_sample(sample, &records, req.scoring, &mut keyless);
         let view = req
             .keep_view
             .filter(|keep| keep(&score.id, score.primary))
@@ -223,6 +230,10 @@ fn load_and_score(
                 .flat_map(|a| &a.judge)
                 .map(file::JudgeSummary::of)
                 .collect(),
+            keyless: (!keyless.is_empty()).then(|| {
+                let expected = kinds::keys::expected(sample.kind, sample.task.as_deref());
+                (expected, keyless)
+            }),
             score,
             runs,
             view,
@@ -267,6 +278,12 @@ impl Reading {
         self.fingerprints.extend(answered.fingerprints);
         self.models.extend(answered.models);
         self.judges.extend(answered.judges);
+        if let Some((expected, found)) = &answered.keyless {
+            let (kind, task) = (answered.score.kind, answered.score.task.as_deref());
+            for held in found {
+                self.keyless.add(&id, kind, task, expected, held);
+            }
+        }
         self.samples.push((answered.score, answered.runs));
         self.views.extend(answered.view);
     }
@@ -275,7 +292,14 @@ impl Reading {
 /// A sample's score, and its records kept apart for the runs of the aggregates.
 type Sampled = (SampleScore, runs::SampleRuns);
 
-fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sampled {
+/// Score a sample's records; `keyless` gets what each answer that holds none of the kind's
+/// keys held instead.
+fn score_sample(
+    sample: &Sample,
+    answers: &[Answer],
+    cfg: &ScoringConfig,
+    keyless: &mut Vec<Vec<String>>,
+) -> Sampled {
     let kind = kinds::of(sample.kind);
     let gold = kind.prepare(sample, cfg);
     let mut records = runs::Records::new(answers.len());
@@ -287,6 +311,7 @@ fn score_sample(sample: &Sample, answers: &[Answer], cfg: &ScoringConfig) -> Sam
         runs.push(record.primary);
         parse.push(record.outcome);
         matching.extend(record.matching);
+        keyless.extend(record.keyless);
         latencies.extend(answer.latency_ms.filter(|l| l.is_finite()));
     }
     // The sample's sums are its records' (merged in order); each one's are kept apart too.
@@ -331,6 +356,10 @@ fn score_record(
     cfg: &ScoringConfig,
 ) -> RecordScore {
     let parsed = parse_answer_as::<Json>(&answer.text);
+    let keyless = parsed
+        .value
+        .as_ref()
+        .and_then(|v| kinds::keys::missing(sample.kind, sample.task.as_deref(), v));
     let reading = kinds::Parsed {
         value: parsed.value.as_ref(),
         outcome: parsed.outcome,
@@ -362,6 +391,7 @@ fn score_record(
         primary,
         outcome: parsed.outcome,
         matching,
+        keyless,
     }
 }
 
@@ -472,7 +502,7 @@ mod tests {
             };
             let error = failed.then(|| crate::runfile::record::RecordError { kind: crate::runfile::record::ErrorKind::Exit, message: "x".into() });
             let answer = Answer { text, error, latency_ms: Some(5.0), ..Answer::default() };
-            let (score, runs) = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
+            let (score, runs) = score_sample(&sample(kind), &[answer], &ScoringConfig::default(), &mut Vec::new());
             let mut scores = [score];
             let few = BootstrapConfig { resamples: 10, ..BootstrapConfig::default() };
             aggregate::aggregates(&mut scores, vec![runs], &few);
