@@ -27,6 +27,8 @@ mod reference;
 mod repeats;
 mod resume;
 mod run;
+mod schema_drift;
+mod schemas;
 mod scoring;
 mod secrets;
 mod semantic;
