@@ -8,7 +8,8 @@
 # INPUT_COMMAND, INPUT_CONFIG, INPUT_SUITE, INPUT_PIPELINE, INPUT_MODE, INPUT_HTTP,
 # INPUT_REPLAY, INPUT_BASELINE, INPUT_THRESHOLDS, INPUT_BASE_REF, INPUT_GATE_NAME,
 # INPUT_COMMENT_ON, INPUT_CHECK_RUN, INPUT_FORMAT, INPUT_OUT_DIR, INPUT_VERDICT, INPUT_PR,
-# INPUT_ARGS (extra arguments, split on whitespace).
+# INPUT_ARGS (extra arguments, split on whitespace). Arguments given to the script come last
+# (action-cache.sh adds --print-fingerprint: the same check, asked only for its cache key).
 set -euo pipefail
 
 bin=${GOLDGATE_BIN:-goldgate}
@@ -62,6 +63,7 @@ if [ -n "${INPUT_ARGS:-}" ]; then
   read -r -a extra <<<"$INPUT_ARGS"
   args+=("${extra[@]}")
 fi
+args+=("$@")
 
 echo "goldgate ${args[*]}"
 exec "$bin" "${args[@]}"

@@ -1,13 +1,16 @@
 //! The GitHub Action's scripts, run as the runner runs them: `scripts/action-install.sh`
 //! against a fake release server on 127.0.0.1 (prebuilt binary, checksum mismatch, missing
 //! asset, local action, unsupported runner), and `scripts/action-run.sh` turning inputs into
-//! a `goldgate check` / `publish` on the example suite, with step outputs and exit codes.
+//! a `goldgate check` / `publish` on the example suite, with step outputs and exit codes, and
+//! `scripts/action-cache.sh` keying the answer cache on the check's pipeline fingerprint,
+//! in the directory the check uses, and saying when the check wrote answers worth saving.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::support::mock_http::{MockServer, Response};
+use crate::support::project::{extraction_suite, git_repo, run_lines};
 use crate::support::TempDir;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -222,20 +225,41 @@ fn install_downloads_a_checked_release_binary_or_falls_back_to_building() {
 
 /// Run `scripts/action-run.sh` in a copy of the example project, as inside GitHub Actions.
 fn action_run(dir: &Path, inputs: &[(&str, &str)]) -> (Output, HashMap<String, String>) {
+    action_script(dir, &["action-run.sh"], inputs)
+}
+
+/// Run `scripts/SCRIPT ARGS` (`script[0]`, then its arguments) in `dir` as a step of the
+/// action: inside GitHub Actions, run 42 (first attempt) on Linux, with `inputs` as its
+/// environment; returns its output and the step outputs it wrote.
+fn action_script(
+    dir: &Path,
+    script: &[&str],
+    inputs: &[(&str, &str)],
+) -> (Output, HashMap<String, String>) {
     let outputs = dir.join("github_output");
     let _ = std::fs::remove_file(&outputs);
+    let temp = dir.join("runner-temp");
+    std::fs::create_dir_all(&temp).unwrap();
     let mut command = Command::new("bash");
     command
-        .arg(Path::new(ROOT).join("scripts/action-run.sh"))
+        .arg(Path::new(ROOT).join("scripts").join(script[0]))
+        .args(&script[1..])
         .current_dir(dir)
         .env("GOLDGATE_BIN", GOLDGATE)
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_OUTPUT", &outputs)
         .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+        .env("GITHUB_RUN_ID", "42")
+        .env("GITHUB_RUN_ATTEMPT", "1")
+        .env("RUNNER_OS", "Linux")
+        .env("RUNNER_TEMP", &temp)
         .env("SOURCE_DATE_EPOCH", "0")
         .env_remove("GITHUB_EVENT_PATH")
         .env_remove("GITHUB_TOKEN")
-        .env_remove("GITHUB_SHA");
+        .env_remove("GITHUB_SHA")
+        .env_remove("INPUT_CACHE")
+        .env_remove("INPUT_ARGS")
+        .env_remove("INPUT_CONFIG");
     for (k, v) in inputs {
         command.env(k, v);
     }
@@ -331,4 +355,164 @@ fn the_action_gates_the_example_suite_and_sets_its_outputs() {
         assert_eq!(out.status.code(), Some(2), "{inputs:?}: {out:?}");
         assert!(String::from_utf8_lossy(&out.stdout).contains("::error title=goldgate::"));
     }
+}
+
+/// A project whose pipeline is a command in git (so its answers are cached): an extraction
+/// suite, `pipeline.sh` (it counts its calls in calls.log), `goldgate.toml` (the cache in
+/// the default directory) and `ci/goldgate.toml` (the cache in `answers/`, relative to the
+/// file, and the pipeline run from the project's root).
+fn cached_project(dir: &Path) {
+    extraction_suite(dir, 3);
+    std::fs::write(
+        dir.join("pipeline.sh"),
+        "cat >/dev/null\necho call >> calls.log\nprintf '{\"requirements\": []}\\n'\n",
+    )
+    .unwrap();
+    let pipeline = "[pipeline]\nkind = \"command\"\ncommand = \"sh pipeline.sh\"\n";
+    std::fs::write(
+        dir.join("goldgate.toml"),
+        format!("{pipeline}\n[check]\nsuite = \"suite\"\n"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("ci")).unwrap();
+    std::fs::write(
+        dir.join("ci/goldgate.toml"),
+        format!("{pipeline}workdir = \"..\"\n\n[check]\nsuite = \"../suite\"\n\n[run]\ncache_dir = \"../answers\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join(".gitignore"),
+        "calls.log\n.goldgate/\nanswers/\nrunner-temp/\ngithub_output\nsummary.md\n",
+    )
+    .unwrap();
+    git_repo(dir);
+}
+
+fn calls(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("calls.log")).map_or(0, |t| t.lines().count())
+}
+
+/// The fingerprint in a key `goldgate-answers-Linux-<gate>-<fingerprint>-42-1`.
+fn keyed_fingerprint<'a>(key: &'a str, gate: &str) -> &'a str {
+    key.strip_prefix(&format!("goldgate-answers-Linux-{gate}-"))
+        .and_then(|k| k.strip_suffix("-42-1"))
+        .unwrap_or_else(|| panic!("{key}"))
+}
+
+/// The cache step asks goldgate for the fingerprint the check then keys every answer on (the
+/// one its records carry), and for the cache directory the check writes to: from
+/// `[run] cache_dir` (relative to goldgate.toml), `--cache-dir` in `args`, or the default,
+/// as an absolute path. The key restores the newest cache of the same pipeline and gate;
+/// the cache is saved only when the check wrote answers the restored cache did not hold.
+#[test]
+fn the_cache_step_keys_the_answer_cache_on_the_check_s_fingerprint() {
+    let dir = TempDir::new("action-cache");
+    let d = &dir.0;
+    cached_project(d);
+    let config = [
+        ("INPUT_CONFIG", "ci/goldgate.toml"),
+        ("INPUT_GATE_NAME", "pr gate,1"),
+    ];
+
+    let (out, plan) = action_script(d, &["action-cache.sh", "plan"], &config);
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(calls(d), 0, "nothing runs before the check: {log}");
+    assert_eq!(
+        (plan["enabled"].as_str(), plan["restore"].as_str()),
+        ("true", "true"),
+        "{plan:?}"
+    );
+    assert_eq!(Path::new(&plan["path"]), d.join("answers"), "{plan:?}");
+    assert!(d.join("answers").is_dir());
+    let gate = "pr_gate_1";
+    let fingerprint = keyed_fingerprint(&plan["key"], gate).to_string();
+    assert!(fingerprint.starts_with("sha256:"), "{plan:?}");
+    assert_eq!(
+        plan["restore-key"],
+        format!("goldgate-answers-Linux-{gate}-{fingerprint}-")
+    );
+    assert!(Path::new(&plan["marker"]).is_file());
+    assert!(log.contains("--print-fingerprint"), "{log}");
+
+    // The check keys its answers on that fingerprint and writes them where the plan said.
+    let (out, o) = action_script(d, &["action-run.sh"], &config);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(calls(d), 3);
+    let records = run_lines(&d.join(&o["run"]));
+    let keys: Vec<&str> = records
+        .iter()
+        .filter_map(|r| r["pipeline_fingerprint"].as_str())
+        .collect();
+    assert_eq!(keys, vec![fingerprint.as_str(); 3], "{records:?}");
+    let saved = |plan: &HashMap<String, String>| {
+        let env = [
+            ("GOLDGATE_CACHE_PATH", plan["path"].as_str()),
+            ("GOLDGATE_CACHE_MARKER", plan["marker"].as_str()),
+        ];
+        let (out, o) = action_script(d, &["action-cache.sh", "new"], &env);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        o["save"].clone()
+    };
+    assert_eq!(saved(&plan), "true", "three new answers");
+
+    // The next run (a pull request restoring its base branch's cache): the same key, every
+    // answer from the cache, nothing new to save.
+    let (_, again) = action_script(d, &["action-cache.sh", "plan"], &config);
+    assert_eq!(again["key"], plan["key"]);
+    let (out, _) = action_script(d, &["action-run.sh"], &config);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(calls(d), 3, "answered from the cache");
+    assert_eq!(saved(&again), "false");
+
+    // The directory in effect: --cache-dir in args wins; without [run] cache_dir, the default.
+    let (_, flag) = action_script(
+        d,
+        &["action-cache.sh", "plan"],
+        &[config[0], ("INPUT_ARGS", "--jobs 2 --cache-dir elsewhere")],
+    );
+    assert_eq!(Path::new(&flag["path"]), d.join("elsewhere"), "{flag:?}");
+    assert_eq!(keyed_fingerprint(&flag["key"], "goldgate"), fingerprint);
+    let (_, default) = action_script(d, &["action-cache.sh", "plan"], &[]);
+    assert_eq!(
+        Path::new(&default["path"]),
+        d.join(".goldgate/cache"),
+        "{default:?}"
+    );
+
+    // No cache: asked for, turned off for the check, or a replayed run (nothing to cache).
+    let example = format!("{ROOT}/examples/requirements/goldgate.toml");
+    for inputs in [
+        vec![
+            config[0],
+            ("INPUT_CACHE", "false"),
+            ("GOLDGATE_BIN", "/nonexistent"),
+        ],
+        vec![config[0], ("INPUT_ARGS", "--no-cache")],
+        vec![("INPUT_CONFIG", example.as_str())],
+        vec![("INPUT_COMMAND", "publish")],
+    ] {
+        let (out, o) = action_script(d, &["action-cache.sh", "plan"], &inputs);
+        assert_eq!(out.status.code(), Some(0), "{inputs:?}: {out:?}");
+        assert_eq!(o["enabled"], "false", "{inputs:?}: {o:?}");
+        assert_eq!(o["restore"], "false", "{inputs:?}: {o:?}");
+    }
+    // Settings goldgate refuses: no cache, and the check step reports the error itself.
+    let (out, o) = action_script(
+        d,
+        &["action-cache.sh", "plan"],
+        &[("INPUT_CONFIG", "missing.toml")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(o["enabled"], "false");
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        log.contains("::notice title=goldgate::") && !log.contains("::error"),
+        "{log}"
+    );
+    // A `cache` input that is neither true nor false is an input error.
+    let (out, _) = action_script(d, &["action-cache.sh", "plan"], &[("INPUT_CACHE", "yes")]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("::error title=goldgate::cache must be true or false"));
 }

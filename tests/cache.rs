@@ -402,3 +402,132 @@ fn baseline_refresh_never_reads_the_cache_but_fills_it() {
     assert_eq!(calls(d), 6);
     assert!(String::from_utf8_lossy(&out.stderr).contains("100% hit rate"));
 }
+
+/// `check --print-fingerprint` LINES read as `name=value` pairs.
+fn printed(out: &Output) -> std::collections::HashMap<String, String> {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let (k, v) = l.split_once('=').unwrap_or_else(|| panic!("{l:?}"));
+            (k.to_string(), v.to_string())
+        })
+        .collect()
+}
+
+/// What the GitHub Action keys its copy of the answer cache on: `check --print-fingerprint`
+/// prints, before anything runs, the pipeline fingerprint the run then keys every answer on
+/// (the one its records carry), whether the run uses the cache, and the cache directory in
+/// effect (`--cache-dir`, else `[run] cache_dir` of goldgate.toml, else the default).
+#[test]
+fn print_fingerprint_names_the_fingerprint_the_check_records_and_its_cache() {
+    let dir = TempDir::new("cache-print-fingerprint");
+    let d = &dir.0;
+    extraction_suite(d, 3);
+    write_pipeline(d, "v1");
+    std::fs::create_dir_all(d.join("ci")).unwrap();
+    std::fs::write(
+        d.join("ci/goldgate.toml"),
+        "[check]\nsuite = \"../suite\"\n\n[pipeline]\nkind = \"command\"\ncommand = \"sh pipeline.sh\"\nworkdir = \"..\"\n\n[run]\ncache_dir = \"../answers\"\n",
+    )
+    .unwrap();
+    std::fs::write(d.join(".gitignore"), "calls.log\n.goldgate/\nanswers/\n").unwrap();
+    git_repo(d);
+    // An uncommitted change to the pipeline is part of the fingerprint too.
+    write_pipeline(d, "v2");
+    let config = ["--config", "ci/goldgate.toml"];
+
+    let before = printed(&goldgate(
+        d,
+        &["check", config[0], config[1], "--print-fingerprint"],
+        &[],
+    ));
+    assert_eq!(calls(d), 0, "nothing runs");
+    assert!(!d.join(".goldgate/out").exists());
+    assert!(
+        before["pipeline_fingerprint"].starts_with("sha256:"),
+        "{before:?}"
+    );
+    assert_eq!(before["cache"], "read-write");
+    assert_eq!(
+        Path::new(&before["cache_dir"]),
+        Path::new("ci/../answers"),
+        "relative to goldgate.toml"
+    );
+
+    let out = goldgate(d, &["check", config[0], config[1]], &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(calls(d), 3);
+    let records = run_lines(&d.join(".goldgate/out/run.jsonl"));
+    let keyed: Vec<&Value> = records
+        .iter()
+        .filter_map(|r| r.get("pipeline_fingerprint"))
+        .collect();
+    assert_eq!(keyed.len(), 3, "{records:?}");
+    for fingerprint in keyed {
+        assert_eq!(fingerprint, &before["pipeline_fingerprint"]);
+    }
+    assert!(
+        d.join("answers").read_dir().unwrap().next().is_some(),
+        "the answers went to the printed cache directory"
+    );
+    // After the run (its outputs and cache are goldgate's own files): the same fingerprint.
+    let after = printed(&goldgate(
+        d,
+        &["check", config[0], config[1], "--print-fingerprint"],
+        &[],
+    ));
+    assert_eq!(after, before);
+
+    // The flag wins over goldgate.toml; a run without the cache says so.
+    let flags = printed(&goldgate(
+        d,
+        &[
+            "check",
+            config[0],
+            config[1],
+            "--cache-dir",
+            "elsewhere",
+            "--print-fingerprint",
+        ],
+        &[],
+    ));
+    assert_eq!(flags["cache_dir"], "elsewhere");
+    assert_eq!(
+        flags["pipeline_fingerprint"],
+        before["pipeline_fingerprint"]
+    );
+    let off = goldgate(
+        d,
+        &[
+            "check",
+            config[0],
+            config[1],
+            "--no-cache",
+            "--print-fingerprint",
+        ],
+        &[],
+    );
+    assert_eq!(printed(&off)["cache"], "off");
+    // A changed pipeline is another fingerprint.
+    write_pipeline(d, "v3");
+    let changed = printed(&goldgate(
+        d,
+        &["check", config[0], config[1], "--print-fingerprint"],
+        &[],
+    ));
+    assert_ne!(
+        changed["pipeline_fingerprint"],
+        before["pipeline_fingerprint"]
+    );
+}

@@ -1,12 +1,14 @@
 //! Data-driven CLI tests. Each folder under `tests/cases/` holds a `case.toml`
-//! (`args`, `status`, optional `stdout_contains` / `stderr_contains` / `files`), optional
-//! `stdout.txt` / `stderr.txt` snapshots, and its fixture files. The folder is copied to a
-//! temporary directory and the command runs there; `{root}` in an argument is the
-//! repository root (for cases that run on the shipped `examples/`); every run file, score and
-//! verdict listed in `files` must validate against its schema in `schemas/`. Every stream has an
-//! expectation: compared with its snapshot by snapbox (listed in `exact`, the default;
-//! `[ROOT]` stands for the repository root, `[..]` and `...` are wildcards) or checked for
-//! the `*_contains` strings; a case that asserts nothing about a stream fails.
+//! (`args`, `status`, optional `stdout_contains` / `stderr_contains` / `files` /
+//! `stdout_is_file`), optional `stdout.txt` / `stderr.txt` snapshots, and its fixture
+//! files. The folder is copied to a temporary directory and the command runs there;
+//! `{root}` in an argument is the repository root (for cases that run on the shipped
+//! `examples/`); every run file, score and verdict listed in `files` must validate against
+//! its schema in `schemas/`. Every stream has an expectation: compared with its snapshot by
+//! snapbox (listed in `exact`, the default; `[ROOT]` stands for the repository root, `[..]`
+//! and `...` are wildcards), checked for the `*_contains` strings, or (stdout) compared byte
+//! for byte with a file the command wrote or read; a case that asserts nothing about a
+//! stream fails.
 //! `SNAPSHOTS=overwrite` rewrites the snapshots from the actual output.
 
 use std::path::{Path, PathBuf};
@@ -28,6 +30,10 @@ struct Case {
     /// Files the command must have written (relative to the case directory).
     #[serde(default)]
     files: Vec<String>,
+    /// A file (relative to the case directory, read after the command ran) whose bytes
+    /// stdout must be exactly: a machine output that prints what a file holds.
+    #[serde(default)]
+    stdout_is_file: Option<String>,
     /// Streams compared exactly with `stdout.txt` / `stderr.txt` (default: both).
     #[serde(default = "both")]
     exact: Vec<String>,
@@ -116,6 +122,16 @@ fn run_case(dir: &Path) -> Vec<String> {
         // Every run file, score and verdict a case writes is held to its schema.
         crate::support::schema::check_written(&path, &mut failures);
     }
+    if let Some(file) = &case.stdout_is_file {
+        match std::fs::read(work.0.join(file)) {
+            Ok(bytes) if bytes == output.stdout => {}
+            Ok(bytes) => failures.push(format!(
+                "stdout is not the bytes of {file}:\nstdout:\n{stdout}\n{file}:\n{}",
+                String::from_utf8_lossy(&bytes)
+            )),
+            Err(e) => failures.push(format!("{file}: {e}")),
+        }
+    }
     if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
         failures.push(format!("the command panicked:\n{stderr}"));
     }
@@ -123,12 +139,13 @@ fn run_case(dir: &Path) -> Vec<String> {
         ("stdout", &stdout, &case.stdout_contains),
         ("stderr", &stderr, &case.stderr_contains),
     ] {
+        let is_file = stream == "stdout" && case.stdout_is_file.is_some();
         if case.exact.iter().any(|e| e == stream) {
             check_exact(&dir.join(format!("{stream}.txt")), text, &mut failures);
-        } else if contains.is_empty() {
+        } else if contains.is_empty() && !is_file {
             // A stream nothing is asserted about would let any output pass.
             failures.push(format!(
-                "no expectation for {stream}: list it in `exact` (with {stream}.txt) or give {stream}_contains"
+                "no expectation for {stream}: list it in `exact` (with {stream}.txt) or give {stream}_contains (or, for stdout, stdout_is_file)"
             ));
         }
     }

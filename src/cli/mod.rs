@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod format;
 mod judge;
 mod pipeline;
+pub use format::{BaselineFormat, GateFormat, PublishFormat, ScoreFormat, SuiteFormat};
 pub use judge::JudgeArgs;
 pub use pipeline::{ModeArg, PipelineArgs};
 
@@ -110,7 +112,13 @@ pub struct HookRunArgs {
 /// Whether `args` are valid `goldgate check` arguments (the hook would fail on every push
 /// otherwise); the error is clap's message.
 pub fn validate_check_args(args: &[String]) -> Result<(), String> {
-    parse_check_args(args).map(|_| ())
+    match parse_check_args(args)?.print_fingerprint {
+        true => Err(
+            "--print-fingerprint prints the fingerprint and stops: the hook would never check a push"
+                .to_string(),
+        ),
+        false => Ok(()),
+    }
 }
 
 /// `args` read as `goldgate check` arguments (after the hook's own `--format brief
@@ -140,39 +148,6 @@ pub fn parse_check_args(args: &[String]) -> Result<CheckArgs, String> {
         Command::Check(args) => Ok(*args),
         _ => Err("not a `goldgate check` command line".to_string()),
     }
-}
-
-/// What `score` prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ScoreFormat {
-    /// The metrics table
-    Text,
-    /// The metrics as JSON
-    Json,
-}
-
-/// What the `suite` commands print.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SuiteFormat {
-    Text,
-    Json,
-}
-
-/// How `compare` and `check` report the verdict on stdout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GateFormat {
-    /// The verdict, the gated metrics, the per-sample analysis and provenance
-    Text,
-    /// The verdict file's JSON
-    Json,
-    /// The PR comment
-    Markdown,
-    /// JUnit XML: a test case per gate rule and per sample
-    Junit,
-    /// A self-contained HTML report with charts
-    Html,
-    /// One line when the gate passes, else only what broke (the pre-push hook's format)
-    Brief,
 }
 
 #[derive(Debug, Args)]
@@ -356,9 +331,6 @@ pub struct GateArgs {
     /// Bootstrap seed [default: 20240601]
     #[arg(long, env = "GOLDGATE_SEED")]
     pub seed: Option<u64>,
-    /// Report format on stdout [default: text]
-    #[arg(long, value_enum)]
-    pub format: Option<GateFormat>,
     /// The gate's name: several gates in one repository keep one sticky comment each
     /// [default: goldgate]
     #[arg(long, env = "GOLDGATE_GATE_NAME")]
@@ -406,6 +378,9 @@ pub struct PublishArgs {
     /// exists. Flags win
     #[arg(long, env = "GOLDGATE_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// How stdout shows the verdict it publishes [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<PublishFormat>,
     #[command(flatten)]
     pub gate: GateArgs,
 }
@@ -422,6 +397,9 @@ pub struct CompareArgs {
     /// Also write the verdict as JSON here
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Report format on stdout [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<GateFormat>,
     #[command(flatten)]
     pub gate: GateArgs,
 }
@@ -443,6 +421,14 @@ pub struct CheckArgs {
     /// [default: .goldgate/out]
     #[arg(long, env = "GOLDGATE_OUT_DIR", value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Report format on stdout [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<GateFormat>,
+    /// Print what the run would key its cached answers on, and exit without running:
+    /// `pipeline_fingerprint=…`, `cache=read-write|write-only|off`, `cache_dir=…` and
+    /// `gate_name=…`, one `name=value` line each (the GitHub Action keys its cache on them)
+    #[arg(long)]
+    pub print_fingerprint: bool,
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]
@@ -454,11 +440,17 @@ pub enum BaselineCommand {
     /// Run the suite and store the result as the new baseline (atomically)
     Refresh(Box<RefreshArgs>),
     /// Show a stored baseline: its metrics and provenance
-    Show {
-        /// The baseline file [default: baselines/main.json]
-        #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
-        baseline: Option<PathBuf>,
-    },
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The baseline file [default: baselines/main.json]
+    #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Output format [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<BaselineFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -500,6 +492,14 @@ mod tests {
             current = current.find_subcommand_mut(name).unwrap();
         }
         current.render_long_help().to_string()
+    }
+
+    /// The hook refuses check arguments that would never check a push.
+    #[test]
+    fn the_hook_refuses_print_fingerprint() {
+        assert!(super::validate_check_args(&["--jobs".into(), "4".into()]).is_ok());
+        let why = super::validate_check_args(&["--print-fingerprint".into()]).unwrap_err();
+        assert!(why.contains("would never check"), "{why}");
     }
 
     /// The help states the defaults `settings` applies (they live there, not in clap).

@@ -4,9 +4,11 @@ use std::path::Path;
 
 use super::{report_run, ShowProgress, SummaryTo};
 use crate::baseline::{refresh as refresh_baseline, RefreshSettings, Refreshed};
+use crate::cli::BaselineFormat;
 use crate::error::{Exit, Result};
 use crate::output::Reporter;
 use crate::report::terminal;
+use crate::settings::ShowSettings;
 
 pub fn refresh(s: RefreshSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let runtime = crate::runtime::build()?;
@@ -65,8 +67,12 @@ pub fn refresh(s: RefreshSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     }
 }
 
-pub fn show(path: &Path, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let file = crate::score::file::read(path)?;
-    reporter.out(&terminal::baseline(&file, path));
+/// `baseline show`: the stored baseline, read (and so checked) as every command reads it.
+pub fn show(s: ShowSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let file = crate::score::file::read(&s.baseline)?;
+    match s.format {
+        BaselineFormat::Text => reporter.out(&terminal::baseline(&file, &s.baseline)),
+        BaselineFormat::Json => reporter.out(&file.to_json()?),
+    }
     Ok(Exit::Ok)
 }

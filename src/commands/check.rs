@@ -1,5 +1,6 @@
 //! `goldgate check`: the gate (run, score, compare, write), then the verdict on stdout and,
-//! inside GitHub Actions, the summary, outputs, annotations and PR comment.
+//! inside GitHub Actions, the summary, outputs, annotations and PR comment; or, with
+//! `--print-fingerprint`, only what the run would key its cached answers on.
 
 use super::{report_run, ShowProgress, SummaryTo};
 use crate::cli::GateFormat;
@@ -8,9 +9,12 @@ use crate::output::Reporter;
 use crate::settings::CheckCommand;
 
 pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    if s.print_fingerprint {
+        return print_fingerprint(&s, reporter);
+    }
     let runtime = crate::runtime::build()?;
     let checked = crate::check::check(&s.check, &runtime, &mut ShowProgress::new(reporter))?;
-    let summary_to = match s.gate.format {
+    let summary_to = match s.format {
         GateFormat::Brief => SummaryTo::Nowhere,
         _ => SummaryTo::Stderr,
     };
@@ -18,13 +22,10 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let Some(gated) = checked.gated else {
         return Ok(exit);
     };
-    if let Some(stats) = gated
-        .embedded
-        .filter(|_| s.gate.format != GateFormat::Brief)
-    {
+    if let Some(stats) = gated.embedded.filter(|_| s.format != GateFormat::Brief) {
         reporter.note(&crate::report::terminal::embedded_note(&stats));
     }
-    if gated.baseline.is_none() && s.gate.format != GateFormat::Brief {
+    if gated.baseline.is_none() && s.format != GateFormat::Brief {
         // (The brief verdict line says "no baseline yet" itself.)
         reporter.note(&format!(
             "note: no baseline at {}: only absolute rules apply. Create one from a trusted run with `goldgate baseline refresh --suite {}` and commit it.\n",
@@ -44,12 +45,30 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Some(&runtime),
         reporter,
     )?;
-    super::compare::show_verdict(
-        &gated.verdict,
-        &gated.score,
-        &s.gate,
-        &gated.markdown,
-        Some(&gated.written.run),
-        reporter,
-    )
+    let show = super::compare::Show {
+        format: s.format,
+        comment: &gated.markdown,
+        run: Some(&gated.written.run),
+    };
+    super::compare::show_verdict(&gated.verdict, &gated.score, &s.gate, show, reporter)
+}
+
+/// `check --print-fingerprint`: what the run would key its cached answers on and where they
+/// go, computed as the run computes it, one `name=value` line each; nothing runs.
+fn print_fingerprint(s: &CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    let plan = crate::run::plan::cache_plan(&s.check.run)?;
+    if let Some(why) = &plan.cache_off {
+        reporter.note(&format!("note: the answer cache is off: {why}\n"));
+    }
+    // The name the run file's provenance gives it.
+    let cache = serde_json::to_value(plan.cache)
+        .map_err(|e| crate::error::Error::internal(format!("cannot name the cache use: {e}")))?;
+    let cache = cache.as_str().unwrap_or_default();
+    reporter.out(&format!(
+        "pipeline_fingerprint={}\ncache={cache}\ncache_dir={}\ngate_name={}\n",
+        plan.fingerprint.value,
+        crate::escape::one_line(&s.check.run.cache_dir.display().to_string()),
+        crate::escape::one_line(&s.gate.report.gate_name),
+    ));
+    Ok(Exit::Ok)
 }

@@ -35,25 +35,36 @@ pub fn compare(s: CompareSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     super::publish::to_actions(
         &verdict, &s.gate, &paths, &comment, reproduce, None, reporter,
     )?;
-    show_verdict(&verdict, &candidate, &s.gate, &comment, None, reporter)
+    let show = Show {
+        format: s.format,
+        comment: &comment,
+        run: None,
+    };
+    show_verdict(&verdict, &candidate, &s.gate, show, reporter)
 }
 
 /// Records whose trace the HTML report shows at most.
 pub const MAX_TRACES: usize = 50;
 
-/// Print the verdict as `--format` asks (`comment` is the rendered PR comment; the HTML
-/// report shows the traces `run` holds) and return its exit code.
+/// How to show a verdict: `--format`, the rendered PR comment, and the run whose traces the
+/// HTML report shows.
+pub(super) struct Show<'a> {
+    pub format: GateFormat,
+    pub comment: &'a str,
+    pub run: Option<&'a std::path::Path>,
+}
+
+/// Print the verdict as `show.format` asks and return its exit code.
 pub(super) fn show_verdict(
     verdict: &Verdict,
     candidate: &ScoreFile,
     gate: &GateSettings,
-    comment: &str,
-    run: Option<&std::path::Path>,
+    show: Show<'_>,
     reporter: &mut Reporter<'_>,
 ) -> Result<Exit> {
-    match gate.format {
+    match show.format {
         GateFormat::Html => {
-            let traces = match run {
+            let traces = match show.run {
                 Some(run) => Some(crate::runfile::reader::traces(run, MAX_TRACES)?),
                 None => None,
             };
@@ -67,8 +78,8 @@ pub(super) fn show_verdict(
         GateFormat::Text => reporter.out(&terminal::verdict(verdict)),
         GateFormat::Brief => reporter.out(&terminal::brief(verdict)),
         GateFormat::Junit => reporter.out(&junit::junit(verdict)),
-        GateFormat::Markdown => reporter.out(comment),
-        GateFormat::Json => reporter.out(&super::json(verdict)?),
+        GateFormat::Markdown => reporter.out(show.comment),
+        GateFormat::Json => reporter.out(&crate::gate::verdict::to_json(verdict)?),
     }
     Ok(Exit::from(verdict.verdict))
 }

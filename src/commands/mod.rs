@@ -33,9 +33,7 @@ pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Command::Baseline(BaselineCommand::Refresh(args)) => {
             baseline::refresh((*args).try_into()?, reporter)
         }
-        Command::Baseline(BaselineCommand::Show { baseline }) => {
-            baseline::show(&crate::settings::baseline_file(baseline), reporter)
-        }
+        Command::Baseline(BaselineCommand::Show(args)) => baseline::show(args.into(), reporter),
         Command::Thresholds(ThresholdsCommand::Check { file }) => {
             thresholds::check(&crate::settings::thresholds_file(file), reporter)
         }

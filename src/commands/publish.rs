@@ -1,9 +1,10 @@
 //! `goldgate publish` (post a saved verdict, judged again under the trusted rules: the
-//! `workflow_run` half for fork PRs), and the GitHub side of `check` and `compare`: shown
-//! through the reporter.
+//! `workflow_run` half for fork PRs, and print that verdict as `--format` asks), and the
+//! GitHub side of `check` and `compare`: shown through the reporter.
 
 use std::path::{Path, PathBuf};
 
+use crate::cli::PublishFormat;
 use crate::error::{Exit, Result};
 use crate::gate::rederive::{rederive, RederiveOptions, Rederived};
 use crate::gate::untrusted;
@@ -11,6 +12,7 @@ use crate::gate::verdict::{Outcome, Status, Verdict};
 use crate::output::Reporter;
 use crate::publish::{self, Event, Report};
 use crate::report::markdown::{self, Limit, Render};
+use crate::report::{junit, terminal};
 use crate::settings::{GateSettings, PublishSettings};
 use crate::text::shell_quote;
 
@@ -248,5 +250,12 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
         verdict.summary,
         s.verdict.display()
     ));
+    reporter.out(&match s.format {
+        PublishFormat::Text => terminal::verdict(verdict),
+        PublishFormat::Json => crate::gate::verdict::to_json(verdict)?,
+        PublishFormat::Markdown => markdown,
+        PublishFormat::Junit => junit::junit(verdict),
+        PublishFormat::Brief => terminal::brief(verdict),
+    });
     Ok(Exit::from(verdict.verdict))
 }

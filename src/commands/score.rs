@@ -34,7 +34,18 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         keep_view: None,
         embedding: score::Embedding::of(embedder.as_deref(), &s.cache_dir),
     })?;
-    write_atomic(&s.output, |out| scored.file.write_to(out))?;
+    // With --format json the file's bytes are also stdout's: written once, in memory.
+    let json = match s.format {
+        ScoreFormat::Json => {
+            let text = scored.file.to_json()?;
+            write_atomic(&s.output, |out| out.write_all(text.as_bytes()))?;
+            Some(text)
+        }
+        ScoreFormat::Text => {
+            write_atomic(&s.output, |out| scored.file.write_to(out))?;
+            None
+        }
+    };
     if let Some(stats) = &scored.embedded {
         reporter.note(&terminal::embedded_note(stats));
     }
@@ -45,9 +56,9 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
             s.suite.display()
         ));
     }
-    match s.format {
-        ScoreFormat::Text => reporter.out(&terminal::score_summary(&scored.file, &s.output)),
-        ScoreFormat::Json => reporter.out(&super::json(&scored.file.metrics)?),
+    match json {
+        Some(text) => reporter.out(&text),
+        None => reporter.out(&terminal::score_summary(&scored.file, &s.output)),
     }
     let missing = &scored.file.missing;
     let exit = if missing.is_empty() || s.allow_missing {

@@ -191,11 +191,18 @@ pub fn by_name(verdict: &Verdict) -> BTreeMap<&str, &MetricResult> {
         .collect()
 }
 
+/// A verdict file's text (pretty JSON ending with a newline): what [`write`] writes and
+/// `--format json` prints.
+pub fn to_json(verdict: &Verdict) -> crate::error::Result<String> {
+    serde_json::to_string_pretty(verdict)
+        .map(|s| s + "\n")
+        .map_err(|e| crate::error::Error::internal(format!("cannot render the verdict: {e}")))
+}
+
 /// Write a verdict file (`verdict.json`), for `publish` and other tools.
 pub fn write(path: &std::path::Path, verdict: &Verdict) -> crate::error::Result<()> {
-    crate::io::write_atomic(path, |w| {
-        serde_json::to_writer_pretty(w, verdict).map_err(std::io::Error::other)
-    })
+    let text = to_json(verdict)?;
+    crate::io::write_atomic(path, |w| w.write_all(text.as_bytes()))
 }
 
 /// Read a verdict file written by `check` or `compare --output`.

@@ -166,9 +166,7 @@ pub fn run_suite_locked(
 ) -> Result<RunReport> {
     // The pipeline is fingerprinted (git runs) while the suite is read.
     let (fingerprint, read) = std::thread::scope(|scope| {
-        let fingerprint = scope.spawn(|| {
-            fingerprint::fingerprint(&settings.pipeline, &settings.own_files, git(settings))
-        });
+        let fingerprint = scope.spawn(|| pipeline_fingerprint(settings));
         let read = read_suite(settings);
         let fingerprint = fingerprint
             .join()
@@ -187,13 +185,7 @@ pub fn run_suite_locked(
         secrets.clone(),
         limits.clone(),
     )?);
-    let wish = CacheWish {
-        read: settings.cache == CacheMode::Use,
-        off: settings.cache == CacheMode::Off,
-        pipeline: settings.cache_pipeline,
-    };
-    let (cache_use, cache_off) =
-        fingerprint::cache_use(&settings.pipeline.adapter, &fingerprint, wish);
+    let (cache_use, cache_off) = cache_use(settings, &fingerprint);
     if let Some(why) = &cache_off {
         observer.notice(&Notice::CacheOff(why.clone()));
     }
@@ -314,6 +306,43 @@ pub fn run_suite_locked(
         summary,
         ending,
     })
+}
+
+/// What a run with `settings` keys its cached answers on and how it uses the cache, before
+/// it runs (the GitHub Action keys its copy of the cache directory on it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CachePlan {
+    pub fingerprint: fingerprint::Fingerprint,
+    pub cache: CacheUse,
+    /// Why goldgate turned the cache off, when it did.
+    pub cache_off: Option<String>,
+}
+
+/// The [`CachePlan`] of a run with `settings`: the same fingerprint and cache use
+/// [`run_suite`] computes, by the same functions.
+pub fn cache_plan(settings: &RunSettings) -> Result<CachePlan> {
+    let fingerprint = pipeline_fingerprint(settings)?;
+    let (cache, cache_off) = cache_use(settings, &fingerprint);
+    Ok(CachePlan {
+        fingerprint,
+        cache,
+        cache_off,
+    })
+}
+
+/// The pipeline's fingerprint, part of every cache key of the run.
+fn pipeline_fingerprint(settings: &RunSettings) -> Result<fingerprint::Fingerprint> {
+    fingerprint::fingerprint(&settings.pipeline, &settings.own_files, git(settings))
+}
+
+/// How the run uses the answer cache, and why goldgate turned it off when it did.
+fn cache_use(settings: &RunSettings, fp: &fingerprint::Fingerprint) -> (CacheUse, Option<String>) {
+    let wish = CacheWish {
+        read: settings.cache == CacheMode::Use,
+        off: settings.cache == CacheMode::Off,
+        pipeline: settings.cache_pipeline,
+    };
+    fingerprint::cache_use(&settings.pipeline.adapter, fp, wish)
 }
 
 /// The judge, when configured, with its cache in the run's cache directory (read and

@@ -136,6 +136,17 @@ pub struct SampleScore {
 }
 
 impl ScoreFile {
+    /// The file's text, exactly as [`Self::write_to`] writes it (`score --format json` and
+    /// `baseline show --format json` print it).
+    pub fn to_json(&self) -> crate::error::Result<String> {
+        let internal =
+            |e: String| crate::error::Error::internal(format!("cannot render the score file: {e}"));
+        let mut bytes = Vec::new();
+        self.write_to(&mut bytes)
+            .map_err(|e| internal(e.to_string()))?;
+        String::from_utf8(bytes).map_err(|e| internal(e.to_string()))
+    }
+
     /// Write the file: indented JSON, except that each sample is one compact line, so the
     /// file stays small and a changed sample is one changed line in a diff.
     pub fn write_to(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {

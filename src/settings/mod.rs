@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use crate::baseline::RefreshSettings;
 use crate::check::{CheckSettings, MissingBaseline, ReportOptions};
-use crate::cli::{self, CommentOn, GateFormat, ScoreFormat};
+use crate::cli::{self, BaselineFormat, CommentOn, GateFormat, PublishFormat, ScoreFormat};
 use crate::config::ConfigFile;
 use crate::error::Error;
 use crate::gate::compare::CompareOptions;
@@ -233,7 +233,6 @@ pub struct GateSettings {
     /// The file the rules came from; `None`: the built-in rules.
     pub thresholds_path: Option<PathBuf>,
     pub compare: CompareOptions,
-    pub format: GateFormat,
     pub report: ReportOptions,
     pub publish: PublishOptions,
 }
@@ -278,7 +277,6 @@ impl GateSettings {
                 allow_version_change: a.allow_version_change,
                 ratchet,
             },
-            format: a.format.unwrap_or(GateFormat::Text),
             report: ReportOptions {
                 gate_name: a
                     .gate_name
@@ -328,6 +326,7 @@ pub struct CompareSettings {
     pub score: PathBuf,
     pub baseline: Option<PathBuf>,
     pub output: Option<PathBuf>,
+    pub format: GateFormat,
     pub gate: GateSettings,
 }
 
@@ -340,6 +339,7 @@ impl TryFrom<cli::CompareArgs> for CompareSettings {
             score: a.score,
             baseline: a.baseline,
             output: a.output,
+            format: a.format.unwrap_or(GateFormat::Text),
         })
     }
 }
@@ -349,6 +349,9 @@ impl TryFrom<cli::CompareArgs> for CompareSettings {
 pub struct CheckCommand {
     pub check: CheckSettings,
     pub gate: GateSettings,
+    pub format: GateFormat,
+    /// Print the pipeline fingerprint and the cache the run would use, and run nothing.
+    pub print_fingerprint: bool,
 }
 
 impl TryFrom<cli::CheckArgs> for CheckCommand {
@@ -391,6 +394,8 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
                 facts: provenance_facts(),
             },
             gate,
+            format: a.format.unwrap_or(GateFormat::Text),
+            print_fingerprint: a.print_fingerprint,
         })
     }
 }
@@ -435,6 +440,7 @@ pub struct PublishSettings {
     /// values.
     pub baseline: Option<PathBuf>,
     pub gate: GateSettings,
+    pub format: PublishFormat,
     /// The commit of the trusted checkout (`GITHUB_SHA`, else git's `HEAD`).
     pub git_sha: Option<String>,
 }
@@ -467,6 +473,7 @@ impl TryFrom<cli::PublishArgs> for PublishSettings {
             gate: GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?,
             verdict: a.verdict,
             baseline,
+            format: a.format.unwrap_or(PublishFormat::Text),
             git_sha: provenance_facts().git_sha,
         })
     }
@@ -482,9 +489,21 @@ fn suite_dir(flag: Option<PathBuf>, file: &ConfigFile, what: &str) -> Result<Pat
     })
 }
 
-/// `baseline show`: the file, default [`defaults::BASELINE`].
-pub fn baseline_file(flag: Option<PathBuf>) -> PathBuf {
-    flag.unwrap_or_else(|| defaults::BASELINE.into())
+/// `goldgate baseline show`.
+#[derive(Clone, Debug)]
+pub struct ShowSettings {
+    /// The baseline file, default [`defaults::BASELINE`].
+    pub baseline: PathBuf,
+    pub format: BaselineFormat,
+}
+
+impl From<cli::ShowArgs> for ShowSettings {
+    fn from(a: cli::ShowArgs) -> Self {
+        ShowSettings {
+            baseline: a.baseline.unwrap_or_else(|| defaults::BASELINE.into()),
+            format: a.format.unwrap_or(BaselineFormat::Text),
+        }
+    }
 }
 
 /// The rules file: `flag`, else `configured` (`[check] thresholds` in goldgate.toml), else
