@@ -241,6 +241,15 @@ fn the_shipped_examples_validate() {
             );
         }
     }
+    // The project's own .taplo.toml maps each kind of TOML file to a schema that exists.
+    let taplo = toml_file(&root().join(".taplo.toml"));
+    for rule in taplo["rule"].as_array().unwrap() {
+        let path = rule["schema"]["path"].as_str().unwrap();
+        assert!(
+            root().join(path).is_file(),
+            ".taplo.toml names {path}, which does not exist"
+        );
+    }
     // The project's own rules file.
     check(
         "thresholds.schema.json",
