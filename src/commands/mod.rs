@@ -133,7 +133,7 @@ fn report_run(run: &RunReport, to: SummaryTo, reporter: &mut Reporter<'_>) -> Ex
     // Why calls failed, grouped by cause (a 401 on every call is one line, not a mystery).
     let causes = crate::report::terminal::failed_calls(&run.failures());
     // Answers the kinds read nothing from, said with what they hold instead.
-    let keyless = crate::report::terminal::keyless_note(&s.keyless.finish());
+    let keyless = crate::report::keyless::terminal(&s.keyless.finish());
     match &run.ending {
         Ending::Complete => {
             let line = format!(

@@ -19,7 +19,6 @@ pub use super::fit::{Limit, SUMMARY_LIMIT};
 use crate::error::{Error, Result};
 use crate::escape;
 use crate::gate::verdict::{Outcome, Status, Verdict};
-use crate::kinds::keys::Keyless;
 use crate::runfile::failures::{FailedCalls, FailureCause};
 
 /// GitHub's limit on a comment body, in characters.
@@ -85,41 +84,6 @@ fn rows(metrics: &[&crate::gate::verdict::MetricResult]) -> Vec<Value> {
 
 /// `7 calls failed`, then each cause: its kind, its message, how many calls, example
 /// samples (`…` when there are more), as Markdown.
-/// Where the answer each kind reads is shown.
-const ANSWERS_DOCS: &str = concat!(
-    env!("CARGO_PKG_REPOSITORY"),
-    "/blob/main/docs/pipelines.md#what-a-pipeline-prints"
-);
-
-/// One line per kind whose answers parsed but hold none of the keys it reads.
-fn keyless(keyless: &[Keyless]) -> Vec<Value> {
-    keyless
-        .iter()
-        .map(|k| {
-            let mut ids: Vec<String> = k.examples.iter().map(|i| escape::markdown_code(i)).collect();
-            if k.samples > k.examples.len() {
-                ids.push("…".into());
-            }
-            let code = |keys: &[String]| keys.iter().map(|x| escape::markdown_code(x)).collect::<Vec<_>>().join(", ");
-            let found = match k.found.as_slice() {
-                [] => "nothing".to_string(),
-                keys => code(keys),
-            };
-            let task = k.task.as_deref().map(|t| format!(" (task {})", escape::markdown_code(t))).unwrap_or_default();
-            let answers = match k.answers {
-                1 => "1 answer holds".to_string(),
-                n => format!("{n} answers hold"),
-            };
-            safe(format!(
-                "**{answers} none of the keys {}{task} reads** ({}); found: {found} (samples {}). They score as empty answers: see [what a pipeline prints]({ANSWERS_DOCS}).",
-                k.kind.as_str(),
-                code(&k.expected),
-                ids.join(", "),
-            ))
-        })
-        .collect()
-}
-
 fn failed_calls(f: &FailedCalls) -> Value {
     if f.is_empty() {
         return Value::from(());
@@ -308,7 +272,7 @@ fn render_as(
         coverage => sections.coverage_text(),
         runs => sections.main.iter().chain(&sections.diagnostics).any(|m| super::runs_text(m, 3).is_some()),
         failed_calls => failed_calls(&v.failures),
-        keyless => keyless(&v.keyless),
+        keyless => super::keyless::markdown(&v.keyless).into_iter().map(safe).collect::<Vec<_>>(),
         usage => crate::report::spend::verdict_line(v),
         samples => samples,
         show_samples => shown.broken > 0 || shown.fixed,

@@ -6,6 +6,7 @@
 pub mod fit;
 pub mod html;
 pub mod junit;
+pub mod keyless;
 pub mod layout;
 pub mod markdown;
 pub mod progress;

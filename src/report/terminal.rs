@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use crate::error::{Problem, Severity};
 use crate::escape::one_line;
-use crate::kinds::keys::Keyless;
 use crate::runfile::failures::FailedCalls;
 use crate::score::ScoreFile;
 use crate::suite::agreement::Agreement;
@@ -367,28 +366,6 @@ pub fn failed_calls(f: &FailedCalls) -> String {
             lines.iter().map(|l| format!("  {l}\n")).collect::<String>()
         ),
     }
-}
-
-/// A warning per kind whose answers parsed but hold none of the keys it reads (they score
-/// as empty answers), naming the keys it reads and what they hold instead; empty when none.
-pub fn keyless_note(keyless: &[Keyless]) -> String {
-    let mut out = String::new();
-    for k in keyless {
-        let more = if k.samples > k.examples.len() {
-            ", …"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "warning: {} (samples {}{more})\n  hint: they score as empty answers; docs/pipelines.md shows the answer of kind {}, and schemas/answer-{}.schema.json checks one",
-            one_line(&k.describe()),
-            one_line(&k.examples.join(", ")),
-            k.kind.as_str(),
-            k.kind.as_str(),
-        );
-    }
-    out
 }
 
 /// `baseline show`.
