@@ -3,11 +3,12 @@
 //! `stdout_is_file`), optional `stdout.txt` / `stderr.txt` snapshots, and its fixture
 //! files. The folder is copied to a temporary directory and the command runs there;
 //! `{root}` in an argument is the repository root (for cases that run on the shipped
-//! `examples/`). Every stream has an expectation: compared with its snapshot by snapbox
-//! (listed in `exact`, the default; `[ROOT]` stands for the repository root, `[..]` and
-//! `...` are wildcards), checked for the `*_contains` strings, or (stdout) compared byte for
-//! byte with a file the command wrote or read; a case that asserts nothing about a stream
-//! fails.
+//! `examples/`); every run file, score and verdict listed in `files` must validate against
+//! its schema in `schemas/`. Every stream has an expectation: compared with its snapshot by
+//! snapbox (listed in `exact`, the default; `[ROOT]` stands for the repository root, `[..]`
+//! and `...` are wildcards), checked for the `*_contains` strings, or (stdout) compared byte
+//! for byte with a file the command wrote or read; a case that asserts nothing about a
+//! stream fails.
 //! `SNAPSHOTS=overwrite` rewrites the snapshots from the actual output.
 
 use std::path::{Path, PathBuf};
@@ -114,9 +115,12 @@ fn run_case(dir: &Path) -> Vec<String> {
         }
     }
     for file in &case.files {
-        if !work.0.join(file).is_file() {
+        let path = work.0.join(file);
+        if !path.is_file() {
             failures.push(format!("{file} was not written"));
         }
+        // Every run file, score and verdict a case writes is held to its schema.
+        crate::support::schema::check_written(&path, &mut failures);
     }
     if let Some(file) = &case.stdout_is_file {
         match std::fs::read(work.0.join(file)) {

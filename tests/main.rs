@@ -29,6 +29,8 @@ mod release;
 mod repeats;
 mod resume;
 mod run;
+mod schema_drift;
+mod schemas;
 mod scoring;
 mod secrets;
 mod semantic;

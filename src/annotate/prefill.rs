@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::Result;
+use crate::kinds::keys;
 use crate::parse::parse_answer;
 use crate::runfile::reader::RunIndex;
 use crate::suite::{Kind, Sample};
@@ -80,7 +81,6 @@ pub fn draft(sample: &Sample, source: &str, text: &str) -> Draft {
         );
     };
     let mut labels = serde_json::Map::new();
-    let mut found = false;
     for key in sample.kind.label_keys() {
         let list = match (sample.kind, &value) {
             (Kind::Tuples, _) => sample.task.as_ref().and_then(|task| {
@@ -91,20 +91,23 @@ pub fn draft(sample: &Sample, source: &str, text: &str) -> Draft {
             (Kind::Extraction | Kind::E2e, Value::Array(_)) => Some(&value),
             _ => value.get(*key).filter(|v| v.is_array()),
         };
-        found |= list.is_some();
         labels.insert(
             key.to_string(),
             list.cloned().unwrap_or(Value::Array(Vec::new())),
         );
     }
+    let task = sample.task.as_deref();
+    let problem = keys::missing(sample.kind, task, &value).map(|found| {
+        let expected = keys::expected(sample.kind, task);
+        let task = task.map(|t| t.name.as_str());
+        format!(
+            "the answer holds {}",
+            keys::sentence(sample.kind, task, &expected, &found)
+        )
+    });
     Draft {
         source: source.to_string(),
         labels: Value::Object(labels),
-        problem: (!found).then(|| {
-            format!(
-                "the answer holds none of {}",
-                sample.kind.label_keys().join(", ")
-            )
-        }),
+        problem,
     }
 }

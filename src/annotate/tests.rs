@@ -396,7 +396,7 @@ fn prefill_turns_a_run_files_answers_into_drafts() {
     let odd = super::prefill::draft(sample, "run.jsonl", r#"{"extracted_requirements": []}"#);
     assert_eq!(
         odd.problem.as_deref(),
-        Some("the answer holds none of requirements")
+        Some("the answer holds none of the keys extraction reads (requirements); found: extracted_requirements")
     );
 }
 

@@ -153,11 +153,13 @@ fn report_run(
     let s = &run.summary;
     // Why calls failed, grouped by cause (a 401 on every call is one line, not a mystery).
     let causes = crate::report::terminal::failed_calls(&run.failures());
+    // Answers the kinds read nothing from, said with what they hold instead.
+    let keyless = crate::report::keyless::terminal(&s.keyless.finish());
     match &run.ending {
         Ending::Complete => {
             let to_file = kept.map_or_else(String::new, |p| format!(" to {}", p.display()));
             let line = format!(
-                "wrote {} records{to_file} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}",
+                "wrote {} records{to_file} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}{keyless}",
                 run.total,
                 s.written,
                 s.elapsed.as_secs_f64(),
@@ -190,6 +192,7 @@ fn report_run(
         Ending::Interrupted => {}
     }
     reporter.note(&causes);
+    reporter.note(&keyless);
     reporter.note(&format!(
         "incomplete run: {} records are in {}; fix the cause and run again with --resume\n",
         run.total,

@@ -108,6 +108,7 @@ pub fn compare(
         sample_results: sample_results(candidate, baseline, sample_pass),
         diffs: Vec::new(),
         failures: failed_calls(candidate),
+        keyless: candidate.keyless.clone(),
     })
 }
 
@@ -268,6 +269,7 @@ pub(crate) mod tests {
             groups: Default::default(),
             samples: scores,
             missing: vec![],
+            keyless: vec![],
         }
     }
 

@@ -213,6 +213,7 @@ pub fn rederive(
         diffs,
         rules_source: thresholds.source.to_string(),
         failures: file.failures.clone(),
+        keyless: file.keyless.clone(),
     };
     Ok(Rederived {
         verdict: derived,

@@ -142,6 +142,9 @@ pub struct Verdict {
     /// The candidate's failed calls, grouped by cause.
     #[serde(default, skip_serializing_if = "FailedCalls::is_empty")]
     pub failures: FailedCalls,
+    /// The candidate's answers that parsed but hold none of the keys their kind reads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keyless: Vec<crate::kinds::keys::Keyless>,
 }
 
 impl Verdict {

@@ -10,6 +10,7 @@ pub mod e2e;
 pub mod explain;
 pub mod extraction;
 pub mod inference;
+pub mod keys;
 pub mod tuples;
 pub mod validation;
 

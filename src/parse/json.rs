@@ -30,6 +30,11 @@ impl<'a> Object<'a> {
     pub fn get(&self, key: &str) -> Option<&Json<'a>> {
         self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
     }
+
+    /// The keys in text order, a repeated key each time it is written.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(k, _)| k.as_ref())
+    }
 }
 
 impl<'a> Json<'a> {

@@ -8,6 +8,7 @@ pub mod fit;
 pub mod html;
 pub mod html_view;
 pub mod junit;
+pub mod keyless;
 pub mod layout;
 pub mod markdown;
 pub mod progress;

@@ -18,6 +18,7 @@ use super::judge::cache::JudgeCache;
 use super::judge::Judge;
 use super::runner::{self, Job, RunOptions, RunSummary};
 use crate::error::Result;
+use crate::kinds::keys::Expects;
 use crate::limits::Limits;
 use crate::runfile::lock::OutputLock;
 use crate::runfile::record::{CacheUse, RunProvenance};
@@ -198,11 +199,12 @@ pub fn run_suite_locked(
     };
     let mut jobs: Vec<Job> = samples
         .iter()
-        .flat_map(|(id, request)| {
+        .flat_map(|(id, request, expects)| {
             (0..settings.repeat).map(move |repeat| Job {
                 sample_id: id.clone(),
                 repeat,
                 request: request.clone(),
+                expects: expects.clone(),
             })
         })
         .collect();
@@ -367,7 +369,8 @@ fn git(settings: &RunSettings) -> Git<'_> {
 }
 
 /// Each sample this run sends (its shard of the suite): its id and request.
-type Requests = Vec<(String, Arc<Value>)>;
+/// Each sample's id, request and what its answers should hold.
+type Requests = Vec<(String, Arc<Value>, Expects)>;
 
 /// The requests of the samples this run sends, and the suite fingerprint.
 fn read_suite(settings: &RunSettings) -> Result<(Requests, String)> {
@@ -378,7 +381,11 @@ fn read_suite(settings: &RunSettings) -> Result<(Requests, String)> {
             .shard
             .is_none_or(|shard| shard.contains(&sample.id))
         {
-            samples.push((sample.id.clone(), Arc::new(sample.request())));
+            samples.push((
+                sample.id.clone(),
+                Arc::new(sample.request()),
+                Expects::of(sample),
+            ));
         }
     })?;
     Ok((samples, fingerprint))

@@ -20,6 +20,7 @@ use super::cost::{Budget, Pricing};
 use super::judge::Judge;
 use crate::error::Result;
 use crate::judge::JudgeRecord;
+use crate::kinds::keys::{Expects, Tally};
 use crate::limits::Limits;
 use crate::parse::{parse_answer, ParseOutcome};
 use crate::retry::Backoff;
@@ -37,6 +38,8 @@ pub struct Job {
     pub repeat: u32,
     /// The sample without `labels` and `annotations`.
     pub request: Arc<Value>,
+    /// What its answer should hold (to count answers that hold none of it).
+    pub expects: Expects,
 }
 
 /// How the runner behaves.
@@ -116,6 +119,8 @@ pub struct RunSummary {
     pub cost_known: usize,
     /// Answers cut at the model's token limit (`finish_reason: length`).
     pub truncated: usize,
+    /// Answers that parsed but hold none of the keys their kind reads.
+    pub keyless: Tally,
     pub elapsed: Duration,
 }
 
@@ -166,7 +171,7 @@ pub async fn run(
             // Once the budget is spent, calls still waiting never start.
             match options.budget.open() {
                 true => {
-                    let record = call(&pipeline, &job, &options).await;
+                    let (record, keyless) = call(&pipeline, &job, &options).await;
                     // Counted before the permit goes to the next call, which then sees
                     // whether the budget is spent.
                     let cost = record.usage.as_ref().and_then(|u| u.cost_usd);
@@ -176,7 +181,7 @@ pub async fn run(
                     if let Some(cost) = judge_cost(&record) {
                         options.budget.spend(cost);
                     }
-                    Some(record)
+                    Some((record, keyless.map(|found| (job.expects, found))))
                 }
                 false => None,
             }
@@ -196,9 +201,12 @@ pub async fn run(
             next = tasks.join_next() => match next {
                 None => break,
                 Some(Ok(None)) => summary.over_budget = true,
-                Some(Ok(Some(record))) => {
+                Some(Ok(Some((record, keyless)))) => {
                     writer.write(&record)?;
                     summary.count(&record);
+                    if let Some((expects, found)) = keyless {
+                        expects.count(&mut summary.keyless, &record.sample_id, &found);
+                    }
                     progress(&summary);
                     if options.max_errors.is_some_and(|max| summary.errors > max) {
                         summary.tripped = true;
@@ -260,8 +268,13 @@ async fn call_with_retries(
     }
 }
 
-/// Make one call and turn its outcome into a record.
-async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord {
+/// Make one call and turn its outcome into a record; with it, what the answer held instead
+/// when it parsed but holds none of the keys its kind reads.
+async fn call(
+    pipeline: &Pipeline,
+    job: &Job,
+    options: &RunOptions,
+) -> (RunRecord, Option<Vec<String>>) {
     let started = Instant::now();
     let key = Cache::key(&job.request, &options.pipeline_fingerprint, job.repeat);
     let hit = options.cache.as_ref().and_then(|c| c.get(&key));
@@ -275,6 +288,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
     if let (Some(cache), Ok(reply), false) = (&options.cache, &outcome, cached) {
         cache.put(&key, reply, measured);
     }
+    let mut keyless = None;
     let mut record = RunRecord {
         sample_id: job.sample_id.clone(),
         repeat: job.repeat,
@@ -297,6 +311,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
     match outcome {
         Ok(reply) => {
             let parsed = parse_answer(&reply.text);
+            keyless = parsed.value.as_ref().and_then(|v| job.expects.missing(v));
             record.parse = Some(json!({"outcome": parsed.outcome, "detail": parsed.detail}));
             record.usage = reply
                 .usage
@@ -348,7 +363,7 @@ async fn call(pipeline: &Pipeline, job: &Job, options: &RunOptions) -> RunRecord
         }
     }
     record.judge = review(pipeline, job, &record, options).await;
-    record
+    (record, keyless)
 }
 
 /// The judge's review of a record: a replayed record's own review when no judge is

@@ -154,7 +154,7 @@ impl ScoreFile {
         const WRITE_GROUP: usize = 2048;
         let pretty = |v: &dyn erased::Json| v.pretty();
         writeln!(out, "{{")?;
-        let head: [(&str, &dyn erased::Json); 7] = [
+        let mut head: Vec<(&str, &dyn erased::Json)> = vec![
             ("schema", &self.schema),
             ("metrics_version", &self.metrics_version),
             ("protocol_version", &self.protocol_version),
@@ -163,6 +163,9 @@ impl ScoreFile {
             ("groups", &self.groups),
             ("missing", &self.missing),
         ];
+        if !self.keyless.is_empty() {
+            head.push(("keyless", &self.keyless));
+        }
         for (key, value) in head {
             writeln!(
                 out,
@@ -237,6 +240,10 @@ pub struct ScoreFile {
     pub samples: Vec<SampleScore>,
     /// Suite samples that had no answer in the run (excluded from every metric).
     pub missing: Vec<String>,
+    /// Answers that parsed but hold none of the keys their kind reads (scored as empty
+    /// answers), per kind and task; absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keyless: Vec<crate::kinds::keys::Keyless>,
 }
 
 /// Read a score (or baseline) file, with the location of any problem.

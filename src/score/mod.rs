@@ -67,6 +67,8 @@ struct RecordScore {
     outcome: ParseOutcome,
     matching: Option<kinds::explain::Explanation>,
     pairs: Vec<kinds::aligned::Paired>,
+    /// What the answer held instead, when it parsed but holds none of the kind's keys.
+    keyless: Option<Vec<String>>,
 }
 
 /// What reading the suite and the run file turned up, taken in suite order.
@@ -80,6 +82,7 @@ struct Reading {
     fingerprints: HashSet<Option<String>>,
     models: HashSet<Option<String>>,
     judges: HashSet<file::JudgeSummary>,
+    keyless: kinds::keys::Tally,
     samples: Vec<Sampled>,
     views: Vec<SampleView>,
 }
@@ -99,6 +102,8 @@ struct Answered {
     fingerprints: Vec<Option<String>>,
     models: Vec<Option<String>>,
     judges: Vec<file::JudgeSummary>,
+    /// The keys the sample's kind reads, and what each of its keyless answers held.
+    keyless: Option<(Vec<String>, Vec<Vec<String>>)>,
     score: SampleScore,
     runs: runs::SampleRuns,
     view: Option<SampleView>,
@@ -181,6 +186,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
         groups,
         samples,
         missing: reading.missing,
+        keyless: reading.keyless.finish(),
     };
     Ok(Scored {
         file,
@@ -207,7 +213,8 @@ fn load_and_score(
                 Err(p) => problems.push(p),
             }
         }
-        let (score, runs, first_pairs) = score_sample(sample, &records, req.scoring);
+        let mut keyless = Vec::new();
+        let (score, runs, first_pairs) = score_sample(sample, &records, req.scoring, &mut keyless);
         let view = req
             .keep_view
             .filter(|keep| keep(&score.id, score.primary))
@@ -224,6 +231,10 @@ fn load_and_score(
                 .flat_map(|a| &a.judge)
                 .map(file::JudgeSummary::of)
                 .collect(),
+            keyless: (!keyless.is_empty()).then(|| {
+                let expected = kinds::keys::expected(sample.kind, sample.task.as_deref());
+                (expected, keyless)
+            }),
             score,
             runs,
             view,
@@ -268,6 +279,12 @@ impl Reading {
         self.fingerprints.extend(answered.fingerprints);
         self.models.extend(answered.models);
         self.judges.extend(answered.judges);
+        if let Some((expected, found)) = &answered.keyless {
+            let (kind, task) = (answered.score.kind, answered.score.task.as_deref());
+            for held in found {
+                self.keyless.add(&id, kind, task, expected, held);
+            }
+        }
         self.samples.push((answered.score, answered.runs));
         self.views.extend(answered.view);
     }
@@ -277,11 +294,12 @@ impl Reading {
 type Sampled = (SampleScore, runs::SampleRuns);
 
 /// A sample scored, and the items its first record paired (for the diff of a broken
-/// sample).
+/// sample); `keyless` gets what each answer that holds none of the kind's keys held instead.
 fn score_sample(
     sample: &Sample,
     answers: &[Answer],
     cfg: &ScoringConfig,
+    keyless: &mut Vec<Vec<String>>,
 ) -> (SampleScore, runs::SampleRuns, Vec<kinds::aligned::Paired>) {
     let kind = kinds::of(sample.kind);
     let gold = kind.prepare(sample, cfg);
@@ -296,6 +314,7 @@ fn score_sample(
         runs.push(record.primary);
         parse.push(record.outcome);
         matching.extend(record.matching);
+        keyless.extend(record.keyless);
         latencies.extend(answer.latency_ms.filter(|l| l.is_finite()));
     }
     // The sample's sums are its records' (merged in order); each one's are kept apart too.
@@ -340,6 +359,10 @@ fn score_record(
     cfg: &ScoringConfig,
 ) -> RecordScore {
     let parsed = parse_answer_as::<Json>(&answer.text);
+    let keyless = parsed
+        .value
+        .as_ref()
+        .and_then(|v| kinds::keys::missing(sample.kind, sample.task.as_deref(), v));
     let reading = kinds::Parsed {
         value: parsed.value.as_ref(),
         outcome: parsed.outcome,
@@ -373,6 +396,7 @@ fn score_record(
         outcome: parsed.outcome,
         matching,
         pairs,
+        keyless,
     }
 }
 
@@ -532,7 +556,7 @@ mod tests {
             };
             let error = failed.then(|| crate::runfile::record::RecordError { kind: crate::runfile::record::ErrorKind::Exit, message: "x".into() });
             let answer = Answer { text, error, latency_ms: Some(5.0), ..Answer::default() };
-            let (score, runs, _) = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
+            let (score, runs, _) = score_sample(&sample(kind), &[answer], &ScoringConfig::default(), &mut Vec::new());
             let mut scores = [score];
             let few = BootstrapConfig { resamples: 10, ..BootstrapConfig::default() };
             aggregate::aggregates(&mut scores, vec![runs], &few);

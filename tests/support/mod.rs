@@ -3,6 +3,7 @@
 pub mod mock_http;
 pub mod openai;
 pub mod project;
+pub mod schema;
 #[cfg(feature = "semantic")]
 pub mod tiny_bert;
 

@@ -1,0 +1,550 @@
+//! The schemas of `schemas/` against the code, so they cannot silently rot: the keys of every
+//! table and object goldgate refuses unknown keys in (read from the readers themselves: the
+//! list their "unknown field" error gives), the values of every enum, and the metric names of
+//! the registry with each one's direction and range. The parts made from the code (enum
+//! values and their `norm` patterns, metric names, the thresholds schema's metric tables)
+//! are rewritten from it with `SNAPSHOTS=overwrite`; then read the diff.
+
+use std::collections::BTreeSet;
+
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+use crate::support::schema::{dir, load};
+
+/// The names between backticks after "expected" in a serde error: the fields a struct
+/// knows, or the variants of an enum.
+fn expected_names(message: &str) -> BTreeSet<String> {
+    let Some(at) = message.find("expected") else {
+        return BTreeSet::new();
+    };
+    message[at..]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The fields `T` knows: what it says when given an unknown one, as JSON.
+fn json_fields<T: DeserializeOwned + std::fmt::Debug>() -> BTreeSet<String> {
+    let err = serde_json::from_value::<T>(json!({"zz_unknown": 1})).unwrap_err();
+    expected_names(&err.to_string())
+}
+
+/// The same for a TOML table.
+fn toml_fields<T: DeserializeOwned + std::fmt::Debug>() -> BTreeSet<String> {
+    let err = toml::from_str::<T>("zz_unknown = 1\n").unwrap_err();
+    expected_names(err.message())
+}
+
+/// The variants `T` knows.
+fn variants<T: DeserializeOwned + std::fmt::Debug>() -> BTreeSet<String> {
+    let err = serde_json::from_value::<T>(json!("zz_unknown")).unwrap_err();
+    expected_names(&err.to_string())
+}
+
+/// The keys the suite reader knows in a `suite.toml` whose text is `head` with an unknown
+/// key added to its last table.
+fn suite_toml_fields(text: &str) -> BTreeSet<String> {
+    let dir = crate::support::TempDir::new("drift-suite");
+    std::fs::write(
+        dir.0.join("s.json"),
+        r#"{"id": "s", "kind": "extraction", "labels": {}}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.0.join("suite.toml"), text).unwrap();
+    let err = format!(
+        "{:?}",
+        goldgate::suite::Suite::open(&dir.0, 1 << 20).unwrap_err()
+    );
+    // The reader's message, without the hint after it.
+    let at = err.find("unknown field").unwrap_or_else(|| panic!("{err}"));
+    let message = &err[at..];
+    expected_names(&message[..message.find('"').unwrap_or(message.len())])
+}
+
+/// The property names of the schema object at `pointer` (its own, and those of a `$ref`
+/// it names in the same file).
+fn properties(schema: &Value, pointer: &str) -> BTreeSet<String> {
+    let node = schema
+        .pointer(pointer)
+        .unwrap_or_else(|| panic!("no {pointer}"));
+    let mut names: BTreeSet<String> = node
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    if let Some(r) = node.get("$ref").and_then(Value::as_str) {
+        names.extend(properties(schema, &r[1..]));
+    }
+    names
+}
+
+#[test]
+fn every_object_knows_the_keys_its_reader_knows() {
+    use goldgate::config::*;
+    use goldgate::gate::thresholds::*;
+    use goldgate::judge::record::{JudgeRecord, Judgement};
+    use goldgate::judge::rubric::{ByCategory, Scores};
+    use goldgate::runfile::record::*;
+    use goldgate::runfile::trace::*;
+    use goldgate::suite::model::*;
+    let sample = load("sample.schema.json");
+    let run = load("run-record.schema.json");
+    let config = load("goldgate-toml.schema.json");
+    let thresholds = load("thresholds.schema.json");
+    let suite = load("suite-toml.schema.json");
+    let cases: Vec<(&str, &Value, &str, BTreeSet<String>)> = vec![
+        ("sample", &sample, "", json_fields::<RawSample>()),
+        ("sample", &sample, "/$defs/message", json_fields::<Message>()),
+        ("sample", &sample, "/$defs/requirement", json_fields::<Requirement>()),
+        ("sample", &sample, "/$defs/inferredRequirement", json_fields::<InferredRequirement>()),
+        ("sample", &sample, "/$defs/issue", json_fields::<Issue>()),
+        ("sample", &sample, "/properties/labels", json_fields::<Labels>()),
+        ("sample", &sample, "/properties/annotations/items", json_fields::<Annotation>()),
+        ("sample", &sample, "/properties/discussion/items", json_fields::<DiscussionNote>()),
+        ("sample", &sample, "/properties/review", json_fields::<Review>()),
+        ("run record", &run, "/$defs/record", json_fields::<RunRecord>()),
+        ("run record", &run, "/$defs/output", json_fields::<OutputLine>()),
+        ("run record", &run, "/$defs/error", json_fields::<RecordError>()),
+        ("run record", &run, "/$defs/usage", json_fields::<Usage>()),
+        ("run record", &run, "/$defs/trace", json_fields::<Trace>()),
+        ("run record", &run, "/$defs/traceCall", json_fields::<TraceCall>()),
+        ("run record", &run, "/$defs/traceCall/properties/messages/items", json_fields::<TraceMessage>()),
+        ("run record", &run, "/$defs/traceCall/properties/retries/items", json_fields::<TraceAttempt>()),
+        ("run record", &run, "/$defs/judge", json_fields::<JudgeRecord>()),
+        ("run record", &run, "/$defs/judgement", json_fields::<Judgement>()),
+        ("run record", &run, "/$defs/scores", json_fields::<Scores>()),
+        ("run record", &run, "/$defs/scores/properties/by_category", json_fields::<ByCategory>()),
+        ("goldgate.toml", &config, "", toml_fields::<ConfigFile>()),
+        ("goldgate.toml", &config, "/properties/pipeline", toml_fields::<PipelineTable>()),
+        ("goldgate.toml", &config, "/properties/pipeline/properties/agents", toml_fields::<AgentsTable>()),
+        ("goldgate.toml", &config, "/properties/pipeline/properties/agents/properties/reqparse", toml_fields::<AgentTable>()),
+        ("goldgate.toml", &config, "/properties/pipeline/properties/messages/items", toml_fields::<MessageTemplate>()),
+        ("goldgate.toml", &config, "/properties/pipeline/properties/pricing", toml_fields::<PricingTable>()),
+        ("goldgate.toml", &config, "/properties/run", toml_fields::<RunTable>()),
+        ("goldgate.toml", &config, "/properties/check", toml_fields::<CheckTable>()),
+        ("goldgate.toml", &config, "/properties/suite", toml_fields::<SuiteTable>()),
+        ("goldgate.toml", &config, "/properties/judge", toml_fields::<JudgeTable>()),
+        ("goldgate.toml", &config, "/properties/judge/properties/pricing", toml_fields::<PricingTable>()),
+        ("thresholds.toml", &thresholds, "", toml_fields::<Thresholds>()),
+        ("thresholds.toml", &thresholds, "/properties/defaults", toml_fields::<Defaults>()),
+        ("thresholds.toml", &thresholds, "/$defs/rule", toml_fields::<MetricRule>()),
+        ("thresholds.toml", &thresholds, "/properties/matching", toml_fields::<Matching>()),
+        ("thresholds.toml", &thresholds, "/properties/rd_score", toml_fields::<RdScore>()),
+        ("suite.toml", &suite, "", suite_toml_fields("zz_unknown = 1\n")),
+        ("suite.toml", &suite, "/$defs/task", suite_toml_fields("[tasks.t]\nfields = [{ name = \"a\", role = \"span\" }]\nzz_unknown = 1\n")),
+        ("suite.toml", &suite, "/$defs/field", suite_toml_fields("[tasks.t]\nfields = [{ name = \"a\", role = \"span\", zz_unknown = 1 }]\n")),
+        ("suite.toml", &suite, "/$defs/task/properties/relaxed", suite_toml_fields("[tasks.t]\nfields = [{ name = \"a\", role = \"span\" }]\nrelaxed = { zz_unknown = 1 }\n")),
+        ("suite.toml", &suite, "/$defs/task/properties/hallucination", suite_toml_fields("[tasks.t]\nfields = [{ name = \"a\", role = \"span\" }]\nhallucination = { match_mode = \"exact_span\", zz_unknown = 1 }\n")),
+        ("suite.toml", &suite, "/$defs/task/properties/cot", suite_toml_fields("[tasks.t]\nfields = [{ name = \"a\", role = \"span\" }]\ncot = { zz_unknown = 1 }\n")),
+    ];
+    let mut failures = Vec::new();
+    for (what, schema, pointer, code) in cases {
+        assert!(
+            !code.is_empty(),
+            "{what} {pointer}: the reader named no keys"
+        );
+        let documented = properties(schema, pointer);
+        if documented != code {
+            failures.push(format!(
+                "{what} schema at `{pointer}`: the reader knows {:?}, the schema {:?}",
+                code.difference(&documented).collect::<Vec<_>>(),
+                documented.difference(&code).collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "the schemas and the readers disagree (first: missing from the schema, second: unknown to the reader):\n{}", failures.join("\n"));
+}
+
+/// The values of the enum at `pointer`: its `enum`, or its first `anyOf` branch's.
+fn enum_at(schema: &Value, pointer: &str) -> BTreeSet<String> {
+    let node = schema
+        .pointer(pointer)
+        .unwrap_or_else(|| panic!("no {pointer}"));
+    let list = node.get("enum").or_else(|| node.pointer("/anyOf/0/enum"));
+    list.and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("no enum at {pointer}"))
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_enum_has_the_values_the_code_reads() {
+    use goldgate::error::Outcome;
+    use goldgate::gate::thresholds::Severity;
+    use goldgate::gate::verdict::Status;
+    use goldgate::metrics::matching::Miss;
+    use goldgate::metrics::registry::Direction;
+    use goldgate::metrics::SchemaMode;
+    use goldgate::parse::ParseOutcome;
+    use goldgate::run::agents::state::Ablation;
+    use goldgate::runfile::record::{CacheUse, ErrorKind};
+    use goldgate::suite::task::{MatchMode, Role, SupportMode};
+    use goldgate::suite::Kind;
+    let files: Vec<(&str, Value)> = [
+        "score.schema.json",
+        "verdict.schema.json",
+        "run-record.schema.json",
+        "suite-toml.schema.json",
+        "thresholds.schema.json",
+        "goldgate-toml.schema.json",
+    ]
+    .into_iter()
+    .map(|n| (n, load(n)))
+    .collect();
+    let get = |name: &str| &files.iter().find(|(n, _)| *n == name).unwrap().1;
+    let cases: Vec<(&str, &str, BTreeSet<String>)> = vec![
+        ("score.schema.json", "/$defs/kind", variants::<Kind>()),
+        (
+            "score.schema.json",
+            "/$defs/errorKind",
+            variants::<ErrorKind>(),
+        ),
+        (
+            "score.schema.json",
+            "/$defs/sample/properties/parse/items",
+            variants::<ParseOutcome>(),
+        ),
+        (
+            "score.schema.json",
+            "/$defs/sample/properties/matching/items/properties/unmatched/items/properties/reason",
+            variants::<Miss>(),
+        ),
+        (
+            "score.schema.json",
+            "/$defs/provenance/properties/scoring/properties/schema",
+            variants::<SchemaMode>(),
+        ),
+        ("verdict.schema.json", "/$defs/kind", variants::<Kind>()),
+        (
+            "verdict.schema.json",
+            "/$defs/errorKind",
+            variants::<ErrorKind>(),
+        ),
+        (
+            "verdict.schema.json",
+            "/properties/verdict",
+            variants::<Outcome>(),
+        ),
+        (
+            "verdict.schema.json",
+            "/$defs/metric/properties/status",
+            variants::<Status>(),
+        ),
+        (
+            "verdict.schema.json",
+            "/$defs/metric/properties/direction",
+            variants::<Direction>(),
+        ),
+        (
+            "run-record.schema.json",
+            "/$defs/error/properties/kind",
+            variants::<ErrorKind>(),
+        ),
+        (
+            "run-record.schema.json",
+            "/$defs/provenance/properties/cache",
+            variants::<CacheUse>(),
+        ),
+        (
+            "suite-toml.schema.json",
+            "/$defs/field/properties/role",
+            variants::<Role>(),
+        ),
+        (
+            "suite-toml.schema.json",
+            "/$defs/task/properties/relaxed/properties/match_mode",
+            variants::<MatchMode>(),
+        ),
+        (
+            "suite-toml.schema.json",
+            "/$defs/task/properties/hallucination/properties/match_mode",
+            variants::<SupportMode>(),
+        ),
+        (
+            "suite-toml.schema.json",
+            "/$defs/task/properties/schema",
+            variants::<SchemaMode>(),
+        ),
+        (
+            "thresholds.schema.json",
+            "/properties/defaults/properties/severity",
+            variants::<Severity>(),
+        ),
+        (
+            "thresholds.schema.json",
+            "/properties/matching/properties/schema",
+            variants::<SchemaMode>(),
+        ),
+        (
+            "goldgate-toml.schema.json",
+            "/properties/pipeline/properties/agents/properties/ablation",
+            variants::<Ablation>(),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, pointer, code) in cases {
+        assert!(
+            code.len() > 1,
+            "{name} {pointer}: no variants read from the code"
+        );
+        let documented = enum_at(get(name), pointer);
+        if documented != code {
+            failures.push(format!("schemas/{name} at `{pointer}`: the code reads {code:?}, the schema lists {documented:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The pattern that matches what `norm` reads as one of `values`: each value's words in any
+/// case, separated and surrounded by anything that is not a letter or a digit.
+pub fn norm_pattern(values: &[&str]) -> String {
+    const SEP: &str = r"[^\p{L}\p{N}]";
+    let alternatives: Vec<String> = values
+        .iter()
+        .map(|v| {
+            v.split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(|w| {
+                    w.chars()
+                        .map(|c| match c.is_ascii_alphabetic() {
+                            true => format!("[{}{}]", c.to_ascii_uppercase(), c),
+                            false => c.to_string(),
+                        })
+                        .collect::<String>()
+                })
+                .collect::<Vec<_>>()
+                .join(&format!("{SEP}+"))
+        })
+        .collect();
+    let body = match alternatives.as_slice() {
+        [one] => one.clone(),
+        many => format!("(?:{})", many.join("|")),
+    };
+    format!("^{SEP}*{body}{SEP}*$")
+}
+
+/// Write `schema` back to `schemas/name` when it changed and `SNAPSHOTS=overwrite`; else
+/// report the difference.
+fn settle(name: &str, before: &Value, after: &Value, what: &[String], failures: &mut Vec<String>) {
+    if before == after {
+        return;
+    }
+    if std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite") {
+        let text = serde_json::to_string_pretty(after).unwrap() + "\n";
+        std::fs::write(dir().join(name), text).unwrap();
+    } else {
+        failures.push(format!("schemas/{name} disagrees with the code at {} (SNAPSHOTS=overwrite rewrites it from the code; then read the diff)", what.join(", ")));
+    }
+}
+
+#[test]
+fn the_enums_compared_after_norm_are_the_codes() {
+    use goldgate::suite::model::enums;
+    let defs: [(&str, &[&str]); 8] = [
+        ("kind", enums::KIND),
+        ("difficulty", enums::DIFFICULTY),
+        ("requirementType", enums::REQUIREMENT_TYPE),
+        ("priority", enums::PRIORITY),
+        ("inferenceType", enums::INFERENCE_TYPE),
+        ("necessity", enums::NECESSITY),
+        ("issueType", enums::ISSUE_TYPE),
+        ("severity", enums::SEVERITY),
+    ];
+    let kinds: Vec<&str> = goldgate::suite::Kind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        enums::KIND,
+        "the kinds the loader checks are the kinds there are"
+    );
+    let mut failures = Vec::new();
+    let mut seen = 0;
+    for name in crate::schemas::schema_names() {
+        let before = load(&name);
+        let mut after = before.clone();
+        let mut changed = Vec::new();
+        for (def, values) in defs {
+            let Some(node) = after.pointer_mut(&format!("/$defs/{def}")) else {
+                continue;
+            };
+            if node.get("anyOf").is_none() {
+                continue; // the score file's kinds are written exactly, not after norm
+            }
+            seen += 1;
+            let expected =
+                json!([{"enum": values}, {"type": "string", "pattern": norm_pattern(values)}]);
+            if node["anyOf"] != expected {
+                node["anyOf"] = expected;
+                changed.push(format!("$defs/{def}"));
+            }
+        }
+        // A `kind: X` condition of the sample schema.
+        if name == "sample.schema.json" {
+            let mut conditions = Vec::new();
+            collect_kind_patterns(&after, &mut conditions);
+            for pattern in conditions {
+                let known = kinds.iter().any(|k| pattern == norm_pattern(&[k]));
+                assert!(
+                    known,
+                    "sample.schema.json: a condition on kind matches none of {kinds:?}: {pattern}"
+                );
+            }
+        }
+        settle(&name, &before, &after, &changed, &mut failures);
+    }
+    assert!(
+        seen >= 18,
+        "only {seen} enums compared after norm were found"
+    );
+    // The patterns read as `norm` reads, on a few spellings.
+    let sample = load("sample.schema.json");
+    let pattern = &sample["$defs"]["requirementType"]["anyOf"][1];
+    let pattern = jsonschema::draft202012::new(pattern).unwrap();
+    for spelling in [
+        "non-functional",
+        "Non-Functional",
+        "non_functional",
+        " NON FUNCTIONAL ",
+        "interface",
+        "nonfunctional",
+        "functionalx",
+        "feature",
+        "",
+        "é-functional",
+    ] {
+        let by_schema = pattern.is_valid(&json!(spelling));
+        let by_goldgate = goldgate::suite::in_enum(spelling, enums::REQUIREMENT_TYPE);
+        assert_eq!(by_schema, by_goldgate, "{spelling:?}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn collect_kind_patterns(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            if let Some(p) = map
+                .get("properties")
+                .and_then(|p| p.get("kind"))
+                .and_then(|k| k.get("pattern"))
+                .and_then(Value::as_str)
+            {
+                out.push(p.to_string());
+            }
+            map.values().for_each(|c| collect_kind_patterns(c, out));
+        }
+        Value::Array(items) => items.iter().for_each(|c| collect_kind_patterns(c, out)),
+        _ => {}
+    }
+}
+
+/// The rule table of one metric in the thresholds schema: the bound its direction allows,
+/// within the values the metric can take.
+fn metric_rule(m: &goldgate::metrics::registry::Metric) -> Value {
+    use goldgate::metrics::registry::Direction;
+    let (lo, hi) = m.range.bounds();
+    let mut bound = json!({"type": "number", "minimum": lo});
+    if let Some(hi) = hi {
+        bound["maximum"] = json!(hi);
+    }
+    let range = m.range.describe();
+    let (direction, properties) = match m.direction {
+        Direction::Higher => (
+            "higher is better",
+            json!({"max": false, "min": with(&bound, &format!("A floor (values: {range})."))}),
+        ),
+        Direction::Lower => (
+            "lower is better",
+            json!({"min": false, "max": with(&bound, &format!("A ceiling (values: {range})."))}),
+        ),
+        Direction::Neither => (
+            "a count, better neither way: bounds only",
+            json!({"max_regression": false, "min": with(&bound, &format!("A floor (values: {range})."))
+            , "max": with(&bound, &format!("A ceiling (values: {range})."))}),
+        ),
+    };
+    json!({"description": format!("{} ({direction}; values {range}).", m.about), "$ref": "#/$defs/rule", "properties": properties})
+}
+
+fn with(bound: &Value, description: &str) -> Value {
+    let mut b = bound.clone();
+    b["description"] = json!(description);
+    b
+}
+
+#[test]
+fn the_metric_names_and_rules_are_the_registrys() {
+    let metrics = goldgate::kinds::metrics();
+    let names: Vec<&str> = metrics.iter().map(|m| m.name).collect();
+    let mut failures = Vec::new();
+    for name in ["score.schema.json", "verdict.schema.json"] {
+        let before = load(name);
+        let mut after = before.clone();
+        after["$defs"]["metricName"]["anyOf"][0] = json!({"enum": names});
+        settle(
+            name,
+            &before,
+            &after,
+            &["$defs/metricName".into()],
+            &mut failures,
+        );
+    }
+    let before = load("thresholds.schema.json");
+    let mut after = before.clone();
+    let tables: serde_json::Map<String, Value> = metrics
+        .iter()
+        .map(|m| (m.name.to_string(), metric_rule(m)))
+        .collect();
+    after["properties"]["metrics"]["properties"] = Value::Object(tables);
+    settle(
+        "thresholds.schema.json",
+        &before,
+        &after,
+        &["properties/metrics/properties".into()],
+        &mut failures,
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The rules the schema allows are the rules `goldgate thresholds check` allows.
+    let schema = crate::support::schema::problems;
+    for (rule, ok) in [
+        ("[metrics.\"extraction.f1\"]\nmin = 0.7\n", true),
+        ("[metrics.\"extraction.f1\"]\nmax = 0.7\n", false),
+        ("[metrics.\"extraction.f1\"]\nmin = 80\n", false),
+        (
+            "[metrics.\"extraction.ece\"]\nmax = 0.2\nmax_regression = \"5%\"\n",
+            true,
+        ),
+        ("[metrics.\"extraction.ece\"]\nmin = 0.2\n", false),
+        ("[metrics.\"extraction.kappa\"]\nmin = -0.5\n", true),
+        ("[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n", true),
+        ("[metrics.\"tuples.pred_source[/final]\"]\nmin = 1\n", true),
+        (
+            "[metrics.\"tuples.pred_source[/final]\"]\nmax_regression = 0.1\n",
+            false,
+        ),
+        ("[metrics.\"extraction.f2\"]\nmin = 0.7\n", false),
+        ("[metrics.\"extraction.f1\"]\nminimum = 0.7\n", false),
+        (
+            "[matching]\nsimilarity = \"minilm\"\nembedding_model = \"x\"\n",
+            false,
+        ),
+        (
+            "[matching]\nsimilarity = \"openai\"\nembedding_model = \"x\"\n",
+            true,
+        ),
+        ("[matching]\nmodel = \"x\"\n", false),
+    ] {
+        let text = format!("version = 1\n{rule}");
+        let value: Value = toml::from_str(&text).unwrap();
+        let by_schema = schema("thresholds.schema.json", &value, false).is_empty();
+        let by_goldgate =
+            goldgate::gate::thresholds::Thresholds::parse(&text, std::path::Path::new("t.toml"))
+                .is_ok();
+        assert_eq!((by_schema, by_goldgate), (ok, ok), "{rule}");
+    }
+}
