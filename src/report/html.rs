@@ -163,6 +163,7 @@ pub fn report_with_traces(
         pass_mark => sample_pass.map(|p| crate::number::value(p, 2)),
         rows => table.rows, outcomes => table.outcomes, kinds => table.kinds, tags => table.tags,
         samples => samples,
+        keyless => v.keyless.iter().take(20).map(|k| k.describe()).collect::<Vec<_>>(),
         differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => diffs,
         failed_calls => v.failures.calls, causes => v.failures.causes.iter().map(super::cause_text).collect::<Vec<_>>(), other_causes => v.failures.other_calls,
         version => env!("CARGO_PKG_VERSION"), metrics_version => crate::score::file::METRICS_VERSION,
