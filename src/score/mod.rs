@@ -474,7 +474,12 @@ mod tests {
                 text: output.to_string(),
                 ..Answer::default()
             };
-            let (_, _, pairs) = score_sample(&sample(kind), &[answer], &ScoringConfig::default());
+            let (_, _, pairs) = score_sample(
+                &sample(kind),
+                &[answer],
+                &ScoringConfig::default(),
+                &mut Vec::new(),
+            );
             let parsed = Json::parse_owned(&output.to_string()).unwrap();
             kinds::of(kind).aligned(&sample(kind), Some(&parsed), &pairs)
         };
