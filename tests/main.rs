@@ -18,6 +18,7 @@ mod jsonl;
 mod judge;
 mod junit;
 mod layers;
+mod links;
 mod llm;
 #[cfg(feature = "semantic")]
 mod minilm;
