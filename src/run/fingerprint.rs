@@ -180,8 +180,9 @@ pub fn cache_use(
             "http pipelines are not cached unless asked, since the service can change with no change in the repository: set cache = true under [pipeline] in goldgate.toml (or pass --cache), with cache_ttl = \"1h\" to reuse answers only that long".into(),
         )),
         _ => match &fp.unkeyed {
+            // One line: said on every run outside git (README, The answer cache, says more).
             Some(why) => (CacheUse::Off, Some(format!(
-                "{why}, so goldgate cannot tell when the pipeline's code changes: list the files its answers depend on as fingerprint_files under [pipeline] in goldgate.toml (or pass --fingerprint-file) to cache them"
+                "{why} (see fingerprint_files in goldgate.toml)"
             ))),
             None => (on, None),
         },
