@@ -7,6 +7,7 @@ mod browser_e2e;
 mod cache;
 mod chat;
 mod cli;
+mod config_suite;
 mod escaping;
 mod failures;
 mod github;

@@ -184,16 +184,21 @@ pub struct SimilarityArgs {
 #[derive(Debug, Args)]
 #[command(after_help = EXIT_CODES)]
 pub struct ScoreArgs {
-    /// The gold suite directory
+    /// The gold suite directory [default: [check] suite in goldgate.toml]
     #[arg(long, env = "GOLDGATE_SUITE", value_name = "DIR")]
-    pub suite: PathBuf,
+    pub suite: Option<PathBuf>,
+    /// Settings file ([check] suite and thresholds, [suite], [run] cache_dir); default:
+    /// ./goldgate.toml when it exists. Flags win
+    #[arg(long, env = "GOLDGATE_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// The run file: run.jsonl records, or {"id": ..., "output": ...} lines
     #[arg(long, env = "GOLDGATE_RUN", value_name = "RUN.jsonl")]
     pub run: PathBuf,
     /// Where to write the score file [default: score.json]
     #[arg(long, short, env = "GOLDGATE_SCORE", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// thresholds.toml whose [matching] and [rd_score] tables shape the metrics
+    /// thresholds.toml whose [matching] and [rd_score] tables shape the metrics [default:
+    /// [check] thresholds in goldgate.toml, else thresholds.toml when it exists]
     #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
     pub thresholds: Option<PathBuf>,
     /// Where embedding vectors are cached (with an embedding similarity) [default: .goldgate/cache]
@@ -221,8 +226,9 @@ pub struct ScoreArgs {
 #[command(after_help = EXIT_CODES)]
 pub struct RunArgs {
     /// The gold suite directory (labels and annotations are never sent to the pipeline)
+    /// [default: [check] suite in goldgate.toml]
     #[arg(long, env = "GOLDGATE_SUITE", value_name = "DIR")]
-    pub suite: PathBuf,
+    pub suite: Option<PathBuf>,
     /// Where to write the records [default: run.jsonl]
     #[arg(long, short, env = "GOLDGATE_RUN", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -258,9 +264,9 @@ pub enum SuiteCommand {
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
     /// The suite directory, or a project directory whose goldgate.toml names the suite
-    /// under [check] suite
+    /// under [check] suite [default: .]
     #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    pub dir: Option<PathBuf>,
     /// Output format [default: text]
     #[arg(long, value_enum)]
     pub format: Option<SuiteFormat>,

@@ -42,8 +42,8 @@ pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Command::Thresholds(ThresholdsCommand::Check { file }) => {
             thresholds::check(&crate::settings::thresholds_file(file), reporter)
         }
-        Command::Suite(SuiteCommand::Lint(args)) => suite::lint(args.into(), reporter),
-        Command::Suite(SuiteCommand::Stats(args)) => suite::stats(args.into(), reporter),
+        Command::Suite(SuiteCommand::Lint(args)) => suite::lint(args.try_into()?, reporter),
+        Command::Suite(SuiteCommand::Stats(args)) => suite::stats(args.try_into()?, reporter),
         Command::Suite(SuiteCommand::Agreement(args)) => {
             suite::agreement(args.try_into()?, reporter)
         }
