@@ -486,7 +486,10 @@ mod tests {
         );
         let (off, why) = cache_use(&command, &unkeyed, default);
         assert_eq!(off, CacheUse::Off);
-        assert!(why.unwrap().starts_with("not inside a git repository, so"));
+        assert_eq!(
+            why.as_deref(),
+            Some("not inside a git repository (see fingerprint_files in goldgate.toml)")
+        );
         assert_eq!(
             cache_use(&command, &unkeyed, wish(true, true, None)),
             (CacheUse::Off, None)
