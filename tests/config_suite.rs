@@ -57,7 +57,13 @@ fn the_sharded_workflow_runs_from_goldgate_toml_without_a_suite_flag() {
     }
     let merged = goldgate(
         &project,
-        &["merge", "run-1.jsonl", "run-2.jsonl", "--output", "merged.jsonl"],
+        &[
+            "merge",
+            "run-1.jsonl",
+            "run-2.jsonl",
+            "--output",
+            "merged.jsonl",
+        ],
         &[],
     );
     assert_exit(&merged, 0, "merge");
@@ -65,7 +71,11 @@ fn the_sharded_workflow_runs_from_goldgate_toml_without_a_suite_flag() {
 
     let check = goldgate(&project, &["check", "--replay", "merged.jsonl"], &[]);
     assert_exit(&check, 0, "check --replay merged.jsonl");
-    assert!(text(&check.stdout).contains("PASS"), "{}", text(&check.stdout));
+    assert!(
+        text(&check.stdout).contains("PASS"),
+        "{}",
+        text(&check.stdout)
+    );
 
     let score = goldgate(
         &project,

@@ -177,7 +177,10 @@ fn the_example_steps_the_readme_talks_about_are_the_steps_it_numbers() {
             .lines()
             .find_map(|l| l.strip_prefix(&marker))
             .unwrap_or_else(|| panic!("the README talks of step {} but has none", n + 1));
-        let shared: Vec<_> = words(step).intersection(&words(paragraph)).cloned().collect();
+        let shared: Vec<_> = words(step)
+            .intersection(&words(paragraph))
+            .cloned()
+            .collect();
         assert!(
             !shared.is_empty(),
             "\"The {} step …\" does not speak of step {}, `{step}`:\n{paragraph}",

@@ -26,7 +26,11 @@ pub fn judge(s: RejudgeSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
                 1 => "1 record is".to_string(),
                 n => format!("{n} records are"),
             },
-            if done.unknown == 1 { "it was" } else { "they were" }
+            if done.unknown == 1 {
+                "it was"
+            } else {
+                "they were"
+            }
         ));
     }
     reporter.out(&line);

@@ -9,12 +9,12 @@ use serde::Serialize;
 
 use crate::error::{Problem, Severity};
 use crate::escape::one_line;
-use crate::text::plural;
 use crate::runfile::failures::FailedCalls;
 use crate::score::ScoreFile;
 use crate::suite::agreement::Agreement;
 use crate::suite::stats::{SuiteStats, TARGETS, TOTAL_TARGET};
 use crate::suite::{Difficulty, Kind};
+use crate::text::plural;
 
 mod gate_table;
 use gate_table::delta_text;
@@ -418,11 +418,7 @@ pub fn baseline(file: &ScoreFile, path: &Path) -> String {
         ("repeats", p.repeats.to_string()),
         (
             "samples",
-            format!(
-                "{} ({})",
-                file.samples.len(),
-                plural(p.records, "record")
-            ),
+            format!("{} ({})", file.samples.len(), plural(p.records, "record")),
         ),
     ];
     for (k, v) in rows {
