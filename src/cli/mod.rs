@@ -9,10 +9,12 @@ mod format;
 mod init;
 mod judge;
 mod pipeline;
+mod similarity;
 pub use format::{BaselineFormat, GateFormat, PublishFormat, ScoreFormat, SuiteFormat};
 pub use init::{InitArgs, KindArg, PipelineArg};
 pub use judge::JudgeArgs;
 pub use pipeline::{ModeArg, PipelineArgs};
+pub use similarity::SimilarityArgs;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -153,32 +155,6 @@ pub fn parse_check_args(args: &[String]) -> Result<CheckArgs, String> {
         Command::Check(args) => Ok(*args),
         _ => Err("not a `goldgate check` command line".to_string()),
     }
-}
-
-#[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  goldgate similarity \"Account lockout: lock the account after five failed login attempts\" \"Brute-force protection: block sign-in once the password is entered wrongly 5 times\"\n  goldgate similarity --pairs pairs.jsonl --output cosines.jsonl\n\nExit codes: 0 done, 2 bad input or configuration, 3 the model or endpoint could not be used"
-)]
-pub struct SimilarityArgs {
-    /// The first text
-    #[arg(required_unless_present = "pairs", conflicts_with = "pairs")]
-    pub a: Option<String>,
-    /// The second text
-    #[arg(required_unless_present = "pairs")]
-    pub b: Option<String>,
-    /// JSON Lines of {"a": ..., "b": ...}; writes {"a", "b", "cosine"} lines
-    #[arg(long, value_name = "FILE")]
-    pub pairs: Option<PathBuf>,
-    /// Where to write the cosines of --pairs [default: stdout]
-    #[arg(long, short, value_name = "FILE", requires = "pairs")]
-    pub output: Option<PathBuf>,
-    /// thresholds.toml whose [matching] table selects the similarity and its thresholds
-    /// [default: ./thresholds.toml when it exists, else lexical]
-    #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
-    pub thresholds: Option<PathBuf>,
-    /// Where embedding vectors are cached [default: .goldgate/cache]
-    #[arg(long, env = "GOLDGATE_CACHE_DIR", value_name = "DIR")]
-    pub cache_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
