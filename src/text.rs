@@ -3,6 +3,25 @@
 
 use unicode_normalization::UnicodeNormalization;
 
+/// A count with its noun, in the plural unless the count is 1: `plural(1, "record")` is
+/// `1 record`, `plural(3, "entry")` `3 entries`, `plural(0, "match")` `0 matches`.
+pub fn plural(n: impl std::fmt::Display, noun: &str) -> String {
+    let n = n.to_string();
+    if n == "1" {
+        return format!("1 {noun}");
+    }
+    let consonant_y = noun.ends_with('y')
+        && !noun.ends_with("ay")
+        && !noun.ends_with("ey")
+        && !noun.ends_with("oy");
+    let form = match () {
+        _ if consonant_y => format!("{}ies", &noun[..noun.len() - 1]),
+        _ if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) => format!("{noun}es"),
+        _ => format!("{noun}s"),
+    };
+    format!("{n} {form}")
+}
+
 /// `norm(s)`: Unicode NFKC, lowercase, every character that is not alphanumeric
 /// (`char::is_alphanumeric`) becomes a space, runs of spaces collapse to one, trim.
 pub fn norm(s: &str) -> String {
@@ -204,6 +223,18 @@ pub fn is_rfc3339(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn plural_says_one_of_a_thing_and_several_things() {
+        use super::plural;
+        assert_eq!(plural(1, "record"), "1 record");
+        assert_eq!(plural(0, "record"), "0 records");
+        assert_eq!(plural(2_usize, "error"), "2 errors");
+        assert_eq!(plural(3_u64, "entry"), "3 entries");
+        assert_eq!(plural(2, "key"), "2 keys");
+        assert_eq!(plural(4, "batch"), "4 batches");
+        assert_eq!(plural(1, "entry"), "1 entry");
+    }
+
     use super::*;
 
     #[test]

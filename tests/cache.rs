@@ -173,6 +173,20 @@ fn inside_git_a_change_to_the_pipeline_committed_or_not_is_never_replayed() {
     );
 }
 
+/// The note that the cache is off fits on one line of a terminal (100 columns): it says
+/// why and what turns the cache on, nothing more.
+fn assert_one_short_line(stderr: &str) {
+    let note = stderr
+        .lines()
+        .find(|l| l.contains("cache is off"))
+        .unwrap_or_else(|| panic!("no note that the cache is off:\n{stderr}"));
+    assert!(
+        note.chars().count() <= 100,
+        "{} characters: {note}",
+        note.chars().count()
+    );
+}
+
 #[test]
 fn outside_git_without_fingerprint_files_the_cache_is_off_and_the_run_says_why_once() {
     let dir = TempDir::new("cache-no-git");
@@ -191,6 +205,7 @@ fn outside_git_without_fingerprint_files_the_cache_is_off_and_the_run_says_why_o
         stderr.contains("not inside a git repository") && stderr.contains("fingerprint_files"),
         "{stderr}"
     );
+    assert_one_short_line(&stderr);
     assert!(
         !d.join(".goldgate/cache").exists(),
         "nothing was written to the cache"
@@ -210,6 +225,7 @@ fn outside_git_without_fingerprint_files_the_cache_is_off_and_the_run_says_why_o
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches("cache is off").count(), 1, "{stderr}");
+    assert_one_short_line(&stderr);
 
     // Fingerprint files are enough to key answers on.
     run(d, &["--fingerprint-file", "pipeline.sh"], &env);

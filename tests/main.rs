@@ -7,6 +7,7 @@ mod browser_e2e;
 mod cache;
 mod chat;
 mod cli;
+mod config_suite;
 mod escaping;
 mod failures;
 mod github;
@@ -18,6 +19,7 @@ mod jsonl;
 mod judge;
 mod junit;
 mod layers;
+mod links;
 mod llm;
 #[cfg(feature = "semantic")]
 mod minilm;

@@ -147,3 +147,66 @@ fn shell_words_splits_like_a_shell() {
     );
     assert_eq!(shell_words("a '' b"), ["a", "", "b"]);
 }
+
+/// The README names the example's steps by number ("The fifth step shows …"): each such
+/// paragraph speaks of what the step with that number does (they share a word), so a step
+/// added or moved cannot leave the prose pointing at another one.
+#[test]
+fn the_example_steps_the_readme_talks_about_are_the_steps_it_numbers() {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let words = |s: &str| -> std::collections::BTreeSet<String> {
+        s.split(|c: char| !c.is_alphanumeric() && c != '-')
+            .filter(|w| w.len() >= 6)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let ordinals = ["first", "second", "third", "fourth", "fifth", "sixth"];
+    let mut talked = 0;
+    for paragraph in text.split("\n\n") {
+        let Some(rest) = paragraph.strip_prefix("The ") else {
+            continue;
+        };
+        let Some(n) = ordinals
+            .iter()
+            .position(|o| rest.starts_with(&format!("{o} step ")))
+        else {
+            continue;
+        };
+        let marker = format!("# {}. ", n + 1);
+        let step = text
+            .lines()
+            .find_map(|l| l.strip_prefix(&marker))
+            .unwrap_or_else(|| panic!("the README talks of step {} but has none", n + 1));
+        let shared: Vec<_> = words(step)
+            .intersection(&words(paragraph))
+            .cloned()
+            .collect();
+        assert!(
+            !shared.is_empty(),
+            "\"The {} step …\" does not speak of step {}, `{step}`:\n{paragraph}",
+            ordinals[n],
+            n + 1
+        );
+        talked += 1;
+    }
+    assert!(talked >= 2, "only {talked} step paragraphs found");
+}
+
+/// The shipped `thresholds.toml` says which rules make a run incomplete rather than failed:
+/// exactly the run-health metrics, no wildcard that takes in cost or latency.
+#[test]
+fn the_shipped_rules_name_the_run_health_metrics_exactly() {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("thresholds.toml")).unwrap();
+    let start = text
+        .find("# Run health (")
+        .expect("thresholds.toml explains run health");
+    let list = &text[start + "# Run health (".len()..];
+    let list = &list[..list.find(')').unwrap()];
+    let said: std::collections::BTreeSet<&str> = list.split(", ").collect();
+    let health: std::collections::BTreeSet<&str> = goldgate::kinds::metrics()
+        .iter()
+        .filter(|m| m.is_run_health())
+        .map(|m| m.name)
+        .collect();
+    assert_eq!(said, health, "thresholds.toml: # Run health ({list})");
+}

@@ -319,3 +319,57 @@ fn the_readme_says_how_to_install_without_rust() {
         );
     }
 }
+
+/// Nothing is published yet, so the README's first install lines work from a clone (`pip
+/// install .`, which `scripts/wheel-test.sh` runs as written, and `cargo install --locked
+/// --path .`), and every line of the README that installs a published package or release
+/// says "once published".
+#[test]
+fn the_readme_installs_from_a_clone_first_and_marks_the_published_routes() {
+    let readme = read("README.md");
+    let start = readme.find("\n## Install").unwrap();
+    let first_block = readme[start..]
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .expect("the Install section has a sh block");
+    let commands: Vec<&str> = first_block
+        .lines()
+        .map(|l| l.split("  #").next().unwrap().trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let pip = commands
+        .iter()
+        .find(|c| c.starts_with("pip install"))
+        .expect("the first install block has a pip install line");
+    assert_eq!(*pip, "pip install .", "the line wheel-test.sh runs");
+    assert!(
+        commands.contains(&"cargo install --locked --path ."),
+        "{commands:?}"
+    );
+    let published = [
+        "pip install goldgate",
+        "pipx install goldgate",
+        "uvx goldgate",
+        "uv tool install goldgate",
+        "cargo binstall",
+        "cargo install --locked --git",
+    ];
+    let mut in_sh = false;
+    let mut marked = 0;
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_sh = !in_sh && line.trim() == "```sh";
+            continue;
+        }
+        let command = line.split("  #").next().unwrap();
+        if in_sh && published.iter().any(|p| command.contains(p)) {
+            assert!(
+                line.contains("# once published"),
+                "a published route without `# once published`: {line}"
+            );
+            marked += 1;
+        }
+    }
+    assert!(marked >= 5, "only {marked} published routes marked");
+}

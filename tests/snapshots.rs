@@ -22,15 +22,28 @@ fn gate() -> (Verdict, ScoreFile) {
     (verdict, cand)
 }
 
-/// Snapshot settings: temporary directories, the repository's directory and the version
-/// redacted.
+/// Snapshot settings: the repository's directory, temporary directories and the version
+/// redacted (see [`redacting`]).
 pub(crate) fn settings() -> insta::Settings {
+    redacting(
+        env!("CARGO_MANIFEST_DIR"),
+        &std::env::temp_dir().display().to_string(),
+    )
+}
+
+/// Snapshot settings redacting the checkout `root` as `[ROOT]` and goldgate's temporary
+/// directories under `tmp` as `[TMP]`, in that order: insta applies filters in the order
+/// they are added, and a clone that lives under the temporary directory
+/// (`/tmp/goldgate-ci/examples/…`) must still read `[ROOT]/examples/…`.
+pub(crate) fn redacting(root: &str, tmp: &str) -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.set_snapshot_path("snapshots");
     s.set_prepend_module_to_snapshot(false);
-    let tmp = regex_escape(&std::env::temp_dir().display().to_string());
-    s.add_filter(&format!(r"{tmp}/goldgate-[A-Za-z0-9_.-]+"), "[TMP]");
-    s.add_filter(&regex_escape(env!("CARGO_MANIFEST_DIR")), "[ROOT]");
+    s.add_filter(&regex_escape(root), "[ROOT]");
+    s.add_filter(
+        &format!(r"{}/goldgate-[A-Za-z0-9_.-]+", regex_escape(tmp)),
+        "[TMP]",
+    );
     s.add_filter(&regex_escape(env!("CARGO_PKG_VERSION")), "[VERSION]");
     s
 }
@@ -102,5 +115,18 @@ fn the_suite_tables_of_the_example_project() {
             "suite_agreement",
             terminal::agreement_table(&agreement, 0.75)
         );
+    });
+}
+
+/// A checkout under the temporary directory is still `[ROOT]`, and goldgate's own
+/// temporary directories beside it are still `[TMP]`.
+#[test]
+fn a_checkout_under_the_temporary_directory_is_redacted_as_the_root() {
+    let text = "/tmp/goldgate-ci.x1/examples/events/suite and /tmp/goldgate-run-7/run.jsonl";
+    redacting("/tmp/goldgate-ci.x1", "/tmp").bind(|| {
+        insta::assert_snapshot!(
+            text,
+            @"[ROOT]/examples/events/suite and [TMP]/run.jsonl"
+        )
     });
 }

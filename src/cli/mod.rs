@@ -9,10 +9,12 @@ mod format;
 mod init;
 mod judge;
 mod pipeline;
+mod similarity;
 pub use format::{BaselineFormat, GateFormat, PublishFormat, ScoreFormat, SuiteFormat};
 pub use init::{InitArgs, KindArg, PipelineArg};
 pub use judge::JudgeArgs;
 pub use pipeline::{ModeArg, PipelineArgs};
+pub use similarity::SimilarityArgs;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -156,44 +158,23 @@ pub fn parse_check_args(args: &[String]) -> Result<CheckArgs, String> {
 }
 
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  goldgate similarity \"Account lockout: lock the account after five failed login attempts\" \"Brute-force protection: block sign-in once the password is entered wrongly 5 times\"\n  goldgate similarity --pairs pairs.jsonl --output cosines.jsonl\n\nExit codes: 0 done, 2 bad input or configuration, 3 the model or endpoint could not be used"
-)]
-pub struct SimilarityArgs {
-    /// The first text
-    #[arg(required_unless_present = "pairs", conflicts_with = "pairs")]
-    pub a: Option<String>,
-    /// The second text
-    #[arg(required_unless_present = "pairs")]
-    pub b: Option<String>,
-    /// JSON Lines of {"a": ..., "b": ...}; writes {"a", "b", "cosine"} lines
-    #[arg(long, value_name = "FILE")]
-    pub pairs: Option<PathBuf>,
-    /// Where to write the cosines of --pairs [default: stdout]
-    #[arg(long, short, value_name = "FILE", requires = "pairs")]
-    pub output: Option<PathBuf>,
-    /// thresholds.toml whose [matching] table selects the similarity and its thresholds
-    /// [default: ./thresholds.toml when it exists, else lexical]
-    #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
-    pub thresholds: Option<PathBuf>,
-    /// Where embedding vectors are cached [default: .goldgate/cache]
-    #[arg(long, env = "GOLDGATE_CACHE_DIR", value_name = "DIR")]
-    pub cache_dir: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
 #[command(after_help = EXIT_CODES)]
 pub struct ScoreArgs {
-    /// The gold suite directory
+    /// The gold suite directory [default: [check] suite in goldgate.toml]
     #[arg(long, env = "GOLDGATE_SUITE", value_name = "DIR")]
-    pub suite: PathBuf,
+    pub suite: Option<PathBuf>,
+    /// Settings file ([check] suite and thresholds, [suite], [run] cache_dir); default:
+    /// ./goldgate.toml when it exists. Flags win
+    #[arg(long, env = "GOLDGATE_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// The run file: run.jsonl records, or {"id": ..., "output": ...} lines
     #[arg(long, env = "GOLDGATE_RUN", value_name = "RUN.jsonl")]
     pub run: PathBuf,
     /// Where to write the score file [default: score.json]
     #[arg(long, short, env = "GOLDGATE_SCORE", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// thresholds.toml whose [matching] and [rd_score] tables shape the metrics
+    /// thresholds.toml whose [matching] and [rd_score] tables shape the metrics [default:
+    /// [check] thresholds in goldgate.toml, else thresholds.toml when it exists]
     #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
     pub thresholds: Option<PathBuf>,
     /// Where embedding vectors are cached (with an embedding similarity) [default: .goldgate/cache]
@@ -221,8 +202,9 @@ pub struct ScoreArgs {
 #[command(after_help = EXIT_CODES)]
 pub struct RunArgs {
     /// The gold suite directory (labels and annotations are never sent to the pipeline)
+    /// [default: [check] suite in goldgate.toml]
     #[arg(long, env = "GOLDGATE_SUITE", value_name = "DIR")]
-    pub suite: PathBuf,
+    pub suite: Option<PathBuf>,
     /// Where to write the records [default: run.jsonl]
     #[arg(long, short, env = "GOLDGATE_RUN", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -258,9 +240,9 @@ pub enum SuiteCommand {
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
     /// The suite directory, or a project directory whose goldgate.toml names the suite
-    /// under [check] suite
+    /// under [check] suite [default: .]
     #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    pub dir: Option<PathBuf>,
     /// Output format [default: text]
     #[arg(long, value_enum)]
     pub format: Option<SuiteFormat>,

@@ -22,8 +22,8 @@ pub fn annotate(s: AnnotateSettings, reporter: &mut Reporter<'_>) -> Result<Exit
         }
         reporter.out(&format!("goldgate annotate: {}\n", at.url));
         reporter.note(&format!(
-            "labelling {} samples as `{annotator}`; stop with Ctrl-C\n",
-            at.samples
+            "labelling {} as `{annotator}`; stop with Ctrl-C\n",
+            crate::text::plural(at.samples, "sample")
         ));
     })?;
     Ok(Exit::Ok)

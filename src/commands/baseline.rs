@@ -9,6 +9,7 @@ use crate::error::{Exit, Result};
 use crate::output::Reporter;
 use crate::report::terminal;
 use crate::settings::ShowSettings;
+use crate::text::plural;
 
 /// `baseline refresh`: the run goes to a temporary directory, removed once the baseline
 /// and its run are stored (or the run is refused for missing samples); a refused or
@@ -66,10 +67,10 @@ pub fn refresh(s: RefreshSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
                 reporter.note(&note);
             }
             reporter.out(&format!(
-                "baseline written to {} ({} samples, {} records; its run to {})\n",
+                "baseline written to {} ({}, {}; its run to {})\n",
                 s.baseline.display(),
-                score.samples.len(),
-                score.provenance.records,
+                plural(score.samples.len(), "sample"),
+                plural(score.provenance.records, "record"),
                 s.baseline_run.display()
             ));
             Ok(Exit::Ok)
@@ -85,9 +86,10 @@ fn missing_note(missing: &[String], suite: &Path) -> String {
         n => format!(" and {n} more"),
     };
     format!(
-        "error: incomplete run: {} samples of {} have no answer: {}{more}\n  hint: a baseline needs an answer for every sample: make the pipeline answer them and refresh again\nthe baseline was not changed\n",
-        missing.len(),
+        "error: incomplete run: {} of {} {} no answer: {}{more}\n  hint: a baseline needs an answer for every sample: make the pipeline answer them and refresh again\nthe baseline was not changed\n",
+        plural(missing.len(), "sample"),
         suite.display(),
+        if missing.len() == 1 { "has" } else { "have" },
         shown.join(", ")
     )
 }

@@ -4,24 +4,33 @@
 use crate::error::{Exit, Result};
 use crate::output::Reporter;
 use crate::run::judge::rejudge::{rejudge, RejudgeSettings};
+use crate::text::plural;
 
 pub fn judge(s: RejudgeSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let runtime = crate::runtime::build()?;
     let done = rejudge(&s, &runtime)?;
     let mut line = format!(
-        "reviewed {} of {} records in {} ({} judgements: {} valid, {} from the judge cache, {} with nothing to judge)\n",
+        "reviewed {} of {} in {} ({}: {} valid, {} from the judge cache, {} with nothing to judge)\n",
         done.reviewed,
-        done.records,
+        plural(done.records, "record"),
         done.path.display(),
-        done.judgements,
+        plural(done.judgements, "judgement"),
         done.valid,
         done.cached,
         done.nothing_to_judge,
     );
     if done.unknown > 0 {
         line.push_str(&format!(
-            "{} records are of samples the suite does not have: kept as they were\n",
-            done.unknown
+            "{} of samples the suite does not have: kept as {}\n",
+            match done.unknown {
+                1 => "1 record is".to_string(),
+                n => format!("{n} records are"),
+            },
+            if done.unknown == 1 {
+                "it was"
+            } else {
+                "they were"
+            }
         ));
     }
     reporter.out(&line);

@@ -23,6 +23,7 @@ use crate::error::{Error, Exit, Result};
 use crate::output::Reporter;
 use crate::run::plan::{Ending, Notice, Observer, RunReport};
 use crate::run::runner::RunSummary;
+use crate::text::plural;
 
 /// Run a parsed command line; output goes through `reporter`.
 pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
@@ -41,8 +42,8 @@ pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Command::Thresholds(ThresholdsCommand::Check { file }) => {
             thresholds::check(&crate::settings::thresholds_file(file), reporter)
         }
-        Command::Suite(SuiteCommand::Lint(args)) => suite::lint(args.into(), reporter),
-        Command::Suite(SuiteCommand::Stats(args)) => suite::stats(args.into(), reporter),
+        Command::Suite(SuiteCommand::Lint(args)) => suite::lint(args.try_into()?, reporter),
+        Command::Suite(SuiteCommand::Stats(args)) => suite::stats(args.try_into()?, reporter),
         Command::Suite(SuiteCommand::Agreement(args)) => {
             suite::agreement(args.try_into()?, reporter)
         }
@@ -105,8 +106,9 @@ impl Observer for ShowProgress<'_, '_> {
                 records,
                 suite_changed,
             } => format!(
-                "note: {}dropped {records} records of samples no longer in this run or whose input changed; they run again\n",
-                if *suite_changed { "the suite changed since the run started: " } else { "" }
+                "note: {}dropped {} of samples no longer in this run or whose input changed; they run again\n",
+                if *suite_changed { "the suite changed since the run started: " } else { "" },
+                plural(*records, "record"),
             ),
         };
         self.reporter.note(&text);
@@ -114,7 +116,8 @@ impl Observer for ShowProgress<'_, '_> {
 
     fn resumed(&mut self, done: usize, todo: usize) {
         self.reporter.note(&format!(
-            "resuming: {done} records already done, {todo} to run\n"
+            "resuming: {} already done, {todo} to run\n",
+            plural(done, "record")
         ));
     }
 
@@ -159,9 +162,9 @@ fn report_run(
         Ending::Complete => {
             let to_file = kept.map_or_else(String::new, |p| format!(" to {}", p.display()));
             let line = format!(
-                "wrote {} records{to_file} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}{keyless}",
-                run.total,
-                s.written,
+                "wrote {}{to_file} ({} in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}{keyless}",
+                plural(run.total, "record"),
+                plural(s.written, "call"),
                 s.elapsed.as_secs_f64(),
                 s.errors,
                 s.cached,
@@ -184,18 +187,19 @@ fn report_run(
             s.errors,
         )),
         Ending::OverBudget { max_cost } => reporter.note(&format!(
-            "error: stopped after spending {} of the {} budget (--max-cost): {} calls made, the rest not started\n",
+            "error: stopped after spending {} of the {} budget (--max-cost): {} made, the rest not started\n",
             crate::number::usd(s.spent_usd),
             crate::number::usd(*max_cost),
-            s.written - s.cached,
+            plural(s.written - s.cached, "call"),
         )),
         Ending::Interrupted => {}
     }
     reporter.note(&causes);
     reporter.note(&keyless);
     reporter.note(&format!(
-        "incomplete run: {} records are in {}; fix the cause and run again with --resume\n",
-        run.total,
+        "incomplete run: {} {} in {}; fix the cause and run again with --resume\n",
+        plural(run.total, "record"),
+        if run.total == 1 { "is" } else { "are" },
         run.path.display()
     ));
     Exit::Incomplete

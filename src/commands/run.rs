@@ -69,9 +69,9 @@ pub fn merge(s: MergeSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         Ok(())
     })?;
     reporter.out(&format!(
-        "merged {} records from {} files into {}\n",
-        merged.lines.len(),
-        s.inputs.len(),
+        "merged {} from {} into {}\n",
+        crate::text::plural(merged.lines.len(), "record"),
+        crate::text::plural(s.inputs.len(), "file"),
         s.output.display()
     ));
     Ok(Exit::Ok)

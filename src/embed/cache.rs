@@ -74,10 +74,10 @@ pub fn vectors(
         let computed = embedder.embed(chunk)?;
         if computed.len() != chunk.len() {
             return Err(Error::internal(format!(
-                "the {} embedder gave {} vectors for {} texts",
+                "the {} embedder gave {} for {}",
                 embedder.identity().backend,
-                computed.len(),
-                chunk.len()
+                crate::text::plural(computed.len(), "vector"),
+                crate::text::plural(chunk.len(), "text")
             )));
         }
         let dim = computed.first().map_or(0, Vec::len);

@@ -237,7 +237,13 @@ pub fn decide(
     if missing > 0 {
         return said(
             Outcome::Incomplete,
-            format!("{missing} samples have no answer"),
+            format!(
+                "{} no answer",
+                match missing {
+                    1 => "1 sample has".to_string(),
+                    n => format!("{n} samples have"),
+                }
+            ),
         );
     }
     let incomplete = names(Status::Incomplete);
@@ -262,7 +268,11 @@ pub fn decide(
         " (no baseline yet: absolute rules only)"
     };
     if warned.is_empty() {
-        said(Outcome::Pass, format!("{gated} rules hold{base}"))
+        let hold = match gated {
+            1 => "1 rule holds".to_string(),
+            n => format!("{n} rules hold"),
+        };
+        said(Outcome::Pass, format!("{hold}{base}"))
     } else {
         said(Outcome::Warn, format!("{}{base}", warned.join(", ")))
     }

@@ -14,6 +14,7 @@ use crate::score::ScoreFile;
 use crate::suite::agreement::Agreement;
 use crate::suite::stats::{SuiteStats, TARGETS, TOTAL_TARGET};
 use crate::suite::{Difficulty, Kind};
+use crate::text::plural;
 
 mod gate_table;
 use gate_table::delta_text;
@@ -28,11 +29,20 @@ pub fn lint_report(problems: &[Problem], files: usize, samples: usize) -> String
     let errors = problems.iter().filter(|p| p.is_error()).count();
     let warnings = problems.len() - errors;
     if problems.is_empty() {
-        let _ = writeln!(out, "ok: {samples} samples in {files} files, no problems");
+        let _ = writeln!(
+            out,
+            "ok: {} in {}, no problems",
+            plural(samples, "sample"),
+            plural(files, "file")
+        );
     } else {
         let _ = writeln!(
             out,
-            "{errors} errors, {warnings} warnings ({samples} valid samples in {files} files)"
+            "{}, {} ({} in {})",
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+            plural(samples, "valid sample"),
+            plural(files, "file")
         );
     }
     out
@@ -239,10 +249,10 @@ pub fn score_summary(file: &ScoreFile, output: &Path) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "\n{} samples ({}), {} records; wrote {}",
-        file.samples.len(),
+        "\n{} ({}), {}; wrote {}",
+        plural(file.samples.len(), "sample"),
         kinds.join(", "),
-        file.provenance.records,
+        plural(file.provenance.records, "record"),
         output.display()
     );
     out
@@ -262,9 +272,10 @@ pub fn missing_note(missing: &[String], run: &Path, suite: &Path) -> String {
         String::new()
     };
     format!(
-        "error: incomplete run: {} samples of {} have no answer in {}: {}{more}\n  hint: rerun the pipeline for them (goldgate run --resume), or pass --allow-missing to score what is there\n",
-        missing.len(),
+        "error: incomplete run: {} of {} {} no answer in {}: {}{more}\n  hint: rerun the pipeline for them (goldgate run --resume), or pass --allow-missing to score what is there\n",
+        plural(missing.len(), "sample"),
         suite.display(),
+        if missing.len() == 1 { "has" } else { "have" },
         run.display(),
         shown.join(", ")
     )
@@ -276,9 +287,9 @@ pub fn missing_note(missing: &[String], run: &Path, suite: &Path) -> String {
 pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
     use crate::gate::verdict::{Outcome, Status};
     let mut out = format!(
-        "goldgate: {} ({} samples)\n",
+        "goldgate: {} ({})\n",
         one_line(&v.summary),
-        v.sample_results.len()
+        plural(v.sample_results.len(), "sample")
     );
     if v.verdict == Outcome::Pass {
         return out;
@@ -334,16 +345,16 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
         };
         let _ = writeln!(
             out,
-            "  broken     {} sample(s): {}{tail}",
-            s.broken.len(),
+            "  broken     {}: {}{tail}",
+            plural(s.broken.len(), "sample"),
             ids.join(", ")
         );
     }
     if !v.missing.is_empty() {
         let _ = writeln!(
             out,
-            "  missing    {} sample(s) without an answer",
-            v.missing.len()
+            "  missing    {} without an answer",
+            plural(v.missing.len(), "sample")
         );
     }
     out
@@ -407,7 +418,7 @@ pub fn baseline(file: &ScoreFile, path: &Path) -> String {
         ("repeats", p.repeats.to_string()),
         (
             "samples",
-            format!("{} ({} records)", file.samples.len(), p.records),
+            format!("{} ({})", file.samples.len(), plural(p.records, "record")),
         ),
     ];
     for (k, v) in rows {
@@ -449,7 +460,9 @@ pub fn thresholds(t: &crate::gate::thresholds::Thresholds, path: &Path) -> Strin
 /// What the embedding cache did: how many texts were compared, how many were embedded now.
 pub fn embedded_note(stats: &crate::embed::cache::Stats) -> String {
     format!(
-        "embedded {} texts for semantic matching ({} from the cache, {} computed)\n",
-        stats.texts, stats.cached, stats.computed
+        "embedded {} for semantic matching ({} from the cache, {} computed)\n",
+        plural(stats.texts, "text"),
+        stats.cached,
+        stats.computed
     )
 }

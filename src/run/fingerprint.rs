@@ -180,8 +180,9 @@ pub fn cache_use(
             "http pipelines are not cached unless asked, since the service can change with no change in the repository: set cache = true under [pipeline] in goldgate.toml (or pass --cache), with cache_ttl = \"1h\" to reuse answers only that long".into(),
         )),
         _ => match &fp.unkeyed {
+            // One line: said on every run outside git (README, The answer cache, says more).
             Some(why) => (CacheUse::Off, Some(format!(
-                "{why}, so goldgate cannot tell when the pipeline's code changes: list the files its answers depend on as fingerprint_files under [pipeline] in goldgate.toml (or pass --fingerprint-file) to cache them"
+                "{why} (see fingerprint_files in goldgate.toml)"
             ))),
             None => (on, None),
         },
@@ -485,7 +486,10 @@ mod tests {
         );
         let (off, why) = cache_use(&command, &unkeyed, default);
         assert_eq!(off, CacheUse::Off);
-        assert!(why.unwrap().starts_with("not inside a git repository, so"));
+        assert_eq!(
+            why.as_deref(),
+            Some("not inside a git repository (see fingerprint_files in goldgate.toml)")
+        );
         assert_eq!(
             cache_use(&command, &unkeyed, wish(true, true, None)),
             (CacheUse::Off, None)

@@ -40,20 +40,13 @@ pub fn check(earlier: &Earlier, now: &RunProvenance, fingerprint: &str) -> Resul
         return Err(Error::usage(
             format!(
                 "cannot resume {path}: it was started with {} per sample and this run asks for --repeat {}",
-                plural(then.repeats, "repeat"),
+                crate::text::plural(then.repeats, "repeat"),
                 now.repeats
             ),
             format!("resume with --repeat {}, or {start_again}", then.repeats),
         ));
     }
     Ok(())
-}
-
-fn plural(n: u32, what: &str) -> String {
-    match n {
-        1 => format!("1 {what}"),
-        n => format!("{n} {what}s"),
-    }
 }
 
 /// What differs between two fingerprints, for people.

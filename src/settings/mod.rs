@@ -202,14 +202,17 @@ pub struct ScoreSettings {
 impl TryFrom<cli::ScoreArgs> for ScoreSettings {
     type Error = Error;
 
+    /// The suite, the rules, the sample cap and the cache as `check` finds them: flags,
+    /// else goldgate.toml, else the defaults.
     fn try_from(a: cli::ScoreArgs) -> Result<Self, Error> {
+        let file = config_file(a.config.as_deref())?;
         Ok(ScoreSettings {
-            max_sample_bytes: max_sample_bytes(a.max_sample_bytes, &ConfigFile::default())?,
-            suite: a.suite,
+            max_sample_bytes: max_sample_bytes(a.max_sample_bytes, &file)?,
+            suite: suite_dir(a.suite, &file, "no suite to score against")?,
             run: a.run,
             output: a.output.unwrap_or_else(|| defaults::SCORE_FILE.into()),
-            thresholds: a.thresholds,
-            cache_dir: a.cache_dir.unwrap_or_else(|| defaults::CACHE_DIR.into()),
+            thresholds: rules_file(a.thresholds.as_deref(), file.check.thresholds.as_deref()),
+            cache_dir: cache_dir(a.cache_dir, &file),
             bootstrap: bootstrap(a.resamples, a.seed)?,
             allow_missing: a.allow_missing,
             format: a.format.unwrap_or(ScoreFormat::Text),
@@ -502,12 +505,17 @@ impl TryFrom<cli::PublishArgs> for PublishSettings {
     }
 }
 
-/// `--suite`, else `[check] suite` in goldgate.toml.
+/// `--suite`, else `[check] suite` in goldgate.toml (every command that reads a suite finds
+/// it so); neither is a usage error saying where goldgate looked.
 fn suite_dir(flag: Option<PathBuf>, file: &ConfigFile, what: &str) -> Result<PathBuf, Error> {
     flag.or(file.check.suite.clone()).ok_or_else(|| {
+        let looked = match &file.path {
+            Some(path) => format!("{} has no [check] suite", path.display()),
+            None => format!("there is no {} here", defaults::CONFIG_FILE),
+        };
         Error::usage(
-            what,
-            "pass --suite DIR, or set suite = \"...\" under [check] in goldgate.toml",
+            format!("{what}: no --suite given, and {looked}"),
+            "pass --suite DIR, or set suite = \"...\" under [check] in goldgate.toml (goldgate init writes one)",
         )
     })
 }

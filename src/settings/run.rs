@@ -45,7 +45,8 @@ impl TryFrom<cli::RunArgs> for RunCommand {
             None => Thresholds::parse("version = 1", Path::new("(no thresholds file)"))?,
         };
         let output = a.output.unwrap_or_else(|| defaults::RUN_FILE.into());
-        let run = run_settings(a.suite, output, a.pipeline, &file)?;
+        let suite = super::suite_dir(a.suite, &file, "no suite to run")?;
+        let run = run_settings(suite, output, a.pipeline, &file)?;
         super::judge::require_judge(&thresholds, &run)?;
         Ok(RunCommand {
             run,
@@ -61,7 +62,8 @@ impl TryFrom<cli::RunArgs> for RunSettings {
     fn try_from(a: cli::RunArgs) -> Result<Self, Error> {
         let file = config_file(a.pipeline.config.as_deref())?;
         let output = a.output.unwrap_or_else(|| defaults::RUN_FILE.into());
-        run_settings(a.suite, output, a.pipeline, &file)
+        let suite = super::suite_dir(a.suite, &file, "no suite to run")?;
+        run_settings(suite, output, a.pipeline, &file)
     }
 }
 

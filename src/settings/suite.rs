@@ -11,7 +11,8 @@ use crate::error::Error;
 /// `goldgate suite lint` and `suite stats`.
 #[derive(Clone, Debug)]
 pub struct SuiteSettings {
-    /// The suite directory, or a project directory whose goldgate.toml names it.
+    /// The suite directory, or a project directory whose goldgate.toml names it (default:
+    /// the working directory, when it is either).
     pub dir: PathBuf,
     pub format: SuiteFormat,
     /// `--max-sample-bytes`; without it, the project's `[suite] max_sample_bytes` or the
@@ -19,14 +20,35 @@ pub struct SuiteSettings {
     pub max_sample_bytes: Option<u64>,
 }
 
-impl From<cli::SuiteArgs> for SuiteSettings {
-    fn from(a: cli::SuiteArgs) -> Self {
-        SuiteSettings {
-            dir: a.dir,
+impl TryFrom<cli::SuiteArgs> for SuiteSettings {
+    type Error = Error;
+
+    fn try_from(a: cli::SuiteArgs) -> Result<Self, Error> {
+        Ok(SuiteSettings {
+            dir: match a.dir {
+                Some(dir) => dir,
+                None => working_suite()?,
+            },
             format: a.format.unwrap_or(SuiteFormat::Text),
             max_sample_bytes: a.max_sample_bytes,
-        }
+        })
     }
+}
+
+/// Without a directory argument: the working directory when it is a project
+/// (`goldgate.toml`, whose `[check] suite` names the suite) or a suite (`suite.toml`).
+fn working_suite() -> Result<PathBuf, Error> {
+    let here = Path::new(".");
+    if here.join(defaults::CONFIG_FILE).is_file() || here.join("suite.toml").is_file() {
+        return Ok(here.to_path_buf());
+    }
+    Err(Error::usage(
+        format!(
+            "no suite given, and the working directory has neither a {} nor a suite.toml",
+            defaults::CONFIG_FILE
+        ),
+        "pass the suite directory (goldgate suite lint suite/), or run it in a project whose goldgate.toml names the suite under [check] suite",
+    ))
 }
 
 /// `goldgate suite agreement`.
@@ -41,7 +63,7 @@ impl TryFrom<cli::AgreementArgs> for AgreementSettings {
 
     fn try_from(a: cli::AgreementArgs) -> Result<Self, Error> {
         Ok(AgreementSettings {
-            suite: a.suite.into(),
+            suite: a.suite.try_into()?,
             min_kappa: min_kappa(a.min_kappa)?,
         })
     }

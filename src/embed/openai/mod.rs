@@ -394,7 +394,7 @@ impl Client {
             body.extend_from_slice(&chunk);
             if body.len() > limit {
                 return Err(Failure::Final(Error::environment(
-                    format!("POST {shown} answered with more than {limit} bytes for {} texts, far more than their vectors take", batch.texts),
+                    format!("POST {shown} answered with more than {limit} bytes for {}, far more than their vectors take", crate::text::plural(batch.texts, "text")),
                     BASE_URL_HINT,
                 )));
             }
@@ -444,8 +444,8 @@ impl Client {
             )),
             _ => Failure::Final(Error::usage(
                 format!(
-                    "POST {shown} refused a batch of {} texts ({status}): {said}; its longest text ({} characters) begins \"{}\"",
-                    batch.texts, batch.longest.0, batch.longest.1
+                    "POST {shown} refused a batch of {} ({status}): {said}; its longest text ({} characters) begins \"{}\"",
+                    crate::text::plural(batch.texts, "text"), batch.longest.0, batch.longest.1
                 ),
                 format!("a text longer than the model's input limit is refused: shorten that requirement's title or action (goldgate sends at most {MAX_TEXT_CHARS} characters of a text); otherwise check that the endpoint serves the embedding model `{model}`"),
             )),

@@ -274,8 +274,8 @@ impl State {
         }
         if list.is_empty() {
             return Err(Unusable(format!(
-                "no usable requirement in the answer ({} item(s), each without an id, content or a FR-/NFR-/CON- id)",
-                items.len()
+                "no usable requirement in the answer ({}, each without an id, content or a FR-/NFR-/CON- id)",
+                crate::text::plural(items.len(), "item")
             )));
         }
         self.req_list = list;
