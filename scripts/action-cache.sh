@@ -12,7 +12,11 @@
 #                          absolute path; and marks the time, so that answers written by the
 #                          check can be told from restored ones.
 #   action-cache.sh new    After the check: whether it wrote anything the restored cache did
-#                          not hold (only then is a cache saved).
+#                          not hold (only then is a cache saved), and never when the
+#                          directory holds files git tracks (entries committed to the
+#                          repository, which goldgate never uses: saved, they would be
+#                          restored by later runs even after their removal from git) or
+#                          when git cannot say whether it does.
 #
 # Inputs (environment): INPUT_CACHE (true or false), the check's INPUT_* and GOLDGATE_BIN (see
 # action-run.sh), RUNNER_OS, RUNNER_TEMP, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT; for `new`,
@@ -105,12 +109,49 @@ plan() {
   output marker "$marker"
 }
 
+# tracked DIR: print how many files below DIR git tracks (0 outside a git work tree); fail
+# when git cannot say (a repository it refuses, or no git inside a checkout).
+tracked() {
+  local dir=$1 errors listed
+  if ! command -v git >/dev/null; then
+    local d
+    d=$(cd -- "$dir" && pwd -P)
+    while :; do
+      [ -e "$d/.git" ] && return 1
+      [ "$d" = / ] && break
+      d=$(dirname -- "$d")
+    done
+    echo 0
+    return 0
+  fi
+  local status=0
+  errors=$(mktemp)
+  listed=$(cd -- "$dir" && LC_ALL=C git --no-optional-locks ls-files -z 2>"$errors" | tr -cd '\0' | wc -c) || status=$?
+  if [ "$status" -ne 0 ]; then
+    listed=
+    grep -q -e 'not a git repository' -e 'must be run in a work tree' "$errors" && listed=0
+  fi
+  rm -f "$errors"
+  [ -n "$listed" ] || return 1
+  echo "$listed" | tr -d ' '
+}
+
 new() {
   local dir=${GOLDGATE_CACHE_PATH:?GOLDGATE_CACHE_PATH is not set}
   local marker=${GOLDGATE_CACHE_MARKER:?GOLDGATE_CACHE_MARKER is not set}
-  local count
+  local count files
   count=$(find "$dir" -type f -newer "$marker" 2>/dev/null | wc -l | tr -d ' ')
   rm -f "$marker"
+  if ! files=$(tracked "$dir"); then
+    echo "::warning title=goldgate::the answer cache is not saved: git cannot say which files of $dir it tracks"
+    output save false
+    return
+  fi
+  if [ "$files" -gt 0 ]; then
+    echo "::warning title=goldgate::the answer cache is not saved: git tracks $files files in $dir, which goldgate never uses; remove them from git (git rm -r --cached) and ignore the directory in .gitignore"
+    output save false
+    return
+  fi
   if [ "$count" -gt 0 ]; then
     echo "the check wrote $count files to the answer cache: saving it"
     output save true

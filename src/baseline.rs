@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use crate::cachedir::CacheDir;
 use crate::error::Result;
 use crate::gate::compare::{compare, CompareOptions};
 use crate::gate::thresholds::Thresholds;
@@ -59,11 +60,12 @@ pub fn refresh(
 ) -> Result<(RunReport, Refreshed)> {
     // A model that cannot be found fails here, before the pipeline costs anything.
     let embedder = crate::embed::open(&s.similarity)?;
-    let run = run_suite(&s.run, runtime, observer)?;
+    let mut run = run_suite(&s.run, runtime, observer)?;
     if !run.is_complete() {
         return Ok((run, Refreshed::RunIncomplete));
     }
     let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
+    let cache_dir = CacheDir::new(&s.run.cache_dir);
     let scored = score::score(&ScoreRequest {
         suite: &suite,
         run: &run.path,
@@ -71,8 +73,10 @@ pub fn refresh(
         bootstrap: s.bootstrap,
         facts: &s.facts,
         keep_view: None,
-        embedding: score::Embedding::of(embedder.as_deref(), &s.run.cache_dir),
+        embedding: score::Embedding::of(embedder.as_deref(), &cache_dir),
     })?;
+    // Said once, with the run's.
+    run.cache_ignored.merge(&cache_dir.ignored());
     if !scored.file.missing.is_empty() {
         let missing = scored.file.missing;
         return Ok((run, Refreshed::Missing { missing }));

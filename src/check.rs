@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use crate::cachedir::CacheDir;
 use crate::embed::Backend;
 use crate::error::{Error, Problem, Result};
 use crate::gate::compare::{compare, CompareOptions};
@@ -194,14 +195,17 @@ pub fn check(
     let baseline = read_baseline(&s.baseline, &s.missing_baseline)?;
     // A model that cannot be found fails here, before the pipeline costs anything.
     let embedder = crate::embed::open(&s.similarity)?;
-    let run = run_suite_locked(&s.run, runtime, observer, &lock)?;
+    let mut run = run_suite_locked(&s.run, runtime, observer, &lock)?;
     if !run.is_complete() {
         return Ok(Checked { run, gated: None });
     }
     let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
     let scoring = s.thresholds.scoring();
-    let embedding = Embedding::of(embedder.as_deref(), &s.run.cache_dir);
+    let cache_dir = CacheDir::new(&s.run.cache_dir);
+    let embedding = Embedding::of(embedder.as_deref(), &cache_dir);
     let (scored, verdict) = gate(s, &suite, &run.path, &scoring, embedding, baseline.as_ref())?;
+    // Said once, with the run's.
+    run.cache_ignored.merge(&cache_dir.ignored());
     let written = Written {
         run: run.path.clone(),
         score: s.out_dir.join("score.json"),

@@ -31,6 +31,10 @@ pub struct PipelineTable {
     pub model: Option<String>,
     #[serde(default)]
     pub fingerprint_files: Vec<PathBuf>,
+    /// Environment variables the answers depend on (`PREFIX_*` for a prefix): their values,
+    /// hashed, are part of the cache key.
+    #[serde(default)]
+    pub fingerprint_env: Vec<String>,
     pub timeout_secs: Option<f64>,
     pub retries: Option<u32>,
     pub max_output_bytes: Option<usize>,

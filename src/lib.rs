@@ -14,6 +14,7 @@ compile_error!(
 
 pub mod annotate;
 pub mod baseline;
+pub mod cachedir;
 pub mod check;
 pub mod cli;
 mod commands;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::support::mock_http::{MockServer, Response};
-use crate::support::project::{extraction_suite, git_repo, run_lines};
+use crate::support::project::{commit_all, extraction_suite, git, git_repo, run_lines};
 use crate::support::TempDir;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -515,4 +515,54 @@ fn the_cache_step_keys_the_answer_cache_on_the_check_s_fingerprint() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stdout)
         .contains("::error title=goldgate::cache must be true or false"));
+}
+
+/// A cache directory holding files git tracks (entries a pull request committed) is never
+/// saved: goldgate does not use them, and a saved cache would carry them on to later runs,
+/// where they could outlive their removal from git.
+#[test]
+fn a_cache_directory_holding_tracked_files_is_never_saved() {
+    let dir = TempDir::new("action-cache-tracked");
+    let d = &dir.0;
+    cached_project(d);
+    let config = [("INPUT_CONFIG", "ci/goldgate.toml")];
+    let (_, plan) = action_script(d, &["action-cache.sh", "plan"], &config);
+    let (out, _) = action_script(d, &["action-run.sh"], &config);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Committed, then the next run writes answers again (another pipeline version).
+    git(d, &["add", "-f", "answers"]);
+    commit_all(d, "keep the answers");
+    std::fs::write(
+        d.join("pipeline.sh"),
+        "cat >/dev/null\necho call >> calls.log\nprintf '{\"requirements\": [], \"v\": 2}\\n'\n",
+    )
+    .unwrap();
+    let (_, plan2) = action_script(d, &["action-cache.sh", "plan"], &config);
+    assert_ne!(plan2["key"], plan["key"]);
+    let (out, _) = action_script(d, &["action-run.sh"], &config);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let env = [
+        ("GOLDGATE_CACHE_PATH", plan2["path"].as_str()),
+        ("GOLDGATE_CACHE_MARKER", plan2["marker"].as_str()),
+    ];
+    let (out, o) = action_script(d, &["action-cache.sh", "new"], &env);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(o["save"], "false", "{out:?}");
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        log.contains("::warning title=goldgate::") && log.contains("git tracks 3 files"),
+        "{log}"
+    );
+    // Once they are out of git, the cache is saved again.
+    git(d, &["rm", "-r", "-q", "--cached", "answers"]);
+    commit_all(d, "drop the answers");
+    let (_, plan3) = action_script(d, &["action-cache.sh", "plan"], &config);
+    let (out, _) = action_script(d, &["action-run.sh"], &config);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let env = [
+        ("GOLDGATE_CACHE_PATH", plan3["path"].as_str()),
+        ("GOLDGATE_CACHE_MARKER", plan3["marker"].as_str()),
+    ];
+    let (_, o) = action_script(d, &["action-cache.sh", "new"], &env);
+    assert_eq!(o["save"], "true");
 }

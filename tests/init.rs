@@ -372,6 +372,78 @@ fn inside_git_a_changed_stub_is_run_before_it_is_added() {
     );
 }
 
+/// init ignores goldgate's own directory: `.goldgate/` (the answer cache and the outputs)
+/// goes into `.gitignore` — created when missing, appended once to one that exists (its
+/// lines kept as they are), left alone when a line already ignores it or when it is not a
+/// regular file — so `git add -A` never commits the cache.
+#[test]
+fn init_ignores_goldgate_s_own_directory_in_gitignore() {
+    let tmp = TempDir::new("init-gitignore");
+    let dir = &tmp.0;
+    git(dir, &["init", "-q", "-b", "main"]);
+    let out = goldgate(dir, &["init", "--kind", "extraction"], &[]);
+    assert_exit(&out, 0, "init");
+    let ignore = std::fs::read_to_string(dir.join(".gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == ".goldgate/"), "{ignore}");
+    assert!(
+        text(&out.stdout).contains("\n  .gitignore\n"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_exit(&goldgate(dir, &["check"], &[]), 0, "the first check");
+    assert!(dir.join(".goldgate/cache").is_dir());
+    git(dir, &["add", "-A"]);
+    let staged = git(dir, &["diff", "--cached", "--name-only"]);
+    assert!(!staged.contains(".goldgate"), "{staged}");
+    assert!(staged.contains(".gitignore"), "{staged}");
+
+    // A .gitignore of the user's, without a final newline: appended to, once.
+    std::fs::write(dir.join(".gitignore"), "# mine\n.env\nnode_modules").unwrap();
+    let again = ["init", "--kind", "extraction", "--force"];
+    let out = goldgate(dir, &again, &[]);
+    assert_exit(&out, 0, "init --force");
+    assert!(
+        text(&out.stdout).contains(".gitignore  (added .goldgate/)"),
+        "{}",
+        text(&out.stdout)
+    );
+    let ignore = std::fs::read_to_string(dir.join(".gitignore")).unwrap();
+    assert!(
+        ignore.starts_with("# mine\n.env\nnode_modules\n"),
+        "{ignore}"
+    );
+    assert_eq!(ignore.matches(".goldgate/").count(), 1, "{ignore}");
+    assert_exit(&goldgate(dir, &again, &[]), 0, "init --force again");
+    assert_eq!(
+        std::fs::read_to_string(dir.join(".gitignore")).unwrap(),
+        ignore,
+        "never twice"
+    );
+    // Already ignored another way: left as it is, and not listed.
+    std::fs::write(dir.join(".gitignore"), "/.goldgate\n").unwrap();
+    let out = goldgate(dir, &again, &[]);
+    assert_exit(&out, 0, "init --force");
+    assert_eq!(
+        std::fs::read_to_string(dir.join(".gitignore")).unwrap(),
+        "/.goldgate\n"
+    );
+    assert!(
+        !text(&out.stdout).contains(".gitignore"),
+        "{}",
+        text(&out.stdout)
+    );
+    // A link is never written through.
+    let elsewhere = TempDir::new("init-gitignore-elsewhere");
+    std::fs::write(elsewhere.0.join("shared"), "shared\n").unwrap();
+    std::fs::remove_file(dir.join(".gitignore")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.0.join("shared"), dir.join(".gitignore")).unwrap();
+    assert_exit(&goldgate(dir, &again, &[]), 0, "init --force");
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.0.join("shared")).unwrap(),
+        "shared\n"
+    );
+}
+
 /// GitHub reads workflows only at a repository's root: init into a subdirectory says so.
 #[test]
 fn in_a_subdirectory_of_a_repository_init_says_where_workflows_belong() {

@@ -5,6 +5,8 @@ mod agents;
 mod baseline;
 mod browser_e2e;
 mod cache;
+mod cache_env;
+mod cache_trust;
 mod chat;
 mod cli;
 mod config_suite;

@@ -298,3 +298,39 @@ fn thresholds_read_as_rules() {
         "{text}"
     );
 }
+
+/// The one line saying which cache entries were ignored and why: the count, each reason with
+/// its count (git's own reason when it could not say), the first three paths (escaped: a
+/// planted file's name is untrusted) and how many more.
+#[test]
+fn ignored_cache_entries_are_one_line_with_reasons_and_a_few_paths() {
+    use goldgate::cachedir::{Ignored, Refused};
+    assert_eq!(terminal::ignored_cache_entries(&Ignored::default()), "");
+    let ignored = Ignored {
+        entries: 5,
+        reasons: [
+            (Refused::Tracked, 2),
+            (Refused::Symlink, 1),
+            (Refused::TooLarge, 1),
+            (Refused::Unverified, 1),
+        ]
+        .into(),
+        examples: vec![
+            ".goldgate/cache/ab/ab01.json".into(),
+            ".goldgate/cache/judge/cd/cd02.json".into(),
+            ".goldgate/cache/embeddings/f00d/\u{1b}[31mred.vec".into(),
+        ],
+        git_error: Some("git ls-files failed: fatal: detected dubious ownership".into()),
+    };
+    let one = Ignored {
+        entries: 1,
+        reasons: [(Refused::NotRegular, 1)].into(),
+        examples: vec![".goldgate/cache/ab/ab01.json".into()],
+        git_error: None,
+    };
+    let text = terminal::ignored_cache_entries(&ignored) + &terminal::ignored_cache_entries(&one);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(!text.contains('\u{1b}'), "{text}");
+    crate::snapshots::settings()
+        .bind(|| insta::assert_snapshot!("terminal_ignored_cache_entries", text));
+}

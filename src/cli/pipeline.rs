@@ -139,6 +139,11 @@ pub struct PipelineArgs {
     /// the cache key covers these instead of the whole git repository
     #[arg(long = "fingerprint-file", value_name = "PATH")]
     pub fingerprint_files: Vec<PathBuf>,
+    /// An environment variable the answers depend on: its value (hashed, never written) is
+    /// part of the cache key; `PREFIX_*` names a prefix; repeatable (variables the command,
+    /// URL or headers name as ${NAME} count without it)
+    #[arg(long = "fingerprint-env", value_name = "NAME")]
+    pub fingerprint_env: Vec<String>,
     /// Pass this environment variable to a command pipeline even if goldgate withholds it
     /// (GITHUB_TOKEN, GH_TOKEN, ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN) or
     /// --env-clear drops it; `PREFIX_*` names a prefix; repeatable

@@ -56,7 +56,8 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
 }
 
 /// `check --print-fingerprint`: what the run would key its cached answers on and where they
-/// go, computed as the run computes it, one `name=value` line each; nothing runs.
+/// go, computed as the run computes it, one `name=value` line each (the environment
+/// variables by name only); nothing runs.
 fn print_fingerprint(s: &CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let plan = crate::run::plan::cache_plan(&s.check.run)?;
     if let Some(why) = &plan.cache_off {
@@ -67,10 +68,11 @@ fn print_fingerprint(s: &CheckCommand, reporter: &mut Reporter<'_>) -> Result<Ex
         .map_err(|e| crate::error::Error::internal(format!("cannot name the cache use: {e}")))?;
     let cache = cache.as_str().unwrap_or_default();
     reporter.out(&format!(
-        "pipeline_fingerprint={}\ncache={cache}\ncache_dir={}\ngate_name={}\n",
+        "pipeline_fingerprint={}\ncache={cache}\ncache_dir={}\ngate_name={}\nfingerprint_env={}\n",
         plan.fingerprint.value,
         crate::escape::one_line(&s.check.run.cache_dir.display().to_string()),
         crate::escape::one_line(&s.gate.report.gate_name),
+        crate::escape::one_line(&plan.fingerprint.parts.env.join(",")),
     ));
     Ok(Exit::Ok)
 }

@@ -210,7 +210,11 @@ fn summary(plan: &Plan, written: &[Written], below_root: bool) -> String {
         plan.pipeline.as_str(),
     );
     for w in written {
-        let note = if w.overwrote { "  (overwrote)" } else { "" };
+        let note = match (w.overwrote, w.note) {
+            (true, _) => "  (overwrote)".to_string(),
+            (false, Some(note)) => format!("  ({note})"),
+            (false, None) => String::new(),
+        };
         out.push_str(&format!("  {}{note}\n", w.path.display()));
     }
     if below_root {

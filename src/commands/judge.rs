@@ -34,5 +34,7 @@ pub fn judge(s: RejudgeSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     reporter.out(&line);
+    let ignored = crate::report::terminal::ignored_cache_entries(&done.cache_ignored);
+    reporter.note(&ignored);
     Ok(Exit::Ok)
 }

@@ -154,6 +154,10 @@ fn report_run(
     reporter: &mut Reporter<'_>,
 ) -> Exit {
     let s = &run.summary;
+    // Cache entries that were not goldgate's own: said once, whatever the ending.
+    reporter.note(&crate::report::terminal::ignored_cache_entries(
+        &run.cache_ignored,
+    ));
     // Why calls failed, grouped by cause (a 401 on every call is one line, not a mystery).
     let causes = crate::report::terminal::failed_calls(&run.failures());
     // Answers the kinds read nothing from, said with what they hold instead.

@@ -1,5 +1,6 @@
 //! `goldgate score`: a run file against the suite into a score file.
 
+use crate::cachedir::CacheDir;
 use crate::cli::ScoreFormat;
 use crate::error::{Exit, Result};
 use crate::gate::thresholds::Thresholds;
@@ -25,6 +26,7 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         .map(crate::settings::similarity::backend)
         .unwrap_or_default();
     let embedder = crate::embed::open(&backend)?;
+    let cache_dir = CacheDir::new(&s.cache_dir);
     let scored = score::score(&ScoreRequest {
         suite: &suite,
         run: &s.run,
@@ -32,7 +34,7 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         bootstrap: s.bootstrap,
         facts: &s.facts,
         keep_view: None,
-        embedding: score::Embedding::of(embedder.as_deref(), &s.cache_dir),
+        embedding: score::Embedding::of(embedder.as_deref(), &cache_dir),
     })?;
     // With --format json the file's bytes are also stdout's: written once, in memory.
     let json = match s.format {
@@ -49,6 +51,7 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     if let Some(stats) = &scored.embedded {
         reporter.note(&terminal::embedded_note(stats));
     }
+    reporter.note(&terminal::ignored_cache_entries(&cache_dir.ignored()));
     if !scored.warnings.is_empty() {
         reporter.note(&format!(
             "note: the suite has {} labelling warnings; run `goldgate suite lint {}`\n",

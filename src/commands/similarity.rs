@@ -2,6 +2,7 @@
 //! under the configured similarity — what a user tunes thresholds with, and how a reviewer
 //! checks a matching's numbers.
 
+use crate::cachedir::CacheDir;
 use crate::embed::{self, pairs};
 use crate::error::{Error, Exit, Location, Problem, Result};
 use crate::io::write_atomic;
@@ -14,7 +15,8 @@ const MAX_PROBLEMS: usize = 20;
 
 pub fn similarity(s: SimilaritySettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let embedder = embed::open(&s.backend)?;
-    let cache = Some(s.cache_dir.as_path());
+    let cache_dir = CacheDir::new(&s.cache_dir);
+    let cache = Some(&cache_dir);
     match &s.input {
         PairsInput::Two(a, b) => {
             let pair = [(a.clone(), b.clone())];
@@ -63,6 +65,8 @@ pub fn similarity(s: SimilaritySettings, reporter: &mut Reporter<'_>) -> Result<
             }
         }
     }
+    let ignored = cache_dir.ignored();
+    reporter.note(&crate::report::terminal::ignored_cache_entries(&ignored));
     Ok(Exit::Ok)
 }
 

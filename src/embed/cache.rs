@@ -8,7 +8,9 @@
 //! `GGVEC1`, the dimension (u32 LE), then records of a 32-byte SHA-256 of the text and its
 //! vector (f32 LE), then a SHA-256 of everything before it: a shard that fails the check is
 //! ignored (and removed), so a damaged cache costs compute, never a wrong vector. Many
-//! shards are merged into one.
+//! shards are merged into few. A shard is read only when it is goldgate's own file (see
+//! [`crate::cachedir`]: never one git tracks, a link or a special file, and never through a
+//! linked directory), at most [`MAX_SHARD_BYTES`]; no shard larger than that is written.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::{Embedder, Vectors};
+use crate::cachedir::CacheDir;
 use crate::error::{Error, Result};
 use crate::io::write_atomic;
 use crate::text::hex;
@@ -23,8 +26,10 @@ use crate::text::hex;
 const MAGIC: &[u8; 6] = b"GGVEC1";
 /// Texts embedded per call to the embedder: a long run saves its work as it goes.
 const CHUNK: usize = 2048;
-/// More shards than this are merged into one.
+/// More shards than this are merged.
 const MAX_SHARDS: usize = 32;
+/// The largest shard read or written (about 170,000 vectors of 384 components).
+pub const MAX_SHARD_BYTES: u64 = 256 << 20;
 
 /// What [`vectors`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -42,15 +47,15 @@ pub struct Stats {
 /// `cache_dir` `None` keeps nothing on disk.
 pub fn vectors(
     embedder: &dyn Embedder,
-    cache_dir: Option<&Path>,
+    cache_dir: Option<&CacheDir>,
     texts: impl IntoIterator<Item = String>,
 ) -> Result<(Vectors, Stats)> {
     let mut wanted: Vec<String> = texts.into_iter().collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let dir = cache_dir.map(|d| shard_dir(d, &embedder.identity().fingerprint));
+    let dir = cache_dir.map(|c| (c, shard_dir(c.root(), &embedder.identity().fingerprint)));
     let stored = match &dir {
-        Some(dir) => Store::read(dir),
+        Some((cache, dir)) => Store::read(cache, dir, MAX_SHARD_BYTES),
         None => Store::default(),
     };
     let mut stats = Stats {
@@ -96,7 +101,7 @@ pub fn vectors(
                     table.dim()
                 ),
                 match &dir {
-                    Some(dir) => format!("the model changed under the same name: remove {}", dir.display()),
+                    Some((_, dir)) => format!("the model changed under the same name: remove {}", dir.display()),
                     None => "the model changed while goldgate ran".to_string(),
                 },
             ));
@@ -105,13 +110,15 @@ pub fn vectors(
             table.insert(text, vector);
         }
         stats.computed += chunk.len();
-        if let Some(dir) = &dir {
-            write_shard(dir, chunk, &computed)?;
+        if let Some((cache, dir)) = &dir {
+            let records = chunk.iter().zip(&computed);
+            let records = records.map(|(t, v)| (key(t), v.as_slice()));
+            write_shards(cache, dir, dim, records, MAX_SHARD_BYTES)?;
         }
     }
-    if let Some(dir) = &dir {
+    if let Some((cache, dir)) = &dir {
         if stored.shards.len() + missing.len().div_ceil(CHUNK) > MAX_SHARDS {
-            merge(dir)?;
+            merge(cache, dir, MAX_SHARD_BYTES)?;
         }
     }
     Ok((table.unwrap_or_default(), stats))
@@ -135,21 +142,18 @@ struct Store {
 }
 
 impl Store {
-    /// Every shard that reads whole and checks out; the others are removed.
-    fn read(dir: &Path) -> Store {
+    /// Every shard of goldgate's own (at most `max_bytes`) that reads whole and checks out;
+    /// the others of its own are removed, the rest left alone (the cache directory says
+    /// which it ignored).
+    fn read(cache: &CacheDir, dir: &Path, max_bytes: u64) -> Store {
         let mut store = Store::default();
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return store;
-        };
-        let mut paths: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
+        let mut paths: Vec<PathBuf> = (cache.list(dir).into_iter())
             .filter(|p| p.extension().is_some_and(|e| e == "vec"))
             .collect();
         paths.sort();
         for path in paths {
-            let Ok(bytes) = std::fs::read(&path) else {
-                continue; // merged away by another run meanwhile
+            let Some(bytes) = cache.read(&path, max_bytes) else {
+                continue; // not goldgate's own, or merged away by another run meanwhile
             };
             match parse_shard(&bytes) {
                 Some((dim, records)) if store.dim.is_none_or(|d| d == dim) => {
@@ -212,37 +216,54 @@ fn shard_bytes<'a>(dim: usize, records: impl Iterator<Item = ([u8; 32], &'a [f32
     bytes
 }
 
-fn write_shard(dir: &Path, texts: &[&str], vectors: &[Vec<f32>]) -> Result<()> {
-    let dim = vectors.first().map_or(0, Vec::len);
-    let bytes = shard_bytes(
-        dim,
-        texts
-            .iter()
-            .zip(vectors)
-            .map(|(t, v)| (key(t), v.as_slice())),
-    );
-    write_new(dir, &bytes).map(drop)
+/// Write `records` (vectors of `dim` components) as shards of at most `max_bytes` each;
+/// returns their paths.
+fn write_shards<'a>(
+    cache: &CacheDir,
+    dir: &Path,
+    dim: usize,
+    records: impl Iterator<Item = ([u8; 32], &'a [f32])>,
+    max_bytes: u64,
+) -> Result<Vec<PathBuf>> {
+    let framing = (MAGIC.len() + 4 + 32) as u64;
+    let record = (32 + 4 * dim) as u64;
+    let per_shard = (max_bytes.saturating_sub(framing) / record).max(1) as usize;
+    let mut records = records.peekable();
+    let mut written = Vec::new();
+    while records.peek().is_some() {
+        let bytes = shard_bytes(dim, records.by_ref().take(per_shard));
+        if bytes.len() as u64 > max_bytes {
+            continue; // one vector larger than a shard: not kept
+        }
+        written.extend(write_new(cache, dir, &bytes)?);
+    }
+    Ok(written)
 }
 
 /// Write a shard atomically under a name made from its content (a run writing other
-/// vectors never picks it); returns its path.
-fn write_new(dir: &Path, bytes: &[u8]) -> Result<PathBuf> {
+/// vectors never picks it); returns its path, or `None` when the cache directory does not
+/// let goldgate write there (a linked directory, a tracked file in the way).
+fn write_new(cache: &CacheDir, dir: &Path, bytes: &[u8]) -> Result<Option<PathBuf>> {
     let path = dir.join(format!("{}.vec", hex(&Sha256::digest(bytes)[..12])));
+    if !cache.writable(&path) {
+        return Ok(None);
+    }
     write_atomic(&path, |out| out.write_all(bytes))?;
-    Ok(path)
+    Ok(Some(path))
 }
 
-/// Merge every shard of one dimension into one, then remove the merged shards.
-fn merge(dir: &Path) -> Result<()> {
-    let store = Store::read(dir);
+/// Merge every shard of one dimension into as few as fit under `max_bytes`, then remove the
+/// merged shards.
+fn merge(cache: &CacheDir, dir: &Path, max_bytes: u64) -> Result<()> {
+    let store = Store::read(cache, dir, max_bytes);
     let Some(dim) = store.dim else {
         return Ok(());
     };
     let mut records: Vec<(&[u8; 32], &Vec<f32>)> = store.vectors.iter().collect();
     records.sort_unstable_by_key(|(k, _)| *k);
-    let bytes = shard_bytes(dim, records.into_iter().map(|(k, v)| (*k, v.as_slice())));
-    let merged = write_new(dir, &bytes)?;
-    for shard in store.shards.iter().filter(|s| **s != merged) {
+    let records = records.into_iter().map(|(k, v)| (*k, v.as_slice()));
+    let merged = write_shards(cache, dir, dim, records, max_bytes)?;
+    for shard in store.shards.iter().filter(|s| !merged.contains(s)) {
         let _ = std::fs::remove_file(shard);
     }
     Ok(())
@@ -295,7 +316,12 @@ mod tests {
     fn embeds_each_text_once_and_only_what_the_cache_lacks() {
         let dir = tempfile::tempdir().unwrap();
         let e = Counting::new();
-        let (v, stats) = vectors(&e, Some(dir.path()), texts(&["aa", "b", "aa"])).unwrap();
+        let (v, stats) = vectors(
+            &e,
+            Some(&CacheDir::new(dir.path())),
+            texts(&["aa", "b", "aa"]),
+        )
+        .unwrap();
         assert_eq!(
             stats,
             Stats {
@@ -305,7 +331,12 @@ mod tests {
             }
         );
         assert_eq!(e.asked.load(Ordering::Relaxed), 2);
-        let (again, stats) = vectors(&e, Some(dir.path()), texts(&["aa", "b", "ccc"])).unwrap();
+        let (again, stats) = vectors(
+            &e,
+            Some(&CacheDir::new(dir.path())),
+            texts(&["aa", "b", "ccc"]),
+        )
+        .unwrap();
         assert_eq!(
             stats,
             Stats {
@@ -323,7 +354,7 @@ mod tests {
     fn a_damaged_shard_is_dropped_and_recomputed_never_read() {
         let dir = tempfile::tempdir().unwrap();
         let e = Counting::new();
-        let (good, _) = vectors(&e, Some(dir.path()), texts(&["aa"])).unwrap();
+        let (good, _) = vectors(&e, Some(&CacheDir::new(dir.path())), texts(&["aa"])).unwrap();
         let shards = shard_dir(dir.path(), "f00d");
         let shard = std::fs::read_dir(&shards)
             .unwrap()
@@ -336,7 +367,7 @@ mod tests {
         let at = bytes.len() - 40;
         bytes[at] ^= 0x40; // one flipped bit inside a vector
         std::fs::write(&shard, &bytes).unwrap();
-        let (v, stats) = vectors(&e, Some(dir.path()), texts(&["aa"])).unwrap();
+        let (v, stats) = vectors(&e, Some(&CacheDir::new(dir.path())), texts(&["aa"])).unwrap();
         assert_eq!(stats.computed, 1, "the damaged shard was not trusted");
         assert_eq!(v.get("aa"), good.get("aa"));
         // The damaged shard was replaced by a good one (same content, same name).
@@ -349,14 +380,106 @@ mod tests {
         let e = Counting::new();
         let all: Vec<String> = (0..MAX_SHARDS + 3).map(|i| "a".repeat(i + 1)).collect();
         for text in &all {
-            vectors(&e, Some(dir.path()), [text.clone()]).unwrap();
+            vectors(&e, Some(&CacheDir::new(dir.path())), [text.clone()]).unwrap();
         }
         let shards = std::fs::read_dir(shard_dir(dir.path(), "f00d"))
             .unwrap()
             .count();
         assert!(shards <= 4, "{shards} shards");
-        let (_, stats) = vectors(&e, Some(dir.path()), all.clone()).unwrap();
+        let (_, stats) = vectors(&e, Some(&CacheDir::new(dir.path())), all.clone()).unwrap();
         assert_eq!(stats.cached, all.len());
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    /// Vectors planted in a commit, reached through a linked directory, or over the cap are
+    /// never read, and never removed: the cache directory says which it ignored.
+    #[test]
+    fn shards_that_are_not_goldgate_s_own_are_ignored_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let e = Counting::new();
+        vectors(&e, Some(&CacheDir::new(d)), texts(&["aa"])).unwrap();
+        let shards = shard_dir(d, "f00d");
+        let planted: Vec<PathBuf> = std::fs::read_dir(&shards)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        git(d, &["init", "-q"]);
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "plant"]);
+        let cache = CacheDir::new(d);
+        let (_, stats) = vectors(&e, Some(&cache), texts(&["aa"])).unwrap();
+        assert_eq!(stats.computed, 1, "a tracked shard is not read");
+        let ignored = cache.ignored();
+        assert_eq!(
+            ignored.reasons.get(&crate::cachedir::Refused::Tracked),
+            Some(&1)
+        );
+        assert_eq!(ignored.examples, planted);
+        assert!(planted[0].is_file(), "and not removed");
+
+        // An untracked shard over the cap: ignored, left alone.
+        let other = tempfile::tempdir().unwrap();
+        vectors(&e, Some(&CacheDir::new(other.path())), texts(&["bb"])).unwrap();
+        let cache = CacheDir::new(other.path());
+        let store = Store::read(&cache, &shard_dir(other.path(), "f00d"), 8);
+        assert!(store.vectors.is_empty() && store.shards.is_empty());
+        assert_eq!(cache.ignored().entries, 1);
+        assert!(std::fs::read_dir(shard_dir(other.path(), "f00d"))
+            .unwrap()
+            .next()
+            .is_some());
+
+        // A model's directory linked to another: nothing read, nothing written through it.
+        let linked = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(linked.path().join("embeddings")).unwrap();
+        std::os::unix::fs::symlink(
+            shard_dir(other.path(), "f00d"),
+            shard_dir(linked.path(), "f00d"),
+        )
+        .unwrap();
+        let cache = CacheDir::new(linked.path());
+        let (_, stats) = vectors(&e, Some(&cache), texts(&["bb", "cc"])).unwrap();
+        assert_eq!(stats.computed, 2);
+        let ignored = cache.ignored();
+        assert_eq!(
+            ignored.reasons.get(&crate::cachedir::Refused::Outside),
+            Some(&1)
+        );
+        let there = std::fs::read_dir(shard_dir(other.path(), "f00d")).unwrap();
+        assert_eq!(there.count(), 1, "nothing was written through the link");
+    }
+
+    /// Shards are written, and merged, in pieces under the cap.
+    #[test]
+    fn no_shard_over_the_cap_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CacheDir::new(dir.path());
+        let shards = shard_dir(dir.path(), "f00d");
+        let vectors: Vec<Vec<f32>> = (0..10).map(|i| vec![i as f32, 1.0, 2.0]).collect();
+        let records = (0..10).map(|i| (key(&i.to_string()), vectors[i].as_slice()));
+        // Framing 42 bytes, records 44: three records per shard under 180 bytes.
+        let written = write_shards(&cache, &shards, 3, records, 180).unwrap();
+        assert_eq!(written.len(), 4);
+        for shard in &written {
+            assert!(std::fs::metadata(shard).unwrap().len() <= 180);
+        }
+        let store = Store::read(&cache, &shards, 180);
+        assert_eq!(store.vectors.len(), 10);
+        merge(&cache, &shards, 180).unwrap();
+        assert_eq!(Store::read(&cache, &shards, 180).vectors.len(), 10);
+        assert!(cache.ignored().is_empty());
     }
 
     #[test]

@@ -2,17 +2,17 @@
 //! texts are prepared (or embedded, from the cache when it can) once each, then compared
 //! exactly as matching compares them.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use super::{cache, Embedder};
+use crate::cachedir::CacheDir;
 use crate::error::Result;
 use crate::metrics::texts::Similarity;
 
 /// The cosine of each pair, in order: lexical without an embedder, else with its vectors.
 pub fn cosines(
     embedder: Option<&dyn Embedder>,
-    cache_dir: Option<&Path>,
+    cache_dir: Option<&CacheDir>,
     pairs: &[(String, String)],
 ) -> Result<(Vec<f64>, Option<cache::Stats>)> {
     let (similarity, stats) = match embedder {

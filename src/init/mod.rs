@@ -2,11 +2,13 @@
 //! `goldgate.toml` (the pipeline of the chosen kind), a commented `thresholds.toml` (rules
 //! for each chosen task kind's metrics), a gold suite with one example sample per task
 //! kind, a Python stub of the pipeline (`command`) or its prompts (`chat`), the three
-//! GitHub workflows and `GOLDGATE.md` with the next steps. [`init`] takes a plain [`Plan`]
-//! and returns what it wrote; it never asks or prints (the command does). A file that
-//! exists is never overwritten without [`Plan::force`]: without it, nothing is written.
+//! GitHub workflows and `GOLDGATE.md` with the next steps; and `.goldgate/` in `.gitignore`
+//! ([`gitignore`]). [`init`] takes a plain [`Plan`] and returns what it wrote; it never asks
+//! or prints (the command does). A file that exists is never overwritten without
+//! [`Plan::force`]: without it, nothing is written.
 
 mod files;
+mod gitignore;
 mod workflows;
 
 use std::path::{Path, PathBuf};
@@ -81,6 +83,8 @@ pub struct Written {
     pub path: PathBuf,
     /// It existed before and was overwritten (`--force`).
     pub overwrote: bool,
+    /// What was done to it, when it was not written whole (`added .goldgate/`).
+    pub note: Option<&'static str>,
 }
 
 /// Write the plan's files into its directory; the files written, in order. Refuses (a usage
@@ -124,8 +128,19 @@ pub fn init(plan: &Plan) -> Result<Vec<Written>> {
         written.push(Written {
             path: file.path.clone(),
             overwrote,
+            note: None,
         });
     }
+    let note = match gitignore::ignore_own_files(&plan.dir)? {
+        gitignore::Ignore::Created => None,
+        gitignore::Ignore::Appended => Some("added .goldgate/"),
+        gitignore::Ignore::Unchanged => return Ok(written),
+    };
+    written.push(Written {
+        path: gitignore::FILE.into(),
+        overwrote: false,
+        note,
+    });
     Ok(written)
 }
 
@@ -159,8 +174,10 @@ mod tests {
             text.contains("goldgate.toml") && text.contains("--force"),
             "{text}"
         );
+        // (`.gitignore` is never in the way: it is appended to.)
+        let in_the_way = written.iter().filter(|w| w.path != Path::new(".gitignore"));
         assert!(
-            text.contains(&format!("{} of the files", written.len())),
+            text.contains(&format!("{} of the files", in_the_way.count())),
             "{text}"
         );
         assert_eq!(

@@ -466,3 +466,36 @@ pub fn embedded_note(stats: &crate::embed::cache::Stats) -> String {
         stats.computed
     )
 }
+
+/// One warning line naming the cache entries (answers, judge reviews, vectors) that were not
+/// goldgate's own, so not used, and why; empty when there were none.
+pub fn ignored_cache_entries(ignored: &crate::cachedir::Ignored) -> String {
+    if ignored.is_empty() {
+        return String::new();
+    }
+    let entries = match ignored.entries {
+        1 => "1 cache entry".to_string(),
+        n => format!("{n} cache entries"),
+    };
+    let reasons: Vec<String> = ignored
+        .reasons
+        .iter()
+        .map(|(why, n)| match (why, &ignored.git_error) {
+            (crate::cachedir::Refused::Unverified, Some(e)) => {
+                format!("{n} {} ({})", why.describe(), one_line(e))
+            }
+            _ => format!("{n} {}", why.describe()),
+        })
+        .collect();
+    let paths: Vec<String> = (ignored.examples.iter())
+        .map(|p| one_line(&p.display().to_string()).into_owned())
+        .collect();
+    let paths = match ignored.entries.saturating_sub(ignored.examples.len()) {
+        0 => paths.join(", "),
+        more => format!("{} and {more} more", paths.join(", ")),
+    };
+    format!(
+        "warning: ignored {entries} ({}): {paths}; not used, computed again: a cache entry counts only when it is a file goldgate wrote, inside the cache directory, that git does not track\n",
+        reasons.join(", "),
+    )
+}

@@ -3,8 +3,12 @@
 //! under `<dir>/<2 hex>/<hash>.json`, written to a temporary file and renamed into place,
 //! which is atomic and safe with several writers. Only successful answers are cached. Each
 //! entry records when it was stored, so a run with a `cache_ttl` reuses only recent ones.
+//! Entries are read only when they are goldgate's own files (see [`crate::cachedir`]: never
+//! one git tracks, a link or a special file), at most [`max_entry_bytes`] each; an entry
+//! larger than that is never written.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -12,6 +16,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::call::Reply;
+use crate::cachedir::CacheDir;
 use crate::runfile::record::Usage;
 use crate::runfile::trace::Trace;
 
@@ -48,10 +53,18 @@ struct Entry {
 
 #[derive(Clone, Debug)]
 pub struct Cache {
-    dir: PathBuf,
+    dir: Arc<CacheDir>,
     mode: CacheMode,
     /// Entries stored before this time (seconds since the epoch) are not reused.
     not_before: Option<u64>,
+    /// The largest entry read or written.
+    max_entry_bytes: u64,
+}
+
+/// The largest answer entry read or written: four times the largest answer kept (room for
+/// JSON escapes and a multi-step pipeline's trace) plus 64 KiB; 64 MiB by default.
+pub fn max_entry_bytes(max_output_bytes: usize) -> u64 {
+    (max_output_bytes as u64).saturating_mul(4) + (64 << 10)
 }
 
 /// Seconds since the Unix epoch.
@@ -63,12 +76,18 @@ fn now() -> u64 {
 
 impl Cache {
     /// The cache in `dir`; with a `ttl`, entries older than it (when the run starts) are
-    /// not reused.
-    pub fn new(dir: &Path, mode: CacheMode, ttl: Option<Duration>) -> Self {
+    /// not reused; entries over `max_entry_bytes` are neither read nor written.
+    pub fn new(
+        dir: Arc<CacheDir>,
+        mode: CacheMode,
+        ttl: Option<Duration>,
+        max_entry_bytes: u64,
+    ) -> Self {
         Cache {
-            dir: dir.to_path_buf(),
+            dir,
             mode,
             not_before: ttl.map(|ttl| now().saturating_sub(ttl.as_secs())),
+            max_entry_bytes,
         }
     }
 
@@ -83,15 +102,17 @@ impl Cache {
     }
 
     fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(&key[..2]).join(format!("{key}.json"))
+        self.dir.root().join(&key[..2]).join(format!("{key}.json"))
     }
 
-    /// A cached answer, if there is one (an unreadable entry is a miss).
+    /// A cached answer, if there is one (an unreadable entry is a miss; one that is not
+    /// goldgate's own is a miss the cache directory remembers).
     pub fn get(&self, key: &str) -> Option<Reply> {
         if self.mode != CacheMode::Use {
             return None;
         }
-        let entry: Entry = serde_json::from_slice(&std::fs::read(self.path(key)).ok()?).ok()?;
+        let bytes = self.dir.read(&self.path(key), self.max_entry_bytes)?;
+        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
         if let Some(not_before) = self.not_before {
             if entry.stored_at.is_none_or(|at| at < not_before) {
                 return None;
@@ -121,7 +142,11 @@ impl Cache {
             trace: reply.trace.clone(),
         };
         let bytes = serde_json::to_vec(&entry).unwrap_or_default();
-        let _ = crate::io::write_atomic_io(&self.path(key), |w| w.write_all(&bytes));
+        let path = self.path(key);
+        if bytes.len() as u64 > self.max_entry_bytes || !self.dir.writable(&path) {
+            return;
+        }
+        let _ = crate::io::write_atomic_io(&path, |w| w.write_all(&bytes));
     }
 }
 
@@ -147,21 +172,18 @@ mod tests {
             text: "{\"requirements\": []}".into(),
             ..Reply::default()
         };
-        let cache = Cache::new(&dir, CacheMode::Use, None);
+        let at = |mode, ttl| Cache::new(Arc::new(CacheDir::new(&dir)), mode, ttl, 1 << 20);
+        let cache = at(CacheMode::Use, None);
         cache.put("abcdef", &reply, 12.0);
         assert_eq!(cache.get("abcdef").unwrap().text, reply.text);
         assert_eq!(cache.get("abcdef").unwrap().latency_ms, Some(12.0));
-        assert!(Cache::new(&dir, CacheMode::Refresh, None)
-            .get("abcdef")
-            .is_none());
+        assert!(at(CacheMode::Refresh, None).get("abcdef").is_none());
         assert!(cache.get("ab0000").is_none());
-        Cache::new(&dir, CacheMode::Off, None).put("ab1111", &reply, 1.0);
+        at(CacheMode::Off, None).put("ab1111", &reply, 1.0);
         assert!(cache.get("ab1111").is_none());
         // A ttl keeps recent entries and drops old ones and those without a time.
         let hour = Some(Duration::from_secs(3600));
-        assert!(Cache::new(&dir, CacheMode::Use, hour)
-            .get("abcdef")
-            .is_some());
+        assert!(at(CacheMode::Use, hour).get("abcdef").is_some());
         let old = |stored_at: Option<u64>| {
             let entry = Entry {
                 text: "old".into(),
@@ -174,17 +196,19 @@ mod tests {
             std::fs::write(cache.path("ab2222"), serde_json::to_vec(&entry).unwrap()).unwrap();
         };
         old(Some(now() - 7200));
-        assert!(Cache::new(&dir, CacheMode::Use, hour)
-            .get("ab2222")
-            .is_none());
+        assert!(at(CacheMode::Use, hour).get("ab2222").is_none());
         assert!(
             cache.get("ab2222").is_some(),
             "without a ttl every entry is reused"
         );
         old(None);
-        assert!(Cache::new(&dir, CacheMode::Use, hour)
-            .get("ab2222")
-            .is_none());
+        assert!(at(CacheMode::Use, hour).get("ab2222").is_none());
+        // An entry over the cap is never written (nor read).
+        let tiny = Cache::new(Arc::new(CacheDir::new(&dir)), CacheMode::Use, None, 16);
+        tiny.put("ab3333", &reply, 1.0);
+        assert!(!tiny.path("ab3333").exists());
+        assert!(tiny.get("abcdef").is_none());
+        assert_eq!(max_entry_bytes(16 << 20), (64 << 20) + (64 << 10));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -125,10 +125,9 @@ pub struct EnvPolicy {
 impl EnvPolicy {
     /// Whether `passthrough` names this variable (exactly, or by a `PREFIX_*` pattern).
     pub fn passes(&self, name: &str) -> bool {
-        self.passthrough.iter().any(|p| match p.strip_suffix('*') {
-            Some(prefix) => name.starts_with(prefix),
-            None => name == p,
-        })
+        self.passthrough
+            .iter()
+            .any(|p| crate::env::matches(p, name))
     }
 }
 
@@ -146,6 +145,9 @@ pub struct PipelineConfig {
     pub model: Option<String>,
     /// Files whose content the answers depend on (prompts, code); directories count whole.
     pub fingerprint_files: Vec<PathBuf>,
+    /// Environment variables the answers depend on (`NAME`, or `PREFIX_*`), besides those
+    /// the command, URL or headers name.
+    pub fingerprint_env: Vec<String>,
     /// Where the adapter was configured.
     pub origin: Origin,
     /// The directory a command runs in (`None`: goldgate's working directory).
@@ -248,6 +250,7 @@ mod tests {
             retries: 0,
             model: None,
             fingerprint_files: Vec::new(),
+            fingerprint_env: Vec::new(),
             origin: Origin::Flags,
             workdir: None,
             env: EnvPolicy {

@@ -4,8 +4,10 @@
 //! `command` pipeline, the repository's tracked files as git stages them plus the uncommitted
 //! changes to them (goldgate's own inputs and outputs left out), or only the
 //! `fingerprint_files` when they are given (the repository is read by [`super::repository`]);
-//! for a `chat` pipeline, its API address, model, sampling settings and prompt templates.
-//! Also decides whether the answers may be cached at all, and says why not.
+//! for a `chat` pipeline, its API address, model, sampling settings and prompt templates;
+//! and the environment variables the pipeline is configured by ([`super::envkey`]: their
+//! values hashed, their names listed). Also decides whether the answers may be cached at
+//! all, and says why not.
 
 use std::path::{Path, PathBuf};
 
@@ -89,6 +91,9 @@ pub fn fingerprint(
     }
     parts.config = crate::text::sha256_of(settings);
     value.update(format!("\0model={}", config.model.as_deref().unwrap_or("")).as_bytes());
+    // (Without variables, the value is what earlier versions computed.)
+    parts.env = super::envkey::names(config);
+    super::envkey::hash(&parts.env, &mut value);
     let mut unkeyed = None;
     if !config.fingerprint_files.is_empty() {
         parts.source = "files".into();
@@ -240,6 +245,7 @@ mod tests {
             retries: 0,
             model: None,
             fingerprint_files: Vec::new(),
+            fingerprint_env: Vec::new(),
             origin: Default::default(),
             workdir: None,
             env: Default::default(),

@@ -11,6 +11,7 @@ pub mod call;
 pub mod chat;
 pub mod config;
 pub mod cost;
+pub mod envkey;
 pub mod fingerprint;
 pub mod http;
 pub mod jsonl;

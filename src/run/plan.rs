@@ -17,6 +17,7 @@ use super::fingerprint::{self, CacheWish, Git};
 use super::judge::cache::JudgeCache;
 use super::judge::Judge;
 use super::runner::{self, Job, RunOptions, RunSummary};
+use crate::cachedir::{CacheDir, Ignored};
 use crate::error::Result;
 use crate::kinds::keys::Expects;
 use crate::limits::Limits;
@@ -115,6 +116,8 @@ pub struct RunReport {
     /// What this run's calls did.
     pub summary: RunSummary,
     pub ending: Ending,
+    /// Cache entries (answers, judge reviews) that were not goldgate's own, so not used.
+    pub cache_ignored: Ignored,
 }
 
 impl RunReport {
@@ -177,7 +180,8 @@ pub fn run_suite_locked(
     let fingerprint = fingerprint?;
     // A pipeline that cannot start is a configuration error before anything else is said.
     let mut secrets = super::config::known_secrets(&settings.pipeline);
-    let judge = judge(settings, &mut secrets)?;
+    let cache_dir = Arc::new(CacheDir::new(&settings.cache_dir));
+    let judge = judge(settings, cache_dir.clone(), &mut secrets)?;
     let secrets = Arc::new(secrets);
     let limits = Arc::new(Limits::new(settings.rpm, settings.tpm));
     let pipeline = Arc::new(Pipeline::open(
@@ -260,15 +264,13 @@ pub fn run_suite_locked(
     options.judge = judge;
     options.pricing = settings.pricing;
     options.budget = Arc::new(super::cost::Budget::new(settings.max_cost));
+    let max_entry_bytes = super::cache::max_entry_bytes(settings.pipeline.max_output_bytes);
     options.cache = match cache_use {
-        CacheUse::ReadWrite => Some(Cache::new(
-            &settings.cache_dir,
-            CacheMode::Use,
-            settings.cache_ttl,
-        )),
-        CacheUse::WriteOnly => Some(Cache::new(&settings.cache_dir, CacheMode::Refresh, None)),
+        CacheUse::ReadWrite => Some((CacheMode::Use, settings.cache_ttl)),
+        CacheUse::WriteOnly => Some((CacheMode::Refresh, None)),
         CacheUse::Off => None,
-    };
+    }
+    .map(|(mode, ttl)| Cache::new(cache_dir.clone(), mode, ttl, max_entry_bytes));
     observer.started(jobs.len());
     let summary = runtime.block_on(runner::run(
         pipeline,
@@ -305,6 +307,7 @@ pub fn run_suite_locked(
         errors,
         summary,
         ending,
+        cache_ignored: cache_dir.ignored(),
     })
 }
 
@@ -347,12 +350,16 @@ fn cache_use(settings: &RunSettings, fp: &fingerprint::Fingerprint) -> (CacheUse
 
 /// The judge, when configured, with its cache in the run's cache directory (read and
 /// written as the answer cache is asked to be).
-fn judge(settings: &RunSettings, secrets: &mut Secrets) -> Result<Option<Arc<Judge>>> {
+fn judge(
+    settings: &RunSettings,
+    cache_dir: Arc<CacheDir>,
+    secrets: &mut Secrets,
+) -> Result<Option<Arc<Judge>>> {
     let Some(judge) = &settings.judge else {
         return Ok(None);
     };
     let cache = (settings.cache != CacheMode::Off)
-        .then(|| JudgeCache::new(&settings.cache_dir, settings.cache == CacheMode::Use));
+        .then(|| JudgeCache::new(cache_dir, settings.cache == CacheMode::Use));
     Ok(Some(Arc::new(Judge::open(judge, cache, secrets)?)))
 }
 

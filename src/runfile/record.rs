@@ -196,6 +196,10 @@ pub struct FingerprintParts {
     /// Each fingerprint file (or directory) and the `sha256:` of its content.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, String>,
+    /// The environment variables whose values (hashed, never written) are part of the
+    /// fingerprint: `fingerprint_env` and those the command, URL or headers name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
 }
 
 /// One line of an outputs file: a recorded answer, as a string or as JSON.

@@ -4,11 +4,10 @@
 //! plain function over data. A document or answer that does not read is skipped here:
 //! scoring reports it.
 
-use std::path::Path;
-
 use rayon::prelude::*;
 
 use super::ScoreRequest;
+use crate::cachedir::CacheDir;
 use crate::embed::{cache, Embedder};
 use crate::error::Result;
 use crate::kinds;
@@ -23,12 +22,12 @@ use crate::suite::RawDocument;
 pub struct Embedding<'a> {
     pub embedder: &'a dyn Embedder,
     /// The goldgate cache directory (`None`: keep no vectors on disk).
-    pub cache_dir: Option<&'a Path>,
+    pub cache_dir: Option<&'a CacheDir>,
 }
 
 impl<'a> Embedding<'a> {
     /// Scoring with `embedder` (`None`: lexical), its vectors cached under `cache_dir`.
-    pub fn of(embedder: Option<&'a dyn Embedder>, cache_dir: &'a Path) -> Option<Self> {
+    pub fn of(embedder: Option<&'a dyn Embedder>, cache_dir: &'a CacheDir) -> Option<Self> {
         embedder.map(|embedder| Embedding {
             embedder,
             cache_dir: Some(cache_dir),

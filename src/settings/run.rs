@@ -124,6 +124,7 @@ pub fn run_settings(
             "name variables as NAME, or PREFIX_* for every variable starting with PREFIX_",
         ));
     }
+    let fingerprint_env = fingerprint_env(&a, &p, file)?;
     let env = EnvPolicy {
         clear: a.env_clear || p.env_clear.unwrap_or(false),
         passthrough,
@@ -184,6 +185,7 @@ pub fn run_settings(
         } else {
             a.fingerprint_files
         },
+        fingerprint_env,
         origin,
         workdir,
         env,
@@ -283,6 +285,28 @@ fn own_files(suite: &Path, output: &Path, cache_dir: &Path, file: &ConfigFile) -
     ];
     own.extend(Path::new(defaults::OUT_DIR).parent().map(Path::to_path_buf));
     own
+}
+
+/// `--fingerprint-env` (which wins) or `fingerprint_env` in `[pipeline]`: variable names or
+/// `PREFIX_*` patterns; anything else is an error naming the flag, or the file's line.
+fn fingerprint_env(
+    a: &cli::PipelineArgs,
+    p: &PipelineTable,
+    file: &ConfigFile,
+) -> Result<Vec<String>, Error> {
+    let (listed, origin) = match (a.fingerprint_env.is_empty(), &file.path) {
+        (false, _) | (true, None) => (&a.fingerprint_env, Origin::Flags),
+        (true, Some(path)) => (&p.fingerprint_env, Origin::File(path.clone())),
+    };
+    match listed.iter().find(|n| !crate::env::is_pattern(n)) {
+        None => Ok(listed.clone()),
+        Some(bad) => Err(origin.error(
+            "--fingerprint-env",
+            "fingerprint_env",
+            &format!("`{bad}` is not an environment variable name"),
+            "name variables as NAME, or PREFIX_* for every variable starting with PREFIX_",
+        )),
+    }
 }
 
 /// The adapter: a flag wins; otherwise `[pipeline]` (then `true`: it came from the file).

@@ -2,18 +2,25 @@
 //! judgement named by its key (the judge's model at its endpoint, its prompts and
 //! temperature, both texts and the judge repeat), written atomically, so reviewing an
 //! unchanged document again costs nothing and editing a judge prompt asks again. Invalid
-//! judgements are not kept: they are asked again next time.
+//! judgements are not kept: they are asked again next time. A stored review is read only
+//! when it is goldgate's own file (see [`crate::cachedir`]: never one git tracks, a link or
+//! a special file), at most [`MAX_ENTRY_BYTES`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cachedir::CacheDir;
 use crate::judge::Judgement;
+
+/// The largest stored review read or written (a valid one is a few hundred bytes).
+pub const MAX_ENTRY_BYTES: u64 = 64 << 10;
 
 /// Whether the judge cache is read (`--refresh-cache` writes it without reading).
 #[derive(Clone, Debug)]
 pub struct JudgeCache {
-    dir: PathBuf,
+    dir: Arc<CacheDir>,
     read: bool,
 }
 
@@ -27,15 +34,16 @@ struct Entry {
 
 impl JudgeCache {
     /// The judge cache inside the run's cache directory.
-    pub fn new(cache_dir: &Path, read: bool) -> JudgeCache {
+    pub fn new(cache_dir: Arc<CacheDir>, read: bool) -> JudgeCache {
         JudgeCache {
-            dir: cache_dir.join("judge"),
+            dir: cache_dir,
             read,
         }
     }
 
     fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(&key[..2]).join(format!("{key}.json"))
+        let dir = self.dir.root().join("judge").join(&key[..2]);
+        dir.join(format!("{key}.json"))
     }
 
     /// The stored judgement (marked cached, no attempts made), if there is a valid one.
@@ -43,7 +51,8 @@ impl JudgeCache {
         if !self.read {
             return None;
         }
-        let entry: Entry = serde_json::from_slice(&std::fs::read(self.path(key)).ok()?).ok()?;
+        let bytes = self.dir.read(&self.path(key), MAX_ENTRY_BYTES)?;
+        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
         entry.judgement.metrics?;
         Some(Judgement {
             cached: true,
@@ -60,9 +69,14 @@ impl JudgeCache {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
         };
-        let _ = crate::io::write_atomic_io(&self.path(key), |w| {
-            serde_json::to_writer(&mut *w, &entry).map_err(std::io::Error::from)
-        });
+        let Ok(bytes) = serde_json::to_vec(&entry) else {
+            return;
+        };
+        let path = self.path(key);
+        if bytes.len() as u64 > MAX_ENTRY_BYTES || !self.dir.writable(&path) {
+            return;
+        }
+        let _ = crate::io::write_atomic_io(&path, |w| w.write_all(&bytes));
     }
 }
 
@@ -74,7 +88,8 @@ mod tests {
     #[test]
     fn valid_judgements_come_back_marked_cached() {
         let dir = std::env::temp_dir().join(format!("goldgate-judge-cache-{}", std::process::id()));
-        let cache = JudgeCache::new(&dir, true);
+        let cache_dir = Arc::new(CacheDir::new(&dir));
+        let cache = JudgeCache::new(cache_dir.clone(), true);
         let valid = Judgement {
             metrics: Some(Scores::default()),
             attempts: 2,
@@ -88,7 +103,7 @@ mod tests {
         assert!(hit.cached && hit.attempts == 0 && hit.metrics == valid.metrics);
         assert!(dir.join("judge/ab").is_dir());
         // Refreshing writes without reading.
-        assert_eq!(JudgeCache::new(&dir, false).get(&key), None);
+        assert_eq!(JudgeCache::new(cache_dir, false).get(&key), None);
         // An invalid judgement is never served.
         let other = "cd".repeat(32);
         cache.put(&other, &Judgement::not_judged("x"));

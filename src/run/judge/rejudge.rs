@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 
 use super::cache::JudgeCache;
 use super::{document, Judge, JudgeSettings};
+use crate::cachedir::{CacheDir, Ignored};
 use crate::error::{Error, Location, Problem, Result};
 use crate::judge::JudgeRecord;
 use crate::limits::Limits;
@@ -56,6 +57,8 @@ pub struct Rejudged {
     pub valid: usize,
     pub cached: usize,
     pub nothing_to_judge: usize,
+    /// Judge cache entries that were not goldgate's own, so not used.
+    pub cache_ignored: Ignored,
 }
 
 /// Review every record of the run file again and rewrite it (locked while this runs).
@@ -66,10 +69,8 @@ pub fn rejudge(settings: &RejudgeSettings, runtime: &tokio::runtime::Runtime) ->
     Suite::open(&settings.suite, settings.max_sample_bytes)?.each_sample(|sample| {
         requests.insert(sample.id.clone(), sample.request());
     })?;
-    let cache = settings
-        .cache_dir
-        .as_deref()
-        .map(|dir| JudgeCache::new(dir, !settings.refresh_cache));
+    let cache_dir = (settings.cache_dir.as_deref()).map(|dir| Arc::new(CacheDir::new(dir)));
+    let cache = (cache_dir.clone()).map(|dir| JudgeCache::new(dir, !settings.refresh_cache));
     let mut secrets = Secrets::new();
     let judge = Arc::new(Judge::open(&settings.judge, cache, &mut secrets)?);
     let secrets = Arc::new(secrets);
@@ -136,6 +137,7 @@ pub fn rejudge(settings: &RejudgeSettings, runtime: &tokio::runtime::Runtime) ->
             done.nothing_to_judge += usize::from(j.attempts == 0 && !j.cached);
         }
     }
+    done.cache_ignored = cache_dir.map(|dir| dir.ignored()).unwrap_or_default();
     crate::io::write_atomic(&settings.run, |w| {
         for record in &records {
             serde_json::to_writer(&mut *w, record).map_err(std::io::Error::from)?;
