@@ -136,7 +136,7 @@ pub fn rejudge(settings: &RejudgeSettings, runtime: &tokio::runtime::Runtime) ->
             done.nothing_to_judge += usize::from(j.attempts == 0 && !j.cached);
         }
     }
-    crate::io::write_atomic(&settings.run, |w| {
+    crate::io::write_output(&settings.run, |w| {
         for record in &records {
             serde_json::to_writer(&mut *w, record).map_err(std::io::Error::from)?;
             w.write_all(b"\n")?;
