@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::gate::compare::{compare, CompareOptions};
 use crate::gate::thresholds::Thresholds;
 use crate::gate::verdict::{Outcome, Status};
-use crate::io::write_atomic;
+use crate::io::write_output;
 use crate::metrics::bootstrap::BootstrapConfig;
 use crate::run::plan::{run_suite, Observer, RunReport, RunSettings};
 use crate::score::{self, Facts, ScoreFile, ScoreRequest};
@@ -99,12 +99,12 @@ pub fn refresh(
         return Ok((run, Refreshed::Unhealthy { problems }));
     }
     let broken = [reasons(Status::Fail), reasons(Status::Warn)].concat();
-    write_atomic(&s.baseline, |w| scored.file.write_to(w))?;
+    write_output(&s.baseline, |w| scored.file.write_to(w))?;
     let records = std::fs::read(&run.path).map_err(|source| crate::error::Error::Read {
         path: run.path.clone(),
         source,
     })?;
-    write_atomic(&s.baseline_run, |w| w.write_all(&records))?;
+    write_output(&s.baseline_run, |w| w.write_all(&records))?;
     Ok((
         run,
         Refreshed::Written {

@@ -13,7 +13,7 @@ use crate::gate::compare::{compare, CompareOptions};
 use crate::gate::thresholds::Thresholds;
 use crate::gate::verdict::Verdict;
 use crate::gate::{diff, samples};
-use crate::io::write_atomic;
+use crate::io::write_output;
 use crate::metrics::ScoringConfig;
 use crate::report::markdown;
 use crate::run::plan::{run_suite_locked, Observer, RunReport, RunSettings};
@@ -212,7 +212,7 @@ pub fn check(
         verdict: s.out_dir.join("verdict.json"),
         report: s.out_dir.join("report.md"),
     };
-    write_atomic(&written.score, |w| scored.file.write_to(w))?;
+    write_output(&written.score, |w| scored.file.write_to(w))?;
     crate::gate::verdict::write(&written.verdict, &verdict)?;
     let render = markdown::Render {
         gate_name: &s.report.gate_name,
@@ -225,7 +225,7 @@ pub fn check(
         &render,
         markdown::Limit::Chars(markdown::GITHUB_LIMIT),
     )?;
-    write_atomic(&written.report, |w| w.write_all(markdown.as_bytes()))?;
+    write_output(&written.report, |w| w.write_all(markdown.as_bytes()))?;
     Ok(Checked {
         run,
         gated: Some(Gated {

@@ -8,6 +8,10 @@
 //! - control characters never pass through raw: C0 (but newline and tab where a format keeps
 //!   lines) and DEL become their visible Unicode Control Pictures (ESC `␛`, BEL `␇`, NUL `␀`,
 //!   CR `␍`, newline `␊` in one-line fields, DEL `␡`), C1 (U+0080–U+009F) becomes `�`;
+//! - bidirectional controls never pass through raw either, so text cannot be shown in
+//!   another order than it is stored ("Trojan Source"): the embeddings and overrides
+//!   (U+202A–U+202E), the isolates (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C)
+//!   become `�`;
 //! - nothing reads as a workflow command to the Actions runner, which acts on a line that
 //!   starts with `::` (after blanks) and on `##[` anywhere: a zero-width space goes after the
 //!   first character of each;
@@ -19,14 +23,25 @@ use std::borrow::Cow;
 /// A zero-width space: splits `@name`, `::` and `##[` without changing what people see.
 const ZWSP: char = '\u{200b}';
 
-/// The visible stand-in for a control character (C0, DEL, C1); `None` for any other.
+/// The visible stand-in for a control character (C0, DEL, C1, a bidirectional control);
+/// `None` for any other.
 pub fn picture(c: char) -> Option<char> {
     match c {
         '\0'..='\u{1f}' => char::from_u32(0x2400 + c as u32),
         '\u{7f}' => Some('\u{2421}'),
         '\u{80}'..='\u{9f}' => Some('\u{fffd}'),
+        c if is_bidi_control(c) => Some('\u{fffd}'),
         _ => None,
     }
+}
+
+/// A character that changes the order text is shown in: an embedding or override
+/// (U+202A–U+202E), an isolate (U+2066–U+2069) or a mark (U+200E, U+200F, U+061C).
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}'
+    )
 }
 
 fn pictures(text: &str, keep_lines: bool) -> Cow<'_, str> {
@@ -220,6 +235,11 @@ mod tests {
             "a␛[31m␇␀�␡␍␊  :\u{200b}:error::x #\u{200b}#[warning]y␉z"
         );
         assert!(matches!(inert("plain: text\n"), Cow::Borrowed(_)));
+        assert_eq!(
+            inert("id \u{202e}1-QER\u{202c} \u{2066}a\u{2069}\u{200e}\u{200f}\u{61c} שלום"),
+            "id �1-QER� �a���� שלום",
+            "bidirectional controls, not right-to-left text"
+        );
         assert!(matches!(one_line("plain"), Cow::Borrowed(_)));
         assert_eq!(
             inert("a::b\n::c"),

@@ -1,7 +1,10 @@
 //! File input and output shared by every step: reading a text file with its path in the
-//! error, positioned reads that threads can share, and atomic writes (a temporary file
-//! beside the target, synced, then renamed), so a reader never sees half a file and an
-//! interrupted write leaves the old file in place.
+//! error, positioned reads that threads can share, atomic writes (a temporary file beside
+//! the target, synced, then renamed), so a reader never sees half a file and an interrupted
+//! write leaves the old file in place, and the writes of the paths a user names
+//! ([`write_output`]): atomic for a new path or a regular file only, straight to anything
+//! else (a device such as `/dev/null`, a FIFO, a link such as `/dev/stdout`), which a rename
+//! would replace.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -42,7 +45,104 @@ pub fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::
     }
 }
 
+/// How [`write_output`] writes a path, by what is there now ([`output_target`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputTarget {
+    /// A new path or a regular file: replaced atomically ([`write_atomic`]).
+    Replace,
+    /// A device, a FIFO, a socket or a symbolic link: opened and written in place (through
+    /// the link, which stays); truncated first when it leads to a regular file.
+    InPlace { truncate: bool },
+}
+
+/// What [`write_output`] does with `path`; a directory (or a link to one) is an error.
+pub fn output_target(path: &Path) -> std::io::Result<OutputTarget> {
+    let here = match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(OutputTarget::Replace),
+        other => other?,
+    };
+    if here.is_file() {
+        return Ok(OutputTarget::Replace);
+    }
+    match std::fs::metadata(path) {
+        Ok(end) if end.is_dir() => Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "it is a directory; name a file to write",
+        )),
+        Ok(end) => Ok(OutputTarget::InPlace {
+            truncate: end.is_file(),
+        }),
+        // A link to nothing yet: it is created where the link points, like a shell would.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Ok(OutputTarget::InPlace { truncate: true })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Write a path a user named (`--output`, `--out-dir`'s files, a baseline): atomically
+/// when it is new or a regular file, else straight to it ([`output_target`]), so writing
+/// to `/dev/null`, a FIFO or `/dev/stdout` never replaces it.
+pub fn write_output(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let err = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    match output_target(path).map_err(err)? {
+        OutputTarget::Replace => write_atomic(path, write),
+        OutputTarget::InPlace { truncate } => write_in_place(path, truncate, write).map_err(err),
+    }
+}
+
+/// Move a finished file to a path a user named: renamed over it when [`output_target`]
+/// says `Replace`, else copied into it and removed.
+pub fn move_output(from: &Path, to: &Path) -> Result<()> {
+    let err = |source| Error::Write {
+        path: to.to_path_buf(),
+        source,
+    };
+    match output_target(to).map_err(err)? {
+        OutputTarget::Replace => std::fs::rename(from, to).map_err(err),
+        OutputTarget::InPlace { truncate } => {
+            let mut file = std::fs::File::open(from).map_err(|source| Error::Read {
+                path: from.to_path_buf(),
+                source,
+            })?;
+            write_in_place(to, truncate, |w| std::io::copy(&mut file, w).map(drop)).map_err(err)?;
+            std::fs::remove_file(from).map_err(|source| Error::Write {
+                path: from.to_path_buf(),
+                source,
+            })
+        }
+    }
+}
+
+fn write_in_place(
+    path: &Path,
+    truncate: bool,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(truncate)
+        .open(path)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+    write(&mut out)?;
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    match truncate {
+        true => file.sync_all(),
+        false => Ok(()),
+    }
+}
+
 /// Write a file atomically, streaming through `write`; creates missing parent directories.
+/// Whatever is at `path` is replaced (a link or a FIFO too): for files goldgate owns (its
+/// caches, the files `init` writes, suite samples); paths a user names go through
+/// [`write_output`].
 pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -59,7 +159,7 @@ pub fn write_atomic_io(
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)?;
+        create_dirs(parent)?;
     }
     let tmp = temporary_beside(path);
     let written = std::fs::File::create(&tmp).and_then(|file| {
@@ -72,6 +172,26 @@ pub fn write_atomic_io(
         let _ = std::fs::remove_file(&tmp);
     }
     renamed
+}
+
+/// Create `dir` and its missing parents; a file already there is an error naming it.
+pub fn create_dir_all(dir: &Path) -> Result<()> {
+    create_dirs(dir).map_err(|source| Error::Write {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// [`std::fs::create_dir_all`], saying so when something that is not a directory is in
+/// the way (not only "File exists").
+fn create_dirs(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| match std::fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => std::io::Error::new(
+            std::io::ErrorKind::NotADirectory,
+            "it is not a directory; name a directory to write into",
+        ),
+        _ => e,
+    })
 }
 
 /// `path` with `suffix` added to its file name (`run.jsonl` → `run.jsonl.lock`): the files
@@ -122,5 +242,39 @@ mod tests {
         let left: Vec<_> = std::fs::read_dir(dir.join("nested")).unwrap().collect();
         assert_eq!(left.len(), 1, "no temporary files are left behind");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Which way each kind of path is written. Devices are only looked at, never written:
+    /// replacing `/dev/null` as root breaks the machine (the integration tests write FIFOs).
+    #[test]
+    fn only_new_paths_and_regular_files_are_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, link, dangling) = (
+            dir.path().join("f"),
+            dir.path().join("l"),
+            dir.path().join("d"),
+        );
+        std::fs::write(&file, "x").unwrap();
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+        let target = |p: &Path| output_target(p).map_err(|e| e.kind());
+        assert_eq!(target(&dir.path().join("new")), Ok(OutputTarget::Replace));
+        assert_eq!(target(&file), Ok(OutputTarget::Replace));
+        let in_place = |truncate| Ok(OutputTarget::InPlace { truncate });
+        assert_eq!(target(&link), in_place(true), "a link stays a link");
+        assert_eq!(target(&dangling), in_place(true));
+        assert_eq!(target(Path::new("/dev/null")), in_place(false));
+        if Path::new("/dev/stdout").exists() {
+            assert!(
+                matches!(
+                    target(Path::new("/dev/stdout")),
+                    Ok(OutputTarget::InPlace { .. })
+                ),
+                "/dev/stdout is a link (or a device): never replaced"
+            );
+        }
+        assert_eq!(target(dir.path()), Err(std::io::ErrorKind::IsADirectory));
+        let err = write_output(dir.path(), |w| w.write_all(b"x")).unwrap_err();
+        assert!(err.to_string().contains("it is a directory"), "{err}");
     }
 }

@@ -11,9 +11,16 @@ use goldgate::report::{html, junit, markdown, terminal};
 
 use crate::terminal::{options, rules, scores};
 
-/// Everything a hostile field can try at once.
+/// Everything a hostile field can try at once, bidirectional overrides, isolates and marks
+/// (the "Trojan Source" reordering) included.
 const HOSTILE: &str =
-    "x\n@octocat <img src=x> ~~~\n::error::pwned\u{1b}[31mred\u{7}\0\u{9b}2J ##[warning]old\r::notice::cr";
+    "x\n@octocat <img src=x> ~~~\n::error::pwned\u{1b}[31mred\u{7}\0\u{9b}2J ##[warning]old\r::notice::cr \u{202e}evil\u{202c} \u{2067}iso\u{2069} \u{200f}\u{61c}";
+
+/// The bidirectional controls: embeddings and overrides (U+202A–U+202E), isolates
+/// (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C).
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
+}
 
 fn hostile_verdict() -> Verdict {
     let (base, cand) = (scores("esc-base", 2), scores("esc-cand", 1));
@@ -54,13 +61,19 @@ fn hostile_verdict() -> Verdict {
     v
 }
 
-/// No control character but a newline or a tab, no workflow command at a line start (after
-/// the blanks the runner skips) or legacy `##[` command anywhere.
+/// No control character but a newline or a tab, no bidirectional control, no workflow
+/// command at a line start (after the blanks the runner skips) or legacy `##[` command
+/// anywhere.
 fn assert_plain(what: &str, text: &str) {
     for c in text.chars() {
         assert!(
             !c.is_control() || c == '\n' || c == '\t',
             "{what}: a raw control character U+{:04X} in:\n{text}",
+            c as u32
+        );
+        assert!(
+            !is_bidi(c),
+            "{what}: a raw bidirectional control U+{:04X} in:\n{text}",
             c as u32
         );
     }
@@ -242,7 +255,7 @@ fn a_hostile_verdict_prints_inert_terminal_text_and_annotations() {
         );
         assert!(!data.contains("##["), "{line:?}");
         assert!(
-            !line.chars().any(|c| c.is_control()),
+            !line.chars().any(|c| c.is_control() || is_bidi(c)),
             "a control character in an annotation: {line:?}"
         );
     }

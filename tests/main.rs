@@ -26,6 +26,7 @@ mod llm;
 #[cfg(feature = "semantic")]
 mod minilm;
 mod openai_embed;
+mod outputs;
 mod publish;
 mod readme;
 mod reference;

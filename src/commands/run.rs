@@ -5,7 +5,7 @@
 use super::{report_run, ShowProgress, SummaryTo};
 use crate::error::{Exit, Result};
 use crate::gate::rule::rule_for;
-use crate::io::write_atomic;
+use crate::io::write_output;
 use crate::number::value;
 use crate::output::Reporter;
 use crate::run::plan::{run_suite, RunReport};
@@ -61,7 +61,7 @@ fn too_many_errors(report: &RunReport, s: &RunCommand) -> Option<String> {
 
 pub fn merge(s: MergeSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let merged = crate::runfile::merge::merge(&s.inputs)?;
-    write_atomic(&s.output, |out| {
+    write_output(&s.output, |out| {
         for line in &merged.lines {
             out.write_all(line.as_bytes())?;
             out.write_all(b"\n")?;

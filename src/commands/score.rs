@@ -4,7 +4,7 @@ use crate::cachedir::CacheDir;
 use crate::cli::ScoreFormat;
 use crate::error::{Exit, Result};
 use crate::gate::thresholds::Thresholds;
-use crate::io::write_atomic;
+use crate::io::write_output;
 use crate::metrics::ScoringConfig;
 use crate::output::Reporter;
 use crate::report::terminal;
@@ -40,11 +40,11 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let json = match s.format {
         ScoreFormat::Json => {
             let text = scored.file.to_json()?;
-            write_atomic(&s.output, |out| out.write_all(text.as_bytes()))?;
+            write_output(&s.output, |out| out.write_all(text.as_bytes()))?;
             Some(text)
         }
         ScoreFormat::Text => {
-            write_atomic(&s.output, |out| scored.file.write_to(out))?;
+            write_output(&s.output, |out| scored.file.write_to(out))?;
             None
         }
     };

@@ -5,7 +5,7 @@
 use crate::cachedir::CacheDir;
 use crate::embed::{self, pairs};
 use crate::error::{Error, Exit, Location, Problem, Result};
-use crate::io::write_atomic;
+use crate::io::write_output;
 use crate::number;
 use crate::output::Reporter;
 use crate::settings::similarity::{PairsInput, SimilaritySettings};
@@ -54,7 +54,7 @@ pub fn similarity(s: SimilaritySettings, reporter: &mut Reporter<'_>) -> Result<
             }
             match output {
                 Some(out) => {
-                    write_atomic(out, |w| w.write_all(lines.as_bytes()))?;
+                    write_output(out, |w| w.write_all(lines.as_bytes()))?;
                     reporter.note(&format!(
                         "wrote {} cosines to {}\n",
                         list.len(),

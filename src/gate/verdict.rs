@@ -258,7 +258,7 @@ pub fn to_json(verdict: &Verdict) -> crate::error::Result<String> {
 /// Write a verdict file (`verdict.json`), for `publish` and other tools.
 pub fn write(path: &std::path::Path, verdict: &Verdict) -> crate::error::Result<()> {
     let text = to_json(verdict)?;
-    crate::io::write_atomic(path, |w| w.write_all(text.as_bytes()))
+    crate::io::write_output(path, |w| w.write_all(text.as_bytes()))
 }
 
 /// Read a verdict file written by `check` or `compare --output`.

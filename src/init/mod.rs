@@ -5,7 +5,9 @@
 //! GitHub workflows and `GOLDGATE.md` with the next steps; and `.goldgate/` in `.gitignore`
 //! ([`gitignore`]). [`init`] takes a plain [`Plan`] and returns what it wrote; it never asks
 //! or prints (the command does). A file that exists is never overwritten without
-//! [`Plan::force`]: without it, nothing is written.
+//! [`Plan::force`]: without it, nothing is written. Nothing is written outside the
+//! directory: a directory link on the way to a file that resolves elsewhere is refused, and
+//! a link at a file's path is replaced, not followed.
 
 mod files;
 mod gitignore;
@@ -92,6 +94,7 @@ pub struct Written {
 /// anything.
 pub fn init(plan: &Plan) -> Result<Vec<Written>> {
     let files = scaffold(&plan.kinds, plan.pipeline)?;
+    refuse_links_leaving(&plan.dir, &files)?;
     let existing: Vec<&Path> = files
         .iter()
         .map(|f| f.path.as_path())
@@ -144,6 +147,54 @@ pub fn init(plan: &Plan) -> Result<Vec<Written>> {
     Ok(written)
 }
 
+/// Refuses (a usage error listing every one) a directory link on the way to a file `init`
+/// writes that resolves outside `dir`: a link such as `.github -> /elsewhere` would put new
+/// files there, or overwrite them with `--force`. A link at a file's own path is no risk:
+/// the file replaces the link, it never writes through it.
+fn refuse_links_leaving(dir: &Path, files: &[File]) -> Result<()> {
+    let Ok(root) = dir.canonicalize() else {
+        return Ok(()); // the directory is new: nothing in it yet
+    };
+    let mut leaving: Vec<PathBuf> = Vec::new();
+    for file in files {
+        let mut on_the_way = dir.to_path_buf();
+        let parents = file.path.parent().into_iter().flat_map(Path::components);
+        for part in parents {
+            on_the_way.push(part);
+            let Ok(meta) = on_the_way.symlink_metadata() else {
+                break; // missing from here on: created inside
+            };
+            let inside = !meta.is_symlink()
+                || on_the_way
+                    .canonicalize()
+                    .is_ok_and(|real| real.starts_with(&root));
+            if !inside && !leaving.contains(&on_the_way) {
+                leaving.push(on_the_way.clone());
+            }
+            if !inside {
+                break;
+            }
+        }
+    }
+    if leaving.is_empty() {
+        return Ok(());
+    }
+    let list: String = leaving
+        .iter()
+        .map(|p| {
+            let to = std::fs::read_link(p).map_or_else(|_| "?".into(), |t| t.display().to_string());
+            format!("\n    {} -> {to}", p.display())
+        })
+        .collect();
+    Err(Error::usage(
+        format!(
+            "a link on the way to the files goldgate init writes leads outside {}:{list}",
+            dir.display()
+        ),
+        "nothing was written: remove the link, or point it inside the project directory",
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +241,92 @@ mod tests {
         assert!(std::fs::read_to_string(dir.join("goldgate.toml"))
             .unwrap()
             .contains("kind = \"http\""));
+    }
+
+    /// Every file under `dir`, with its contents.
+    fn contents(dir: &Path) -> Vec<(PathBuf, String)> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            match path.is_dir() {
+                true => found.extend(contents(&path)),
+                false => found.push((path.clone(), std::fs::read_to_string(&path).unwrap())),
+            }
+        }
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn a_directory_link_that_leaves_the_project_is_refused_with_or_without_force() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (project, elsewhere) = (tmp.path().join("project"), tmp.path().join("elsewhere"));
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(elsewhere.join("workflows")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, project.join(".github")).unwrap();
+        // Without --force nothing outside exists yet: new files must not land there either.
+        let e = init(&plan(&project, false)).unwrap_err();
+        assert_eq!(e.exit(), crate::error::Exit::Input);
+        let text = e.to_string();
+        assert!(
+            text.contains(".github") && text.contains("outside"),
+            "the link and why: {text}"
+        );
+        assert!(
+            contents(&elsewhere).is_empty(),
+            "{:?}",
+            contents(&elsewhere)
+        );
+        assert!(
+            !project.join("goldgate.toml").exists(),
+            "nothing was written"
+        );
+        // With --force a file there must not be overwritten.
+        let theirs = elsewhere.join("workflows/goldgate.yml");
+        std::fs::write(&theirs, "# someone else's\n").unwrap();
+        let e = init(&plan(&project, true)).unwrap_err().to_string();
+        assert!(e.contains(".github") && e.contains("outside"), "{e}");
+        assert_eq!(
+            contents(&elsewhere),
+            [(theirs, "# someone else's\n".to_string())]
+        );
+        // A link that leads outside through another link is refused too.
+        std::fs::remove_file(project.join(".github")).unwrap();
+        std::os::unix::fs::symlink(".", project.join("here")).unwrap();
+        std::os::unix::fs::symlink("here/../../elsewhere", project.join(".github")).unwrap();
+        assert!(init(&plan(&project, true)).is_err());
+    }
+
+    #[test]
+    fn a_directory_link_inside_the_project_is_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("ci/github")).unwrap();
+        std::os::unix::fs::symlink("ci/github", tmp.path().join(".github")).unwrap();
+        let written = init(&plan(tmp.path(), false)).unwrap();
+        assert!(written
+            .iter()
+            .any(|w| w.path.starts_with(".github/workflows")));
+        assert!(tmp
+            .path()
+            .join("ci/github/workflows/goldgate.yml")
+            .is_file());
+    }
+
+    #[test]
+    fn a_file_link_is_replaced_never_written_through() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (project, outside) = (tmp.path().join("p"), tmp.path().join("outside.toml"));
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(&outside, "# not goldgate's\n").unwrap();
+        std::os::unix::fs::symlink(&outside, project.join("thresholds.toml")).unwrap();
+        assert!(init(&plan(&project, false)).is_err(), "it exists");
+        init(&plan(&project, true)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&outside).unwrap(),
+            "# not goldgate's\n"
+        );
+        let now = std::fs::symlink_metadata(project.join("thresholds.toml")).unwrap();
+        assert!(now.is_file(), "the link was replaced by goldgate's file");
     }
 
     #[test]

@@ -25,10 +25,7 @@ impl OutputLock {
     pub fn acquire(output: &Path) -> Result<OutputLock> {
         let path = Self::path_of(output);
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| Error::Write {
-                path: parent.to_path_buf(),
-                source,
-            })?;
+            crate::io::create_dir_all(parent)?;
         }
         match LockFile::try_take(&path) {
             Ok(Attempt::Taken(lock)) => Ok(OutputLock { _lock: lock }),

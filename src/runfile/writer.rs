@@ -78,13 +78,15 @@ impl RecordWriter {
         crate::io::with_suffix(output, ".partial")
     }
 
-    /// The finished records of an interrupted run of `output` (or of a finished file at
-    /// `output` when there is no partial file), changing nothing; `None` when there is
+    /// The finished records of an interrupted run of `output` (or of a finished regular file
+    /// at `output` when there is no partial file), changing nothing; `None` when there is
     /// neither. A torn last line (the process was killed mid-write) and any line that is not
     /// a record are left out.
     pub fn earlier(output: &Path) -> Result<Option<Earlier>> {
         let partial = Self::partial_path(output);
-        let path = match (partial.exists(), output.exists()) {
+        // Only a regular file is read back: a FIFO or a device at the output is written to,
+        // never read (reading a FIFO would wait for a writer).
+        let path = match (partial.exists(), output.is_file()) {
             (true, _) => partial,
             (false, true) => output.to_path_buf(),
             (false, false) => return Ok(None),
@@ -130,8 +132,10 @@ impl RecordWriter {
     ) -> Result<(RecordWriter, Resumed)> {
         let partial = Self::partial_path(output);
         if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(write_err(parent))?;
+            crate::io::create_dir_all(parent)?;
         }
+        // A directory at the output fails now, not after the whole run.
+        crate::io::output_target(output).map_err(write_err(output))?;
         let mut resumed = Resumed::default();
         let mut pending = Some(provenance.clone());
         match resume {
@@ -211,7 +215,8 @@ impl RecordWriter {
     /// The run is complete: make the file final.
     pub fn finish(self) -> Result<PathBuf> {
         self.file.sync_all().map_err(write_err(&self.partial))?;
-        std::fs::rename(&self.partial, &self.output).map_err(write_err(&self.output))?;
+        drop(self.file);
+        crate::io::move_output(&self.partial, &self.output)?;
         Ok(self.output)
     }
 

@@ -138,7 +138,7 @@ pub fn rejudge(settings: &RejudgeSettings, runtime: &tokio::runtime::Runtime) ->
         }
     }
     done.cache_ignored = cache_dir.map(|dir| dir.ignored()).unwrap_or_default();
-    crate::io::write_atomic(&settings.run, |w| {
+    crate::io::write_output(&settings.run, |w| {
         for record in &records {
             serde_json::to_writer(&mut *w, record).map_err(std::io::Error::from)?;
             w.write_all(b"\n")?;
