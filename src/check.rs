@@ -166,6 +166,8 @@ pub struct Gated {
     pub score: ScoreFile,
     /// Labelling warnings met while reading the suite (they do not stop the gate).
     pub warnings: Vec<Problem>,
+    /// Answers scored as unreadable: longer than `[matching] max_items`.
+    pub unreadable: Vec<Problem>,
     /// `None` when there is no baseline file yet: only absolute rules applied.
     pub baseline: Option<PathBuf>,
     pub verdict: Verdict,
@@ -231,6 +233,7 @@ pub fn check(
         gated: Some(Gated {
             score: scored.file,
             warnings: scored.warnings,
+            unreadable: scored.unreadable,
             baseline: baseline.is_some().then(|| s.baseline.clone()),
             verdict,
             markdown,

@@ -1,12 +1,12 @@
 //! File input and output shared by every step: reading a text file with its path in the
-//! error, positioned reads that threads can share, atomic writes (a temporary file beside
-//! the target, synced, then renamed), so a reader never sees half a file and an interrupted
-//! write leaves the old file in place, and the writes of the paths a user names
-//! ([`write_output`]): atomic for a new path or a regular file only, straight to anything
-//! else (a device such as `/dev/null`, a FIFO, a link such as `/dev/stdout`), which a rename
-//! would replace.
+//! error, lines read with a cap in bytes ([`read_line`]), positioned reads that threads can
+//! share, atomic writes (a temporary file beside the target, synced, then renamed), so a
+//! reader never sees half a file and an interrupted write leaves the old file in place, and
+//! the writes of the paths a user names ([`write_output`]): atomic for a new path or a
+//! regular file only, straight to anything else (a device such as `/dev/null`, a FIFO, a
+//! link such as `/dev/stdout`), which a rename would replace.
 
-use std::io::Write;
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -194,6 +194,59 @@ fn create_dirs(dir: &Path) -> std::io::Result<()> {
     })
 }
 
+/// What reading one line of a JSON Lines file gave ([`read_line`]).
+pub enum Line {
+    /// The end of the file.
+    End,
+    /// The line's bytes (with its newline, if it had one).
+    Text(Vec<u8>),
+    /// A line over the cap, skipped; its length in bytes without the newline.
+    TooLong(u64),
+}
+
+/// Read the next line of at most `cap` bytes (without its newline); a longer line is
+/// skipped to its end, never held in memory.
+pub fn read_line(reader: &mut impl BufRead, cap: u64) -> std::io::Result<Line> {
+    let mut bytes = Vec::new();
+    let n = reader
+        .by_ref()
+        .take(cap + 1)
+        .read_until(b'\n', &mut bytes)?;
+    if n == 0 {
+        return Ok(Line::End);
+    }
+    if bytes.last() == Some(&b'\n') || (bytes.len() as u64) <= cap {
+        return Ok(Line::Text(bytes));
+    }
+    let mut length = bytes.len() as u64;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(Line::TooLong(length));
+        }
+        match memchr::memchr(b'\n', buf) {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(Line::TooLong(length + i as u64));
+            }
+            None => {
+                let all = buf.len();
+                length += all as u64;
+                reader.consume(all);
+            }
+        }
+    }
+}
+
+/// A size as people read it: `16 MiB`, or bytes when it is not a whole number of MiB.
+pub fn describe_bytes(cap: u64) -> String {
+    if cap >= 1 << 20 && cap.is_multiple_of(1 << 20) {
+        format!("{} MiB", cap >> 20)
+    } else {
+        format!("{cap} bytes")
+    }
+}
+
 /// `path` with `suffix` added to its file name (`run.jsonl` → `run.jsonl.lock`): the files
 /// that go with a file, beside it.
 pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
@@ -242,6 +295,30 @@ mod tests {
         let left: Vec<_> = std::fs::read_dir(dir.join("nested")).unwrap().collect();
         assert_eq!(left.len(), 1, "no temporary files are left behind");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn lines_over_the_cap_are_skipped_and_measured() {
+        let text = "short\n0123456789abcdef\nlast";
+        let mut reader = std::io::BufReader::with_capacity(4, text.as_bytes());
+        let mut seen = Vec::new();
+        loop {
+            match read_line(&mut reader, 8).unwrap() {
+                Line::End => break,
+                Line::Text(t) => seen.push(String::from_utf8(t).unwrap()),
+                Line::TooLong(n) => seen.push(format!("too long: {n}")),
+            }
+        }
+        assert_eq!(seen, ["short\n", "too long: 16", "last"]);
+        let mut exact = "12345678\n".as_bytes();
+        assert!(matches!(read_line(&mut exact, 8).unwrap(), Line::Text(t) if t.len() == 9));
+    }
+
+    #[test]
+    fn caps_read_as_people_write_them() {
+        assert_eq!(describe_bytes(16 << 20), "16 MiB");
+        assert_eq!(describe_bytes(100), "100 bytes");
+        assert_eq!(describe_bytes((1 << 20) + 1), "1048577 bytes");
     }
 
     /// Which way each kind of path is written. Devices are only looked at, never written:

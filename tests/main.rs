@@ -3,6 +3,7 @@
 mod action;
 mod agents;
 mod baseline;
+mod bounded;
 mod browser_e2e;
 mod cache;
 mod cache_env;

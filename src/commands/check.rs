@@ -27,6 +27,7 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         let w = &gated.written;
         reporter.note(&super::wrote(&[&w.score, &w.verdict, &w.report]));
     }
+    reporter.note(&super::unreadable_note(&gated.unreadable));
     if let Some(stats) = gated.embedded.filter(|_| s.format != GateFormat::Brief) {
         reporter.note(&crate::report::terminal::embedded_note(&stats));
     }

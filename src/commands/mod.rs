@@ -73,6 +73,24 @@ fn wrote(paths: &[&Path]) -> String {
     }
 }
 
+/// The warnings of answers scored as unreadable because they hold a list longer than
+/// matching takes: the first few, and how many more.
+fn unreadable_note(unreadable: &[crate::error::Problem]) -> String {
+    const SHOWN: usize = 5;
+    let mut note: String = unreadable
+        .iter()
+        .take(SHOWN)
+        .map(|p| format!("{p}\n"))
+        .collect();
+    if unreadable.len() > SHOWN {
+        note.push_str(&format!(
+            "… and {} more answers over the cap\n",
+            unreadable.len() - SHOWN
+        ));
+    }
+    note
+}
+
 /// Where the run's summary line goes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum SummaryTo {

@@ -48,6 +48,7 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
             None
         }
     };
+    reporter.note(&super::unreadable_note(&scored.unreadable));
     if let Some(stats) = &scored.embedded {
         reporter.note(&terminal::embedded_note(stats));
     }

@@ -1,11 +1,14 @@
 //! `goldgate similarity`: the cosine of two texts, or of every pair in a JSON Lines file,
 //! under the configured similarity — what a user tunes thresholds with, and how a reviewer
-//! checks a matching's numbers.
+//! checks a matching's numbers. A pairs file is read a line at a time, each line capped in
+//! bytes.
+
+use std::path::Path;
 
 use crate::cachedir::CacheDir;
 use crate::embed::{self, pairs};
 use crate::error::{Error, Exit, Location, Problem, Result};
-use crate::io::write_output;
+use crate::io::{describe_bytes, read_line, write_output, Line};
 use crate::number;
 use crate::output::Reporter;
 use crate::settings::similarity::{PairsInput, SimilaritySettings};
@@ -41,9 +44,9 @@ pub fn similarity(s: SimilaritySettings, reporter: &mut Reporter<'_>) -> Result<
         PairsInput::File {
             pairs: path,
             output,
+            max_line_bytes,
         } => {
-            let text = crate::io::read(path)?;
-            let objects = read_pairs(&text, path)?;
+            let objects = read_pairs(path, *max_line_bytes)?;
             let list: Vec<(String, String)> = objects.iter().map(texts_of).collect();
             let (cosines, _) = pairs::cosines(embedder.as_deref(), cache, &list)?;
             let mut lines = String::new();
@@ -79,32 +82,36 @@ fn texts_of(object: &Object) -> (String, String) {
 }
 
 /// The pairs of a JSON Lines file (blank lines skipped): objects with the texts `a` and
-/// `b`, their other keys (a reviewer's label, an id) kept for the output. Every bad line is
-/// reported with its number.
-fn read_pairs(text: &str, path: &std::path::Path) -> Result<Vec<Object>> {
+/// `b`, their other keys (a reviewer's label, an id) kept for the output. Lines are read one
+/// at a time, each of at most `max_line_bytes`. Every bad line is reported with its number.
+fn read_pairs(path: &Path, max_line_bytes: u64) -> Result<Vec<Object>> {
+    let read_error = |source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path).map_err(read_error)?);
     let mut pairs = Vec::new();
     let mut problems = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
+    for i in 0.. {
         let at = |column| Location::new(path, i + 1, column);
-        let problem = match serde_json::from_str::<Object>(line) {
-            Ok(object) => {
-                let is_text = |k: &&str| object.get(*k).is_some_and(|v| v.is_string());
-                match ["a", "b"].iter().find(|k| !is_text(k)) {
-                    None => {
-                        pairs.push(object);
-                        continue;
-                    }
-                    Some(key) => Problem::new(
-                        at(1),
-                        Some(key.to_string()),
-                        format!("`{key}` is missing or not a string"),
-                    ),
+        let problem = match read_line(&mut reader, max_line_bytes).map_err(read_error)? {
+            Line::End => break,
+            Line::TooLong(size) => Problem::new(
+                at(1),
+                None,
+                format!(
+                    "the line is {size} bytes; a line may be at most {}",
+                    describe_bytes(max_line_bytes)
+                ),
+            ),
+            Line::Text(bytes) => match pair(&bytes) {
+                Ok(None) => continue,
+                Ok(Some(object)) => {
+                    pairs.push(object);
+                    continue;
                 }
-            }
-            Err(e) => Problem::new(at(e.column()), None, serde_message(&e)),
+                Err((column, field, message)) => Problem::new(at(column), field, message),
+            },
         };
         if problems.len() < MAX_PROBLEMS {
             problems.push(problem.with_hint(
@@ -119,6 +126,26 @@ fn read_pairs(text: &str, path: &std::path::Path) -> Result<Vec<Object>> {
         });
     }
     Ok(pairs)
+}
+
+/// One line's pair; `None` for a blank line; else the column, the field and what is wrong.
+fn pair(bytes: &[u8]) -> std::result::Result<Option<Object>, (usize, Option<String>, String)> {
+    let line = std::str::from_utf8(bytes)
+        .map_err(|_| (1, None, "the line is not UTF-8 text".to_string()))?;
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let object =
+        serde_json::from_str::<Object>(line).map_err(|e| (e.column(), None, serde_message(&e)))?;
+    let is_text = |k: &&str| object.get(*k).is_some_and(|v| v.is_string());
+    match ["a", "b"].iter().find(|k| !is_text(k)) {
+        None => Ok(Some(object)),
+        Some(key) => Err((
+            1,
+            Some(key.to_string()),
+            format!("`{key}` is missing or not a string"),
+        )),
+    }
 }
 
 /// serde_json's message without the position it appends (the location says it).

@@ -1,20 +1,27 @@
-//! `goldgate suite lint | stats | agreement`.
+//! `goldgate suite lint | stats | agreement`. `lint` also holds each sample's gold to the
+//! most items matching takes (`[matching] max_items` of the project's rules).
 
 use crate::cli::SuiteFormat;
 use crate::error::{Exit, Result};
+use crate::kinds::bounds::gold_over_cap;
 use crate::output::Reporter;
 use crate::report::terminal;
-use crate::settings::{max_sample_bytes, named_suite, AgreementSettings, SuiteSettings};
+use crate::settings::{
+    max_items, max_sample_bytes, named_suite, AgreementSettings, NamedSuite, SuiteSettings,
+};
 use crate::suite::agreement::AgreementBuilder;
 use crate::suite::stats::SuiteStats;
 use crate::suite::Suite;
 
 pub fn lint(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let suite = open_suite(&s, reporter)?;
+    let (suite, named) = open_suite(&s, reporter)?;
+    let max_items = max_items(&named)?;
     let (mut problems, mut samples) = (Vec::new(), 0);
     for loaded in suite.reader() {
         samples += usize::from(loaded.sample.is_some());
         problems.extend(loaded.problems);
+        let sample = loaded.sample.as_ref();
+        problems.extend(sample.and_then(|s| gold_over_cap(&s.labels, &s.origin, max_items)));
     }
     match s.format {
         SuiteFormat::Text => reporter.out(&terminal::lint_report(
@@ -31,7 +38,7 @@ pub fn lint(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
 }
 
 pub fn stats(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let suite = open_suite(&s, reporter)?;
+    let (suite, _) = open_suite(&s, reporter)?;
     let mut stats = SuiteStats::default();
     suite.each_sample(|sample| stats.add(sample))?;
     match s.format {
@@ -42,7 +49,7 @@ pub fn stats(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
 }
 
 pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let suite = open_suite(&s.suite, reporter)?;
+    let (suite, _) = open_suite(&s.suite, reporter)?;
     let mut builder = AgreementBuilder::default();
     suite.each_sample(|sample| builder.add(sample))?;
     let report = builder.finish();
@@ -57,7 +64,7 @@ pub fn agreement(s: AgreementSettings, reporter: &mut Reporter<'_>) -> Result<Ex
 }
 
 /// Open the suite `s.dir` names (itself, or the suite its `goldgate.toml` names).
-fn open_suite(s: &SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Suite> {
+fn open_suite(s: &SuiteSettings, reporter: &mut Reporter<'_>) -> Result<(Suite, NamedSuite)> {
     let named = named_suite(&s.dir)?;
     if let Some(config) = &named.named_by {
         reporter.note(&format!(
@@ -66,8 +73,9 @@ fn open_suite(s: &SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Suite> {
             config.display()
         ));
     }
-    Suite::open(
+    let suite = Suite::open(
         &named.dir,
         max_sample_bytes(s.max_sample_bytes, &named.config)?,
-    )
+    )?;
+    Ok((suite, named))
 }

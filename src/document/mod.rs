@@ -26,6 +26,9 @@ use serde_json::Value;
 pub(crate) const MAX_DEPTH: usize = 512;
 /// Upper bound on the values YAML aliases may copy in one document (guards "billion laughs").
 pub(crate) const MAX_ALIAS_VALUES: usize = 1_000_000;
+/// Upper bound on the bytes of text (strings and keys) YAML aliases may copy in one
+/// document: a long string aliased many times is refused before it fills the memory.
+pub(crate) const MAX_ALIAS_BYTES: usize = 16 << 20;
 
 /// 1-based line and column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

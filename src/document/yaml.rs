@@ -1,6 +1,7 @@
 //! YAML → value: a builder over saphyr's parser events that records positions, resolves
-//! anchors, aliases and merge keys (with a bound on how much aliases may copy), refuses
-//! duplicate keys and more than one document, and caps nesting depth.
+//! anchors, aliases and merge keys (with bounds on how many values and how many bytes of
+//! text aliases may copy), refuses duplicate keys and more than one document, and caps
+//! nesting depth.
 
 use std::collections::HashMap;
 
@@ -9,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::positions::{clamp, Positions, Segment, NO_PARENT};
 use super::yaml_scalar::resolve_scalar;
-use super::{Document, Position, SyntaxError, MAX_ALIAS_VALUES, MAX_DEPTH};
+use super::{Document, Position, SyntaxError, MAX_ALIAS_BYTES, MAX_ALIAS_VALUES, MAX_DEPTH};
 
 // ---------------------------------------------------------------------------------------------
 // YAML
@@ -61,7 +62,15 @@ impl Place {
 /// An anchored value, with its size and depth to bound what aliases may copy.
 struct Anchored {
     value: Value,
+    size: Size,
+}
+
+/// How much a value holds: its values (itself included), the bytes of its text (strings
+/// and keys; 8 for any other scalar) and its nesting depth (a scalar is 0).
+#[derive(Clone, Copy)]
+struct Size {
     values: usize,
+    bytes: usize,
     depth: usize,
 }
 
@@ -84,6 +93,8 @@ struct YamlBuilder<'a> {
     /// Recording is off while > 0 (inside the value of a merge key).
     mute: usize,
     alias_values: usize,
+    /// The bytes of text aliases copied so far.
+    alias_bytes: usize,
     last: Marker,
 }
 
@@ -96,6 +107,7 @@ impl<'a> YamlBuilder<'a> {
             positions: Positions::default(),
             mute: 0,
             alias_values: 0,
+            alias_bytes: 0,
             last: Marker::new(0, 1, 0),
         }
     }
@@ -322,13 +334,23 @@ impl<'a> YamlBuilder<'a> {
             .anchors
             .get(&id)
             .ok_or_else(|| SyntaxError::new(at, "alias to an unknown or unfinished anchor"))?;
-        if depth + anchored.depth > MAX_DEPTH {
+        if depth + anchored.size.depth > MAX_DEPTH {
             let message = format!("alias nests values deeper than {MAX_DEPTH} levels");
             return Err(SyntaxError::new(at, message));
         }
-        self.alias_values = self.alias_values.saturating_add(anchored.values);
+        self.alias_values = self.alias_values.saturating_add(anchored.size.values);
         if self.alias_values > MAX_ALIAS_VALUES {
             let message = format!("aliases copy more than {MAX_ALIAS_VALUES} values");
+            return Err(SyntaxError::new(at, message));
+        }
+        // Checked before the copy is made: a long string copied many times is refused
+        // before it fills the memory.
+        self.alias_bytes = self.alias_bytes.saturating_add(anchored.size.bytes);
+        if self.alias_bytes > MAX_ALIAS_BYTES {
+            let message = format!(
+                "aliases copy more than {} MiB of text; a document may expand by at most that",
+                MAX_ALIAS_BYTES >> 20
+            );
             return Err(SyntaxError::new(at, message));
         }
         Ok(anchored.value.clone())
@@ -338,13 +360,9 @@ impl<'a> YamlBuilder<'a> {
         if anchor == 0 {
             return;
         }
-        let (values, depth) = measure(value);
+        let size = measure(value);
         let value = value.clone();
-        let anchored = Anchored {
-            value,
-            values,
-            depth,
-        };
+        let anchored = Anchored { value, size };
         self.anchors.insert(anchor, anchored);
     }
 
@@ -417,19 +435,34 @@ fn key_string(value: Value) -> Option<String> {
     }
 }
 
-/// Number of values in `value` (itself included) and its nesting depth (a scalar is 0).
-fn measure(value: &Value) -> (usize, usize) {
-    let add = |(values, depth): (usize, usize), child: &Value| {
-        let (child_values, child_depth) = measure(child);
-        (
-            values.saturating_add(child_values),
-            depth.max(child_depth + 1),
-        )
+/// The [`Size`] of `value`.
+fn measure(value: &Value) -> Size {
+    let add = |size: Size, (key, child): (usize, &Value)| {
+        let of = measure(child);
+        Size {
+            values: size.values.saturating_add(of.values),
+            bytes: size.bytes.saturating_add(key).saturating_add(of.bytes),
+            depth: size.depth.max(of.depth + 1),
+        }
+    };
+    let container = Size {
+        values: 1,
+        bytes: 0,
+        depth: 1,
     };
     match value {
-        Value::Array(items) => items.iter().fold((1, 1), add),
-        Value::Object(map) => map.values().fold((1, 1), add),
-        _ => (1, 0),
+        Value::Array(items) => items.iter().map(|v| (0, v)).fold(container, add),
+        Value::Object(map) => map.iter().map(|(k, v)| (k.len(), v)).fold(container, add),
+        Value::String(s) => Size {
+            values: 1,
+            bytes: s.len(),
+            depth: 0,
+        },
+        _ => Size {
+            values: 1,
+            bytes: 8,
+            depth: 0,
+        },
     }
 }
 

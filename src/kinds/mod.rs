@@ -6,6 +6,7 @@
 //! and one line in [`of`] and [`ALL`]. docs/development.md walks through an example.
 
 pub mod aligned;
+pub mod bounds;
 pub mod e2e;
 pub mod explain;
 pub mod extraction;

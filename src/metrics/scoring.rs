@@ -23,6 +23,9 @@ pub struct ScoringConfig {
     pub schema: SchemaMode,
     pub id_pattern: Regex,
     pub rd_weights: RdWeights,
+    /// The most items matching takes from one sample: the longest list of a sample's gold
+    /// labels or of an answer (`[matching] max_items`).
+    pub max_items: usize,
 }
 
 /// Default (requirement, acceptance-criterion) match thresholds of the lexical similarity.
@@ -30,6 +33,11 @@ pub const LEXICAL_THRESHOLDS: (f64, f64) = (0.60, 0.50);
 /// Default (requirement, acceptance-criterion) match thresholds of embedding similarities
 /// (`minilm`, `openai`): sentence embeddings of unrelated texts are already far from 0.
 pub const EMBEDDING_THRESHOLDS: (f64, f64) = (0.85, 0.80);
+
+/// Default of `[matching] max_items`: matching compares every gold item with every
+/// predicted one and assigns them one to one, so its time grows faster than the product of
+/// the two lists; at 1,000 items each a sample still scores in about a second.
+pub const DEFAULT_MAX_ITEMS: usize = 1_000;
 
 /// Default requirement id pattern of the schema check.
 pub const DEFAULT_ID_PATTERN: &str = r"^(REQ-[0-9]{3,}|(FR|NFR|CON|SUG)-[0-9]{2,})$";
@@ -59,6 +67,7 @@ impl Default for ScoringConfig {
             schema: SchemaMode::Strict,
             id_pattern: Regex::new(DEFAULT_ID_PATTERN).expect("the default id pattern is valid"),
             rd_weights: RdWeights::default(),
+            max_items: DEFAULT_MAX_ITEMS,
         }
     }
 }

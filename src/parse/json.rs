@@ -35,6 +35,11 @@ impl<'a> Object<'a> {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(k, _)| k.as_ref())
     }
+
+    /// The values in text order, a repeated key's each time it is written.
+    pub fn values(&self) -> impl Iterator<Item = &Json<'a>> {
+        self.0.iter().map(|(_, v)| v)
+    }
 }
 
 impl<'a> Json<'a> {

@@ -54,6 +54,9 @@ pub struct Scored {
     pub file: ScoreFile,
     /// Labelling warnings met while reading the suite.
     pub warnings: Vec<Problem>,
+    /// A warning for each answer scored as unreadable because it holds a list longer than
+    /// `[matching] max_items` (at its line of the run file).
+    pub unreadable: Vec<Problem>,
     /// Views of the samples `keep_view` asked for, in suite order.
     pub views: Vec<SampleView>,
     /// What the embedding cache did (with an embedding backend).
@@ -69,6 +72,8 @@ struct RecordScore {
     pairs: Vec<kinds::aligned::Paired>,
     /// What the answer held instead, when it parsed but holds none of the kind's keys.
     keyless: Option<Vec<String>>,
+    /// The answer's longest list, when it is over `[matching] max_items`.
+    over_cap: Option<usize>,
 }
 
 /// What reading the suite and the run file turned up, taken in suite order.
@@ -76,6 +81,7 @@ struct RecordScore {
 struct Reading {
     errors: Vec<Problem>,
     warnings: Vec<Problem>,
+    unreadable: Vec<Problem>,
     run_problems: Vec<Problem>,
     missing: Vec<String>,
     unique: UniqueIds,
@@ -99,6 +105,8 @@ struct Done {
 /// A sample's answers, read and scored.
 struct Answered {
     problems: Vec<Problem>,
+    /// Answers over `[matching] max_items`, scored as unreadable.
+    unreadable: Vec<Problem>,
     fingerprints: Vec<Option<String>>,
     models: Vec<Option<String>>,
     judges: Vec<file::JudgeSummary>,
@@ -191,6 +199,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
     Ok(Scored {
         file,
         warnings: reading.warnings,
+        unreadable: reading.unreadable,
         views: reading.views,
         embedded,
     })
@@ -204,7 +213,9 @@ fn load_and_score(
     req: &ScoreRequest<'_>,
 ) -> Done {
     let Loaded { sample, problems } = document.load();
-    let answered = sample.as_ref().and_then(|sample| {
+    let max_items = req.scoring.max_items;
+    let (problems, gold_fits) = kinds::bounds::gold_fits(sample.as_ref(), problems, max_items);
+    let answered = sample.as_ref().filter(|_| gold_fits).and_then(|sample| {
         let entries = index.entries(&sample.id)?;
         let (mut records, mut problems) = (Vec::with_capacity(entries.len()), Vec::new());
         for entry in entries {
@@ -213,14 +224,21 @@ fn load_and_score(
                 Err(p) => problems.push(p),
             }
         }
-        let mut keyless = Vec::new();
-        let (score, runs, first_pairs) = score_sample(sample, &records, req.scoring, &mut keyless);
+        let (mut keyless, mut long) = (Vec::new(), Vec::new());
+        let (score, runs, first_pairs) =
+            score_sample(sample, &records, req.scoring, &mut keyless, &mut long);
+        let lines: Vec<usize> = entries.iter().map(|e| e.line).collect();
+        let at = |i: usize| Location::new(index.path(), lines.get(i).copied().unwrap_or(0), 1);
+        let unreadable = long
+            .into_iter()
+            .map(|(i, len)| kinds::bounds::answer_over_cap(at(i), &sample.id, len, max_items));
         let view = req
             .keep_view
             .filter(|keep| keep(&score.id, score.primary))
             .map(|_| SampleView::new(sample, &records, &score, &first_pairs, req.scoring));
         Some(Answered {
             problems,
+            unreadable: unreadable.collect(),
             fingerprints: records
                 .iter()
                 .map(|a| a.pipeline_fingerprint.clone())
@@ -276,6 +294,7 @@ impl Reading {
             return;
         };
         self.run_problems.extend(answered.problems);
+        self.unreadable.extend(answered.unreadable);
         self.fingerprints.extend(answered.fingerprints);
         self.models.extend(answered.models);
         self.judges.extend(answered.judges);
@@ -294,12 +313,14 @@ impl Reading {
 type Sampled = (SampleScore, runs::SampleRuns);
 
 /// A sample scored, and the items its first record paired (for the diff of a broken
-/// sample); `keyless` gets what each answer that holds none of the kind's keys held instead.
+/// sample); `keyless` gets what each answer that holds none of the kind's keys held instead,
+/// `long` each answer over `[matching] max_items` (its index, its longest list).
 fn score_sample(
     sample: &Sample,
     answers: &[Answer],
     cfg: &ScoringConfig,
     keyless: &mut Vec<Vec<String>>,
+    long: &mut Vec<(usize, usize)>,
 ) -> (SampleScore, runs::SampleRuns, Vec<kinds::aligned::Paired>) {
     let kind = kinds::of(sample.kind);
     let gold = kind.prepare(sample, cfg);
@@ -307,8 +328,9 @@ fn score_sample(
     let mut latencies = Vec::new();
     let (mut runs, mut parse, mut matching) = (Vec::new(), Vec::new(), Vec::new());
     let mut first_pairs = None;
-    for answer in answers {
+    for (i, answer) in answers.iter().enumerate() {
         let record = score_record(kind, sample, &gold, answer, cfg);
+        long.extend(record.over_cap.map(|len| (i, len)));
         first_pairs.get_or_insert(record.pairs);
         records.add(answer, record.stats);
         runs.push(record.primary);
@@ -358,7 +380,8 @@ fn score_record(
     answer: &Answer,
     cfg: &ScoringConfig,
 ) -> RecordScore {
-    let parsed = parse_answer_as::<Json>(&answer.text);
+    let mut parsed = parse_answer_as::<Json>(&answer.text);
+    let over_cap = kinds::bounds::unreadable_when_long(&mut parsed, cfg.max_items);
     let keyless = parsed
         .value
         .as_ref()
@@ -397,6 +420,7 @@ fn score_record(
         matching,
         pairs,
         keyless,
+        over_cap,
     }
 }
 
@@ -420,163 +444,4 @@ fn run_health(answer: &Answer, stats: &mut Stats) {
 }
 
 #[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-    use serde_json::{json, Value};
-
-    use super::*;
-    use crate::error::Location;
-    use crate::suite::model::{Labels, Message, Written};
-    use crate::suite::{Difficulty, Kind};
-
-    fn sample(kind: Kind) -> Sample {
-        let labels: Labels = serde_json::from_value(json!({
-            "requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer",
-                              "action": "track orders", "acceptance_criteria": ["a", "b"], "source_messages": [0]}],
-            "inferred_requirements": [{"requirement": {"id": "REQ-101", "title": "Audit", "type": "security", "actor": "system",
-                              "action": "log access"}, "inference_type": "security", "necessity": "necessary"}],
-            "issues": [{"issue_type": "pii", "severity": "error", "field": "description"}],
-            "pii": ["Jane Doe"]
-        }))
-        .unwrap();
-        Sample {
-            id: "s".into(),
-            kind,
-            domain: "d".into(),
-            difficulty: Difficulty::Medium,
-            conversation: vec![Message {
-                role: "user".into(),
-                content: "the customer tracks orders".into(),
-            }],
-            user_input: None,
-            reference_srs: None,
-            task: None,
-            text: None,
-            tags: vec![],
-            labels,
-            annotations: vec![],
-            discussion: vec![],
-            review: None,
-            written: Written::default(),
-            origin: Location::file(std::path::Path::new("s.yaml")),
-        }
-    }
-
-    /// A record's diff items are lined up by the pairs its scoring made: validation pairs
-    /// issues of one type and field (their severities shown apart) and personal data equal
-    /// after `norm`; inference pairs inferred requirements by similarity and shows each
-    /// gold item's necessity.
-    #[test]
-    fn the_pairs_a_record_scored_line_its_diff_up() {
-        use crate::kinds::aligned::Paired;
-        let lined = |kind: Kind, output: Value| {
-            let answer = Answer {
-                text: output.to_string(),
-                ..Answer::default()
-            };
-            let (_, _, pairs) = score_sample(
-                &sample(kind),
-                &[answer],
-                &ScoringConfig::default(),
-                &mut Vec::new(),
-            );
-            let parsed = Json::parse_owned(&output.to_string()).unwrap();
-            kinds::of(kind).aligned(&sample(kind), Some(&parsed), &pairs)
-        };
-        let v = lined(
-            Kind::Validation,
-            json!({"issues": [{"issue_type": "ambiguity", "field": "title", "severity": "minor"},
-                {"issue_type": "PII", "field": "Description", "severity": "warning"}], "pii": ["Bob", "jane  DOE"]}),
-        );
-        assert_eq!(v.pairs, [Paired::exact(0, 1), Paired::exact(1, 3)]);
-        assert_eq!(v.gold[0].text, "pii | description | error");
-        assert_eq!(
-            v.predicted[1].fields[2],
-            ("severity".into(), "warning".into())
-        );
-        assert_eq!(v.gold[1].text, "pii: Jane Doe");
-        let i = lined(
-            Kind::Inference,
-            json!({"inferred_requirements": [{"requirement": {"id": "INF-1", "title": "Audit log",
-                "type": "security", "actor": "system", "action": "log every access"}}]}),
-        );
-        assert_eq!(
-            (i.pairs.len(), i.pairs[0].gold, i.pairs[0].predicted),
-            (1, 0, 0)
-        );
-        assert!(
-            i.pairs[0].similarity.is_some_and(|s| s >= 0.6),
-            "{:?}",
-            i.pairs
-        );
-        assert_eq!(
-            i.gold[0].text,
-            "security | system | Audit: log access (necessary)"
-        );
-        assert_eq!(i.predicted[0].name, "INF-1");
-    }
-
-    const KEYS: &[&str] = &[
-        "requirements",
-        "inferred_requirements",
-        "issues",
-        "pii",
-        "srs_markdown",
-        "id",
-        "title",
-        "type",
-        "actor",
-        "action",
-        "condition",
-        "acceptance_criteria",
-        "source_messages",
-        "confidence",
-        "requirement",
-        "issue_type",
-        "field",
-        "severity",
-        "priority",
-        "rationale",
-        "necessity",
-    ];
-
-    const WORDS: &[&str] = &["functional", "REQ-001", "customer", "pii", "# Scope", ""];
-
-    fn json_value() -> impl Strategy<Value = Value> {
-        crate::parse::arbitrary::json_value(KEYS, WORDS, "[a-zA-Z0-9 #_-]{0,12}")
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(1500))]
-
-        /// Any answer, of any shape, scores without panicking into finite, in-range values.
-        #[test]
-        fn any_answer_scores_in_range(value in json_value(), wrap in 0..3usize, kind in 0..4usize, failed in any::<bool>()) {
-            let kind = Kind::ALL[kind];
-            let body = value.to_string();
-            let text = match wrap {
-                0 => body,
-                1 => format!("Here you go:\n```json\n{body}\n```"),
-                _ => format!("{{{body},}}"),
-            };
-            let error = failed.then(|| crate::runfile::record::RecordError { kind: crate::runfile::record::ErrorKind::Exit, message: "x".into() });
-            let answer = Answer { text, error, latency_ms: Some(5.0), ..Answer::default() };
-            let (score, runs, _) = score_sample(&sample(kind), &[answer], &ScoringConfig::default(), &mut Vec::new());
-            let mut scores = [score];
-            let few = BootstrapConfig { resamples: 10, ..BootstrapConfig::default() };
-            aggregate::aggregates(&mut scores, vec![runs], &few);
-            let [score] = scores;
-            prop_assert!(score.metrics.contains_key("run.error_rate"), "every sample has its metric values");
-            prop_assert!((0.0..=1.0).contains(&score.primary), "primary {}", score.primary);
-            if failed {
-                prop_assert_eq!(score.primary, 0.0);
-            }
-            for (name, v) in &score.metrics {
-                prop_assert!(v.is_finite(), "{} = {}", name, v);
-                // Within the range the registry declares (thresholds hold bounds to it).
-                let metric = kinds::find(name);
-                prop_assert!(metric.is_none_or(|m| m.range.contains(*v)), "{} = {}", name, v);
-            }
-        }
-    }
-}
+mod tests;

@@ -19,7 +19,7 @@ pub use annotate::AnnotateSettings;
 pub use hook::{HookInstallSettings, HookRunSettings};
 pub use init::InitSettings;
 pub use run::{run_settings, RunCommand};
-pub use suite::{min_kappa, named_suite, AgreementSettings, NamedSuite, SuiteSettings};
+pub use suite::{max_items, min_kappa, named_suite, AgreementSettings, NamedSuite, SuiteSettings};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -61,6 +61,8 @@ pub mod defaults {
     pub const MAX_OUTPUT_BYTES: usize = 16 << 20;
     /// Largest suite sample read: a YAML or JSON file, or one JSONL line (16 MiB).
     pub const MAX_SAMPLE_BYTES: u64 = 16 << 20;
+    /// Longest line of a `similarity --pairs` file (1 MiB): a pair of texts to compare.
+    pub const MAX_PAIR_LINE_BYTES: u64 = 1 << 20;
     /// Extra attempts after a retryable failure.
     pub const RETRIES: u32 = 3;
     /// Records per sample.

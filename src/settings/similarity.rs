@@ -30,6 +30,8 @@ pub enum PairsInput {
     File {
         pairs: PathBuf,
         output: Option<PathBuf>,
+        /// The longest line read.
+        max_line_bytes: u64,
     },
 }
 
@@ -45,6 +47,7 @@ impl TryFrom<cli::SimilarityArgs> for SimilaritySettings {
             (Some(pairs), _, _) => PairsInput::File {
                 pairs,
                 output: a.output,
+                max_line_bytes: super::defaults::MAX_PAIR_LINE_BYTES,
             },
             (None, Some(x), Some(y)) => PairsInput::Two(x, y),
             _ => {

@@ -69,6 +69,14 @@ impl TryFrom<cli::AgreementArgs> for AgreementSettings {
     }
 }
 
+/// The most items matching takes from one sample (`[matching] max_items`), as the rules
+/// `check` would apply say: the project's `[check] thresholds`, else ./thresholds.toml when
+/// it exists, else the default. `suite lint` holds the gold to it.
+pub fn max_items(named: &NamedSuite) -> Result<usize, Error> {
+    let file = super::rules_file(None, named.config.check.thresholds.as_deref());
+    Ok(super::rules(file.as_deref())?.scoring().max_items)
+}
+
 /// The suite a directory argument names.
 pub struct NamedSuite {
     pub dir: PathBuf,

@@ -12,11 +12,12 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use super::files::{self, format_of, Format, Line};
+use super::files::{self, format_of, Format};
 use super::task::Tasks;
 use super::validate::{self, Loaded};
 use crate::document::{self, Document};
 use crate::error::{Location, Problem};
+use crate::io::{read_line, Line};
 
 /// One document as read from disk: its text and where it starts, or the problem that kept
 /// it from being read.
@@ -194,7 +195,7 @@ impl<'a> Documents<'a> {
         loop {
             lines.line += 1;
             let at = Location::new(&lines.path, lines.line, 0);
-            let text = match files::read_line(&mut lines.reader, self.max_sample_bytes) {
+            let text = match read_line(&mut lines.reader, self.max_sample_bytes) {
                 Ok(Line::End) => {
                     self.lines = None;
                     return None;

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::fs::{File, Metadata};
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Location, Problem, Result};
@@ -226,15 +226,6 @@ fn not_regular(path: &Path, meta: &Metadata) -> Problem {
     .with_hint("a sample file must be a regular file inside the suite directory")
 }
 
-/// The cap as people read it: `16 MiB`, or bytes when it is not a whole number of MiB.
-pub(super) fn describe_cap(cap: u64) -> String {
-    if cap >= 1 << 20 && cap.is_multiple_of(1 << 20) {
-        format!("{} MiB", cap >> 20)
-    } else {
-        format!("{cap} bytes")
-    }
-}
-
 /// The problem of a sample (a file, or a JSONL line at `location`) of `size` bytes over `cap`.
 pub(super) fn too_large(location: Location, what: &str, size: u64, cap: u64) -> Problem {
     Problem::new(
@@ -242,7 +233,7 @@ pub(super) fn too_large(location: Location, what: &str, size: u64, cap: u64) -> 
         None,
         format!(
             "{what} is {size} bytes; a sample may be at most {}",
-            describe_cap(cap)
+            crate::io::describe_bytes(cap)
         ),
     )
     .with_hint(
@@ -296,77 +287,4 @@ pub(super) fn read_sample(path: &Path, cap: u64) -> std::result::Result<String, 
         )
         .with_hint("suite files must be readable UTF-8 text")
     })
-}
-
-/// What reading one line of a JSONL file gave.
-pub(super) enum Line {
-    /// The end of the file.
-    End,
-    /// The line's bytes (with its newline, if it had one).
-    Text(Vec<u8>),
-    /// A line over the cap, skipped; its length in bytes without the newline.
-    TooLong(u64),
-}
-
-/// Read the next line of at most `cap` bytes (without its newline); a longer line is
-/// skipped to its end, never held in memory.
-pub(super) fn read_line(reader: &mut impl BufRead, cap: u64) -> std::io::Result<Line> {
-    let mut bytes = Vec::new();
-    let n = reader
-        .by_ref()
-        .take(cap + 1)
-        .read_until(b'\n', &mut bytes)?;
-    if n == 0 {
-        return Ok(Line::End);
-    }
-    if bytes.last() == Some(&b'\n') || (bytes.len() as u64) <= cap {
-        return Ok(Line::Text(bytes));
-    }
-    let mut length = bytes.len() as u64;
-    loop {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(Line::TooLong(length));
-        }
-        match memchr::memchr(b'\n', buf) {
-            Some(i) => {
-                reader.consume(i + 1);
-                return Ok(Line::TooLong(length + i as u64));
-            }
-            None => {
-                let all = buf.len();
-                length += all as u64;
-                reader.consume(all);
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_over_the_cap_are_skipped_and_measured() {
-        let text = "short\n0123456789abcdef\nlast";
-        let mut reader = std::io::BufReader::with_capacity(4, text.as_bytes());
-        let mut seen = Vec::new();
-        loop {
-            match read_line(&mut reader, 8).unwrap() {
-                Line::End => break,
-                Line::Text(t) => seen.push(String::from_utf8(t).unwrap()),
-                Line::TooLong(n) => seen.push(format!("too long: {n}")),
-            }
-        }
-        assert_eq!(seen, ["short\n", "too long: 16", "last"]);
-        let mut exact = "12345678\n".as_bytes();
-        assert!(matches!(read_line(&mut exact, 8).unwrap(), Line::Text(t) if t.len() == 9));
-    }
-
-    #[test]
-    fn caps_read_as_people_write_them() {
-        assert_eq!(describe_cap(16 << 20), "16 MiB");
-        assert_eq!(describe_cap(100), "100 bytes");
-        assert_eq!(describe_cap((1 << 20) + 1), "1048577 bytes");
-    }
 }

@@ -357,6 +357,19 @@ fn check_matching(m: &Spanned<Matching>, at: &dyn Fn(usize) -> Location) -> Vec<
             );
         }
     }
+    if let Some(max) = m.max_items.as_ref().filter(|m| *m.get_ref() == 0) {
+        problems.push(
+            Problem::new(
+                at(max.span().start),
+                Some("matching.max_items".into()),
+                "0 items would make every sample's gold and every answer too long to match",
+            )
+            .with_hint(format!(
+                "the most items matching takes from one sample; {} is the default",
+                crate::metrics::scoring::DEFAULT_MAX_ITEMS
+            )),
+        );
+    }
     if let Some(p) = &m.id_pattern {
         if let Err(e) = Regex::new(p.get_ref()) {
             problems.push(Problem::new(

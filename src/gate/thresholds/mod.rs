@@ -181,6 +181,8 @@ pub struct Matching {
     pub generic_actors: Option<Vec<String>>,
     pub schema: Option<SchemaMode>,
     pub id_pattern: Option<Spanned<String>>,
+    /// The most items matching takes from one sample (gold or answer).
+    pub max_items: Option<Spanned<u64>>,
 }
 
 /// `[rd_score]` weights.
@@ -378,6 +380,9 @@ impl Thresholds {
             cfg.schema = m.schema.unwrap_or(cfg.schema);
             if let Some(Ok(re)) = m.id_pattern.as_ref().map(|p| Regex::new(p.get_ref())) {
                 cfg.id_pattern = re;
+            }
+            if let Some(max) = &m.max_items {
+                cfg.max_items = usize::try_from(*max.get_ref()).unwrap_or(usize::MAX);
             }
         }
         if let Some(w) = self.rd_score.as_ref().map(Spanned::get_ref) {

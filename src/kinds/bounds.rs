@@ -1,0 +1,154 @@
+//! How much matching is given from one sample, bounded by `[matching] max_items`. Matching
+//! compares every gold item with every predicted one and assigns them one to one, so its time
+//! and memory grow with the product of the two lists and faster: 10,000 items on each side
+//! took minutes and gigabytes. So the longest list of a sample's gold labels (requirements,
+//! their acceptance criteria, inferred requirements, issues, PII, tuples) and the longest list
+//! anywhere in an answer are capped: gold over the cap is a suite error, an answer over it is
+//! scored as an unreadable answer (parse outcome `error`, score 0) with a warning saying why.
+
+use crate::error::{Location, Problem};
+use crate::parse::json::Json;
+use crate::parse::{ParseOutcome, ParsedAnswer};
+use crate::suite::model::Labels;
+use crate::suite::Sample;
+
+/// The longest list anywhere in `answer` (of requirements, criteria, tuples, …); 0 without
+/// one.
+pub fn longest_list(answer: &Json<'_>) -> usize {
+    let (mut longest, mut stack) = (0, vec![answer]);
+    while let Some(value) = stack.pop() {
+        match value {
+            Json::Array(items) => {
+                longest = longest.max(items.len());
+                stack.extend(items);
+            }
+            Json::Object(object) => stack.extend(object.values()),
+            _ => {}
+        }
+    }
+    longest
+}
+
+/// The longest list of gold labels: its field and length.
+pub fn longest_gold(labels: &Labels) -> (String, usize) {
+    let mut lists = vec![
+        ("labels.requirements".to_string(), labels.requirements.len()),
+        (
+            "labels.inferred_requirements".to_string(),
+            labels.inferred_requirements.len(),
+        ),
+        ("labels.issues".to_string(), labels.issues.len()),
+        ("labels.pii".to_string(), labels.pii.len()),
+        ("labels.tuples".to_string(), labels.tuples.len()),
+    ];
+    let criteria =
+        |list: &str, i: usize, n: usize| (format!("labels.{list}[{i}].acceptance_criteria"), n);
+    lists.extend(
+        labels
+            .requirements
+            .iter()
+            .enumerate()
+            .map(|(i, r)| criteria("requirements", i, r.acceptance_criteria.len())),
+    );
+    lists.extend(
+        labels
+            .inferred_requirements
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                criteria(
+                    "inferred_requirements",
+                    i,
+                    r.requirement.acceptance_criteria.len(),
+                )
+            }),
+    );
+    lists
+        .into_iter()
+        .fold((String::new(), 0), |best, list| match list.1 > best.1 {
+            true => list,
+            false => best,
+        })
+}
+
+/// The error of a sample whose gold holds a list longer than `max_items`, if it does.
+pub fn gold_over_cap(labels: &Labels, origin: &Location, max_items: usize) -> Option<Problem> {
+    let (field, len) = longest_gold(labels);
+    (len > max_items).then(|| {
+        Problem::new(
+            origin.clone(),
+            Some(field),
+            format!("{len} items; matching takes at most {max_items} from one sample"),
+        )
+        .with_hint("split the sample into smaller ones, or raise `max_items` under [matching] in thresholds.toml")
+    })
+}
+
+/// A loaded sample's `problems`, with its gold's if it holds a list longer than
+/// `max_items`; and whether it fits (it is scored only then).
+pub fn gold_fits(
+    sample: Option<&Sample>,
+    mut problems: Vec<Problem>,
+    max_items: usize,
+) -> (Vec<Problem>, bool) {
+    let over = sample.and_then(|s| gold_over_cap(&s.labels, &s.origin, max_items));
+    let fits = over.is_none();
+    problems.extend(over);
+    (problems, fits)
+}
+
+/// Make an answer whose longest list is over `max_items` unreadable (no value, parse
+/// outcome `error`), so it scores as an answer that did not parse; that list's length when
+/// it was.
+pub fn unreadable_when_long(
+    parsed: &mut ParsedAnswer<Json<'_>>,
+    max_items: usize,
+) -> Option<usize> {
+    let len = parsed
+        .value
+        .as_ref()
+        .map(longest_list)
+        .filter(|&len| len > max_items)?;
+    (parsed.value, parsed.region) = (None, None);
+    parsed.outcome = ParseOutcome::Error;
+    parsed.detail = format!("a list of {len} items, more than the {max_items} matching takes");
+    Some(len)
+}
+
+/// The warning of an answer (at `location` in the run file) whose longest list holds `len`
+/// items, more than `max_items`.
+pub fn answer_over_cap(location: Location, sample: &str, len: usize, max_items: usize) -> Problem {
+    Problem::new(
+        location,
+        None,
+        format!(
+            "the answer to {sample} holds a list of {len} items; matching takes at most {max_items} from one sample, so it is scored as an unreadable answer (parse error, score 0)"
+        ),
+    )
+    .with_hint("if answers this long are real, raise `max_items` under [matching] in thresholds.toml")
+    .warning()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_list_is_found_at_any_depth() {
+        let answer = Json::parse_owned(
+            r#"{"requirements": [{"acceptance_criteria": [1, 2, 3, 4]}, 2], "x": {"y": [[1, 2, 3, 4, 5]]}}"#,
+        )
+        .unwrap();
+        assert_eq!(longest_list(&answer), 5);
+        assert_eq!(longest_list(&Json::parse_owned("7").unwrap()), 0);
+        let labels = Labels {
+            pii: vec!["a".into(); 3],
+            ..Labels::default()
+        };
+        assert_eq!(longest_gold(&labels), ("labels.pii".to_string(), 3));
+        let origin = Location::file(std::path::Path::new("s.yaml"));
+        assert!(gold_over_cap(&labels, &origin, 3).is_none());
+        let e = gold_over_cap(&labels, &origin, 2).unwrap().to_string();
+        assert!(e.contains("labels.pii") && e.contains("3 items"), "{e}");
+    }
+}
