@@ -330,10 +330,13 @@ fn bytes_path(path: &[u8]) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) {
+    /// Run `git args` in `dir` with a fixed identity and no system or global
+    /// configuration, failing the test when git fails: the one helper for unit tests that
+    /// build a repository (the answer and embedding caches, the fingerprint).
+    pub(crate) fn git(dir: &Path, args: &[&str]) {
         let out = Command::new("git")
             .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
             .args(args)

@@ -390,17 +390,7 @@ mod tests {
         assert_eq!(stats.cached, all.len());
     }
 
-    fn git(dir: &Path, args: &[&str]) {
-        let out = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    }
+    use crate::cachedir::tests::git;
 
     /// Vectors planted in a commit, reached through a linked directory, or over the cap are
     /// never read, and never removed: the cache directory says which it ignored.

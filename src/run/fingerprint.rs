@@ -232,7 +232,6 @@ fn hash_path(path: &Path, hashers: &mut [&mut Sha256]) -> Result<()> {
 mod tests {
     use super::*;
     use crate::run::config::Mode;
-    use std::process::Command;
 
     fn command_pipeline() -> PipelineConfig {
         PipelineConfig {
@@ -252,17 +251,7 @@ mod tests {
         }
     }
 
-    fn git(dir: &Path, args: &[&str]) {
-        let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    }
+    use crate::cachedir::tests::git;
 
     #[test]
     fn fingerprint_files_cover_their_content_and_the_model_counts() {
