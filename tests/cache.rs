@@ -419,23 +419,6 @@ fn baseline_refresh_never_reads_the_cache_but_fills_it() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("100% hit rate"));
 }
 
-/// `check --print-fingerprint` LINES read as `name=value` pairs.
-fn printed(out: &Output) -> std::collections::HashMap<String, String> {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| {
-            let (k, v) = l.split_once('=').unwrap_or_else(|| panic!("{l:?}"));
-            (k.to_string(), v.to_string())
-        })
-        .collect()
-}
-
 /// What the GitHub Action keys its copy of the answer cache on: `check --print-fingerprint`
 /// prints, before anything runs, the pipeline fingerprint the run then keys every answer on
 /// (the one its records carry), whether the run uses the cache, and the cache directory in
@@ -458,7 +441,7 @@ fn print_fingerprint_names_the_fingerprint_the_check_records_and_its_cache() {
     write_pipeline(d, "v2");
     let config = ["--config", "ci/goldgate.toml"];
 
-    let before = printed(&goldgate(
+    let before = crate::support::printed_fingerprint(&goldgate(
         d,
         &["check", config[0], config[1], "--print-fingerprint"],
         &[],
@@ -498,7 +481,7 @@ fn print_fingerprint_names_the_fingerprint_the_check_records_and_its_cache() {
         "the answers went to the printed cache directory"
     );
     // After the run (its outputs and cache are goldgate's own files): the same fingerprint.
-    let after = printed(&goldgate(
+    let after = crate::support::printed_fingerprint(&goldgate(
         d,
         &["check", config[0], config[1], "--print-fingerprint"],
         &[],
@@ -506,7 +489,7 @@ fn print_fingerprint_names_the_fingerprint_the_check_records_and_its_cache() {
     assert_eq!(after, before);
 
     // The flag wins over goldgate.toml; a run without the cache says so.
-    let flags = printed(&goldgate(
+    let flags = crate::support::printed_fingerprint(&goldgate(
         d,
         &[
             "check",
@@ -534,10 +517,10 @@ fn print_fingerprint_names_the_fingerprint_the_check_records_and_its_cache() {
         ],
         &[],
     );
-    assert_eq!(printed(&off)["cache"], "off");
+    assert_eq!(crate::support::printed_fingerprint(&off)["cache"], "off");
     // A changed pipeline is another fingerprint.
     write_pipeline(d, "v3");
-    let changed = printed(&goldgate(
+    let changed = crate::support::printed_fingerprint(&goldgate(
         d,
         &["check", config[0], config[1], "--print-fingerprint"],
         &[],

@@ -54,23 +54,6 @@ fn all_cached(records: &[Value]) -> bool {
     records.iter().all(|r| r["cached"] == true)
 }
 
-/// `check --print-fingerprint` as `name=value` pairs.
-fn printed(out: &Output) -> std::collections::HashMap<String, String> {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| {
-            let (k, v) = l.split_once('=').unwrap_or_else(|| panic!("{l:?}"));
-            (k.to_string(), v.to_string())
-        })
-        .collect()
-}
-
 /// No file below `dir` holds `needle`.
 fn nowhere_in(dir: &Path, needle: &str) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -149,14 +132,14 @@ fn listed_variables_and_prefixes_key_the_cache_and_their_values_are_never_writte
             ("REQPIPE_OPT_FAST", "s3cret-opt-value"),
         ],
     );
-    let p = printed(&out);
+    let p = crate::support::printed_fingerprint(&out);
     assert_eq!(
         p["fingerprint_env"], "REQPIPE_DROP_LAST,REQPIPE_OPT_FAST",
         "{p:?}"
     );
     assert!(!String::from_utf8_lossy(&out.stdout).contains("s3cret"));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("s3cret"));
-    let changed = printed(&goldgate(
+    let changed = crate::support::printed_fingerprint(&goldgate(
         d,
         &["check", "--print-fingerprint"],
         &[
@@ -206,7 +189,8 @@ fn variables_a_command_names_key_the_cache_without_being_listed() {
     );
     assert_eq!(records[0]["prediction"]["mode"], "drop");
     assert!(all_cached(&run(d, &[("REQPIPE_MODE", "s3cret-mode")])));
-    let p = printed(&goldgate(d, &["check", "--print-fingerprint"], &[]));
+    let p =
+        crate::support::printed_fingerprint(&goldgate(d, &["check", "--print-fingerprint"], &[]));
     assert_eq!(p["fingerprint_env"], "REQPIPE_MODE");
     nowhere_in(d, "s3cret");
 }
@@ -241,7 +225,7 @@ fn variables_an_http_url_or_header_names_key_the_cache_without_being_listed() {
     run(d, &env("v2", "s3cret-careful"));
     assert_eq!(requests(), 9, "a variable in a header is part of the key");
     assert!(all_cached(&run(d, &env("v2", "s3cret-careful"))));
-    let p = printed(&goldgate(
+    let p = crate::support::printed_fingerprint(&goldgate(
         d,
         &["check", "--print-fingerprint"],
         &env("v2", "s3cret-careful"),

@@ -66,3 +66,22 @@ pub fn score_files(suite: &Path, run: &Path, resamples: usize) -> goldgate::scor
     .unwrap()
     .file
 }
+
+/// What `check --print-fingerprint` printed (it must have exited 0), as `name=value` pairs.
+pub fn printed_fingerprint(
+    out: &std::process::Output,
+) -> std::collections::HashMap<String, String> {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let (k, v) = l.split_once('=').unwrap_or_else(|| panic!("{l:?}"));
+            (k.to_string(), v.to_string())
+        })
+        .collect()
+}
