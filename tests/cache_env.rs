@@ -4,7 +4,6 @@
 //! variables are not seen. `check --print-fingerprint` names the variables, never a value.
 
 use std::path::Path;
-use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
