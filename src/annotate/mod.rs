@@ -7,9 +7,10 @@
 //! requires a random access token.
 //!
 //! [`workspace`] holds the suite, [`views`] builds what the page reads, [`write`] checks
-//! and saves what it sends, [`prefill`] turns a run file into drafts, and [`server`] is
-//! the HTTP side.
+//! and saves what it sends, [`prefill`] turns a run file into drafts, [`server`] is the
+//! HTTP side and [`listen`] serves its connections within [`Limits`].
 
+pub mod listen;
 pub mod prefill;
 pub mod refusal;
 pub mod server;
@@ -21,6 +22,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
+pub use listen::Limits;
 pub use workspace::{Options, Workspace};
 
 /// Where the page is served, once the server listens.
@@ -33,9 +35,14 @@ pub struct Listening {
     pub samples: usize,
 }
 
-/// Open the suite, listen on `address`, call `ready` with where the page is, and serve until Ctrl-C
-/// or SIGTERM.
-pub fn serve(options: Options, address: SocketAddr, ready: impl FnOnce(&Listening)) -> Result<()> {
+/// Open the suite, listen on `address`, call `ready` with where the page is, and serve
+/// within `limits` until Ctrl-C or SIGTERM.
+pub fn serve(
+    options: Options,
+    address: SocketAddr,
+    limits: Limits,
+    ready: impl FnOnce(&Listening),
+) -> Result<()> {
     let workspace = Workspace::open(options)?;
     let samples = workspace.entries.len();
     let runtime = crate::runtime::build()?;
@@ -69,6 +76,8 @@ pub fn serve(options: Options, address: SocketAddr, ready: impl FnOnce(&Listenin
             workspace: Mutex::new(workspace),
             token,
             hosts,
+            port,
+            request_timeout: limits.request_timeout,
             now: || {
                 let secs = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
@@ -81,10 +90,8 @@ pub fn serve(options: Options, address: SocketAddr, ready: impl FnOnce(&Listenin
             shared,
             samples,
         });
-        axum::serve(listener, server::router(app))
-            .with_graceful_shutdown(shutdown())
-            .await
-            .map_err(|e| Error::environment(format!("the server stopped: {e}"), "start goldgate annotate again"))
+        listen::serve(listener, server::router(app), limits, shutdown()).await;
+        Ok(())
     })
 }
 
@@ -143,5 +150,7 @@ async fn shutdown() {
     }
 }
 
+#[cfg(test)]
+mod server_tests;
 #[cfg(test)]
 mod tests;

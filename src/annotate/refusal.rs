@@ -30,6 +30,11 @@ pub enum Refusal {
     BadRequest(String),
     /// The request body is larger than the server accepts.
     TooLarge(String),
+    /// The request body did not arrive in time.
+    Timeout(String),
+    /// The sample's path is no longer a regular file inside the suite; nothing was read
+    /// or written through it.
+    NotInSuite(String),
     Internal(String),
 }
 
@@ -42,6 +47,8 @@ impl Refusal {
             Refusal::Changed(_) => 409,
             Refusal::BadRequest(_) => 400,
             Refusal::TooLarge(_) => 413,
+            Refusal::Timeout(_) => 408,
+            Refusal::NotInSuite(_) => 403,
             Refusal::Internal(_) => 500,
         }
     }
@@ -55,6 +62,8 @@ impl Refusal {
             Refusal::Unsupported(m) => ("unsupported", m),
             Refusal::BadRequest(m) => ("bad_request", m),
             Refusal::TooLarge(m) => ("too_large", m),
+            Refusal::Timeout(m) => ("timeout", m),
+            Refusal::NotInSuite(m) => ("not_in_suite", m),
             Refusal::Internal(m) => ("internal", m),
         };
         let mut body = serde_json::json!({ "error": code, "message": message });
@@ -96,6 +105,9 @@ impl From<EditError> for Refusal {
             EditError::Gone { .. } => Refusal::Changed(format!(
                 "{e}; nothing was saved. Restart goldgate annotate to read the suite again"
             )),
+            EditError::NotInSuite { .. } => {
+                Refusal::NotInSuite(format!("{e}; nothing was read or saved"))
+            }
             EditError::Io { .. } => Refusal::Internal(e.to_string()),
             // The file's layout around the edit is one the editor cannot rewrite in place
             // (the check that reads the result back caught it; nothing was written).

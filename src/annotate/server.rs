@@ -2,8 +2,9 @@
 //! its script modules, embedded in the binary and served from a fixed table, [`ASSETS`]) and
 //! the JSON API over the [`Workspace`], behind the guards every request passes — the Host
 //! header must name this server (a web page elsewhere cannot rebind a name to it), the
-//! access token when bound beyond loopback, JSON bodies only and at most [`MAX_BODY`]
-//! bytes, and a strict Content-Security-Policy on every response. Ids come from the
+//! access token when bound beyond loopback, JSON bodies only, at most [`MAX_BODY`] bytes
+//! arriving within the request timeout, and a strict Content-Security-Policy on every
+//! response. Ids come from the
 //! client, never paths: what does not name a sample of the suite is a 404.
 
 use std::collections::HashMap;
@@ -91,8 +92,13 @@ pub struct App {
     pub workspace: Mutex<Workspace>,
     /// Required on every request when bound beyond loopback.
     pub token: Option<String>,
-    /// The Host header values that name this server (lower case).
+    /// The Host header values that name this server (lower case); shared beyond loopback,
+    /// any IP address with [`App::port`] names it too.
     pub hosts: Vec<String>,
+    /// The port the server listens on.
+    pub port: u16,
+    /// The longest a request body may take to arrive.
+    pub request_timeout: std::time::Duration,
     /// The time promotions are stamped with (RFC 3339, UTC).
     pub now: fn() -> String,
 }
@@ -148,7 +154,7 @@ async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
         .and_then(|h| h.to_str().ok())
         .map(str::to_ascii_lowercase);
     let mut refusal = None;
-    if app.token.is_none() && !host.as_ref().is_some_and(|h| app.hosts.contains(h)) {
+    if !host.as_deref().is_some_and(|h| names_us(&app, h)) {
         refusal = Some((
             StatusCode::MISDIRECTED_REQUEST,
             "wrong_host",
@@ -218,6 +224,17 @@ async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
+}
+
+/// Whether the Host header `host` (lower case) names this server: one of its names, or,
+/// shared beyond loopback, any IP address with its port (a page elsewhere can point a name
+/// of its own at this machine, never an address).
+fn names_us(app: &App, host: &str) -> bool {
+    app.hosts.iter().any(|h| h == host)
+        || (app.token.is_some()
+            && host
+                .parse::<std::net::SocketAddr>()
+                .is_ok_and(|a| a.port() == app.port))
 }
 
 /// Whether the request carries the token: in the URL, the cookie or the
@@ -332,10 +349,18 @@ async fn sample(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response
     }))
 }
 
-/// The request body as JSON: at most [`MAX_BODY`] bytes, an object.
-async fn json_body(body: Body) -> Result<Value, Refusal> {
-    let bytes: Bytes = axum::body::to_bytes(body, MAX_BODY)
+/// The request body as JSON: at most [`MAX_BODY`] bytes, an object, arriving
+/// within the request timeout.
+async fn json_body(app: &App, body: Body) -> Result<Value, Refusal> {
+    let read = tokio::time::timeout(app.request_timeout, axum::body::to_bytes(body, MAX_BODY));
+    let bytes: Bytes = read
         .await
+        .map_err(|_| {
+            Refusal::Timeout(format!(
+                "the request body did not arrive within {} s",
+                app.request_timeout.as_secs_f64()
+            ))
+        })?
         .map_err(|_| Refusal::TooLarge(format!("the request is larger than {MAX_BODY} bytes")))?;
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(value @ Value::Object(_)) => Ok(value),
@@ -368,7 +393,7 @@ async fn save_annotation(
     Path(id): Path<String>,
     body: Body,
 ) -> Response {
-    let body = json_body(body).await;
+    let body = json_body(&app, body).await;
     respond(body.and_then(|body| {
         let fingerprint = field(&body, "fingerprint")?;
         let annotation = body.get("annotation").unwrap_or(&Value::Null);
@@ -379,7 +404,7 @@ async fn save_annotation(
 }
 
 async fn skip(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Response {
-    let body = json_body(body).await;
+    let body = json_body(&app, body).await;
     respond(body.and_then(|_| {
         with(&app, |w| {
             let index = w.index(&id)?;
@@ -390,7 +415,7 @@ async fn skip(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -
 }
 
 async fn discussion(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Response {
-    let body = json_body(body).await;
+    let body = json_body(&app, body).await;
     respond(body.and_then(|body| {
         let (fingerprint, note) = (field(&body, "fingerprint")?, field(&body, "note")?);
         written(&app, &id, |w| w.set_discussion(&id, fingerprint, note))
@@ -398,7 +423,7 @@ async fn discussion(State(app): State<Arc<App>>, Path(id): Path<String>, body: B
 }
 
 async fn promote(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Response {
-    let body = json_body(body).await;
+    let body = json_body(&app, body).await;
     let at = (app.now)();
     respond(body.and_then(|body| {
         let fingerprint = field(&body, "fingerprint")?;

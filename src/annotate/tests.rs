@@ -14,7 +14,7 @@ use crate::metrics::scoring::DEFAULT_ID_PATTERN;
 use crate::suite::agreement::AgreementBuilder;
 use crate::suite::Suite;
 
-fn copy(from: &Path, to: &Path) {
+pub(super) fn copy(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let path = entry.unwrap().path();
@@ -289,16 +289,20 @@ fn discussion_notes_are_set_replaced_and_removed() {
         .is_empty());
 }
 
-#[test]
-fn promotion_writes_the_gold_labels_and_who_promoted_them_from_whom() {
-    let (dir, mut w) = open("requirements", "lead");
-    let index = w
-        .entries
+/// The first extraction sample two or more annotators labelled.
+fn annotated_by_two(w: &Workspace) -> usize {
+    w.entries
         .iter()
         .position(|e| {
             e.sample.annotations.len() >= 2 && e.sample.kind == crate::suite::Kind::Extraction
         })
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn promotion_writes_the_gold_labels_and_who_promoted_them_from_whom() {
+    let (dir, mut w) = open("requirements", "lead");
+    let index = annotated_by_two(&w);
     let id = w.entries[index].sample.id.clone();
     let a1 = serde_json::to_value(&w.entries[index].sample.annotations[0]).unwrap();
     let name = a1["annotator"].as_str().unwrap().to_string();
@@ -329,6 +333,101 @@ fn promotion_writes_the_gold_labels_and_who_promoted_them_from_whom() {
     assert_eq!(
         (review.promoted_by.as_str(), review.from.clone()),
         ("lead", vec![name])
+    );
+}
+
+#[test]
+fn a_promotion_holds_only_items_of_the_annotators_it_names() {
+    let (dir, mut w) = open("requirements", "lead");
+    let index = annotated_by_two(&w);
+    let id = w.entries[index].sample.id.clone();
+    let path = path_of(&w, &id);
+    let before = std::fs::read_to_string(&path).unwrap();
+    let a1 = serde_json::to_value(&w.entries[index].sample.annotations[0]).unwrap();
+    let name = a1["annotator"].as_str().unwrap().to_string();
+    let fp = fingerprint(&mut w, &id);
+    let at = || "2026-11-26T10:00:00Z".to_string();
+    // An item no annotator wrote, next to a1's own items.
+    let mut forged = a1.clone();
+    let items = forged["requirements"].as_array_mut().unwrap();
+    items.push(requirement("REQ-999", &[0]));
+    let pushed = items.len() - 1;
+    let refused = w.promote(&id, &fp, std::slice::from_ref(&name), &forged, at());
+    let Err(Refusal::Invalid { problems, .. }) = &refused else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].pointer, format!("/requirements/{pushed}"));
+    assert!(problems[0].message.contains(&name), "{problems:?}");
+    // One of a1's items with a field changed is not a1's item either.
+    let mut edited = a1.clone();
+    edited["requirements"][0]["title"] = json!("Something a1 never wrote");
+    let refused = w.promote(&id, &fp, std::slice::from_ref(&name), &edited, at());
+    assert!(
+        matches!(&refused, Err(Refusal::Invalid { problems, .. }) if problems[0].pointer == "/requirements/0"),
+        "{refused:?}"
+    );
+    // Items of an annotator the promotion does not name are refused too.
+    let other = w.entries[index].sample.annotations[1].annotator.clone();
+    let a2 = serde_json::to_value(&w.entries[index].sample.annotations[1]).unwrap();
+    let mut mixed = a1.clone();
+    mixed["requirements"] = a2["requirements"].clone();
+    if a2["requirements"] != a1["requirements"] {
+        let refused = w.promote(&id, &fp, std::slice::from_ref(&name), &mixed, at());
+        assert!(
+            matches!(refused, Err(Refusal::Invalid { .. })),
+            "{refused:?}"
+        );
+        w.promote(&id, &fp, &[name.clone(), other], &mixed, at())
+            .unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap() == before,
+        a2["requirements"] == a1["requirements"],
+        "only the promotion naming both annotators was written"
+    );
+    let _ = dir;
+}
+
+#[cfg(unix)]
+#[test]
+fn a_sample_file_replaced_by_a_link_out_of_the_suite_is_neither_read_nor_written() {
+    let (dir, mut w) = open("requirements", "carol");
+    let id = unlabelled(&w, "extraction");
+    let path = path_of(&w, &id);
+    let fp = fingerprint(&mut w, &id);
+    // While the server runs, the sample file becomes a link to a file outside the suite
+    // with the very same text (so the fingerprint the page holds still matches).
+    let outside = dir.path().join("outside.yaml");
+    std::fs::copy(&path, &outside).unwrap();
+    let original = std::fs::read_to_string(&outside).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(&outside, &path).unwrap();
+    let sent = json!({"requirements": [requirement("REQ-001", &[1])]});
+    let refused = w.save_annotation(&id, &fp, &sent);
+    assert!(
+        matches!(&refused, Err(Refusal::NotInSuite(m)) if m.contains("outside the suite")),
+        "{refused:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), original);
+    assert!(std::fs::symlink_metadata(&path)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let index = w.index(&id).unwrap();
+    let read = w.refresh(index).map(|_| ());
+    assert!(matches!(read, Err(Refusal::NotInSuite(_))), "{read:?}");
+    // A FIFO in its place is refused too, without blocking on it.
+    std::fs::remove_file(&path).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let refused = w.save_annotation(&id, &fp, &sent);
+    assert!(
+        matches!(&refused, Err(Refusal::NotInSuite(m)) if m.contains("no longer a regular file")),
+        "{refused:?}"
     );
 }
 

@@ -133,15 +133,17 @@ impl Workspace {
             .ok_or_else(|| Refusal::NotFound(format!("no sample `{id}` in this suite")))
     }
 
-    /// Read sample `index` from disk again (when its document changed) and return it.
+    /// Read sample `index` from disk again (when its document changed) and return it. Only
+    /// a regular file inside the suite is read: a sample file replaced by a link leading
+    /// out of the suite (or by anything but a regular file) is refused, never followed.
     pub fn refresh(&mut self, index: usize) -> std::result::Result<&Entry, Refusal> {
         let path = &self.entries[index].path;
-        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Refusal::Changed(format!(
+        let text = edit::read_inside(&self.suite.root, path).map_err(|e| match e {
+            edit::EditError::Gone { .. } => Refusal::Changed(format!(
                 "{} is gone from the suite; restart goldgate annotate",
                 path.display()
             )),
-            _ => Refusal::Internal(format!("cannot read {}: {e}", path.display())),
+            other => Refusal::from(other),
         })?;
         self.refresh_from(index, &text)?;
         Ok(&self.entries[index])
@@ -157,7 +159,7 @@ impl Workspace {
             if now.is_some() && now == self.files[f].2 {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(&self.files[f].0) else {
+            let Ok(text) = edit::read_inside(&self.suite.root, &self.files[f].0) else {
                 continue;
             };
             self.files[f].2 = now;

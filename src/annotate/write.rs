@@ -3,13 +3,14 @@
 //! Every write is checked before anything reaches the disk: the page's fingerprint must
 //! still be the sample's on disk, and the edited sample must load with no error and no
 //! labelling-guide warning in what was edited (the rules of `goldgate suite lint`), its
-//! requirement ids matching the id pattern and unique. The file is then replaced
-//! atomically, every other byte kept ([`crate::suite::edit`]).
+//! requirement ids matching the id pattern and unique; a promotion holds only items the
+//! annotators it names wrote. The file is then replaced atomically, every other byte kept
+//! ([`crate::suite::edit`]), and only while it is a regular file inside the suite.
 
 use serde_json::{Map, Value};
 
 use super::refusal::{FieldProblem, Refusal};
-use super::workspace::Workspace;
+use super::workspace::{Entry, Workspace};
 use crate::document::pointer_of_field;
 use crate::suite::edit::{self, Format};
 use crate::suite::{Kind, RawDocument, INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
@@ -110,7 +111,21 @@ impl Workspace {
                 "`{unknown}` has not annotated sample `{id}`"
             )));
         }
-        let labels = Value::Object(labels_of(entry.kind(), sent)?);
+        let labels = labels_of(entry.kind(), sent)?;
+        let foreign = not_from(entry, &from, &labels)?;
+        if !foreign.is_empty() {
+            let names: Vec<String> = from.iter().map(|f| format!("`{f}`")).collect();
+            return Err(Refusal::Invalid {
+                message: format!(
+                    "not promoted: {} item{} not in the annotations of {}",
+                    foreign.len(),
+                    if foreign.len() == 1 { " is" } else { "s are" },
+                    names.join(" or ")
+                ),
+                problems: foreign,
+            });
+        }
+        let labels = Value::Object(labels);
         let review = serde_json::json!({
             "promoted_by": self.options.annotator,
             "from": from,
@@ -139,7 +154,13 @@ impl Workspace {
         change: impl FnOnce(&str, Format, Option<usize>) -> edit::Result<String>,
     ) -> Refused<()> {
         let entry = &self.entries[index];
-        let edited = edit::edit_file(&entry.path, entry.line, Some(fingerprint), change)?;
+        let edited = edit::edit_file(
+            &self.suite.root,
+            &entry.path,
+            entry.line,
+            Some(fingerprint),
+            change,
+        )?;
         let loaded = RawDocument::in_memory(
             &self.suite,
             &entry.path,
@@ -217,6 +238,52 @@ impl Workspace {
         }
         problems
     }
+}
+
+/// The promoted items (`labels`, as [`labels_of`] made them) that are not, field for
+/// field, an item of the same list in the annotations of one of `from` (read the same way):
+/// gold labels are promoted from what annotators wrote, never made up on the way.
+fn not_from(
+    entry: &Entry,
+    from: &[String],
+    labels: &Map<String, Value>,
+) -> Refused<Vec<FieldProblem>> {
+    let mut theirs = Vec::new();
+    for annotation in entry
+        .sample
+        .annotations
+        .iter()
+        .filter(|a| from.contains(&a.annotator))
+    {
+        let value = serde_json::to_value(annotation)
+            .map_err(|e| Refusal::Internal(format!("cannot read an annotation: {e}")))?;
+        theirs.push(labels_of(entry.kind(), &value)?);
+    }
+    let names: Vec<String> = from.iter().map(|f| format!("`{f}`")).collect();
+    let mut problems = Vec::new();
+    for (key, items) in labels {
+        for (i, item) in items.as_array().into_iter().flatten().enumerate() {
+            let written = theirs.iter().any(|t| {
+                t.get(key)
+                    .and_then(Value::as_array)
+                    .is_some_and(|list| list.contains(item))
+            });
+            if !written {
+                problems.push(FieldProblem {
+                    pointer: format!("/{key}/{i}"),
+                    message: format!(
+                        "this item is not in the annotations of {}",
+                        names.join(" or ")
+                    ),
+                    hint: Some(
+                        "promote items as the annotators wrote them (pick them in the review), and name every annotator they come from"
+                            .into(),
+                    ),
+                });
+            }
+        }
+    }
+    Ok(problems)
 }
 
 fn list<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = (usize, &'a Value)> {

@@ -14,7 +14,7 @@ pub fn annotate(s: AnnotateSettings, reporter: &mut Reporter<'_>) -> Result<Exit
         ));
     }
     let annotator = s.options.annotator.clone();
-    serve(s.options, s.address, |at: &Listening| {
+    serve(s.options, s.address, s.limits, |at: &Listening| {
         if at.shared {
             reporter.note(
                 "warning: the page is shared beyond this machine: anyone with the URL below can read the suite and write labels in it; it is served over plain HTTP, so use it on a network you trust only\n",

@@ -4,14 +4,20 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use super::{max_sample_bytes, min_kappa, named_suite, rules, rules_file};
-use crate::annotate::Options;
+use crate::annotate::{Limits, Options};
 use crate::cli;
 use crate::error::Error;
 
 /// The port `goldgate annotate` listens on unless told otherwise.
 pub const PORT: u16 = 8741;
+/// How long a client of `goldgate annotate` may take to send a request's headers or body,
+/// or to take a part of an answer, before its connection is closed.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// The most connections `goldgate annotate` serves at once (more wait until one closes).
+pub const MAX_CONNECTIONS: usize = 512;
 /// The longest annotator name accepted.
 const MAX_NAME: usize = 64;
 
@@ -22,6 +28,8 @@ pub struct AnnotateSettings {
     pub options: Options,
     /// Where the page is served.
     pub address: SocketAddr,
+    /// How long clients may take, and how many may be connected.
+    pub limits: Limits,
     /// The goldgate.toml that named the suite, when the argument was a project directory.
     pub named_by: Option<PathBuf>,
 }
@@ -60,6 +68,10 @@ impl TryFrom<cli::AnnotateArgs> for AnnotateSettings {
                 prefill: a.prefill,
             },
             address: SocketAddr::new(host, a.port.unwrap_or(PORT)),
+            limits: Limits {
+                request_timeout: REQUEST_TIMEOUT,
+                max_connections: MAX_CONNECTIONS,
+            },
             named_by: named.named_by,
         })
     }

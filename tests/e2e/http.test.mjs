@@ -125,6 +125,12 @@ describe('goldgate annotate over HTTP', () => {
     const api = await raw(server.base, { path: '/api/session', headers: { Cookie: `goldgate_token=${server.token}` } });
     assert.equal(api.status, 200, 'the API with the cookie the page set');
     assert.equal(JSON.parse(api.text).annotator, 'a1');
+    // With the token, a Host naming another server is still refused.
+    const port = new URL(server.base).port;
+    for (const host of ['evil.example', `evil.example:${port}`]) {
+      const r = await raw(server.base, { path: '/api/session', headers: { Host: host, Cookie: `goldgate_token=${server.token}` } });
+      assert.equal(r.status, 421, `Host: ${host} with the token`);
+    }
   });
 
   test('request bodies are capped and must be JSON', async () => {

@@ -126,6 +126,23 @@ describe('goldgate annotate in a browser: agreement, review, conflicts and hosti
     await page.close();
   });
 
+  test('a sample no annotator labelled opens in review and says there is nothing to review', async () => {
+    const dir = copySuite();
+    const file = path.join(dir, 'e2e', 'e2e-001.yaml');
+    assert.equal(readYaml(file).annotations, undefined, 'the sample has no annotations');
+    const server = await serve(dir, ['--annotator', 'lead']);
+    const page = await newPage();
+    await open(page, server, '#/review/e2e-001');
+    await page.waitForSelector('main h1:text-is("Review e2e-001")');
+    assert.match(await page.textContent('main .empty'), /No annotator has labelled this sample yet/);
+    assert.equal(await page.$('[data-action="promote-picked"]'), null, 'nothing to promote');
+    // Moving on to the next sample in review works from there.
+    await page.click('.sample-nav a:has-text("Next")');
+    await page.waitForSelector('main h1:text-is("Review e2e-002")');
+    assertNoProblems(page);
+    await page.close();
+  });
+
   test('a sample changed on disk after the page loaded it is not overwritten: the page shows the conflict and keeps the edits', async () => {
     const dir = copySuite();
     const file = path.join(dir, 'extraction', 'ext-015.yaml');

@@ -11,7 +11,9 @@
 //! A caller detects a sample changed on disk since it was read with [`fingerprint`]
 //! (of the sample's document: the whole YAML/JSON file or the JSONL line) and
 //! [`check_unchanged`]; [`edit_file`] reads, checks and edits, and [`Edited::write`] writes
-//! the result atomically.
+//! the result atomically. Only a regular file inside the suite is read or written
+//! ([`inside`], checked on every read and again right before the write): a sample file
+//! replaced by a link out of the suite, a FIFO or a directory is refused, never followed.
 
 mod emit;
 mod json;
@@ -63,6 +65,10 @@ pub enum EditError {
     /// Another process is saving the same file and did not finish in time.
     #[error("{}: another goldgate is saving this file", path.display())]
     Busy { path: PathBuf },
+    /// The sample's path no longer names a regular file inside the suite (it was replaced
+    /// by a link leading out of it, a FIFO, a directory …); nothing is read or written.
+    #[error("{}: {reason}; goldgate reads and writes only regular files inside the suite", path.display())]
+    NotInSuite { path: PathBuf, reason: String },
     /// Reading or writing the file failed.
     #[error("{path}: {message}")]
     Io { path: PathBuf, message: String },
@@ -190,12 +196,14 @@ pub fn set_top_level(
 #[derive(Debug)]
 pub struct Edited {
     /// The file written: the sample file, or the file a link inside the suite points at
-    /// (the link stays a link).
+    /// (the link stays a link); canonical.
     path: PathBuf,
+    /// The suite directory the file must still be inside when it is written.
+    suite: PathBuf,
     text: String,
     span: Range<usize>,
     /// The file's permissions, given back to the new file.
-    permissions: Option<std::fs::Permissions>,
+    permissions: std::fs::Permissions,
     /// Held from the read to the rename, so two processes saving one file take turns.
     _lock: LockFile,
 }
@@ -211,27 +219,39 @@ impl Edited {
         &self.text[self.span.clone()]
     }
 
-    /// Write the file atomically; returns the edited sample's new fingerprint.
+    /// Write the file atomically; returns the edited sample's new fingerprint. Right
+    /// before, the file is checked again to be the same regular file inside the suite (a
+    /// link swapped in since it was read is refused; the rename replaces the path itself and
+    /// never writes through a link).
     pub fn write(self) -> Result<String> {
         let io = |e: String| EditError::Io {
             path: self.path.clone(),
             message: e,
         };
+        if inside(&self.suite, &self.path)? != self.path {
+            return Err(EditError::NotInSuite {
+                path: self.path.clone(),
+                reason: "it (or a directory on its way) was replaced since it was read".into(),
+            });
+        }
         crate::io::write_atomic(&self.path, |w| w.write_all(self.text.as_bytes()))
             .map_err(|e| io(e.to_string()))?;
-        if let Some(permissions) = &self.permissions {
-            std::fs::set_permissions(&self.path, permissions.clone())
-                .map_err(|e| io(e.to_string()))?;
-        }
+        // On the file just written, opened without following a link: a link swapped in
+        // since the rename is never changed through.
+        open_nofollow(&self.path)
+            .and_then(|file| file.set_permissions(self.permissions.clone()))
+            .map_err(|e| io(e.to_string()))?;
         Ok(fingerprint(self.document()))
     }
 }
 
-/// Read `path`, check the sample's fingerprint against `expected` (when given) and apply
-/// `change` to the text; nothing is written yet. Two goldgate processes editing one file
-/// take turns: a lock file beside it is held from the read until the [`Edited`] is written
-/// or dropped (an editor that ignores the lock and writes in that moment is not detected).
+/// Read `path` (a sample file of the suite directory `suite`), check the sample's
+/// fingerprint against `expected` (when given) and apply `change` to the text; nothing is
+/// written yet. Two goldgate processes editing one file take turns: a lock file beside it
+/// is held from the read until the [`Edited`] is written or dropped (an editor that
+/// ignores the lock and writes in that moment is not detected).
 pub fn edit_file(
+    suite: &Path,
     path: &Path,
     line: Option<usize>,
     expected: Option<&str>,
@@ -243,19 +263,13 @@ pub fn edit_file(
     };
     let format = super::files::format_of(path)
         .ok_or_else(|| io("not a sample file (.yaml, .yml, .json or .jsonl)".into()))?;
-    let target = std::fs::canonicalize(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => EditError::Gone {
-            path: path.to_path_buf(),
-        },
-        _ => io(e.to_string()),
-    })?;
+    let target = inside(suite, path)?;
     let lock = match LockFile::take_within(&lock_path(&target), LOCK_WAIT) {
         Ok(Attempt::Taken(lock)) => lock,
         Ok(Attempt::Held(_)) => return Err(EditError::Busy { path: target }),
         Err(e) => return Err(io(e.to_string())),
     };
-    let text = std::fs::read_to_string(&target).map_err(|e| io(e.to_string()))?;
-    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    let (text, permissions) = read_regular(path, &target)?;
     if let Some(expected) = expected {
         check_unchanged(&text, format, line, expected)?;
     }
@@ -263,11 +277,93 @@ pub fn edit_file(
     let span = document_span(&edited, format, line)?;
     Ok(Edited {
         path: target,
+        suite: suite.to_path_buf(),
         text: edited,
         span,
         permissions,
         _lock: lock,
     })
+}
+
+/// The file the sample path `path` names, canonical, when it is a regular file inside the
+/// suite directory `suite` (a link inside the suite is followed); anything else — a link
+/// leading out of the suite, a FIFO, a device, a directory — is refused.
+pub fn inside(suite: &Path, path: &Path) -> Result<PathBuf> {
+    let io = |e: std::io::Error| EditError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let target = std::fs::canonicalize(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => EditError::Gone {
+            path: path.to_path_buf(),
+        },
+        _ => io(e),
+    })?;
+    let root = std::fs::canonicalize(suite).map_err(io)?;
+    let refused = |reason: String| EditError::NotInSuite {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if !target.starts_with(&root) {
+        return Err(refused(format!(
+            "it now leads to {}, outside the suite",
+            target.display()
+        )));
+    }
+    let meta = std::fs::symlink_metadata(&target).map_err(io)?;
+    if !meta.is_file() {
+        return Err(refused("it is no longer a regular file".into()));
+    }
+    Ok(target)
+}
+
+/// The text of sample file `path` of the suite directory `suite`, read only when it is a
+/// regular file inside the suite (see [`inside`]).
+pub fn read_inside(suite: &Path, path: &Path) -> Result<String> {
+    let target = inside(suite, path)?;
+    Ok(read_regular(path, &target)?.0)
+}
+
+/// Open `path` for reading without following a link at its last component or blocking on
+/// a FIFO.
+fn open_nofollow(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// Read `target` (a canonical path [`inside`] accepted for `path`) and its permissions,
+/// without following a link swapped in since (`O_NOFOLLOW`) or blocking on a FIFO, and
+/// only when what was opened is a regular file.
+fn read_regular(path: &Path, target: &Path) -> Result<(String, std::fs::Permissions)> {
+    use std::io::Read;
+    let io = |e: std::io::Error| EditError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let mut file = open_nofollow(target).map_err(|e| match e.raw_os_error() {
+        #[cfg(unix)]
+        Some(libc::ELOOP) => EditError::NotInSuite {
+            path: path.to_path_buf(),
+            reason: "it was replaced by a link".into(),
+        },
+        _ => io(e),
+    })?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(EditError::NotInSuite {
+            path: path.to_path_buf(),
+            reason: "it is no longer a regular file".into(),
+        });
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text).map_err(io)?;
+    Ok((text, meta.permissions()))
 }
 
 /// How long a save waits for another process's save of the same file.

@@ -2,14 +2,15 @@ use serde_json::json;
 
 use super::*;
 
-/// Edit and write in one step, as a caller does when it checks nothing in between.
+/// Edit and write in one step, as a caller does when it checks nothing in between (the
+/// suite is the file's directory).
 fn save(
     path: &Path,
     line: Option<usize>,
     expected: Option<&str>,
     change: impl FnOnce(&str, Format, Option<usize>) -> Result<String>,
 ) -> Result<String> {
-    edit_file(path, line, expected, change)?.write()
+    edit_file(path.parent().unwrap(), path, line, expected, change)?.write()
 }
 
 /// The common prefix and suffix lengths of two texts.

@@ -117,6 +117,8 @@ export class ReviewView {
   render() {
     const s = this.s;
     const pos = s.position || {};
+    // The rows of each section, as rendered below (none when no annotator labelled it).
+    this.groups = {};
     this.statusEl = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
     this.confirmEl = h('div', { class: 'confirm', hidden: true });
     this.problemsEl = h('div');
@@ -225,7 +227,6 @@ export class ReviewView {
         h('td', { class: 'gold' }, g.cells[gold] === undefined ? h('span', { class: 'hint' }, '—') : this.itemNode(g.cells[gold], fields, new Set())),
       );
     });
-    this.groups = this.groups || {};
     this.groups[key] = groups;
     return h(
       'section',
