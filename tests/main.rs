@@ -8,6 +8,7 @@ mod cache;
 mod chat;
 mod cli;
 mod escaping;
+mod evidence;
 mod failures;
 mod github;
 mod hook;

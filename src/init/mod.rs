@@ -1,12 +1,13 @@
 //! `goldgate init`: a new project's files, so its first `goldgate check` runs at once —
 //! `goldgate.toml` (the pipeline of the chosen kind), a commented `thresholds.toml` (rules
-//! for each chosen task kind's metrics), a gold suite with one example sample per task
-//! kind, a Python stub of the pipeline (`command`) or its prompts (`chat`), the three
+//! for each chosen task kind's metrics), a gold suite with six example samples per task
+//! kind (the fewest with which the gate can call a change significant at 95%), a Python stub of the pipeline (`command`) or its prompts (`chat`), the three
 //! GitHub workflows and `GOLDGATE.md` with the next steps. [`init`] takes a plain [`Plan`]
 //! and returns what it wrote; it never asks or prints (the command does). A file that
 //! exists is never overwritten without [`Plan::force`]: without it, nothing is written.
 
 mod files;
+mod stub;
 mod workflows;
 
 use std::path::{Path, PathBuf};
@@ -67,7 +68,8 @@ pub fn about(kind: Kind) -> &'static str {
 pub struct Plan {
     /// The project directory (created when missing).
     pub dir: PathBuf,
-    /// The task kinds: one example sample and its rules each (order and repeats do not matter).
+    /// The task kinds: six example samples and their rules each (order and repeats do not
+    /// matter).
     pub kinds: Vec<Kind>,
     pub pipeline: Pipeline,
     /// Overwrite files that exist.
