@@ -12,6 +12,7 @@ mod chat;
 mod cli;
 mod config_suite;
 mod escaping;
+mod evidence;
 mod failures;
 mod github;
 mod hook;

@@ -501,6 +501,12 @@ fn every_file_goldgate_writes_validates() {
         0
     );
     let echo = pipeline("echo.sh");
+    // Keyless answers are never a baseline under the built-in ceiling: this one allows them.
+    std::fs::write(
+        dir.join("keyless.toml"),
+        "version = 1\n[metrics.\"parse.keyless_rate\"]\nmax = 1.0\n",
+    )
+    .unwrap();
     assert_eq!(
         goldgate(
             dir,
@@ -511,6 +517,8 @@ fn every_file_goldgate_writes_validates() {
                 "suite",
                 "--baseline",
                 "base.json",
+                "--thresholds",
+                "keyless.toml",
                 "--command",
                 &echo,
                 "--no-cache"

@@ -55,12 +55,9 @@ pub fn compare(
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let mut result = judge(m, candidate, baseline, thresholds, draws.get(i));
-            // What the paired interval saw: the shared samples that count towards it.
-            if let (Some(d), Some(b)) = (result.detectable.as_mut(), baseline) {
-                d.samples = paired_support(candidate, b, &shared, m.support);
-            }
-            result
+            // What the paired interval sees: the shared samples that count towards it.
+            let paired = baseline.map(|b| paired_support(candidate, b, &shared, m.support));
+            judge(m, candidate, baseline, thresholds, draws.get(i), paired)
         })
         .collect();
     metrics.sort_by_key(|m| m.status.rank());

@@ -49,11 +49,21 @@ impl Rule {
 /// (`parse.error_rate`) or hold no JSON at all (`parse.no_json_rate`).
 pub const DEFAULT_MAX_ERROR_RATE: f64 = 0.10;
 
-/// Whether `metric` gets the built-in run-health ceiling when no rule names it.
-fn built_in_health(metric: &Metric, thresholds: &Thresholds) -> bool {
-    metric.name == "run.error_rate"
-        || (thresholds.is_built_in()
-            && matches!(metric.name, "parse.error_rate" | "parse.no_json_rate"))
+/// The built-in ceiling on `parse.keyless_rate`, for each kind apart: when most of a kind's
+/// answers hold none of the keys it reads, its scores measure a misnamed key, not quality,
+/// and the run is incomplete unless `thresholds.toml` has its own `parse.keyless_rate` rule.
+pub const DEFAULT_MAX_KEYLESS_RATE: f64 = 0.5;
+
+/// The built-in run-health ceiling `metric` gets when no rule names it.
+fn built_in_health(metric: &Metric, thresholds: &Thresholds) -> Option<f64> {
+    match metric.name {
+        "run.error_rate" => Some(DEFAULT_MAX_ERROR_RATE),
+        "parse.keyless_rate" => Some(DEFAULT_MAX_KEYLESS_RATE),
+        "parse.error_rate" | "parse.no_json_rate" if thresholds.is_built_in() => {
+            Some(DEFAULT_MAX_ERROR_RATE)
+        }
+        _ => None,
+    }
 }
 
 /// What the built-in rules are, in a sentence, for reports that say they were used.
@@ -63,9 +73,10 @@ pub fn built_in_rules() -> String {
         .map(|k| k.primary_metric())
         .collect();
     format!(
-        "a significant drop of more than 0.02 in a kind's primary metric ({}) fails; more than {}% failed calls, answers that do not parse or answers without JSON make the run incomplete",
+        "a significant drop of more than 0.02 in a kind's primary metric ({}) fails; more than {}% failed calls, answers that do not parse or answers without JSON make the run incomplete, and so do more than {}% of a kind's answers holding none of the keys it reads",
         primaries.join(", "),
-        DEFAULT_MAX_ERROR_RATE * 100.0
+        DEFAULT_MAX_ERROR_RATE * 100.0,
+        DEFAULT_MAX_KEYLESS_RATE * 100.0
     )
 }
 
@@ -89,10 +100,10 @@ pub fn rule_for(
         .map(|(_, r)| r.clone());
     let configured = match configured {
         Some(r) => r,
-        None if built_in_health(metric, thresholds) => {
+        None if built_in_health(metric, thresholds).is_some() => {
             let rule = Rule {
                 min: None,
-                max: Some(DEFAULT_MAX_ERROR_RATE),
+                max: built_in_health(metric, thresholds),
                 max_regression: None,
                 require_significance: false,
                 confidence: defaults.confidence,

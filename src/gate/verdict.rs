@@ -70,6 +70,28 @@ pub struct MetricResult {
     /// change for the worse this comparison could have called significant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detectable: Option<Detectable>,
+    /// With a baseline: the samples both runs scored that count towards the metric, the
+    /// pairs its paired interval is drawn over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<usize>,
+    /// Why the candidate has no value, when its rule needed one: the run is incomplete (a
+    /// `warn` rule warns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_data: Option<String>,
+    /// When a change beyond the rule's allowance was not tested: too few paired samples for
+    /// the paired test to reach the rule's confidence (floors and ceilings still apply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub too_few: Option<TooFew>,
+}
+
+/// Too few paired samples to test a change: the paired test could not reach the rule's
+/// confidence with `samples` pairs, whatever they showed (docs/thresholds.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TooFew {
+    /// The samples both runs scored that count towards the metric.
+    pub samples: usize,
+    /// The fewest with which the paired test can reach the rule's confidence.
+    pub needed: usize,
 }
 
 /// The smallest change for the worse a comparison can call significant: how far the

@@ -192,6 +192,16 @@ pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric
     list
 }
 
+/// The kind whose metric `name` is (`None`: a metric every kind shares, or none).
+pub fn owner(name: &str) -> Option<Kind> {
+    if name.starts_with(tuples::metrics::SOURCE_PREFIX) {
+        return Some(Kind::Tuples);
+    }
+    ALL.iter()
+        .find(|k| k.metrics().iter().any(|m| m.name == name))
+        .map(|k| k.kind())
+}
+
 /// Every metric name, for did-you-mean hints.
 pub fn names() -> impl Iterator<Item = &'static str> {
     metrics().iter().map(|m| m.name)

@@ -87,15 +87,23 @@ impl Metric {
     }
 
     /// Whether a broken rule on this metric makes the run incomplete (exit 3) rather than
-    /// failed: calls that failed and answers that could not be read as JSON at all. A
-    /// broken pipeline is never mistaken for a quality regression, and a pipeline that got
-    /// slower or dearer (`run.latency_p95_ms`, `run.tokens_total`, `run.cost_usd`) fails the
-    /// gate like any regression.
+    /// failed: calls that failed, answers that could not be read as JSON at all, and answers
+    /// that hold none of the keys their kind reads. A broken pipeline is never mistaken for
+    /// a quality regression, and a pipeline that got slower or dearer
+    /// (`run.latency_p95_ms`, `run.tokens_total`, `run.cost_usd`) fails the gate like any
+    /// regression.
     pub fn is_run_health(&self) -> bool {
         matches!(
             self.name,
-            "run.error_rate" | "parse.error_rate" | "parse.no_json_rate"
+            "run.error_rate" | "parse.error_rate" | "parse.no_json_rate" | "parse.keyless_rate"
         )
+    }
+
+    /// Whether its floors and ceilings hold for each kind of the run apart rather than for
+    /// the run as a whole: answers without their kind's keys are a kind's problem, which a
+    /// suite with many samples of other kinds would otherwise dilute.
+    pub fn is_judged_per_kind(&self) -> bool {
+        self.name == "parse.keyless_rate"
     }
 
     /// The values the metric can take, inclusive, as numbers (`f64::INFINITY`: no upper
@@ -169,6 +177,13 @@ pub static SHARED: &[Metric] = &[
         "parse.records",
         |s| rate(s, "parse.no_json", "parse.records"),
         "answers with no JSON at all",
+    ),
+    m(
+        "parse.keyless_rate",
+        Lower,
+        "parse.records",
+        |s| rate(s, "parse.keyless", "parse.records"),
+        "answers that parsed but hold none of the keys their kind reads",
     ),
     m(
         "run.error_rate",

@@ -121,6 +121,9 @@ mod tests {
             candidate_runs: None,
             baseline_runs: None,
             detectable: None,
+            paired: None,
+            no_data: None,
+            too_few: None,
         };
         let spread = |mean: f64, std: Option<f64>, runs| Spread {
             mean: Some(mean),

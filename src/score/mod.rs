@@ -409,6 +409,9 @@ fn score_record(
         ParseOutcome::Error => "parse.error",
     };
     stats.add(outcome_key, 1.0);
+    if keyless.is_some() {
+        stats.add("parse.keyless", 1.0);
+    }
     run_health(answer, &mut stats);
     if let Some(judge) = &answer.judge {
         kinds::e2e::judge::sums(judge, &mut stats);
