@@ -77,6 +77,9 @@ pub struct Metric {
     pub about: &'static str,
     /// The values it can take.
     pub range: Range,
+    /// The unit of a metric without an upper bound (`USD`, `tokens`, `ms`), said beside its
+    /// bounds; empty for shares, scores and counts.
+    pub unit: &'static str,
 }
 
 impl Metric {
@@ -84,6 +87,20 @@ impl Metric {
     pub const fn in_range(mut self, range: Range) -> Metric {
         self.range = range;
         self
+    }
+
+    /// The same metric measured in `unit` (`USD`, `tokens`, `ms`).
+    pub const fn in_unit(mut self, unit: &'static str) -> Metric {
+        self.unit = unit;
+        self
+    }
+
+    /// Whether the metric's values have an upper bound (shares and scores in [0, 1],
+    /// agreements and gains in [-1, 1]): only then is an absolute change, such as the
+    /// default `max_regression = 0.02`, in units every such metric shares. Unbounded ones
+    /// (cost, tokens, latency) change relative to the baseline (`max_increase = "10%"`).
+    pub fn is_bounded(&self) -> bool {
+        self.range.bounds().1.is_some()
     }
 
     /// Whether a broken rule on this metric makes the run incomplete (exit 3) rather than
@@ -130,6 +147,7 @@ pub const fn m(
         eval: Eval::Sums(f),
         about,
         range: Range::Unit,
+        unit: "",
     }
 }
 
@@ -184,6 +202,7 @@ pub static SHARED: &[Metric] = &[
         eval: Eval::LatencyQuantile(0.50),
         about: "median latency",
         range: Range::NonNegative,
+        unit: "ms",
     },
     Metric {
         name: "run.latency_p95_ms",
@@ -192,6 +211,7 @@ pub static SHARED: &[Metric] = &[
         eval: Eval::LatencyQuantile(0.95),
         about: "95th percentile latency",
         range: Range::NonNegative,
+        unit: "ms",
     },
     m(
         "run.cache_hit_rate",
@@ -207,7 +227,8 @@ pub static SHARED: &[Metric] = &[
         |s| Some(s.get("run.tokens")),
         "tokens used, where known",
     )
-    .in_range(Range::NonNegative),
+    .in_range(Range::NonNegative)
+    .in_unit("tokens"),
     m(
         "run.cost_usd",
         Lower,
@@ -215,7 +236,8 @@ pub static SHARED: &[Metric] = &[
         |s| Some(s.get("run.cost")),
         "cost in USD, where known",
     )
-    .in_range(Range::NonNegative),
+    .in_range(Range::NonNegative)
+    .in_unit("USD"),
 ];
 
 #[cfg(test)]
