@@ -159,7 +159,7 @@ fn report_run(
         Ending::Complete => {
             let to_file = kept.map_or_else(String::new, |p| format!(" to {}", p.display()));
             let line = format!(
-                "wrote {} records{to_file} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}{keyless}",
+                "wrote {} records{to_file} ({} calls in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{}{causes}{keyless}",
                 run.total,
                 s.written,
                 s.elapsed.as_secs_f64(),
@@ -168,6 +168,7 @@ fn report_run(
                 run.hit_rate(),
                 crate::report::spend::usage_note(s),
                 crate::report::spend::truncated_note(s.truncated),
+                crate::report::spend::invalid_note(s),
             );
             match to {
                 SummaryTo::Stdout => reporter.out(&line),
@@ -185,8 +186,14 @@ fn report_run(
         )),
         Ending::OverBudget { max_cost } => reporter.note(&format!(
             "error: stopped after spending {} of the {} budget (--max-cost): {} calls made, the rest not started\n",
-            crate::number::usd(s.spent_usd),
+            crate::report::spend::spent(s),
             crate::number::usd(*max_cost),
+            s.written - s.cached,
+        )),
+        Ending::BudgetUnknown { max_cost, sample } => reporter.note(&format!(
+            "error: stopped: the {} budget (--max-cost) cannot be kept, the answer to sample `{}` reported no cost and no token prices are set ({} calls made, the rest not started)\n  hint: state the prices under [pipeline.pricing] (input_per_mtok, output_per_mtok), so goldgate counts each call's tokens and prices them, or have the pipeline report usage.cost_usd\n",
+            crate::number::usd(*max_cost),
+            crate::escape::one_line(sample),
             s.written - s.cached,
         )),
         Ending::Interrupted => {}

@@ -73,6 +73,18 @@ fn built_in_health(metric: &Metric, thresholds: &Thresholds) -> bool {
             && matches!(metric.name, "parse.error_rate" | "parse.no_json_rate"))
 }
 
+/// Whether `metric` gets the built-in ceiling of 0 that keeps a cost or token rule from
+/// being judged on usage a pipeline got wrong: `run.usage_invalid_rate`, when the rules
+/// gate `run.cost_usd` or `run.tokens_total` and say nothing of it themselves. Those
+/// numbers were dropped (or replaced by goldgate's count), so the sum a rule would read is
+/// not the pipeline's: the run is incomplete rather than passed.
+fn built_in_usage(metric: &Metric, thresholds: &Thresholds) -> bool {
+    metric.name == "run.usage_invalid_rate"
+        && thresholds
+            .rule_names()
+            .any(|n| matches!(n, "run.cost_usd" | "run.tokens_total"))
+}
+
 /// What the built-in rules are, in a sentence, for reports that say they were used.
 pub fn built_in_rules() -> String {
     let primaries: Vec<&str> = crate::kinds::ALL
@@ -106,10 +118,14 @@ pub fn rule_for(
         .map(|(_, r)| r.clone());
     let configured = match configured {
         Some(r) => r,
-        None if built_in_health(metric, thresholds) => {
+        None if built_in_health(metric, thresholds) || built_in_usage(metric, thresholds) => {
+            let ceiling = match built_in_usage(metric, thresholds) {
+                true => 0.0,
+                false => DEFAULT_MAX_ERROR_RATE,
+            };
             let rule = Rule {
                 min: None,
-                max: Some(DEFAULT_MAX_ERROR_RATE),
+                max: Some(ceiling),
                 max_regression: None,
                 max_increase: None,
                 require_significance: false,

@@ -104,14 +104,15 @@ impl Metric {
     }
 
     /// Whether a broken rule on this metric makes the run incomplete (exit 3) rather than
-    /// failed: calls that failed and answers that could not be read as JSON at all. A
+    /// failed: calls that failed, answers that could not be read as JSON at all, and usage
+    /// no call can have (a cost rule cannot be judged on it). A
     /// broken pipeline is never mistaken for a quality regression, and a pipeline that got
     /// slower or dearer (`run.latency_p95_ms`, `run.tokens_total`, `run.cost_usd`) fails the
     /// gate like any regression.
     pub fn is_run_health(&self) -> bool {
         matches!(
             self.name,
-            "run.error_rate" | "parse.error_rate" | "parse.no_json_rate"
+            "run.error_rate" | "parse.error_rate" | "parse.no_json_rate" | "run.usage_invalid_rate"
         )
     }
 
@@ -238,6 +239,20 @@ pub static SHARED: &[Metric] = &[
     )
     .in_range(Range::NonNegative)
     .in_unit("USD"),
+    m(
+        "run.tokens_estimated_rate",
+        Neither,
+        "run.tokens_estimated",
+        |s| rate(s, "run.tokens_estimated", "run.records"),
+        "records whose tokens goldgate counted itself (their cost is an estimate)",
+    ),
+    m(
+        "run.usage_invalid_rate",
+        Lower,
+        "run.usage_invalid",
+        |s| rate(s, "run.usage_invalid", "run.records"),
+        "records whose pipeline reported token counts or a cost no call can have",
+    ),
 ];
 
 #[cfg(test)]
