@@ -453,21 +453,32 @@ fn metric_rule(m: &goldgate::metrics::registry::Metric) -> Value {
         bound["maximum"] = json!(hi);
     }
     let range = m.range.describe();
-    let (direction, properties) = match m.direction {
+    let unit = match m.unit {
+        "" => String::new(),
+        unit => format!(", in {unit}"),
+    };
+    let (direction, mut properties) = match m.direction {
         Direction::Higher => (
             "higher is better",
-            json!({"max": false, "min": with(&bound, &format!("A floor (values: {range})."))}),
+            json!({"max": false, "min": with(&bound, &format!("A floor (values: {range}{unit})."))}),
         ),
         Direction::Lower => (
             "lower is better",
-            json!({"min": false, "max": with(&bound, &format!("A ceiling (values: {range})."))}),
+            json!({"min": false, "max": with(&bound, &format!("A ceiling (values: {range}{unit})."))}),
         ),
         Direction::Neither => (
             "a count, better neither way: bounds only",
-            json!({"max_regression": false, "min": with(&bound, &format!("A floor (values: {range})."))
+            json!({"max_regression": false, "max_increase": false, "min": with(&bound, &format!("A floor (values: {range})."))
             , "max": with(&bound, &format!("A ceiling (values: {range})."))}),
         ),
     };
+    // A bounded metric's change is `max_regression`, in its own units; an unbounded one's is
+    // `max_increase`, relative to the baseline.
+    let other = match m.is_bounded() {
+        true => "max_increase",
+        false => "max_regression",
+    };
+    properties[other] = json!(false);
     json!({"description": format!("{} ({direction}; values {range}).", m.about), "$ref": "#/$defs/rule", "properties": properties})
 }
 
@@ -527,6 +538,18 @@ fn the_metric_names_and_rules_are_the_registrys() {
             "[metrics.\"tuples.pred_source[/final]\"]\nmax_regression = 0.1\n",
             false,
         ),
+        (
+            "[metrics.\"run.cost_usd\"]\nmax = 5\nmax_increase = \"10%\"\n",
+            true,
+        ),
+        ("[metrics.\"run.cost_usd\"]\nmax_regression = 0.02\n", false),
+        ("[metrics.\"run.cost_usd\"]\nmax_increase = 0.5\n", false),
+        (
+            "[metrics.\"extraction.f1\"]\nmax_increase = \"10%\"\n",
+            false,
+        ),
+        ("[defaults]\nmax_increase = \"10%\"\n", true),
+        ("[defaults]\nmax_increase = 3\n", false),
         ("[metrics.\"extraction.f2\"]\nmin = 0.7\n", false),
         ("[metrics.\"extraction.f1\"]\nminimum = 0.7\n", false),
         (

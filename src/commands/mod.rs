@@ -184,7 +184,7 @@ fn report_run(
         Ending::Complete => {
             let to_file = kept.map_or_else(String::new, |p| format!(" to {}", p.display()));
             let line = format!(
-                "wrote {}{to_file} ({} in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}{keyless}",
+                "wrote {}{to_file} ({} in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{}{causes}{keyless}",
                 plural(run.total, "record"),
                 plural(s.written, "call"),
                 s.elapsed.as_secs_f64(),
@@ -193,6 +193,7 @@ fn report_run(
                 run.hit_rate(),
                 crate::report::spend::usage_note(s),
                 crate::report::spend::truncated_note(s.truncated),
+                crate::report::spend::invalid_note(s),
             );
             match to {
                 SummaryTo::Stdout => reporter.out(&line),
@@ -210,9 +211,15 @@ fn report_run(
         )),
         Ending::OverBudget { max_cost } => reporter.note(&format!(
             "error: stopped after spending {} of the {} budget (--max-cost): {} made, the rest not started\n",
-            crate::number::usd(s.spent_usd),
+            crate::report::spend::spent(s),
             crate::number::usd(*max_cost),
             plural(s.written - s.cached, "call"),
+        )),
+        Ending::BudgetUnknown { max_cost, sample } => reporter.note(&format!(
+            "error: stopped: the {} budget (--max-cost) cannot be kept, the answer to sample `{}` reported no cost and no token prices are set ({} calls made, the rest not started)\n  hint: state the prices under [pipeline.pricing] (input_per_mtok, output_per_mtok), so goldgate counts each call's tokens and prices them, or have the pipeline report usage.cost_usd\n",
+            crate::number::usd(*max_cost),
+            crate::escape::one_line(sample),
+            s.written - s.cached,
         )),
         Ending::Interrupted => {}
     }

@@ -83,6 +83,7 @@ mod tests {
                     usage: Some(TokenUsage {
                         prompt_tokens: 900,
                         completion_tokens: 80,
+                        estimated: false,
                     }),
                     latency_ms: Some(812.5),
                     attempts: 1,

@@ -25,3 +25,4 @@ pub mod replay;
 pub mod repository;
 pub mod resume;
 pub mod runner;
+pub mod usage;

@@ -57,7 +57,8 @@ pub struct RecordError {
     pub message: String,
 }
 
-/// Token usage and cost of one call, where the pipeline reports them.
+/// Token usage and cost of one call, where the pipeline reports them, or as goldgate counted
+/// them when it did not (`estimated`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Usage {
@@ -69,16 +70,62 @@ pub struct Usage {
     pub total_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The token counts are goldgate's own count of the request and the answer (the
+    /// pipeline reported none it could use), and the cost, when priced, is theirs: an
+    /// estimate.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
+    /// What the pipeline reported that cannot be a token count or a cost (a negative count,
+    /// a string, `1e308` dollars), with why: those numbers were dropped, never counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
 }
 
 impl Usage {
-    /// Total tokens: `total_tokens`, else prompt + completion when either is known.
+    /// Total tokens: `total_tokens`, else prompt + completion when either is known (`None`
+    /// also when that sum would overflow).
     pub fn tokens(&self) -> Option<u64> {
         self.total_tokens
             .or(match (self.prompt_tokens, self.completion_tokens) {
                 (None, None) => None,
-                (p, c) => Some(p.unwrap_or(0) + c.unwrap_or(0)),
+                (p, c) => crate::quantity::add_tokens(p.unwrap_or(0), c.unwrap_or(0)),
             })
+    }
+
+    /// The first number outside its range, as (field, why): token counts up to
+    /// [`crate::quantity::MAX_TOKENS`], a cost that is finite, not negative and at most
+    /// [`crate::quantity::MAX_COST_USD`].
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        let counts = [
+            ("prompt_tokens", self.prompt_tokens),
+            ("completion_tokens", self.completion_tokens),
+            ("total_tokens", self.total_tokens),
+        ];
+        for (field, n) in counts {
+            if let Some(Err(why)) = n.map(crate::quantity::check_tokens) {
+                return Some((field, why));
+            }
+        }
+        let cost = self.cost_usd.map(crate::quantity::cost);
+        cost.and_then(Result::err).map(|why| ("cost_usd", why))
+    }
+
+    /// A chat call's tokens as a record counts them (`invalid`: what the server reported
+    /// instead, when it could not be a count).
+    pub fn of_tokens(tokens: crate::llm::TokenUsage, invalid: Option<String>) -> Usage {
+        Usage {
+            prompt_tokens: Some(tokens.prompt_tokens),
+            completion_tokens: Some(tokens.completion_tokens),
+            total_tokens: Some(tokens.total()),
+            cost_usd: None,
+            estimated: tokens.estimated,
+            invalid,
+        }
+    }
+
+    /// Whether the record's tokens or cost are known only as goldgate's estimate.
+    pub fn is_estimated(usage: Option<&Usage>) -> bool {
+        usage.is_some_and(|u| u.estimated)
     }
 }
 

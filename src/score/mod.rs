@@ -443,6 +443,12 @@ fn run_health(answer: &Answer, stats: &mut Stats) {
             stats.add("run.cost", cost);
             stats.add("run.cost_known", 1.0);
         }
+        if usage.estimated {
+            stats.add("run.tokens_estimated", 1.0);
+        }
+        if usage.invalid.is_some() {
+            stats.add("run.usage_invalid", 1.0);
+        }
     }
 }
 

@@ -214,7 +214,8 @@ pub static METRICS: [Metric; 15] = [
         |s| Some(s.get("judge.cost")),
         "the judge's cost in USD, where known",
     )
-    .in_range(Range::NonNegative),
+    .in_range(Range::NonNegative)
+    .in_unit("USD"),
 ];
 
 #[cfg(test)]

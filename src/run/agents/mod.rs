@@ -185,12 +185,7 @@ pub fn settings_text(options: &AgentsOptions) -> Result<String> {
 
 /// Tokens as a record counts them.
 pub fn usage(tokens: TokenUsage) -> Usage {
-    Usage {
-        prompt_tokens: Some(tokens.prompt_tokens),
-        completion_tokens: Some(tokens.completion_tokens),
-        total_tokens: Some(tokens.total()),
-        cost_usd: None,
-    }
+    Usage::of_tokens(tokens, None)
 }
 
 /// A failed sample: the error, with the calls so far and the state they left.

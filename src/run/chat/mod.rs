@@ -90,12 +90,9 @@ impl Chat {
         let completion = self.client.chat(&request).await?;
         Ok(Reply {
             text: completion.content,
-            usage: completion.usage.map(|u| Usage {
-                prompt_tokens: Some(u.prompt_tokens),
-                completion_tokens: Some(u.completion_tokens),
-                total_tokens: Some(u.total()),
-                cost_usd: None,
-            }),
+            usage: completion
+                .usage
+                .map(|u| Usage::of_tokens(u, completion.usage_invalid)),
             finish_reason: completion.finish_reason,
             ..Reply::default()
         })
