@@ -122,7 +122,7 @@ proptest! {
     ) {
         use goldgate::run::cache::{Cache, CacheMode};
         let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::new(dir.path(), CacheMode::Use, None);
+        let cache = Cache::new(std::sync::Arc::new(goldgate::cachedir::CacheDir::new(dir.path())), CacheMode::Use, None, 1 << 20);
         let key = "ab".repeat(32);
         cache.put(&key, &Reply::default(), 1.0);
         let stored = std::fs::read_dir(dir.path().join("ab")).unwrap().next().unwrap().unwrap().path();

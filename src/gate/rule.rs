@@ -129,7 +129,9 @@ pub fn rule_for(
         .map(|(_, r)| r.clone());
     let configured = match configured {
         Some(r) => r,
-        None if built_in_health(metric, thresholds).is_some() || built_in_usage(metric, thresholds) => {
+        None if built_in_health(metric, thresholds).is_some()
+            || built_in_usage(metric, thresholds) =>
+        {
             let ceiling = match built_in_usage(metric, thresholds) {
                 true => Some(0.0),
                 false => built_in_health(metric, thresholds),
@@ -280,9 +282,12 @@ mod tests {
                 candidate: Some(candidate),
                 baseline: Some(1.0),
                 n: 20,
+                paired: Some(20),
+                by_kind: &[],
+                keyless: &[],
             };
             let ci = [candidate - 1.0 - 0.01, candidate - 1.0 + 0.01];
-            judge_values(cost, values, t, |_| Noise::Interval(Some(ci))).status
+            judge_values(cost, values, t, |_| Noise::Interval(Some(ci)), String::new).status
         };
         let t = rules("[metrics.\"run.cost_usd\"]\nmax_increase = \"10%\"\n").unwrap();
         assert_eq!(judged(&t, 1.2), Status::Fail);

@@ -7,7 +7,7 @@
 //! one git tracks, a link or a special file), at most [`max_entry_bytes`] each; an entry
 //! larger than that is never written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -205,7 +205,10 @@ mod tests {
         cache.put("abcdef", &reply, 12.0);
         assert_eq!(cache.get("abcdef").unwrap().unwrap().text, reply.text);
         assert_eq!(cache.get("abcdef").unwrap().unwrap().latency_ms, Some(12.0));
-        assert!(at(CacheMode::Refresh, None).get("abcdef").unwrap().is_none());
+        assert!(at(CacheMode::Refresh, None)
+            .get("abcdef")
+            .unwrap()
+            .is_none());
         assert!(cache.get("ab0000").unwrap().is_none());
         at(CacheMode::Off, None).put("ab1111", &reply, 1.0);
         assert!(cache.get("ab1111").unwrap().is_none());
@@ -245,7 +248,12 @@ mod tests {
     #[test]
     fn an_entry_with_impossible_numbers_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::new(Arc::new(CacheDir::new(dir.path())), CacheMode::Use, None, 1 << 20);
+        let cache = Cache::new(
+            Arc::new(CacheDir::new(dir.path())),
+            CacheMode::Use,
+            None,
+            1 << 20,
+        );
         cache.put("abcdef", &Reply::default(), 12.0);
         std::fs::create_dir_all(dir.path().join("ab")).unwrap();
         for (entry, field) in [
