@@ -5,6 +5,8 @@
 
 pub mod record;
 pub mod rubric;
+#[cfg(test)]
+mod rubric_props;
 
 pub use record::{JudgeRecord, Judgement};
 pub use rubric::Scores;
