@@ -25,5 +25,6 @@ pub fn judge(s: RejudgeSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     reporter.out(&line);
+    reporter.note(&crate::report::judge::terminal(&done.failures));
     Ok(Exit::Ok)
 }

@@ -109,6 +109,7 @@ pub fn compare(
         diffs: Vec::new(),
         failures: failed_calls(candidate),
         keyless: candidate.keyless.clone(),
+        judge: super::breakdown::judge_reviews(candidate),
     })
 }
 
@@ -217,6 +218,8 @@ pub(crate) mod tests {
                     parse: vec![],
                     latency_ms: vec![],
                     matching: Vec::new(),
+                    judge_failure: None,
+                    judge_suspect: Vec::new(),
                     metrics: Default::default(),
                     stats,
                 }
