@@ -22,6 +22,7 @@ mod http;
 mod init;
 mod jsonl;
 mod judge;
+mod judge_fence;
 mod junit;
 mod layers;
 mod links;

@@ -178,13 +178,15 @@ fn report_run(
     ));
     // Why calls failed, grouped by cause (a 401 on every call is one line, not a mystery).
     let causes = crate::report::terminal::failed_calls(&run.failures());
-    // Answers the kinds read nothing from, said with what they hold instead.
-    let keyless = crate::report::keyless::terminal(&s.keyless.finish());
+    // Answers the kinds read nothing from, said with what they hold instead; a judge whose
+    // calls fail, said whatever the rules gate.
+    let warnings = crate::report::keyless::terminal(&s.keyless.finish())
+        + &crate::report::judge::terminal(&s.judge);
     match &run.ending {
         Ending::Complete => {
             let to_file = kept.map_or_else(String::new, |p| format!(" to {}", p.display()));
             let line = format!(
-                "wrote {}{to_file} ({} in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{}{causes}{keyless}",
+                "wrote {}{to_file} ({} in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{}{causes}{warnings}",
                 plural(run.total, "record"),
                 plural(s.written, "call"),
                 s.elapsed.as_secs_f64(),
@@ -224,7 +226,7 @@ fn report_run(
         Ending::Interrupted => {}
     }
     reporter.note(&causes);
-    reporter.note(&keyless);
+    reporter.note(&warnings);
     reporter.note(&format!(
         "incomplete run: {} {} in {}; fix the cause and run again with --resume\n",
         plural(run.total, "record"),

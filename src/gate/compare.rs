@@ -106,6 +106,7 @@ pub fn compare(
         diffs: Vec::new(),
         failures: failed_calls(candidate),
         keyless: candidate.keyless.clone(),
+        judge: super::breakdown::judge_reviews(candidate),
     })
 }
 
@@ -214,6 +215,8 @@ pub(crate) mod tests {
                     parse: vec![],
                     latency_ms: vec![],
                     matching: Vec::new(),
+                    judge_failure: None,
+                    judge_suspect: Vec::new(),
                     metrics: Default::default(),
                     stats,
                 }

@@ -252,6 +252,7 @@ pub fn rederive(
         rules_source: thresholds.source.to_string(),
         failures: file.failures.clone(),
         keyless: file.keyless.clone(),
+        judge: file.judge.clone(),
     };
     Ok(Rederived {
         verdict: derived,

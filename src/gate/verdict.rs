@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use crate::error::Outcome;
+use crate::judge::reviews::JudgeReviews;
 use crate::metrics::aggregate::Spread;
 use crate::metrics::registry::Direction;
 use crate::runfile::failures::FailedCalls;
@@ -167,6 +168,9 @@ pub struct Verdict {
     /// The candidate's answers that parsed but hold none of the keys their kind reads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keyless: Vec<crate::kinds::keys::Keyless>,
+    /// The judgements the LLM judge failed and the documents suspect of steering it.
+    #[serde(default, skip_serializing_if = "JudgeReviews::is_empty")]
+    pub judge: JudgeReviews,
 }
 
 impl Verdict {

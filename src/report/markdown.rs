@@ -274,6 +274,7 @@ fn render_as(
         runs => sections.main.iter().chain(&sections.diagnostics).any(|m| super::runs_text(m, 3).is_some()),
         failed_calls => failed_calls(&v.failures),
         keyless => super::keyless::markdown(&v.keyless).into_iter().map(safe).collect::<Vec<_>>(),
+        judge => super::judge::markdown(&v.judge).into_iter().map(safe).collect::<Vec<_>>(),
         usage => crate::report::spend::verdict_line(v),
         samples => samples,
         show_samples => shown.broken > 0 || shown.fixed,

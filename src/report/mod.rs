@@ -7,6 +7,7 @@ pub mod charts;
 pub mod fit;
 pub mod html;
 pub mod html_view;
+pub mod judge;
 pub mod junit;
 pub mod keyless;
 pub mod layout;

@@ -291,7 +291,7 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
         one_line(&v.summary),
         plural(v.sample_results.len(), "sample")
     );
-    if v.verdict == Outcome::Pass {
+    if v.verdict == Outcome::Pass && v.judge.is_empty() {
         return out;
     }
     let value = |x: Option<f64>| optional(x, 4);
@@ -329,7 +329,10 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
             let _ = writeln!(out, "             {}", one_line(&sentence));
         }
     }
-    for line in failed_calls(&v.failures).lines() {
+    for line in failed_calls(&v.failures)
+        .lines()
+        .chain(super::judge::terminal(&v.judge).lines())
+    {
         let _ = writeln!(out, "  {line}");
     }
     for finding in &v.ratchet {

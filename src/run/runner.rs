@@ -19,6 +19,7 @@ use super::call::{CallError, Reply};
 use super::cost::{Budget, Pricing};
 use super::judge::Judge;
 use crate::error::Result;
+use crate::judge::reviews::JudgeReviews;
 use crate::judge::JudgeRecord;
 use crate::kinds::keys::{Expects, Tally};
 use crate::limits::Limits;
@@ -131,6 +132,8 @@ pub struct RunSummary {
     pub truncated: usize,
     /// Answers that parsed but hold none of the keys their kind reads.
     pub keyless: Tally,
+    /// The judgements the judge was asked for and those it failed, with the first cause.
+    pub judge: JudgeReviews,
     pub elapsed: Duration,
 }
 
@@ -167,6 +170,9 @@ impl RunSummary {
             self.first_error
                 .get_or_insert_with(|| format!("{}: {}", record.sample_id, e.message));
             self.failures.add(&record.sample_id, e);
+        }
+        if let Some(review) = &record.judge {
+            self.judge.add_judgements(&record.sample_id, review);
         }
     }
 }

@@ -129,6 +129,14 @@ pub struct SampleScore {
     /// candidate and why it did not match.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matching: Vec<crate::kinds::explain::Explanation>,
+    /// The cause of the first judgement the judge failed (a failed call, or no valid
+    /// judgement in its answers), like a failed call's in `errors`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_failure: Option<String>,
+    /// Why the first suspect document its judge reviewed could steer the judge (the marker's
+    /// form, a fence-like line, an answer-shaped object); absent when none is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judge_suspect: Vec<String>,
     /// Metric values over this sample's records alone.
     pub metrics: BTreeMap<Cow<'static, str>, f64>,
     /// The sufficient statistics the metrics are computed from (pooled over repeats).

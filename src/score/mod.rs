@@ -74,6 +74,8 @@ struct RecordScore {
     keyless: Option<Vec<String>>,
     /// The answer's longest list, when it is over `[matching] max_items`.
     over_cap: Option<usize>,
+    /// Why the document its judge reviewed is suspect of steering the judge.
+    suspect: Vec<String>,
 }
 
 /// What reading the suite and the run file turned up, taken in suite order.
@@ -327,10 +329,13 @@ fn score_sample(
     let mut records = runs::Records::new(answers.len());
     let mut latencies = Vec::new();
     let (mut runs, mut parse, mut matching) = (Vec::new(), Vec::new(), Vec::new());
-    let mut first_pairs = None;
+    let (mut first_pairs, mut judge_suspect) = (None, Vec::new());
     for (i, answer) in answers.iter().enumerate() {
         let record = score_record(kind, sample, &gold, answer, cfg);
         long.extend(record.over_cap.map(|len| (i, len)));
+        if judge_suspect.is_empty() {
+            judge_suspect = record.suspect;
+        }
         first_pairs.get_or_insert(record.pairs);
         records.add(answer, record.stats);
         runs.push(record.primary);
@@ -367,6 +372,14 @@ fn score_sample(
         parse,
         latency_ms: latencies,
         matching,
+        judge_failure: answers
+            .iter()
+            .flat_map(|a| a.judge.iter().flat_map(|j| &j.judgements))
+            .find(|j| j.failed())
+            .map(|j| {
+                crate::runfile::failures::cause(&sample.id, j.invalid.as_deref().unwrap_or(""))
+            }),
+        judge_suspect,
         metrics,
         stats,
     };
@@ -413,9 +426,9 @@ fn score_record(
         stats.add("parse.keyless", 1.0);
     }
     run_health(answer, &mut stats);
-    if let Some(judge) = &answer.judge {
-        kinds::e2e::judge::sums(judge, &mut stats);
-    }
+    let suspect = answer.judge.as_ref().map_or_else(Vec::new, |judge| {
+        kinds::e2e::judge::sums(judge, parsed.value.as_ref(), &mut stats)
+    });
     RecordScore {
         stats,
         primary,
@@ -424,6 +437,7 @@ fn score_record(
         pairs,
         keyless,
         over_cap,
+        suspect,
     }
 }
 

@@ -178,6 +178,10 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
     if !v.failures.is_empty() {
         let _ = write!(out, "\n{}", failed_calls(&v.failures));
     }
+    let judge = crate::report::judge::terminal(&v.judge);
+    if !judge.is_empty() {
+        let _ = write!(out, "\n{judge}");
+    }
     if let Some(s) = &v.samples {
         let rate = |x: Option<f64>| optional(x, 3);
         let _ = writeln!(
