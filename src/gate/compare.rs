@@ -217,6 +217,7 @@ pub(crate) mod tests {
                     parse: vec![],
                     latency_ms: vec![],
                     matching: Vec::new(),
+                    schema_violations: None,
                     metrics: Default::default(),
                     stats,
                 }

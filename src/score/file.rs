@@ -129,6 +129,10 @@ pub struct SampleScore {
     /// candidate and why it did not match.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matching: Vec<crate::kinds::explain::Explanation>,
+    /// Why the sample is not schema-compliant (kinds with a `schema_compliance` metric): the
+    /// rules its first non-compliant answer breaks, each a JSON pointer and a constraint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_violations: Option<crate::kinds::compliance::SampleViolations>,
     /// Metric values over this sample's records alone.
     pub metrics: BTreeMap<Cow<'static, str>, f64>,
     /// The sufficient statistics the metrics are computed from (pooled over repeats).

@@ -69,6 +69,8 @@ struct RecordScore {
     pairs: Vec<kinds::aligned::Paired>,
     /// What the answer held instead, when it parsed but holds none of the kind's keys.
     keyless: Option<Vec<String>>,
+    /// Why the answer is not schema-compliant (none for a failed call).
+    violations: kinds::compliance::Violations,
 }
 
 /// What reading the suite and the run file turned up, taken in suite order.
@@ -306,10 +308,17 @@ fn score_sample(
     let mut records = runs::Records::new(answers.len());
     let mut latencies = Vec::new();
     let (mut runs, mut parse, mut matching) = (Vec::new(), Vec::new(), Vec::new());
-    let mut first_pairs = None;
+    let (mut first_pairs, mut schema_violations) = (None, None);
     for answer in answers {
         let record = score_record(kind, sample, &gold, answer, cfg);
         first_pairs.get_or_insert(record.pairs);
+        if schema_violations.is_none() && !record.violations.is_empty() {
+            schema_violations = Some(kinds::compliance::SampleViolations {
+                repeat: answer.repeat,
+                total: record.violations.total,
+                first: record.violations.kept,
+            });
+        }
         records.add(answer, record.stats);
         runs.push(record.primary);
         parse.push(record.outcome);
@@ -345,6 +354,7 @@ fn score_sample(
         parse,
         latency_ms: latencies,
         matching,
+        schema_violations,
         metrics,
         stats,
     };
@@ -374,7 +384,12 @@ fn score_record(
         mut primary,
         matching,
         pairs,
+        mut violations,
     } = kind.score(sample, gold, &reading, cfg);
+    if answer.failed() {
+        // A failed call is told by its error, not as an answer that breaks the schema.
+        violations = Default::default();
+    }
     if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;
     }
@@ -397,6 +412,7 @@ fn score_record(
         matching,
         pairs,
         keyless,
+        violations,
     }
 }
 
