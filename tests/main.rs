@@ -23,6 +23,7 @@ mod llm;
 #[cfg(feature = "semantic")]
 mod minilm;
 mod openai_embed;
+mod provenance;
 mod publish;
 mod readme;
 mod reference;

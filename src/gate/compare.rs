@@ -244,6 +244,7 @@ pub(crate) mod tests {
                 suite_fingerprint: "sha256:x".into(),
                 run_path: "r".into(),
                 pipeline_fingerprint: None,
+                pipeline: None,
                 model: None,
                 git_sha: None,
                 git_ref: None,

@@ -47,6 +47,16 @@ impl Violations {
         self.total == 0
     }
 
+    /// The violations of the answer of `repeat`, as the score file keeps them; `None` when
+    /// it broke no rule.
+    pub fn of(self, repeat: u32) -> Option<SampleViolations> {
+        (!self.is_empty()).then_some(SampleViolations {
+            repeat,
+            total: self.total,
+            first: self.kept,
+        })
+    }
+
     /// Count a violation at `path` (made only when kept).
     pub fn add(&mut self, path: impl FnOnce() -> String, constraint: impl FnOnce() -> String) {
         self.total += 1;

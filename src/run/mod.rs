@@ -24,3 +24,4 @@ pub mod replay;
 pub mod repository;
 pub mod resume;
 pub mod runner;
+pub mod settings_hashes;

@@ -26,6 +26,11 @@ pub struct Provenance {
     pub suite_fingerprint: String,
     pub run_path: String,
     pub pipeline_fingerprint: Option<String>,
+    /// What went into the pipeline fingerprint (each file's and setting's hash), as the run
+    /// file recorded it, when every record came from that one pipeline: what lets a
+    /// comparison name what changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<crate::runfile::record::FingerprintParts>,
     pub model: Option<String>,
     pub git_sha: Option<String>,
     pub git_ref: Option<String>,

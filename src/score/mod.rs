@@ -69,7 +69,7 @@ struct RecordScore {
     pairs: Vec<kinds::aligned::Paired>,
     /// What the answer held instead, when it parsed but holds none of the kind's keys.
     keyless: Option<Vec<String>>,
-    /// Why the answer is not schema-compliant (none for a failed call).
+    /// Why the answer is not schema-compliant.
     violations: kinds::compliance::Violations,
 }
 
@@ -82,6 +82,7 @@ struct Reading {
     missing: Vec<String>,
     unique: UniqueIds,
     fingerprints: HashSet<Option<String>>,
+    parts: Vec<(Option<String>, crate::runfile::record::FingerprintParts)>,
     models: HashSet<Option<String>>,
     judges: HashSet<file::JudgeSummary>,
     keyless: kinds::keys::Tally,
@@ -102,6 +103,7 @@ struct Done {
 struct Answered {
     problems: Vec<Problem>,
     fingerprints: Vec<Option<String>>,
+    parts: Vec<(Option<String>, crate::runfile::record::FingerprintParts)>,
     models: Vec<Option<String>>,
     judges: Vec<file::JudgeSummary>,
     /// The keys the sample's kind reads, and what each of its keyless answers held.
@@ -176,6 +178,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
         &documents.fingerprint(),
         &samples,
         reading.fingerprints,
+        reading.parts,
         reading.models,
         reading.judges,
     );
@@ -226,6 +229,10 @@ fn load_and_score(
             fingerprints: records
                 .iter()
                 .map(|a| a.pipeline_fingerprint.clone())
+                .collect(),
+            parts: records
+                .iter()
+                .filter_map(|a| Some((a.pipeline_fingerprint.clone(), a.pipeline.clone()?)))
                 .collect(),
             models: records.iter().map(|a| a.model.clone()).collect(),
             judges: records
@@ -279,6 +286,7 @@ impl Reading {
         };
         self.run_problems.extend(answered.problems);
         self.fingerprints.extend(answered.fingerprints);
+        self.parts.extend(answered.parts);
         self.models.extend(answered.models);
         self.judges.extend(answered.judges);
         if let Some((expected, found)) = &answered.keyless {
@@ -312,12 +320,9 @@ fn score_sample(
     for answer in answers {
         let record = score_record(kind, sample, &gold, answer, cfg);
         first_pairs.get_or_insert(record.pairs);
-        if schema_violations.is_none() && !record.violations.is_empty() {
-            schema_violations = Some(kinds::compliance::SampleViolations {
-                repeat: answer.repeat,
-                total: record.violations.total,
-                first: record.violations.kept,
-            });
+        // A failed call is told by its error, not as an answer that breaks the schema.
+        if !answer.failed() {
+            schema_violations = schema_violations.or(record.violations.of(answer.repeat));
         }
         records.add(answer, record.stats);
         runs.push(record.primary);
@@ -384,12 +389,8 @@ fn score_record(
         mut primary,
         matching,
         pairs,
-        mut violations,
+        violations,
     } = kind.score(sample, gold, &reading, cfg);
-    if answer.failed() {
-        // A failed call is told by its error, not as an answer that breaks the schema.
-        violations = Default::default();
-    }
     if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;
     }
