@@ -4,7 +4,8 @@
 //! Unicode spaces, separators), in `tests/fixtures/schemas/<schema>.jsonl`, one
 //! `{"name", "valid", "instance"}` per line. Each label is goldgate's judgement: the
 //! jsonschema crate agrees with it, and so does goldgate's own reading where it reads the
-//! file itself (an extraction answer's compliance, a thresholds file). CI runs ajv, Python's
+//! file itself (an extraction answer's compliance, a sample, `suite.toml`,
+//! `thresholds.toml`, `goldgate.toml`). CI runs ajv, Python's
 //! `jsonschema` and `check-jsonschema` on the same corpus (scripts/schema-validators.sh),
 //! each of which must agree with every label. `SNAPSHOTS=overwrite` rewrites the corpus.
 
@@ -290,12 +291,51 @@ fn text(instances: &[Instance]) -> String {
         .collect()
 }
 
-/// goldgate's own reading of a thresholds file, where the corpus holds one.
-fn thresholds_parse(value: &Value) -> bool {
-    let Ok(text) = toml::to_string(value) else {
-        return false;
+/// Whether goldgate reads an instance of schema `stem` without an error, for the schemas of
+/// files goldgate reads itself (`None` for the others, which the jsonschema crate judges
+/// alone): an extraction answer's compliance, a sample in its project's suite, `suite.toml`,
+/// `thresholds.toml` and `goldgate.toml`.
+fn goldgate_reads(stem: &str, name: &str, value: &Value) -> Option<bool> {
+    let toml = || toml::to_string(value).unwrap();
+    let dir = crate::support::TempDir::new("corpus");
+    let suite = |suite_toml: &str, sample: &Value| {
+        std::fs::write(dir.0.join("suite.toml"), suite_toml).unwrap();
+        std::fs::write(dir.0.join("s.json"), sample.to_string()).unwrap();
+        goldgate::suite::Suite::open(&dir.0, 1 << 20).is_ok_and(|suite| {
+            suite
+                .documents()
+                .all(|d| d.load().problems.iter().all(|p| !p.is_error()))
+        })
     };
-    goldgate::gate::thresholds::Thresholds::parse(&text, Path::new("thresholds.toml")).is_ok()
+    Some(match stem {
+        "answer-extraction" => compliant(value),
+        "thresholds" => {
+            goldgate::gate::thresholds::Thresholds::parse(&toml(), Path::new("thresholds.toml"))
+                .is_ok()
+        }
+        "goldgate-toml" => {
+            let path = dir.0.join("goldgate.toml");
+            std::fs::write(&path, toml()).unwrap();
+            goldgate::config::ConfigFile::load(&path).is_ok()
+        }
+        "sample" => {
+            let project = ["events", "reviews"]
+                .into_iter()
+                .find(|p| name.contains(&format!("examples/{p}/")))
+                .unwrap_or("requirements");
+            let path = root()
+                .join("examples")
+                .join(project)
+                .join("suite/suite.toml");
+            suite(&std::fs::read_to_string(path).unwrap(), value)
+        }
+        "suite-toml" => {
+            let sample = json!({"id": "s", "kind": "extraction", "labels": {},
+                "conversation": [{"role": "user", "content": "Customers track orders."}]});
+            suite(&toml(), &sample)
+        }
+        _ => return None,
+    })
 }
 
 #[test]
@@ -327,9 +367,9 @@ fn every_schema_has_a_corpus_judged_as_labelled() {
                     }
                 ));
             }
-            if *name == "thresholds.schema.json" && thresholds_parse(&i.value) != i.valid {
+            if goldgate_reads(stem, &i.name, &i.value).is_some_and(|ok| ok != i.valid) {
                 failures.push(format!(
-                    "thresholds {}: labelled {}, goldgate reads it otherwise",
+                    "schemas/{name}, {}: labelled {}, goldgate reads it otherwise",
                     i.name,
                     if i.valid { "valid" } else { "invalid" }
                 ));
