@@ -1,5 +1,5 @@
 //! Provenance says what changed: between a baseline and a candidate made by different
-//! pipelines, the terminal and the PR comment name what differs (the prompt files, the
+//! pipelines, the terminal, the PR comment and the HTML report name what differs (the prompt files, the
 //! settings, the model) rather than two fingerprints, from what the score files record of
 //! each pipeline's fingerprint.
 
@@ -48,7 +48,7 @@ fn the_comment_and_the_terminal_name_what_changed_in_the_pipeline() {
     std::fs::write(&prompt, "Extract every requirement:\n{{ transcript }}\n").unwrap();
     let want =
         "pipeline changed: prompts/extraction.j2, [pipeline] model (gpt-4o-mini → gpt-4.1-mini)";
-    for format in ["text", "markdown"] {
+    for format in ["text", "markdown", "html"] {
         let mut check = vec!["check", "--format", format, "--out-dir", format];
         check.extend(common("gpt-4.1-mini"));
         let out = goldgate(&dir.0, &check, &env);
