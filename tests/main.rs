@@ -11,7 +11,11 @@ mod cache_env;
 mod cache_trust;
 mod chat;
 mod cli;
+<<<<<<< HEAD
 mod config_suite;
+=======
+mod compliance;
+>>>>>>> i28-schemas
 mod escaping;
 mod evidence;
 mod failures;
@@ -30,7 +34,11 @@ mod llm;
 #[cfg(feature = "semantic")]
 mod minilm;
 mod openai_embed;
+<<<<<<< HEAD
 mod outputs;
+=======
+mod provenance;
+>>>>>>> i28-schemas
 mod publish;
 mod readers;
 mod readme;
@@ -39,6 +47,7 @@ mod release;
 mod repeats;
 mod resume;
 mod run;
+mod schema_corpus;
 mod schema_drift;
 mod schemas;
 mod scoring;

@@ -215,8 +215,12 @@ pub(crate) mod tests {
                     parse: vec![],
                     latency_ms: vec![],
                     matching: Vec::new(),
+<<<<<<< HEAD
                     judge_failure: None,
                     judge_suspect: Vec::new(),
+=======
+                    schema_violations: None,
+>>>>>>> i28-schemas
                     metrics: Default::default(),
                     stats,
                 }
@@ -243,6 +247,7 @@ pub(crate) mod tests {
                 suite_fingerprint: "sha256:x".into(),
                 run_path: "r".into(),
                 pipeline_fingerprint: None,
+                pipeline: None,
                 model: None,
                 git_sha: None,
                 git_ref: None,

@@ -6,7 +6,11 @@
 //! and one line in [`of`] and [`ALL`]. docs/development.md walks through an example.
 
 pub mod aligned;
+<<<<<<< HEAD
 pub mod bounds;
+=======
+pub mod compliance;
+>>>>>>> i28-schemas
 pub mod e2e;
 pub mod explain;
 pub mod extraction;
@@ -41,6 +45,8 @@ pub struct Record {
     /// The items it matched one to one (indexes into [`TaskKind::aligned`]'s lists), for
     /// kinds that pair items while scoring: what the diff of a broken sample lines up.
     pub pairs: Vec<aligned::Paired>,
+    /// Why the answer is not schema-compliant, for kinds with a compliance metric.
+    pub violations: compliance::Violations,
 }
 
 impl From<(Stats, f64)> for Record {
@@ -50,6 +56,7 @@ impl From<(Stats, f64)> for Record {
             primary,
             matching: None,
             pairs: Vec::new(),
+            violations: compliance::Violations::default(),
         }
     }
 }

@@ -145,6 +145,7 @@ pub fn report_with_traces(
                 anchor => format!("diff-{}", i + 1), id => d.id.clone(), scores => scores,
                 gold_vs_candidate => html_view::diff_lines(&d.gold_vs_candidate),
                 matching => d.matching.clone(),
+                schema => d.schema.clone(),
                 baseline_vs_candidate => d.baseline_vs_candidate.as_deref().map(html_view::diff_lines),
             }
         })
@@ -250,6 +251,7 @@ mod tests {
                 "--- gold\n+++ candidate\n@@ -1 +1 @@\n-gold <i>line</i>\n+answer line".into(),
             baseline_vs_candidate: None,
             matching: vec![],
+            schema: vec![],
         });
         let html = report(&v, &cand, None).unwrap();
         let context = &html[html.find("<dl id=\"context\"").unwrap()..html.find("</dl>").unwrap()];

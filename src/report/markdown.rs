@@ -245,6 +245,7 @@ fn render_as(
             context! {
                 id => safe(escape::markdown_html(&d.id)),
                 gold => safe(fenced(d.gold_vs_candidate.trim_end(), "diff")),
+                schema => (!d.schema.is_empty()).then(|| safe(fenced(&d.schema.join("\n"), "text"))),
                 answers => d.baseline_vs_candidate.as_deref().map(|a| safe(fenced(a.trim_end(), "diff"))),
             }
         })
@@ -436,6 +437,7 @@ mod tests {
         v.diffs = (0..25)
             .map(|i| SampleDiff {
                 matching: Vec::new(),
+                schema: Vec::new(),
                 id: format!("s-{i}"),
                 gold_vs_candidate: long(i, "gold"),
                 baseline_vs_candidate: Some(long(i, "answer")),
@@ -479,6 +481,7 @@ mod tests {
         big.diffs = (0..200)
             .map(|i| SampleDiff {
                 matching: Vec::new(),
+                schema: Vec::new(),
                 id: format!("s-{i}"),
                 gold_vs_candidate: long(i, "gold").repeat(2),
                 baseline_vs_candidate: Some(long(i, "answer").repeat(2)),

@@ -25,4 +25,8 @@ pub mod replay;
 pub mod repository;
 pub mod resume;
 pub mod runner;
+<<<<<<< HEAD
 pub mod usage;
+=======
+pub mod settings_hashes;
+>>>>>>> i28-schemas

@@ -243,10 +243,92 @@ pub struct FingerprintParts {
     /// Each fingerprint file (or directory) and the `sha256:` of its content.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, String>,
+<<<<<<< HEAD
     /// The environment variables whose values (hashed, never written) are part of the
     /// fingerprint: `fingerprint_env` and those the command, URL or headers name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<String>,
+=======
+    /// Each of the adapter's settings (`[pipeline] command`, `[pipeline] temperature`, a
+    /// prompt template, …) and the `sha256:` of its value, so a change can be named.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, String>,
+}
+
+/// The setting a pipeline's model is recorded under.
+pub const MODEL_SETTING: &str = "[pipeline] model";
+
+impl FingerprintParts {
+    /// What differs from `then` to `self`, for people: the adapter; what stands for the
+    /// code, the repository's content, each fingerprint or prompt file; each setting; the
+    /// model (with both names). Parts recorded before settings were (older run files) name
+    /// the adapter's settings as a whole.
+    pub fn changes_since(&self, then: &FingerprintParts) -> Vec<String> {
+        let now = self;
+        let mut out = Vec::new();
+        if then.adapter != now.adapter {
+            out.push(format!("the adapter ({} → {})", then.adapter, now.adapter));
+        }
+        if then.source != now.source {
+            out.push(format!(
+                "what stands for its code ({} → {})",
+                then.source, now.source
+            ));
+        } else {
+            if then.git_index != now.git_index {
+                out.push("the repository's tracked files".into());
+            }
+            if then.git_worktree != now.git_worktree {
+                out.push("the uncommitted changes to tracked files".into());
+            }
+            out.extend(changed_keys(&then.files, &now.files, |_| false));
+        }
+        if then.adapter == now.adapter {
+            match then.settings.is_empty() || now.settings.is_empty() {
+                true if then.config != now.config => out.push(match now.adapter.as_str() {
+                    "command" => "the command or its mode".to_string(),
+                    "http" => "the URL or the headers".to_string(),
+                    "srs-agents" => "the agents' settings or prompts".to_string(),
+                    "replay" => "the replay file".to_string(),
+                    other => format!("the {other} settings or prompts"),
+                }),
+                true => {}
+                // The model is named below, with both names.
+                false => out.extend(changed_keys(&then.settings, &now.settings, |k| {
+                    k == MODEL_SETTING && then.model != now.model
+                })),
+            }
+        }
+        if then.model != now.model {
+            let name = |m: &Option<String>| m.clone().unwrap_or_else(|| "none".into());
+            out.push(format!(
+                "{MODEL_SETTING} ({} → {})",
+                name(&then.model),
+                name(&now.model)
+            ));
+        }
+        out
+    }
+}
+
+/// The keys whose value differs between two maps, `(new)` or `(gone)` when one lacks it,
+/// in name order; `skip` leaves keys out.
+fn changed_keys(
+    then: &BTreeMap<String, String>,
+    now: &BTreeMap<String, String>,
+    skip: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let keys: std::collections::BTreeSet<&String> = then.keys().chain(now.keys()).collect();
+    keys.into_iter()
+        .filter(|k| !skip(k))
+        .filter_map(|k| match (then.get(k), now.get(k)) {
+            (a, b) if a == b => None,
+            (None, _) => Some(format!("{k} (new)")),
+            (_, None) => Some(format!("{k} (gone)")),
+            _ => Some(k.clone()),
+        })
+        .collect()
+>>>>>>> i28-schemas
 }
 
 /// One line of an outputs file: a recorded answer, as a string or as JSON.
@@ -276,6 +358,8 @@ pub struct Answer {
     pub finish_reason: Option<String>,
     /// The judge's review, when there is one.
     pub judge: Option<JudgeRecord>,
+    /// What went into the pipeline fingerprint, on the record that starts a run file.
+    pub pipeline: Option<FingerprintParts>,
 }
 
 impl Answer {
@@ -304,6 +388,7 @@ impl From<RunRecord> for Answer {
             model: r.model,
             finish_reason: r.finish_reason,
             judge: r.judge,
+            pipeline: r.provenance.map(|p| p.fingerprint),
         }
     }
 }

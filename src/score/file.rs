@@ -26,6 +26,11 @@ pub struct Provenance {
     pub suite_fingerprint: String,
     pub run_path: String,
     pub pipeline_fingerprint: Option<String>,
+    /// What went into the pipeline fingerprint (each file's and setting's hash), as the run
+    /// file recorded it, when every record came from that one pipeline: what lets a
+    /// comparison name what changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<crate::runfile::record::FingerprintParts>,
     pub model: Option<String>,
     pub git_sha: Option<String>,
     pub git_ref: Option<String>,
@@ -129,6 +134,7 @@ pub struct SampleScore {
     /// candidate and why it did not match.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matching: Vec<crate::kinds::explain::Explanation>,
+<<<<<<< HEAD
     /// The cause of the first judgement the judge failed (a failed call, or no valid
     /// judgement in its answers), like a failed call's in `errors`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -137,6 +143,12 @@ pub struct SampleScore {
     /// form, a fence-like line, an answer-shaped object); absent when none is.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judge_suspect: Vec<String>,
+=======
+    /// Why the sample is not schema-compliant (kinds with a `schema_compliance` metric): the
+    /// rules its first non-compliant answer breaks, each a JSON pointer and a constraint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_violations: Option<crate::kinds::compliance::SampleViolations>,
+>>>>>>> i28-schemas
     /// Metric values over this sample's records alone.
     pub metrics: BTreeMap<Cow<'static, str>, f64>,
     /// The sufficient statistics the metrics are computed from (pooled over repeats).

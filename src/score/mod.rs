@@ -72,10 +72,15 @@ struct RecordScore {
     pairs: Vec<kinds::aligned::Paired>,
     /// What the answer held instead, when it parsed but holds none of the kind's keys.
     keyless: Option<Vec<String>>,
+<<<<<<< HEAD
     /// The answer's longest list, when it is over `[matching] max_items`.
     over_cap: Option<usize>,
     /// Why the document its judge reviewed is suspect of steering the judge.
     suspect: Vec<String>,
+=======
+    /// Why the answer is not schema-compliant.
+    violations: kinds::compliance::Violations,
+>>>>>>> i28-schemas
 }
 
 /// What reading the suite and the run file turned up, taken in suite order.
@@ -88,6 +93,7 @@ struct Reading {
     missing: Vec<String>,
     unique: UniqueIds,
     fingerprints: HashSet<Option<String>>,
+    parts: Vec<(Option<String>, crate::runfile::record::FingerprintParts)>,
     models: HashSet<Option<String>>,
     judges: HashSet<file::JudgeSummary>,
     keyless: kinds::keys::Tally,
@@ -110,6 +116,7 @@ struct Answered {
     /// Answers over `[matching] max_items`, scored as unreadable.
     unreadable: Vec<Problem>,
     fingerprints: Vec<Option<String>>,
+    parts: Vec<(Option<String>, crate::runfile::record::FingerprintParts)>,
     models: Vec<Option<String>>,
     judges: Vec<file::JudgeSummary>,
     /// The keys the sample's kind reads, and what each of its keyless answers held.
@@ -184,6 +191,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
         &documents.fingerprint(),
         &samples,
         reading.fingerprints,
+        reading.parts,
         reading.models,
         reading.judges,
     );
@@ -245,6 +253,10 @@ fn load_and_score(
                 .iter()
                 .map(|a| a.pipeline_fingerprint.clone())
                 .collect(),
+            parts: records
+                .iter()
+                .filter_map(|a| Some((a.pipeline_fingerprint.clone(), a.pipeline.clone()?)))
+                .collect(),
             models: records.iter().map(|a| a.model.clone()).collect(),
             judges: records
                 .iter()
@@ -298,6 +310,7 @@ impl Reading {
         self.run_problems.extend(answered.problems);
         self.unreadable.extend(answered.unreadable);
         self.fingerprints.extend(answered.fingerprints);
+        self.parts.extend(answered.parts);
         self.models.extend(answered.models);
         self.judges.extend(answered.judges);
         if let Some((expected, found)) = &answered.keyless {
@@ -329,14 +342,23 @@ fn score_sample(
     let mut records = runs::Records::new(answers.len());
     let mut latencies = Vec::new();
     let (mut runs, mut parse, mut matching) = (Vec::new(), Vec::new(), Vec::new());
+<<<<<<< HEAD
     let (mut first_pairs, mut judge_suspect) = (None, Vec::new());
     for (i, answer) in answers.iter().enumerate() {
+=======
+    let (mut first_pairs, mut schema_violations) = (None, None);
+    for answer in answers {
+>>>>>>> i28-schemas
         let record = score_record(kind, sample, &gold, answer, cfg);
         long.extend(record.over_cap.map(|len| (i, len)));
         if judge_suspect.is_empty() {
             judge_suspect = record.suspect;
         }
         first_pairs.get_or_insert(record.pairs);
+        // A failed call is told by its error, not as an answer that breaks the schema.
+        if !answer.failed() {
+            schema_violations = schema_violations.or(record.violations.of(answer.repeat));
+        }
         records.add(answer, record.stats);
         runs.push(record.primary);
         parse.push(record.outcome);
@@ -372,6 +394,7 @@ fn score_sample(
         parse,
         latency_ms: latencies,
         matching,
+<<<<<<< HEAD
         judge_failure: answers
             .iter()
             .flat_map(|a| a.judge.iter().flat_map(|j| &j.judgements))
@@ -380,6 +403,9 @@ fn score_sample(
                 crate::runfile::failures::cause(&sample.id, j.invalid.as_deref().unwrap_or(""))
             }),
         judge_suspect,
+=======
+        schema_violations,
+>>>>>>> i28-schemas
         metrics,
         stats,
     };
@@ -410,6 +436,7 @@ fn score_record(
         mut primary,
         matching,
         pairs,
+        violations,
     } = kind.score(sample, gold, &reading, cfg);
     if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;
@@ -436,8 +463,12 @@ fn score_record(
         matching,
         pairs,
         keyless,
+<<<<<<< HEAD
         over_cap,
         suspect,
+=======
+        violations,
+>>>>>>> i28-schemas
     }
 }
 

@@ -126,6 +126,12 @@ fn broken_diffs(out: &mut String, v: &crate::gate::verdict::Verdict) {
             };
             let _ = writeln!(out, "  … {more} (report.md, verdict.json)");
         }
+        if !d.schema.is_empty() {
+            let _ = writeln!(out, "  not schema-compliant:");
+            for line in &d.schema {
+                let _ = writeln!(out, "    {}", one_line(line));
+            }
+        }
     }
     match diffs.len().saturating_sub(DIFFS_SHOWN) {
         0 => {}

@@ -148,11 +148,7 @@ impl Agents {
 /// fingerprint of each of its prompt templates (so editing a prompt changes it). The key,
 /// time limits, attempts and waits are left out: they do not change an answer.
 pub fn settings_text(options: &AgentsOptions) -> Result<String> {
-    let raw = options.endpoint.base_url.trim();
-    let base = reqwest::Url::parse(raw).map_or_else(
-        |_| crate::secrets::url_without_password(raw).into_owned(),
-        |url| crate::llm::endpoint::normalised(&url),
-    );
+    let base = base_url(options);
     let mut text = format!(
         "\0base_url={base}\0model={}\0max_iterations={}\0ablation={}",
         options.model,
@@ -181,6 +177,15 @@ pub fn settings_text(options: &AgentsOptions) -> Result<String> {
         ));
     }
     Ok(text)
+}
+
+/// The API's address as the fingerprint covers it: normalised, without credentials.
+pub fn base_url(options: &AgentsOptions) -> String {
+    let raw = options.endpoint.base_url.trim();
+    reqwest::Url::parse(raw).map_or_else(
+        |_| crate::secrets::url_without_password(raw).into_owned(),
+        |url| crate::llm::endpoint::normalised(&url),
+    )
 }
 
 /// Tokens as a record counts them.

@@ -33,13 +33,18 @@ pub struct ChatSettings {
 }
 
 impl ChatSettings {
+    /// The API's address as the fingerprint covers it: normalised, without credentials.
+    pub fn base_url(&self) -> String {
+        reqwest::Url::parse(self.endpoint.base_url.trim())
+            .map(|u| crate::llm::endpoint::normalised(&u))
+            .unwrap_or_else(|_| self.endpoint.base_url.trim().to_string())
+    }
+
     /// What the answers depend on besides the prompts and the request: the API's address
     /// (normalised, without credentials), the model and the sampling settings, as text.
     /// Whether the answer is streamed, the key and the time limit do not count.
     pub fn fingerprint_text(&self) -> String {
-        let base = reqwest::Url::parse(self.endpoint.base_url.trim())
-            .map(|u| crate::llm::endpoint::normalised(&u))
-            .unwrap_or_else(|_| self.endpoint.base_url.trim().to_string());
+        let base = self.base_url();
         let sampling = serde_json::json!({
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
