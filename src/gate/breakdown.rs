@@ -60,7 +60,7 @@ pub(super) fn sample_results(
             primary: s.primary,
             baseline: before.get(s.id.as_str()).copied(),
             pass: super::samples::passes(s.primary, sample_pass),
-            error: s.errors.first().cloned(),
+            error: s.unanswered().cloned(),
         })
         .collect()
 }

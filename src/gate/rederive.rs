@@ -149,7 +149,7 @@ pub fn rederive(
     let after = || {
         file.sample_results
             .iter()
-            .map(|s| (s.id.as_str(), s.primary, s.error.as_ref().map(|e| e.kind)))
+            .map(|s| (s.id.as_str(), s.primary, s.error.as_ref()))
     };
     let samples = has_baseline.then(|| analyse_primaries(&before, after(), sample_pass));
     let (added, removed) = match baseline {

@@ -206,7 +206,8 @@ pub struct SampleResult {
     pub primary: f64,
     pub baseline: Option<f64>,
     pub pass: bool,
-    /// The first failed call of the sample (its kind and cause), when one failed.
+    /// How the sample's first call failed (its kind and cause) when every call failed: the
+    /// sample has no answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<RecordError>,
 }

@@ -353,6 +353,26 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
             ids.join(", ")
         );
     }
+    if let Some(s) = v.samples.as_ref().filter(|s| !s.unanswered.is_empty()) {
+        let ids: Vec<_> = s
+            .unanswered
+            .iter()
+            .take(10)
+            .map(|u| format!("{} ({})", one_line(&u.id), u.error.kind.outcome()))
+            .collect();
+        let more = s.unanswered.len().saturating_sub(ids.len());
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "  no answer  {} sample(s): {}{tail}",
+            s.unanswered.len(),
+            ids.join(", ")
+        );
+    }
     if !v.missing.is_empty() {
         let _ = writeln!(
             out,

@@ -155,6 +155,16 @@ pub struct SampleScore {
     pub stats: Stats,
 }
 
+impl SampleScore {
+    /// How the sample's calls failed when every one did (it has no answer): the first
+    /// failure's kind and cause; `None` when at least one call answered.
+    pub fn unanswered(&self) -> Option<&crate::runfile::record::RecordError> {
+        (self.repeats > 0 && self.failed >= self.repeats)
+            .then(|| self.errors.first())
+            .flatten()
+    }
+}
+
 impl ScoreFile {
     /// The file's text, exactly as [`Self::write_to`] writes it (`score --format json` and
     /// `baseline show --format json` print it).

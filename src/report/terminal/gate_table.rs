@@ -201,11 +201,8 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
                     .iter()
                     .take(10)
                     .map(|c| {
-                        let why = c
-                            .failure
-                            .map_or_else(String::new, |k| format!(", {}", k.outcome()));
                         format!(
-                            "{} ({:.2} → {:.2}{why})",
+                            "{} ({:.2} → {:.2})",
                             one_line(&c.id),
                             c.baseline,
                             c.candidate
@@ -224,6 +221,22 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
                     }
                 );
             }
+        }
+    }
+    if let Some(s) = v.samples.as_ref().filter(|s| !s.unanswered.is_empty()) {
+        let shown: Vec<String> = s
+            .unanswered
+            .iter()
+            .take(10)
+            .map(crate::report::unanswered_text)
+            .collect();
+        let more = s.unanswered.len().saturating_sub(shown.len());
+        let _ = writeln!(out, "  no answer:");
+        for line in shown {
+            let _ = writeln!(out, "    {line}");
+        }
+        if more > 0 {
+            let _ = writeln!(out, "    and {more} more");
         }
     }
     broken_diffs(&mut out, v);
