@@ -39,6 +39,7 @@ pub mod number;
 pub mod output;
 pub mod parse;
 pub mod publish;
+pub mod quantity;
 pub mod report;
 pub mod retry;
 pub mod rng;

@@ -75,6 +75,11 @@ impl Limits {
         }
     }
 
+    /// Whether a tokens-per-minute limit needs every call's tokens.
+    pub fn counts_tokens(&self) -> bool {
+        self.tokens.is_some()
+    }
+
     /// Count the tokens a finished call used.
     pub fn used(&self, tokens: u64) {
         if let Some((_, used)) = &self.tokens {

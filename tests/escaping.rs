@@ -57,6 +57,10 @@ fn hostile_verdict() -> Verdict {
             .lines()
             .map(|l| format!("matched    REQ-001 ↔ {l}"))
             .collect(),
+        schema: lines
+            .lines()
+            .map(|l| format!("/requirements/0/id: `{l}` does not match the id pattern"))
+            .collect(),
     });
     v
 }

@@ -170,7 +170,7 @@ fn the_hook_runs_the_gate_on_push_and_blocks_a_failing_one() {
         .collect();
     assert_eq!(
         gate_lines,
-        ["goldgate: passed: 2 rules hold (no baseline yet: absolute rules only) (3 samples)"],
+        ["goldgate: passed: 3 rules hold (no baseline yet: absolute rules only) (3 samples)"],
         "one line when all is well:\n{text}"
     );
     assert_eq!(
@@ -313,7 +313,7 @@ fn base_ref_calls_out_loosened_rules_and_tolerates_a_new_rules_file() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(
-        String::from_utf8_lossy(&out.stdout).starts_with("goldgate: passed: 2 rules hold"),
+        String::from_utf8_lossy(&out.stdout).starts_with("goldgate: passed: 3 rules hold"),
         "{out:?}"
     );
 }

@@ -91,6 +91,60 @@ fn stub_answer(dir: &Path, request: &str) -> String {
     text(&out.stdout)
 }
 
+/// The stub's answer to every sample of the project in `dir`, each with the longer texts of
+/// the sample's request (what a prompt made from it holds): the requests are what `goldgate
+/// run` sends a pipeline, here one that prints them back.
+fn stub_answers(dir: &Path) -> Vec<(Vec<String>, String)> {
+    let out = goldgate(
+        dir,
+        &[
+            "run",
+            "--suite",
+            "suite",
+            "--command",
+            "cat",
+            "--output",
+            "requests.jsonl",
+        ],
+        &[],
+    );
+    assert_exit(&out, 0, "the requests");
+    fn texts(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) if s.len() >= 30 => out.push(s.clone()),
+            serde_json::Value::Array(items) => items.iter().for_each(|v| texts(v, out)),
+            serde_json::Value::Object(fields) => fields.values().for_each(|v| texts(v, out)),
+            _ => {}
+        }
+    }
+    let text = std::fs::read_to_string(dir.join("requests.jsonl")).unwrap();
+    text.lines()
+        .map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap();
+            let request = record["raw_output"].as_str().unwrap();
+            let mut needles = Vec::new();
+            texts(&serde_json::from_str(request).unwrap(), &mut needles);
+            (needles, stub_answer(dir, request))
+        })
+        .collect()
+}
+
+/// The answer of the sample whose texts a prompt holds most of.
+fn answer_for(prompt: &str, answers: &[(Vec<String>, String)]) -> String {
+    let held = |needles: &[String]| {
+        needles
+            .iter()
+            .filter(|n| prompt.contains(n.as_str()))
+            .count()
+    };
+    answers
+        .iter()
+        .max_by_key(|(needles, _)| held(needles))
+        .filter(|(needles, _)| held(needles) > 0)
+        .map(|(_, answer)| answer.clone())
+        .expect("every prompt holds a sample's text")
+}
+
 /// The acceptance walkthrough, as a new user would go: in an empty directory, `init` with
 /// an extraction suite and a command pipeline; `check` passes at once (no baseline yet);
 /// `baseline refresh` stores one; a pipeline that drops requirements then fails the gate,
@@ -157,7 +211,28 @@ fn walkthrough_init_check_refresh_and_a_worse_pipeline_fails() {
     let verdict = text(&worse.stdout);
     assert!(verdict.starts_with("FAIL"), "{verdict}");
     assert!(verdict.contains("extraction.recall"), "{verdict}");
-    assert!(verdict.contains("broken: ext-001"), "{verdict}");
+    let broken = verdict
+        .lines()
+        .find(|l| l.trim_start().starts_with("broken: "))
+        .unwrap_or_else(|| panic!("no broken samples named:\n{verdict}"));
+    for i in 1..=6 {
+        assert!(broken.contains(&format!("ext-00{i} (1.00 → ")), "{broken}");
+    }
+    // A real, significant failure: the drop is tested on enough samples, not on one.
+    assert!(
+        !verdict.contains("too few samples"),
+        "the scaffold has too few samples to test a drop:\n{verdict}"
+    );
+    let recall = verdict
+        .lines()
+        .find(|l| l.starts_with("extraction.recall"))
+        .unwrap();
+    assert!(recall.ends_with("FAIL"), "{recall}");
+    let regression = verdict
+        .lines()
+        .find(|l| l.contains("is worse by") && l.contains("allowed"))
+        .unwrap_or_else(|| panic!("no regression reported:\n{verdict}"));
+    assert!(!regression.contains("not significant"), "{regression}");
 }
 
 /// Every task kind with every pipeline kind: the suite lints clean, the rules and the
@@ -197,11 +272,13 @@ fn every_kind_with_every_pipeline_lints_loads_and_passes_check() {
                     goldgate(dir, &["check"], &[("PIPELINE_URL", &server.url("/answer"))])
                 }
                 _ => {
-                    let answer = stub_answer(
-                        &stub.0,
-                        &format!(r#"{{"id": "{}", "kind": "{kind}"}}"#, sample_id(kind)),
-                    );
-                    let server = FakeOpenAi::start(move |_| Reply::content(answer.clone()));
+                    // Each sample's prompt holds its text: answer it with the stub's answer
+                    // to that sample.
+                    let answers = stub_answers(&stub.0);
+                    let count = answers.len();
+                    let server = FakeOpenAi::start(move |call| {
+                        Reply::content(answer_for(&call.text(), &answers))
+                    });
                     let out = goldgate(
                         dir,
                         &["check"],
@@ -211,7 +288,7 @@ fn every_kind_with_every_pipeline_lints_loads_and_passes_check() {
                         ],
                     );
                     let calls = server.calls();
-                    assert_eq!(calls.len(), 1, "{what}: one sample, one call");
+                    assert_eq!(calls.len(), count, "{what}: one call per sample");
                     assert!(
                         calls[0].message("user").contains("JSON"),
                         "{what}: the prompt asks for the answer format:\n{}",

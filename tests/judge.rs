@@ -16,7 +16,7 @@ use crate::support::project::{goldgate, run_lines};
 use crate::support::TempDir;
 
 /// A judge's answer with these seven metrics (rubric order) and categories.
-fn verdict(v: [f64; 7], categories: [Option<f64>; 3]) -> String {
+pub(crate) fn verdict(v: [f64; 7], categories: [Option<f64>; 3]) -> String {
     json!({"metrics": {
         "coverage": v[0], "completeness": v[1], "consistency": v[2], "testability": v[3],
         "clarity": v[4], "traceability": v[5], "scope_discipline": v[6],
@@ -27,16 +27,16 @@ fn verdict(v: [f64; 7], categories: [Option<f64>; 3]) -> String {
 
 /// 0.20 coverage + 0.20 completeness + 0.10 consistency + 0.20 testability + 0.10 clarity
 /// + 0.15 traceability + 0.05 scope_discipline.
-fn weighted(v: [f64; 7]) -> f64 {
+pub(crate) fn weighted(v: [f64; 7]) -> f64 {
     0.20 * v[0] + 0.20 * v[1] + 0.10 * v[2] + 0.20 * v[3] + 0.10 * v[4] + 0.15 * v[5] + 0.05 * v[6]
 }
 
-const A: [f64; 7] = [0.8, 0.6, 1.0, 0.5, 0.9, 0.4, 0.7];
+pub(crate) const A: [f64; 7] = [0.8, 0.6, 1.0, 0.5, 0.9, 0.4, 0.7];
 const B1: [f64; 7] = [0.6, 0.4, 0.8, 0.7, 0.7, 0.6, 0.9];
 const B2: [f64; 7] = [1.0, 0.8, 1.0, 0.9, 0.9, 1.0, 1.0];
 
 /// An e2e sample (`reference` `None`: without a reference SRS).
-fn e2e(id: &str, reference: Option<&str>) -> Value {
+pub(crate) fn e2e(id: &str, reference: Option<&str>) -> Value {
     let mut s = json!({"id": id, "kind": "e2e", "user_input": "A thermostat app: users set heating schedules.",
         "labels": {"requirements": [{"id": "FR-01", "title": "Set schedules", "type": "functional",
             "actor": "user", "action": "set heating schedules"}]}});
@@ -48,7 +48,12 @@ fn e2e(id: &str, reference: Option<&str>) -> Value {
 
 /// A project: the suite, an outputs file answering each sample, and goldgate.toml replaying
 /// it with `judge` as the `[judge]` table's body (`None`: no judge).
-fn project(dir: &Path, samples: &[Value], answers: &[(&str, Value)], judge: Option<&str>) {
+pub(crate) fn project(
+    dir: &Path,
+    samples: &[Value],
+    answers: &[(&str, Value)],
+    judge: Option<&str>,
+) {
     std::fs::create_dir_all(dir.join("suite")).unwrap();
     let lines: String = samples.iter().map(|s| format!("{s}\n")).collect();
     std::fs::write(dir.join("suite/samples.jsonl"), lines).unwrap();
@@ -70,14 +75,14 @@ fn configure(dir: &Path, judge: Option<&str>) {
     std::fs::write(dir.join("goldgate.toml"), config).unwrap();
 }
 
-fn judge_table(server: &FakeOpenAi, more: &str) -> String {
+pub(crate) fn judge_table(server: &FakeOpenAi, more: &str) -> String {
     format!(
         "model = \"judge-model\"\nbase_url = \"{}\"\n{more}",
         server.base_url()
     )
 }
 
-fn run(dir: &Path, output: &str) -> std::process::Output {
+pub(crate) fn run(dir: &Path, output: &str) -> std::process::Output {
     goldgate(
         dir,
         &["run", "--suite", "suite", "--output", output],
@@ -85,7 +90,7 @@ fn run(dir: &Path, output: &str) -> std::process::Output {
     )
 }
 
-fn ok(out: &std::process::Output) {
+pub(crate) fn ok(out: &std::process::Output) {
     assert!(
         out.status.success(),
         "{}\n{}",
@@ -94,7 +99,7 @@ fn ok(out: &std::process::Output) {
     );
 }
 
-fn record<'a>(records: &'a [Value], id: &str) -> &'a Value {
+pub(crate) fn record<'a>(records: &'a [Value], id: &str) -> &'a Value {
     records
         .iter()
         .find(|r| r["sample_id"] == json!(id))
@@ -102,7 +107,7 @@ fn record<'a>(records: &'a [Value], id: &str) -> &'a Value {
 }
 
 /// `goldgate score` of a run file; the score file's metrics.
-fn scored(dir: &Path, run: &str) -> Value {
+pub(crate) fn scored(dir: &Path, run: &str) -> Value {
     let out = goldgate(
         dir,
         &[
@@ -122,7 +127,7 @@ fn scored(dir: &Path, run: &str) -> Value {
     score
 }
 
-fn close(v: &Value, expected: f64) -> bool {
+pub(crate) fn close(v: &Value, expected: f64) -> bool {
     v.as_f64().is_some_and(|x| (x - expected).abs() < 1e-9)
 }
 

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["error", "rng"],
     &[
         "io", "output", "text", "secrets", "number", "rng", "retry", "limits", "runtime",
-        "document", "hash", "lockfile", "cachedir",
+        "document", "hash", "lockfile", "cachedir", "quantity",
     ],
     &["parse", "env"],
     &["llm"],

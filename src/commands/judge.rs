@@ -36,5 +36,6 @@ pub fn judge(s: RejudgeSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     reporter.out(&line);
     let ignored = crate::report::terminal::ignored_cache_entries(&done.cache_ignored);
     reporter.note(&ignored);
+    reporter.note(&crate::report::judge::terminal(&done.failures));
     Ok(Exit::Ok)
 }

@@ -178,13 +178,15 @@ fn report_run(
     ));
     // Why calls failed, grouped by cause (a 401 on every call is one line, not a mystery).
     let causes = crate::report::terminal::failed_calls(&run.failures());
-    // Answers the kinds read nothing from, said with what they hold instead.
-    let keyless = crate::report::keyless::terminal(&s.keyless.finish());
+    // Answers the kinds read nothing from, said with what they hold instead; a judge whose
+    // calls fail, said whatever the rules gate.
+    let warnings = crate::report::keyless::terminal(&s.keyless.finish())
+        + &crate::report::judge::terminal(&s.judge);
     match &run.ending {
         Ending::Complete => {
             let to_file = kept.map_or_else(String::new, |p| format!(" to {}", p.display()));
             let line = format!(
-                "wrote {}{to_file} ({} in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{causes}{keyless}",
+                "wrote {}{to_file} ({} in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{}{causes}{warnings}",
                 plural(run.total, "record"),
                 plural(s.written, "call"),
                 s.elapsed.as_secs_f64(),
@@ -193,6 +195,7 @@ fn report_run(
                 run.hit_rate(),
                 crate::report::spend::usage_note(s),
                 crate::report::spend::truncated_note(s.truncated),
+                crate::report::spend::invalid_note(s),
             );
             match to {
                 SummaryTo::Stdout => reporter.out(&line),
@@ -210,14 +213,20 @@ fn report_run(
         )),
         Ending::OverBudget { max_cost } => reporter.note(&format!(
             "error: stopped after spending {} of the {} budget (--max-cost): {} made, the rest not started\n",
-            crate::number::usd(s.spent_usd),
+            crate::report::spend::spent(s),
             crate::number::usd(*max_cost),
             plural(s.written - s.cached, "call"),
+        )),
+        Ending::BudgetUnknown { max_cost, sample } => reporter.note(&format!(
+            "error: stopped: the {} budget (--max-cost) cannot be kept, the answer to sample `{}` reported no cost and no token prices are set ({} calls made, the rest not started)\n  hint: state the prices under [pipeline.pricing] (input_per_mtok, output_per_mtok), so goldgate counts each call's tokens and prices them, or have the pipeline report usage.cost_usd\n",
+            crate::number::usd(*max_cost),
+            crate::escape::one_line(sample),
+            s.written - s.cached,
         )),
         Ending::Interrupted => {}
     }
     reporter.note(&causes);
-    reporter.note(&keyless);
+    reporter.note(&warnings);
     reporter.note(&format!(
         "incomplete run: {} {} in {}; fix the cause and run again with --resume\n",
         plural(run.total, "record"),

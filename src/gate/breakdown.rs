@@ -1,6 +1,7 @@
 //! What a verdict reports beside its judged metrics, read off the two score files: each
 //! candidate sample's result, the gated metrics per group, the samples added and removed
-//! since the baseline, what changed in provenance, and the failed calls by cause.
+//! since the baseline, what changed in provenance, the failed calls by cause, and the
+//! judge's failed judgements and suspect documents.
 
 use std::collections::HashMap;
 
@@ -17,6 +18,24 @@ pub(super) fn failed_calls(candidate: &ScoreFile) -> crate::runfile::failures::F
         }
     }
     grouping.finish()
+}
+
+/// What the judge's reviews of the candidate say: its failed judgements and suspect
+/// documents, read off the samples (score files keep each sample's counts, first failure
+/// and suspicions).
+pub(super) fn judge_reviews(candidate: &ScoreFile) -> crate::judge::reviews::JudgeReviews {
+    let mut reviews = crate::judge::reviews::JudgeReviews::default();
+    for s in &candidate.samples {
+        let (asked, failed) = crate::kinds::e2e::judge::failures(&s.stats);
+        reviews.add(
+            &s.id,
+            asked,
+            failed,
+            s.judge_failure.as_deref(),
+            &s.judge_suspect,
+        );
+    }
+    reviews
 }
 
 pub(super) fn sample_results(
@@ -41,7 +60,7 @@ pub(super) fn sample_results(
             primary: s.primary,
             baseline: before.get(s.id.as_str()).copied(),
             pass: super::samples::passes(s.primary, sample_pass),
-            error: s.errors.first().cloned(),
+            error: s.unanswered().cloned(),
         })
         .collect()
 }

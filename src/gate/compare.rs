@@ -55,12 +55,9 @@ pub fn compare(
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let mut result = judge(m, candidate, baseline, thresholds, draws.get(i));
-            // What the paired interval saw: the shared samples that count towards it.
-            if let (Some(d), Some(b)) = (result.detectable.as_mut(), baseline) {
-                d.samples = paired_support(candidate, b, &shared, m.support);
-            }
-            result
+            // What the paired interval sees: the shared samples that count towards it.
+            let paired = baseline.map(|b| paired_support(candidate, b, &shared, m.support));
+            judge(m, candidate, baseline, thresholds, draws.get(i), paired)
         })
         .collect();
     metrics.sort_by_key(|m| m.status.rank());
@@ -109,6 +106,7 @@ pub fn compare(
         diffs: Vec::new(),
         failures: failed_calls(candidate),
         keyless: candidate.keyless.clone(),
+        judge: super::breakdown::judge_reviews(candidate),
     })
 }
 
@@ -217,6 +215,9 @@ pub(crate) mod tests {
                     parse: vec![],
                     latency_ms: vec![],
                     matching: Vec::new(),
+                    judge_failure: None,
+                    judge_suspect: Vec::new(),
+                    schema_violations: None,
                     metrics: Default::default(),
                     stats,
                 }
@@ -243,6 +244,7 @@ pub(crate) mod tests {
                 suite_fingerprint: "sha256:x".into(),
                 run_path: "r".into(),
                 pipeline_fingerprint: None,
+                pipeline: None,
                 model: None,
                 git_sha: None,
                 git_ref: None,

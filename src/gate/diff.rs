@@ -2,7 +2,8 @@
 //! (from the scorer's [`SampleView`]s: matched pairs as context lines with their similarity
 //! and differing fields, unmatched gold items as `-`, unmatched predictions as `+`), and the
 //! baseline's answer vs the candidate's as a unified diff made with `similar`. They travel
-//! in the verdict so `publish` has them. A diff is bounded in size and time whatever the
+//! in the verdict so `publish` has them, with the schema rules the candidate's answer
+//! breaks. A diff is bounded in size and time whatever the
 //! answers: the differ sees at most [`MAX_INPUT_LINES`] lines ([`MAX_INPUT_BYTES`]) of each
 //! side, stops refining at a deadline ([`DEADLINE`] per diff, [`BUDGET`] for all the diffs
 //! of a gate), and every diff keeps at most [`MAX_LINES`] lines ([`MAX_BYTES`]) of output;
@@ -35,6 +36,11 @@ pub struct SampleDiff {
     /// [`MAX_MATCHING_LINES`] lines).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matching: Vec<String>,
+    /// Why the candidate's answer is not schema-compliant (kinds with a `schema_compliance`
+    /// metric): `path: constraint` per broken rule, the first few as the score file keeps
+    /// them (each line at most [`MAX_MATCHING_LINE`] characters).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schema: Vec<String>,
 }
 
 /// Lines of a diff's matching explanation kept at most.
@@ -293,6 +299,7 @@ pub fn broken_sample_diffs(
                 )
             }),
             matching: matching_lines(&view.matching),
+            schema: matching_lines(&view.violations),
         })
         .collect()
 }

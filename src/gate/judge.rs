@@ -1,45 +1,81 @@
 //! Judging: one metric against its rule (floors, ceilings, regressions with or without
-//! paired-bootstrap significance), and the overall decision with its one-line summary.
+//! paired-bootstrap significance; a rule without data never holds, and a change on too few
+//! pairs is never called significant, see [`super::evidence`]), and the overall decision
+//! with its one-line summary.
 
+use super::evidence::{min_paired, too_few_text};
 use super::rule::rule_for;
 use super::thresholds::{Regression, Severity, Thresholds};
-use super::verdict::{summary_prefix, Detectable, MetricResult, Outcome, Status};
+use super::verdict::{summary_prefix, Detectable, MetricResult, Outcome, Status, TooFew};
+use crate::kinds::keys::Keyless;
 use crate::metrics::bootstrap::interval;
 use crate::metrics::registry::{Direction, Metric};
 use crate::number::value as fmt_value;
 use crate::score::file::ScoreFile;
+use crate::suite::Kind;
 
+/// Judge `metric` of `candidate` against `baseline`: `draws` are the paired-bootstrap
+/// deltas, `paired` the samples both runs scored that count towards it.
 pub(super) fn judge(
     metric: &Metric,
     candidate: &ScoreFile,
     baseline: Option<&ScoreFile>,
     thresholds: &Thresholds,
     draws: Option<&Vec<f64>>,
+    paired: Option<usize>,
 ) -> MetricResult {
     let value = |f: &ScoreFile| f.metrics.get(metric.name).and_then(|a| a.value);
+    let by_kind: Vec<(Kind, f64)> = match metric.is_judged_per_kind() {
+        true => candidate
+            .groups
+            .get("kind")
+            .into_iter()
+            .flatten()
+            .filter_map(|(kind, metrics)| {
+                let value = metrics.get(metric.name).and_then(|a| a.value)?;
+                Some((Kind::from_norm(kind)?, value))
+            })
+            .collect(),
+        false => Vec::new(),
+    };
     let values = Values {
         candidate: value(candidate),
         baseline: baseline.and_then(value),
         n: candidate.metrics.get(metric.name).map_or(0, |a| a.n),
+        paired,
+        by_kind: &by_kind,
+        keyless: &candidate.keyless,
     };
     let delta = values.candidate.zip(values.baseline);
     let spread = |f: &ScoreFile| f.metrics.get(metric.name).and_then(|a| a.spread);
+    let noise =
+        |confidence| Noise::Interval(delta.and(draws).and_then(|d| interval(d, confidence)));
     MetricResult {
         candidate_runs: spread(candidate),
         baseline_runs: baseline.and_then(spread),
-        ..judge_values(metric, values, thresholds, |confidence| {
-            Noise::Interval(delta.and(draws).and_then(|d| interval(d, confidence)))
+        ..judge_values(metric, values, thresholds, noise, || {
+            super::evidence::no_data(metric, candidate)
         })
     }
 }
 
 /// A metric's values in one comparison.
 #[derive(Clone, Copy, Debug)]
-pub struct Values {
+pub struct Values<'a> {
     pub candidate: Option<f64>,
     pub baseline: Option<f64>,
     /// Samples that count towards the candidate's value.
     pub n: usize,
+    /// With a baseline: the samples both runs scored that count towards the metric (the
+    /// pairs of the paired test).
+    pub paired: Option<usize>,
+    /// For a metric judged per kind ([`Metric::is_judged_per_kind`]): the candidate's value
+    /// for each kind it has, whose floors and ceilings are checked instead of the overall
+    /// value's (empty: the overall value is checked).
+    pub by_kind: &'a [(Kind, f64)],
+    /// The candidate's answers that hold none of their kind's keys, said when a kind's
+    /// `parse.keyless_rate` breaks its ceiling.
+    pub keyless: &'a [Keyless],
 }
 
 /// What is known of the delta's sampling noise.
@@ -54,28 +90,43 @@ pub enum Noise {
 }
 
 /// Judge one metric's values against its rule under `thresholds`. `noise` is asked for the
-/// delta's interval at the rule's confidence.
+/// delta's interval at the rule's confidence; `missing` says why the candidate has no
+/// value, when its rule needs one.
 pub fn judge_values(
     metric: &Metric,
     values: Values,
     thresholds: &Thresholds,
     noise: impl FnOnce(f64) -> Noise,
+    missing: impl FnOnce() -> String,
 ) -> MetricResult {
     let Values {
         candidate: cand,
         baseline: base,
         n,
+        paired,
+        by_kind,
+        keyless,
     } = values;
     let delta = cand.zip(base).map(|(c, b)| c - b);
-    // The built-in rules judge only the kinds the runs have.
-    let absent = thresholds.is_built_in() && cand.is_none() && base.is_none();
+    // Built-in rules (every rule without a rules file, the run-health ceilings with one)
+    // judge only what the runs have: the kinds the suite has, and run health when there are
+    // records to measure it on (a score file written before a run-health metric existed
+    // has none).
+    let built_in =
+        thresholds.is_built_in() || !thresholds.rule_names().any(|name| name == metric.name);
+    let absent = built_in && cand.is_none() && (base.is_none() || metric.is_run_health());
     let rule = rule_for(metric, thresholds).filter(|_| !absent);
     let confidence = rule.as_ref().map_or(0.95, |(r, _, _)| r.confidence);
+    // Too few pairs for any paired test to reach the confidence: no interval is shown and
+    // no change is called significant.
+    let needed = min_paired(confidence);
+    let few = paired.filter(|&p| p < needed);
     let noise = noise(confidence);
     let delta_ci = match &noise {
         Noise::Interval(ci) => delta.and(*ci),
         Noise::Unknown(_) => None,
-    };
+    }
+    .filter(|_| few.is_none());
     let mut result = MetricResult {
         name: metric.name.into(),
         direction: metric.direction,
@@ -90,6 +141,9 @@ pub fn judge_values(
         candidate_runs: None,
         baseline_runs: None,
         detectable: None,
+        paired,
+        no_data: None,
+        too_few: None,
     };
     let Some((rule, regression, severity)) = rule else {
         return result;
@@ -103,36 +157,57 @@ pub fn judge_values(
             Severity::Warn => Status::Warn,
         }
     };
-    let breaks = |result: &mut MetricResult, reason: String| {
+    let breaks = |result: &mut MetricResult, status: Status, reason: String| {
         result.reasons.push(reason);
-        if broken.rank() < result.status.rank() {
-            result.status = broken;
+        if status.rank() < result.status.rank() {
+            result.status = status;
         }
     };
     match (cand, base) {
-        // The baseline measured it and this run cannot: the samples it came from are gone
-        // (deleted with the change, or unscorable). A gate that held here would pass a pull
-        // request that deletes a kind's samples along with breaking its pipeline.
-        (None, Some(b)) if !metric.is_run_health() => breaks(
-            &mut result,
-            format!(
-                "no data in this run, though the baseline has {}: the samples it is measured on are gone (see the samples removed since the baseline)",
-                fmt(b)
-            ),
-        ),
-        (None, _) => result.reasons.push("no data in this run".into()),
-        (Some(v), _) => {
-            if let Some(min) = rule.min.filter(|min| v < *min) {
-                breaks(
-                    &mut result,
-                    format!("{} is below the floor {}", fmt(v), fmt(min)),
-                );
+        // A rule cannot hold on a value the run does not have (no sample of the kind, every
+        // call failed, no valid judgement, …): the run is incomplete, whatever the reason,
+        // and a `warn` rule warns. When the baseline has a value, the samples it came from
+        // are gone (deleted with the change, or unscorable): a gate that held here would
+        // pass a pull request that deletes a kind's samples along with breaking its pipeline.
+        (None, b) => {
+            let why = missing();
+            let mut reason = format!("no data in this run: {why}");
+            if let Some(b) = b.filter(|_| !metric.is_run_health()) {
+                reason.push_str(&format!(
+                    ", though the baseline has {}: the samples it is measured on are gone (see the samples removed since the baseline)",
+                    fmt(b)
+                ));
             }
-            if let Some(max) = rule.max.filter(|max| v > *max) {
-                breaks(
-                    &mut result,
-                    format!("{} is above the ceiling {}", fmt(v), fmt(max)),
-                );
+            let status = match (metric.is_run_health(), severity) {
+                (false, Severity::Warn) => Status::Warn,
+                _ => Status::Incomplete,
+            };
+            breaks(&mut result, status, reason);
+            result.no_data = Some(why);
+        }
+        (Some(v), _) => {
+            // Each kind apart, for a metric judged per kind (its bounds hold for the whole
+            // run when they hold for every kind).
+            let scopes: Vec<(Option<Kind>, f64)> = match by_kind {
+                [] => vec![(None, v)],
+                kinds => kinds.iter().map(|&(k, v)| (Some(k), v)).collect(),
+            };
+            for (kind, v) in scopes {
+                let what = |bound: String| match kind {
+                    None => bound,
+                    Some(k) => {
+                        let held = super::evidence::keyless_reason(k, keyless);
+                        format!("{}: {bound}{held}", k.as_str())
+                    }
+                };
+                if let Some(min) = rule.min.filter(|min| v < *min) {
+                    let reason = what(format!("{} is below the floor {}", fmt(v), fmt(min)));
+                    breaks(&mut result, broken, reason);
+                }
+                if let Some(max) = rule.max.filter(|max| v > *max) {
+                    let reason = what(format!("{} is above the ceiling {}", fmt(v), fmt(max)));
+                    breaks(&mut result, broken, reason);
+                }
             }
         }
     }
@@ -147,6 +222,9 @@ pub fn judge_values(
             Regression::Absolute(x) => x,
             Regression::Relative(p) => p * b.abs(),
         };
+        // Below the pairs the paired test needs, a required significance cannot be shown:
+        // a change beyond the allowance is not tested.
+        let untested = few.filter(|_| rule.require_significance);
         if worse > allowed + 1e-12 {
             let significant = match (metric.direction, delta_ci) {
                 (Direction::Higher, Some([_, hi])) => hi < 0.0,
@@ -160,13 +238,18 @@ pub fn judge_values(
                 fmt(worse),
                 fmt(allowed)
             );
-            if let (Noise::Unknown(why), true) = (&noise, rule.require_significance) {
+            if let Some(samples) = untested {
+                let too_few = too_few_text(samples, needed, rule.confidence);
+                result.reasons.push(format!("{what}, but {too_few}"));
+                result.too_few = Some(TooFew { samples, needed });
+            } else if let (Noise::Unknown(why), true) = (&noise, rule.require_significance) {
                 breaks(
                     &mut result,
+                    broken,
                     format!("{what} (counted as significant: {why})"),
                 );
             } else if significant || !rule.require_significance {
-                breaks(&mut result, what);
+                breaks(&mut result, broken, what);
             } else {
                 result.reasons.push(format!(
                     "{what}, but not significant at {:.0}% (the delta's interval includes 0)",
@@ -175,8 +258,9 @@ pub fn judge_values(
             }
         }
     }
-    if regression.is_some() && rule.require_significance {
-        result.detectable = detectable(metric.direction, delta, delta_ci, n, rule.confidence);
+    if regression.is_some() && rule.require_significance && few.is_none() {
+        let samples = paired.unwrap_or(n);
+        result.detectable = detectable(metric.direction, delta, delta_ci, samples, rule.confidence);
     }
     result.rule = Some(rule);
     result
@@ -217,6 +301,15 @@ fn fmt(v: f64) -> String {
     fmt_value(v, 4)
 }
 
+/// The names of the metrics `pick` picks.
+fn names_where(metrics: &[MetricResult], pick: impl Fn(&MetricResult) -> bool) -> Vec<&str> {
+    metrics
+        .iter()
+        .filter(|m| pick(m))
+        .map(|m| m.name.as_str())
+        .collect()
+}
+
 /// The overall outcome of judged metrics and its one-line summary; `missing` is the number
 /// of suite samples the candidate run had no answer for.
 pub fn decide(
@@ -225,13 +318,7 @@ pub fn decide(
     has_baseline: bool,
     ratchet: &[String],
 ) -> (Outcome, String) {
-    let names = |s: Status| {
-        metrics
-            .iter()
-            .filter(|m| m.status == s)
-            .map(|m| m.name.as_str())
-            .collect::<Vec<_>>()
-    };
+    let names = |s: Status| names_where(metrics, |m| m.status == s);
     let said =
         |outcome: Outcome, why: String| (outcome, format!("{}{why}", summary_prefix(outcome)));
     if missing > 0 {
@@ -246,12 +333,33 @@ pub fn decide(
             ),
         );
     }
-    let incomplete = names(Status::Incomplete);
+    let incomplete: Vec<&MetricResult> = metrics
+        .iter()
+        .filter(|m| m.status == Status::Incomplete)
+        .collect();
     if !incomplete.is_empty() {
-        return said(
-            Outcome::Incomplete,
-            format!("{} broke its rule", incomplete.join(", ")),
-        );
+        let (empty, broke): (Vec<&MetricResult>, Vec<&MetricResult>) =
+            incomplete.into_iter().partition(|m| m.no_data.is_some());
+        let list = |ms: &[&MetricResult]| {
+            ms.iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut why = Vec::new();
+        match empty.as_slice() {
+            [] => {}
+            [one] => why.push(format!(
+                "no data for {} ({})",
+                one.name,
+                one.no_data.as_deref().unwrap_or_default()
+            )),
+            many => why.push(format!("no data for {}", list(many))),
+        }
+        if !broke.is_empty() {
+            why.push(format!("{} broke its rule", list(&broke)));
+        }
+        return said(Outcome::Incomplete, why.join("; "));
     }
     let failed = names(Status::Fail);
     if !failed.is_empty() {
@@ -267,14 +375,25 @@ pub fn decide(
     } else {
         " (no baseline yet: absolute rules only)"
     };
+    let untested = names_where(metrics, |m| m.too_few.is_some());
+    let untested = match untested.is_empty() {
+        true => String::new(),
+        false => format!(
+            "; too few samples to test a change in {}",
+            untested.join(", ")
+        ),
+    };
     if warned.is_empty() {
         let hold = match gated {
             1 => "1 rule holds".to_string(),
             n => format!("{n} rules hold"),
         };
-        said(Outcome::Pass, format!("{hold}{base}"))
+        said(Outcome::Pass, format!("{hold}{base}{untested}"))
     } else {
-        said(Outcome::Warn, format!("{}{base}", warned.join(", ")))
+        said(
+            Outcome::Warn,
+            format!("{}{base}{untested}", warned.join(", ")),
+        )
     }
 }
 
@@ -289,8 +408,10 @@ mod tests {
     /// A rule's metric with no data in the candidate while the baseline has it (the
     /// samples it came from were deleted in the pull request) breaks the rule: it used to
     /// read "no data in this run" and hold, so deleting a kind's samples passed the gate.
+    /// Never measured on either side (a kind the suite does not have), a rule in a rules
+    /// file cannot hold either: the run is incomplete.
     #[test]
-    fn a_gated_metric_the_baseline_has_and_the_candidate_lacks_breaks_its_rule() {
+    fn a_gated_metric_the_candidate_lacks_never_holds() {
         let rules = Thresholds::parse(
             "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n[metrics.\"inference.recall\"]\nmin = 0.5\n",
             std::path::Path::new("t.toml"),
@@ -302,19 +423,35 @@ mod tests {
                 candidate: None,
                 baseline,
                 n: 0,
+                paired: None,
+                by_kind: &[],
+                keyless: &[],
             };
-            judge_values(metric, values, &rules, |_| Noise::Interval(None))
+            judge_values(
+                metric,
+                values,
+                &rules,
+                |_| Noise::Interval(None),
+                || "the run has no sample of its kind".into(),
+            )
         };
         let gone = judge("extraction.f1", Some(0.8));
-        assert_eq!(gone.status, Status::Fail, "{:?}", gone.reasons);
+        assert_eq!(gone.status, Status::Incomplete, "{:?}", gone.reasons);
         assert!(
             gone.reasons[0].contains("the baseline has 0.8000"),
             "{:?}",
             gone.reasons
         );
-        // Never measured on either side (a kind the suite does not have): not a regression.
+        assert_eq!(
+            gone.no_data.as_deref(),
+            Some("the run has no sample of its kind")
+        );
         let never = judge("inference.recall", None);
-        assert_eq!(never.status, Status::Pass, "{:?}", never.reasons);
+        assert_eq!(never.status, Status::Incomplete, "{:?}", never.reasons);
+        assert_eq!(
+            never.reasons,
+            ["no data in this run: the run has no sample of its kind"]
+        );
     }
 
     /// 40 extraction samples of 5 gold items, `found` of each found.

@@ -1,7 +1,8 @@
 //! The gate: `thresholds.toml` ([`thresholds`]), the rule each metric is held to
 //! ([`rule`]), judging metrics and deciding ([`judge`]), comparing a candidate with its
 //! baseline into a [`verdict::Verdict`] ([`compare`], with what it reports beside the
-//! metrics from `breakdown`), the per-sample fix/break analysis
+//! metrics from `breakdown`), what a rule needs before it can hold or break
+//! ([`evidence`]), the per-sample fix/break analysis
 //! ([`samples`]), diffs of broken samples ([`diff`]), the threshold ratchet ([`ratchet`])
 //! and verdict files from elsewhere, checked ([`untrusted`]) and judged again
 //! ([`rederive`]).
@@ -10,6 +11,7 @@ mod breakdown;
 pub mod comparable;
 pub mod compare;
 pub mod diff;
+pub mod evidence;
 pub mod judge;
 pub mod ratchet;
 pub mod rederive;

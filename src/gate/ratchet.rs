@@ -79,7 +79,11 @@ pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
             _ => {}
         }
         if let Some(finding) = regression_loosened(b_reg, c_reg) {
-            findings.push(format!("{name}: max_regression {finding}"));
+            let key = match metric.is_bounded() {
+                true => "max_regression",
+                false => "max_increase",
+            };
+            findings.push(format!("{name}: {key} {finding}"));
         }
         if !b.require_significance && c.require_significance {
             findings.push(format!("{name}: now requires significance before failing"));

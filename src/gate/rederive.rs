@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::evidence::no_data_in_verdict;
 use super::judge::{decide, judge_values, Noise, Values};
 use super::samples::{analyse_primaries, passes};
 use super::thresholds::Thresholds;
@@ -65,36 +66,6 @@ pub fn rederive(
             "the verdict's candidate",
         )?;
     }
-    let claimed: HashMap<&str, &MetricResult> =
-        file.metrics.iter().map(|m| (m.name.as_str(), m)).collect();
-    let names = file.metrics.iter().map(|m| m.name.as_str());
-    let mut metrics: Vec<MetricResult> =
-        crate::kinds::catalog(names.chain(thresholds.rule_names()))
-            .iter()
-            .map(|metric| {
-                let claim = claimed.get(metric.name).copied();
-                let trusted = baseline.map(|b| b.metrics.get(metric.name).and_then(|a| a.value));
-                let values = Values {
-                    candidate: claim.and_then(|m| m.candidate),
-                    baseline: trusted.unwrap_or_else(|| claim.and_then(|m| m.baseline)),
-                    n: claim.map_or(0, |m| m.n),
-                };
-                // The spreads are shown, never judged: the candidate's as claimed (checked to
-                // be in range), the baseline's from the trusted baseline when there is one.
-                let trusted_runs =
-                    baseline.map(|b| b.metrics.get(metric.name).and_then(|a| a.spread));
-                MetricResult {
-                    candidate_runs: claim.and_then(|m| m.candidate_runs),
-                    baseline_runs: trusted_runs
-                        .unwrap_or_else(|| claim.and_then(|m| m.baseline_runs)),
-                    ..judge_values(metric, values, thresholds, |confidence| {
-                        noise(claim, values.baseline, confidence)
-                    })
-                }
-            })
-            .collect();
-    metrics.sort_by_key(|m| m.status.rank());
-    let sample_pass = thresholds.sample_pass();
     let before: HashMap<&str, f64> = match baseline {
         Some(b) => b
             .samples
@@ -108,10 +79,77 @@ pub fn rederive(
             .collect(),
     };
     let has_baseline = baseline.is_some() || file.baseline_present;
+    let kinds: Vec<crate::suite::Kind> = crate::suite::Kind::ALL
+        .into_iter()
+        .filter(|k| file.sample_results.iter().any(|s| s.kind == *k))
+        .collect();
+    let claimed: HashMap<&str, &MetricResult> =
+        file.metrics.iter().map(|m| (m.name.as_str(), m)).collect();
+    let names = file.metrics.iter().map(|m| m.name.as_str());
+    let mut metrics: Vec<MetricResult> =
+        crate::kinds::catalog(names.chain(thresholds.rule_names()))
+            .iter()
+            .map(|metric| {
+                let claim = claimed.get(metric.name).copied();
+                let trusted = baseline.map(|b| b.metrics.get(metric.name).and_then(|a| a.value));
+                // The pairs: at most the samples of the metric's kind both runs scored, and
+                // never more than the file claims counted towards it.
+                let paired = has_baseline.then(|| {
+                    let kind = crate::kinds::owner(metric.name);
+                    let shared = file
+                        .sample_results
+                        .iter()
+                        .filter(|s| kind.is_none_or(|k| s.kind == k))
+                        .filter(|s| before.contains_key(s.id.as_str()))
+                        .count();
+                    claim
+                        .and_then(|m| m.paired)
+                        .map_or(shared, |p| p.min(shared))
+                });
+                // A metric judged per kind: the file's value of each kind.
+                let by_kind: Vec<(crate::suite::Kind, f64)> = match metric.is_judged_per_kind() {
+                    true => file
+                        .groups
+                        .iter()
+                        .filter(|g| g.dimension == "kind" && g.metric == metric.name)
+                        .filter_map(|g| {
+                            Some((crate::suite::Kind::from_norm(&g.group)?, g.candidate?))
+                        })
+                        .collect(),
+                    false => Vec::new(),
+                };
+                let values = Values {
+                    candidate: claim.and_then(|m| m.candidate),
+                    baseline: trusted.unwrap_or_else(|| claim.and_then(|m| m.baseline)),
+                    n: claim.map_or(0, |m| m.n),
+                    paired,
+                    by_kind: &by_kind,
+                    keyless: &file.keyless,
+                };
+                // The spreads are shown, never judged: the candidate's as claimed (checked to
+                // be in range), the baseline's from the trusted baseline when there is one.
+                let trusted_runs =
+                    baseline.map(|b| b.metrics.get(metric.name).and_then(|a| a.spread));
+                MetricResult {
+                    candidate_runs: claim.and_then(|m| m.candidate_runs),
+                    baseline_runs: trusted_runs
+                        .unwrap_or_else(|| claim.and_then(|m| m.baseline_runs)),
+                    ..judge_values(
+                        metric,
+                        values,
+                        thresholds,
+                        |confidence| noise(claim, values.baseline, confidence),
+                        || no_data_in_verdict(metric, &kinds),
+                    )
+                }
+            })
+            .collect();
+    metrics.sort_by_key(|m| m.status.rank());
+    let sample_pass = thresholds.sample_pass();
     let after = || {
         file.sample_results
             .iter()
-            .map(|s| (s.id.as_str(), s.primary, s.error.as_ref().map(|e| e.kind)))
+            .map(|s| (s.id.as_str(), s.primary, s.error.as_ref()))
     };
     let samples = has_baseline.then(|| analyse_primaries(&before, after(), sample_pass));
     let (added, removed) = match baseline {
@@ -214,6 +252,7 @@ pub fn rederive(
         rules_source: thresholds.source.to_string(),
         failures: file.failures.clone(),
         keyless: file.keyless.clone(),
+        judge: file.judge.clone(),
     };
     Ok(Rederived {
         verdict: derived,

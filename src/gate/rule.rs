@@ -12,24 +12,41 @@ use crate::metrics::registry::Metric;
 pub struct Rule {
     pub min: Option<f64>,
     pub max: Option<f64>,
-    /// As written: `0.02` or `"5%"`.
+    /// As written: `0.02` or `"5%"` (metrics with bounded values).
     pub max_regression: Option<String>,
+    /// As written, `"10%"`: the rise allowed in a metric without an upper bound, relative
+    /// to the baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_increase: Option<String>,
     pub require_significance: bool,
     pub confidence: f64,
     pub severity: String,
+    /// The unit of the bounds (`USD`, `tokens`, `ms`) of a metric without an upper bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }
 
 impl Rule {
-    /// `≥ 0.8, ≤ 0.1, Δ ≤ 0.02 (sig.)`: the rule in a few characters.
+    /// `≥ 0.8, ≤ 0.1, Δ ≤ 0.02 (sig.)`, `≤ 5 USD, Δ ≤ +10% (sig.)`: the rule in a few
+    /// characters, with the unit of its bounds and of its allowed change.
     pub fn describe(&self) -> String {
+        let unit = self
+            .unit
+            .as_deref()
+            .map_or(String::new(), |u| format!(" {u}"));
         let mut parts = Vec::new();
         if let Some(x) = self.min {
-            parts.push(format!("≥ {x}"));
+            parts.push(format!("≥ {x}{unit}"));
         }
         if let Some(x) = self.max {
-            parts.push(format!("≤ {x}"));
+            parts.push(format!("≤ {x}{unit}"));
         }
-        if let Some(x) = &self.max_regression {
+        let change = match (&self.max_regression, &self.max_increase) {
+            (Some(x), _) => Some(x.clone()),
+            (None, Some(x)) => Some(format!("+{x}")),
+            (None, None) => None,
+        };
+        if let Some(x) = change {
             parts.push(format!(
                 "Δ ≤ {x}{}",
                 if self.require_significance {
@@ -49,11 +66,33 @@ impl Rule {
 /// (`parse.error_rate`) or hold no JSON at all (`parse.no_json_rate`).
 pub const DEFAULT_MAX_ERROR_RATE: f64 = 0.10;
 
-/// Whether `metric` gets the built-in run-health ceiling when no rule names it.
-fn built_in_health(metric: &Metric, thresholds: &Thresholds) -> bool {
-    metric.name == "run.error_rate"
-        || (thresholds.is_built_in()
-            && matches!(metric.name, "parse.error_rate" | "parse.no_json_rate"))
+/// The built-in ceiling on `parse.keyless_rate`, for each kind apart: when most of a kind's
+/// answers hold none of the keys it reads, its scores measure a misnamed key, not quality,
+/// and the run is incomplete unless `thresholds.toml` has its own `parse.keyless_rate` rule.
+pub const DEFAULT_MAX_KEYLESS_RATE: f64 = 0.5;
+
+/// The built-in run-health ceiling `metric` gets when no rule names it.
+fn built_in_health(metric: &Metric, thresholds: &Thresholds) -> Option<f64> {
+    match metric.name {
+        "run.error_rate" => Some(DEFAULT_MAX_ERROR_RATE),
+        "parse.keyless_rate" => Some(DEFAULT_MAX_KEYLESS_RATE),
+        "parse.error_rate" | "parse.no_json_rate" if thresholds.is_built_in() => {
+            Some(DEFAULT_MAX_ERROR_RATE)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `metric` gets the built-in ceiling of 0 that keeps a cost or token rule from
+/// being judged on usage a pipeline got wrong: `run.usage_invalid_rate`, when the rules
+/// gate `run.cost_usd` or `run.tokens_total` and say nothing of it themselves. Those
+/// numbers were dropped (or replaced by goldgate's count), so the sum a rule would read is
+/// not the pipeline's: the run is incomplete rather than passed.
+fn built_in_usage(metric: &Metric, thresholds: &Thresholds) -> bool {
+    metric.name == "run.usage_invalid_rate"
+        && thresholds
+            .rule_names()
+            .any(|n| matches!(n, "run.cost_usd" | "run.tokens_total"))
 }
 
 /// What the built-in rules are, in a sentence, for reports that say they were used.
@@ -63,9 +102,10 @@ pub fn built_in_rules() -> String {
         .map(|k| k.primary_metric())
         .collect();
     format!(
-        "a significant drop of more than 0.02 in a kind's primary metric ({}) fails; more than {}% failed calls, answers that do not parse or answers without JSON make the run incomplete",
+        "a significant drop of more than 0.02 in a kind's primary metric ({}) fails; more than {}% failed calls, answers that do not parse or answers without JSON make the run incomplete, and so do more than {}% of a kind's answers holding none of the keys it reads",
         primaries.join(", "),
-        DEFAULT_MAX_ERROR_RATE * 100.0
+        DEFAULT_MAX_ERROR_RATE * 100.0,
+        DEFAULT_MAX_KEYLESS_RATE * 100.0
     )
 }
 
@@ -89,29 +129,45 @@ pub fn rule_for(
         .map(|(_, r)| r.clone());
     let configured = match configured {
         Some(r) => r,
-        None if built_in_health(metric, thresholds) => {
+        None if built_in_health(metric, thresholds).is_some()
+            || built_in_usage(metric, thresholds) =>
+        {
+            let ceiling = match built_in_usage(metric, thresholds) {
+                true => Some(0.0),
+                false => built_in_health(metric, thresholds),
+            };
             let rule = Rule {
                 min: None,
-                max: Some(DEFAULT_MAX_ERROR_RATE),
+                max: ceiling,
                 max_regression: None,
+                max_increase: None,
                 require_significance: false,
                 confidence: defaults.confidence,
                 severity: "fail".into(),
+                unit: None,
             };
             return Some((rule, None, Severity::Fail));
         }
         None => return None,
     };
     // A metric with no better direction has bounds only (the default allowance is not its).
-    let regression = configured
-        .max_regression()
-        .or(defaults.max_regression)
-        .filter(|_| metric.direction != crate::metrics::registry::Direction::Neither);
+    // A bounded metric's change is in its own units (`max_regression`); one without an upper
+    // bound (cost, tokens, latency) changes relative to the baseline (`max_increase`), never
+    // by the default 0.02 read as dollars or milliseconds.
+    let bounded = metric.is_bounded();
+    let regression = match bounded {
+        true => configured.max_regression().or(defaults.max_regression),
+        false => configured.max_increase().or(defaults.max_increase),
+    }
+    .filter(|_| metric.direction != crate::metrics::registry::Direction::Neither);
     let severity = configured.severity.unwrap_or(defaults.severity);
+    let written = |keep: bool| regression.filter(|_| keep).map(|r| r.to_string());
     let rule = Rule {
         min: configured.min(),
         max: configured.max(),
-        max_regression: regression.map(|r| r.to_string()),
+        max_regression: written(bounded),
+        max_increase: written(!bounded),
+        unit: (!metric.unit.is_empty()).then(|| metric.unit.to_string()),
         require_significance: configured
             .require_significance
             .unwrap_or(defaults.require_significance),
@@ -122,4 +178,122 @@ pub fn rule_for(
         },
     };
     Some((rule, regression, severity))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn rules(text: &str) -> crate::error::Result<Thresholds> {
+        Thresholds::parse(
+            &format!("version = 1\n{text}"),
+            Path::new("thresholds.toml"),
+        )
+    }
+
+    fn described(t: &Thresholds, name: &str) -> Option<String> {
+        let metric = crate::kinds::find(name).unwrap();
+        rule_for(metric, t).map(|(rule, _, _)| rule.describe())
+    }
+
+    /// The default allowed regression is in a bounded metric's own units (0.02 of a share);
+    /// a metric without an upper bound (cost, tokens, latency) never inherits it as dollars,
+    /// tokens or milliseconds, and its bounds say their unit.
+    #[test]
+    fn defaults_for_regressions_apply_to_bounded_metrics_only() {
+        let t = rules("[metrics.\"run.cost_usd\"]\nmax = 0.005\n[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n[metrics.\"run.tokens_total\"]\nmax = 50000\n[metrics.\"extraction.f1\"]\nmin = 0.8\n").unwrap();
+        assert_eq!(described(&t, "run.cost_usd").unwrap(), "≤ 0.005 USD");
+        assert_eq!(described(&t, "run.latency_p95_ms").unwrap(), "≤ 30000 ms");
+        assert_eq!(described(&t, "run.tokens_total").unwrap(), "≤ 50000 tokens");
+        assert_eq!(
+            described(&t, "extraction.f1").unwrap(),
+            "≥ 0.8, Δ ≤ 0.02 (sig.)"
+        );
+        let cost = crate::kinds::find("run.cost_usd").unwrap();
+        assert_eq!(rule_for(cost, &t).unwrap().1, None);
+    }
+
+    /// An unbounded metric takes a change relative to the baseline, `max_increase = "10%"`
+    /// (also under `[defaults]`), and says so; an absolute `max_regression` on it, a
+    /// `max_increase` that is no percentage or on a bounded metric, are refused.
+    #[test]
+    fn unbounded_metrics_take_a_relative_increase() {
+        let t = rules("[metrics.\"run.cost_usd\"]\nmax = 5\nmax_increase = \"10%\"\n").unwrap();
+        assert_eq!(
+            described(&t, "run.cost_usd").unwrap(),
+            "≤ 5 USD, Δ ≤ +10% (sig.)"
+        );
+        let cost = crate::kinds::find("run.cost_usd").unwrap();
+        let (rule, regression, _) = rule_for(cost, &t).unwrap();
+        assert_eq!(regression, Some(Regression::Relative(0.1)));
+        assert_eq!(
+            (rule.max_increase.as_deref(), rule.max_regression),
+            (Some("10%"), None)
+        );
+        assert_eq!(rule.unit.as_deref(), Some("USD"));
+        let t = rules("[defaults]\nmax_increase = \"25%\"\n[metrics.\"run.latency_p95_ms\"]\n[metrics.\"extraction.f1\"]\n").unwrap();
+        assert_eq!(
+            described(&t, "run.latency_p95_ms").unwrap(),
+            "Δ ≤ +25% (sig.)"
+        );
+        assert_eq!(described(&t, "extraction.f1").unwrap(), "Δ ≤ 0.02 (sig.)");
+        for (text, says) in [
+            (
+                "[metrics.\"run.cost_usd\"]\nmax_regression = 0.02\n",
+                "no upper bound",
+            ),
+            (
+                "[metrics.\"run.cost_usd\"]\nmax_regression = \"10%\"\n",
+                "no upper bound",
+            ),
+            (
+                "[metrics.\"run.cost_usd\"]\nmax_increase = 0.5\n",
+                "a percentage",
+            ),
+            ("[defaults]\nmax_increase = 2\n", "a percentage"),
+            (
+                "[metrics.\"extraction.f1\"]\nmax_increase = \"10%\"\n",
+                "bounded",
+            ),
+            (
+                "[metrics.\"run.cost_usd\"]\nmax_increase = \"-5%\"\n",
+                ">= 0",
+            ),
+        ] {
+            let e = rules(text).unwrap_err().to_string();
+            assert!(
+                e.contains("thresholds.toml:") && e.contains(says),
+                "{text}: {e}"
+            );
+        }
+    }
+
+    /// A rise in cost is judged against the baseline's cost: 20% more fails a 10%
+    /// allowance, 5% more holds it; without `max_increase` a rise of any size is not a
+    /// regression the default allowance judges (only the ceiling is).
+    #[test]
+    fn a_relative_increase_is_judged_against_the_baseline() {
+        use crate::gate::judge::{judge_values, Noise, Values};
+        use crate::gate::verdict::Status;
+        let cost = crate::kinds::find("run.cost_usd").unwrap();
+        let judged = |t: &Thresholds, candidate: f64| {
+            let values = Values {
+                candidate: Some(candidate),
+                baseline: Some(1.0),
+                n: 20,
+                paired: Some(20),
+                by_kind: &[],
+                keyless: &[],
+            };
+            let ci = [candidate - 1.0 - 0.01, candidate - 1.0 + 0.01];
+            judge_values(cost, values, t, |_| Noise::Interval(Some(ci)), String::new).status
+        };
+        let t = rules("[metrics.\"run.cost_usd\"]\nmax_increase = \"10%\"\n").unwrap();
+        assert_eq!(judged(&t, 1.2), Status::Fail);
+        assert_eq!(judged(&t, 1.05), Status::Pass);
+        let ceiling = rules("[metrics.\"run.cost_usd\"]\nmax = 5\n").unwrap();
+        assert_eq!(judged(&ceiling, 1.2), Status::Pass);
+        assert_eq!(judged(&ceiling, 5.5), Status::Fail);
+    }
 }

@@ -1,13 +1,15 @@
 //! Per-sample regression analysis: with pass = primary score ≥ `sample_pass` (within
 //! [`PASS_TOLERANCE`]), each sample both runs scored is a fix (fail → pass), a break
 //! (pass → fail), a keep or a still; rates of each, score changes, and McNemar's exact test
-//! on the flips.
+//! on the flips. A sample the candidate has no answer for (every call failed: it crashed,
+//! timed out, …) is none of these: it is counted and listed apart with how its call failed
+//! and why, never compared as an empty answer.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::runfile::record::ErrorKind;
+use crate::runfile::record::RecordError;
 use crate::score::file::ScoreFile;
 
 /// How far below `sample_pass` a primary score may be from rounding alone and still pass:
@@ -26,16 +28,24 @@ pub struct Change {
     pub id: String,
     pub baseline: f64,
     pub candidate: f64,
-    /// How the candidate's call failed, when it did (a crash, a timeout): reports name the
-    /// sample by it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failure: Option<ErrorKind>,
+}
+
+/// A sample both runs have that the candidate has no answer for: every call failed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Unanswered {
+    pub id: String,
+    /// Its primary score in the baseline.
+    pub baseline: f64,
+    /// How its first call failed (a crash, a timeout …) and why: the cause as recorded
+    /// (its first line, the sample id replaced by `<id>`, cut).
+    pub error: RecordError,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleAnalysis {
     pub sample_pass: f64,
-    /// Samples both runs scored.
+    /// Samples both runs scored: the fixed, broken, kept and still failing ones, and those
+    /// the candidate has no answer for.
     pub shared: usize,
     pub fix: usize,
     #[serde(rename = "break")]
@@ -46,9 +56,9 @@ pub struct SampleAnalysis {
     pub fix_rate: Option<f64>,
     /// break / (break + keep); `null` when nothing was passing.
     pub break_rate: Option<f64>,
-    /// (fix − break) / shared.
+    /// (fix − break) / the samples compared (shared, less those without an answer).
     pub net_gain: Option<f64>,
-    /// Share of samples whose primary score changed, rose, fell.
+    /// Share of the samples compared whose primary score changed, rose, fell.
     pub changed_rate: Option<f64>,
     pub changed_and_improved_rate: Option<f64>,
     pub changed_and_degraded_rate: Option<f64>,
@@ -57,6 +67,9 @@ pub struct SampleAnalysis {
     pub fixed: Vec<Change>,
     pub broken: Vec<Change>,
     pub still_failing: Vec<Change>,
+    /// The samples the candidate has no answer for, in report order.
+    #[serde(default)]
+    pub unanswered: Vec<Unanswered>,
 }
 
 /// Compare the per-sample primary scores of two runs.
@@ -69,15 +82,15 @@ pub fn analyse(baseline: &ScoreFile, candidate: &ScoreFile, sample_pass: f64) ->
     let after = candidate
         .samples
         .iter()
-        .map(|s| (s.id.as_str(), s.primary, s.errors.first().map(|e| e.kind)));
+        .map(|s| (s.id.as_str(), s.primary, s.unanswered()));
     analyse_primaries(&before, after, sample_pass)
 }
 
 /// Compare per-sample primary scores: the baseline's by sample id, and the candidate's
-/// (id, primary, how its call failed) in report order.
+/// (id, primary, and how its calls failed when it has no answer) in report order.
 pub fn analyse_primaries<'a>(
     before: &HashMap<&str, f64>,
-    candidate: impl Iterator<Item = (&'a str, f64, Option<ErrorKind>)>,
+    candidate: impl Iterator<Item = (&'a str, f64, Option<&'a RecordError>)>,
     sample_pass: f64,
 ) -> SampleAnalysis {
     let mut a = SampleAnalysis {
@@ -85,16 +98,23 @@ pub fn analyse_primaries<'a>(
         ..SampleAnalysis::default()
     };
     let (mut changed, mut improved, mut degraded) = (0usize, 0usize, 0usize);
-    for (id, c, failure) in candidate {
+    for (id, c, unanswered) in candidate {
         let Some(&b) = before.get(id) else {
             continue;
         };
         a.shared += 1;
+        if let Some(error) = unanswered {
+            a.unanswered.push(Unanswered {
+                id: id.to_string(),
+                baseline: b,
+                error: error.clone(),
+            });
+            continue;
+        }
         let change = Change {
             id: id.to_string(),
             baseline: b,
             candidate: c,
-            failure,
         };
         match (passes(b, sample_pass), passes(c, sample_pass)) {
             (false, true) => {
@@ -118,12 +138,13 @@ pub fn analyse_primaries<'a>(
         }
     }
     let rate = |x: usize, of: usize| (of > 0).then(|| x as f64 / of as f64);
+    let compared = a.shared - a.unanswered.len();
     a.fix_rate = rate(a.fix, a.fix + a.still);
     a.break_rate = rate(a.break_, a.break_ + a.keep);
-    a.net_gain = (a.shared > 0).then(|| (a.fix as f64 - a.break_ as f64) / a.shared as f64);
-    a.changed_rate = rate(changed, a.shared);
-    a.changed_and_improved_rate = rate(improved, a.shared);
-    a.changed_and_degraded_rate = rate(degraded, a.shared);
+    a.net_gain = (compared > 0).then(|| (a.fix as f64 - a.break_ as f64) / compared as f64);
+    a.changed_rate = rate(changed, compared);
+    a.changed_and_improved_rate = rate(improved, compared);
+    a.changed_and_degraded_rate = rate(degraded, compared);
     a.mcnemar_p = mcnemar_exact(a.fix, a.break_);
     a.broken
         .sort_by(|x, y| (y.baseline - y.candidate).total_cmp(&(x.baseline - x.candidate)));

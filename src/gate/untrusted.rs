@@ -284,6 +284,23 @@ fn check(v: &Verdict, at: &dyn Fn(&str) -> Location, positions: &Positions) -> V
                 }
             }
         }
+        lists.push((
+            "/samples/unanswered".into(),
+            a.unanswered.iter().map(|u| u.id.as_str()).collect(),
+        ));
+        for (i, u) in a.unanswered.iter().enumerate() {
+            if !primary(u.baseline) {
+                problem(
+                    format!("/samples/unanswered/{i}"),
+                    format!(
+                        "score {} of sample {} is outside [0, 1]",
+                        u.baseline,
+                        shown(&u.id)
+                    ),
+                    SCORE_HINT,
+                );
+            }
+        }
     }
     for (list, ids) in lists {
         let mut first: HashMap<&str, usize> = HashMap::new();

@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use crate::error::Outcome;
+use crate::judge::reviews::JudgeReviews;
 use crate::metrics::aggregate::Spread;
 use crate::metrics::registry::Direction;
 use crate::runfile::failures::FailedCalls;
 use crate::runfile::record::RecordError;
-use crate::score::file::Provenance;
+use crate::score::file::{Provenance, ScoringSummary};
 
 use super::diff::SampleDiff;
 use super::rule::Rule;
@@ -70,6 +71,28 @@ pub struct MetricResult {
     /// change for the worse this comparison could have called significant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detectable: Option<Detectable>,
+    /// With a baseline: the samples both runs scored that count towards the metric, the
+    /// pairs its paired interval is drawn over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<usize>,
+    /// Why the candidate has no value, when its rule needed one: the run is incomplete (a
+    /// `warn` rule warns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_data: Option<String>,
+    /// When a change beyond the rule's allowance was not tested: too few paired samples for
+    /// the paired test to reach the rule's confidence (floors and ceilings still apply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub too_few: Option<TooFew>,
+}
+
+/// Too few paired samples to test a change: the paired test could not reach the rule's
+/// confidence with `samples` pairs, whatever they showed (docs/thresholds.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TooFew {
+    /// The samples both runs scored that count towards the metric.
+    pub samples: usize,
+    /// The fewest with which the paired test can reach the rule's confidence.
+    pub needed: usize,
 }
 
 /// The smallest change for the worse a comparison can call significant: how far the
@@ -145,6 +168,9 @@ pub struct Verdict {
     /// The candidate's answers that parsed but hold none of the keys their kind reads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keyless: Vec<crate::kinds::keys::Keyless>,
+    /// The judgements the LLM judge failed and the documents suspect of steering it.
+    #[serde(default, skip_serializing_if = "JudgeReviews::is_empty")]
+    pub judge: JudgeReviews,
 }
 
 impl Verdict {
@@ -180,7 +206,8 @@ pub struct SampleResult {
     pub primary: f64,
     pub baseline: Option<f64>,
     pub pass: bool,
-    /// The first failed call of the sample (its kind and cause), when one failed.
+    /// How the sample's first call failed (its kind and cause) when every call failed: the
+    /// sample has no answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<RecordError>,
 }
@@ -204,8 +231,11 @@ pub struct ProvenanceReport {
 }
 
 /// What changed between a baseline's provenance and a candidate's (suite, pipeline, model,
-/// goldgate, scoring settings). The number of repeats is not among them: each sample's
-/// value is the mean over its repeats on both sides, and the spread over runs shows it.
+/// goldgate, scoring settings), each named: the pipeline by what differs in what went into
+/// its fingerprint (prompt and fingerprint files, settings, the model) when both score files
+/// record it, else by its fingerprints; the scoring settings by the keys that differ. The
+/// number of repeats is not among them: each sample's value is the mean over its repeats on
+/// both sides, and the spread over runs shows it.
 pub fn provenance_differences(b: &Provenance, c: &Provenance) -> Vec<String> {
     let mut out = Vec::new();
     let mut diff = |what: &str, x: String, y: String| {
@@ -219,23 +249,89 @@ pub fn provenance_differences(b: &Provenance, c: &Provenance) -> Vec<String> {
         c.suite_fingerprint.clone(),
     );
     let shown = |x: &Option<String>| x.clone().unwrap_or_else(|| "(none)".into());
-    diff(
-        "pipeline",
-        shown(&b.pipeline_fingerprint),
-        shown(&c.pipeline_fingerprint),
-    );
-    diff("model", shown(&b.model), shown(&c.model));
+    let named = match (&b.pipeline, &c.pipeline) {
+        (Some(then), Some(now)) if b.pipeline_fingerprint != c.pipeline_fingerprint => {
+            Some(pipeline_changes(then, now, b, c))
+        }
+        _ => None,
+    };
+    match &named {
+        Some(changes) => out.push(format!("pipeline changed: {changes}")),
+        None => {
+            diff(
+                "pipeline",
+                shown(&b.pipeline_fingerprint),
+                shown(&c.pipeline_fingerprint),
+            );
+            diff("model", shown(&b.model), shown(&c.model));
+        }
+    }
+    let mut diff = |what: &str, x: String, y: String| {
+        if x != y {
+            out.push(format!("{what}: {x} → {y}"));
+        }
+    };
     diff(
         "goldgate",
         b.goldgate_version.clone(),
         c.goldgate_version.clone(),
     );
-    diff(
-        "scoring settings",
-        serde_json::to_string(&b.scoring).unwrap_or_default(),
-        serde_json::to_string(&c.scoring).unwrap_or_default(),
-    );
+    let scoring = scoring_changes(&b.scoring, &c.scoring);
+    if !scoring.is_empty() {
+        out.push(format!("scoring settings: {}", scoring.join(", ")));
+    }
     out
+}
+
+/// What differs between two pipelines, for people: [`FingerprintParts::changes_since`], with
+/// the commits to diff when the repository's files changed, or both fingerprints when
+/// nothing recorded names the change.
+fn pipeline_changes(
+    then: &crate::runfile::record::FingerprintParts,
+    now: &crate::runfile::record::FingerprintParts,
+    b: &Provenance,
+    c: &Provenance,
+) -> String {
+    let short = |s: &Option<String>| s.as_deref().map(|s| s.chars().take(12).collect::<String>());
+    let mut changes = now.changes_since(then);
+    if let (Some(item), Some(x), Some(y)) = (
+        changes
+            .iter_mut()
+            .find(|c| *c == "the repository's tracked files"),
+        short(&b.git_sha),
+        short(&c.git_sha),
+    ) {
+        if x != y {
+            item.push_str(&format!(" (git diff {x} {y})"));
+        }
+    }
+    match changes.is_empty() {
+        false => changes.join(", "),
+        true => format!(
+            "its fingerprint ({} → {})",
+            short(&b.pipeline_fingerprint).unwrap_or_default(),
+            short(&c.pipeline_fingerprint).unwrap_or_default()
+        ),
+    }
+}
+
+/// Each scoring setting that differs, with both values (`requirement_threshold 0.6 → 0.7`).
+fn scoring_changes(b: &ScoringSummary, c: &ScoringSummary) -> Vec<String> {
+    let (Ok(serde_json::Value::Object(x)), Ok(serde_json::Value::Object(y))) =
+        (serde_json::to_value(b), serde_json::to_value(c))
+    else {
+        return Vec::new();
+    };
+    let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+    let value = |v: Option<&serde_json::Value>| match v {
+        None => "(none)".to_string(),
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    keys.into_iter()
+        .filter(|k| x.get(*k) != y.get(*k))
+        .map(|k| format!("{k} {} → {}", value(x.get(k)), value(y.get(k))))
+        .collect()
 }
 
 /// Metric name → result, for tests and reports.
@@ -293,6 +389,47 @@ mod tests {
         assert_eq!(
             provenance_differences(&base, &cand),
             ["model: (none) → gpt-x"]
+        );
+    }
+
+    /// Two pipelines whose score files record what went into their fingerprints are told
+    /// apart by what changed (the prompt file, the model), not by two hashes; so are the
+    /// scoring settings, by the keys that differ.
+    #[test]
+    fn a_change_of_pipeline_or_scoring_is_named() {
+        use crate::runfile::record::FingerprintParts;
+        let base = crate::gate::compare::tests::file(&[(1.0, 0.0, 0.0, false)], "1").provenance;
+        let parts = |model: &str, prompt: &str| FingerprintParts {
+            adapter: "chat".into(),
+            source: "prompts".into(),
+            model: Some(model.into()),
+            settings: [("[pipeline] model".to_string(), format!("sha256:{model}"))].into(),
+            files: [("prompts/extraction.j2".to_string(), prompt.to_string())].into(),
+            ..FingerprintParts::default()
+        };
+        let (mut b, mut c) = (base.clone(), base);
+        b.pipeline_fingerprint = Some("sha256:669a".into());
+        b.model = Some("gpt-4o-mini".into());
+        b.pipeline = Some(parts("gpt-4o-mini", "sha256:1"));
+        c.pipeline_fingerprint = Some("sha256:f53b".into());
+        c.model = Some("gpt-4.1-mini".into());
+        c.pipeline = Some(parts("gpt-4.1-mini", "sha256:2"));
+        c.scoring.requirement_threshold = 0.7;
+        assert_eq!(
+            provenance_differences(&b, &c),
+            [
+                "pipeline changed: prompts/extraction.j2, [pipeline] model (gpt-4o-mini → gpt-4.1-mini)",
+                "scoring settings: requirement_threshold 0.6 → 0.7",
+            ]
+        );
+        // A side that does not record its parts (an older score file) shows the hashes.
+        b.pipeline = None;
+        assert_eq!(
+            provenance_differences(&b, &c)[..2],
+            [
+                "pipeline: sha256:669a → sha256:f53b",
+                "model: gpt-4o-mini → gpt-4.1-mini"
+            ]
         );
     }
 

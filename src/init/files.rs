@@ -1,7 +1,9 @@
 //! The files of a new project, rendered for its task kinds and pipeline: the templates under
 //! `templates/init/` (built into the binary; minijinja, with `pipeline`, `kinds` and `docs`,
-//! the address of goldgate's documentation), the workflows (see [`super::workflows`]) and,
-//! for a `chat` pipeline, its prompts made from the built-in ones, one branch per kind.
+//! the address of goldgate's documentation), each kind's samples (its template holds them
+//! all, cut at `---` lines into one file each), the stub's answers to them (see
+//! [`super::stub`]), the workflows (see [`super::workflows`]) and, for a `chat` pipeline, its
+//! prompts made from the built-in ones, one branch per kind.
 
 use std::path::PathBuf;
 
@@ -86,15 +88,33 @@ const WORKFLOWS: &[(&str, &str)] = &[
 const TUPLES_PROMPT: &str = include_str!("../../templates/init/prompts/tuples.j2");
 const TUPLES_SYSTEM: &str = include_str!("../../templates/init/prompts/tuples-system.j2");
 
-/// The example sample of each kind: its id (the file's name).
-fn sample_id(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Extraction => "ext-001",
-        Kind::Inference => "inf-001",
-        Kind::Validation => "val-001",
-        Kind::E2e => "e2e-001",
-        Kind::Tuples => "tup-001",
+/// The samples a kind's template holds, each written to `suite/KIND/ID.yaml`: the rendered
+/// template cut at every `---` line, each part with its id and its value (the first part
+/// keeps the comment that explains the kind's samples).
+fn samples(kind: Kind, rendered: &str) -> Result<Vec<(String, String, serde_json::Value)>> {
+    let mut parts = vec![String::new()];
+    for line in rendered.split_inclusive('\n') {
+        match line.trim_end() == "---" {
+            true => parts.push(String::new()),
+            false => parts.last_mut().map_or((), |p| p.push_str(line)),
+        }
     }
+    parts
+        .into_iter()
+        .map(|text| {
+            let bug = |what: String| {
+                Error::internal(format!("the init samples of {}: {what}", kind.as_str()))
+            };
+            let value = crate::document::parse_yaml(&text)
+                .map_err(|e| bug(e.message))?
+                .value;
+            let id = value["id"]
+                .as_str()
+                .ok_or_else(|| bug("a sample without an id".into()))?
+                .to_string();
+            Ok((id, text, value))
+        })
+        .collect()
 }
 
 /// Every file of a project with these task kinds (in goldgate's order, each once) and this
@@ -127,12 +147,22 @@ pub fn scaffold(kinds: &[Kind], pipeline: Pipeline) -> Result<Vec<File>> {
         file("thresholds.toml".into(), render("thresholds.toml")?),
         file("suite/suite.toml".into(), render("suite/suite.toml")?),
     ];
+    let mut answered = Vec::new();
     for kind in &kinds {
-        let path = format!("suite/{}/{}.yaml", kind.as_str(), sample_id(*kind));
-        files.push(file(path, render(kind.as_str())?));
+        for (id, text, value) in samples(*kind, &render(kind.as_str())?)? {
+            files.push(file(format!("suite/{}/{id}.yaml", kind.as_str()), text));
+            answered.push((*kind, value));
+        }
     }
     match pipeline {
-        Pipeline::Command => files.push(file("pipeline.py".into(), render("pipeline.py")?)),
+        Pipeline::Command => {
+            let ctx = context! { examples => super::stub::examples(&answered), ..ctx.clone() };
+            let text = env
+                .get_template("pipeline.py")
+                .and_then(|t| t.render(&ctx))
+                .map_err(|e| Error::internal(format!("the init template pipeline.py: {e:#}")))?;
+            files.push(file("pipeline.py".into(), text));
+        }
         Pipeline::Chat => {
             files.push(file("prompts/system.j2".into(), system_prompt(&kinds)));
             files.push(file("prompts/user.j2".into(), user_prompt(&kinds)));
@@ -228,8 +258,11 @@ mod tests {
                         f.path.display()
                     );
                 }
-                let sample = format!("suite/{}/{}.yaml", kind.as_str(), sample_id(kind));
-                assert!(paths.contains(&sample), "{paths:?}");
+                let samples = paths
+                    .iter()
+                    .filter(|p| p.starts_with(&format!("suite/{}/", kind.as_str())))
+                    .count();
+                assert_eq!(samples, SAMPLES_PER_KIND, "{paths:?}");
                 assert_eq!(
                     paths.iter().any(|p| p == "pipeline.py"),
                     pipeline == Pipeline::Command
@@ -252,10 +285,65 @@ mod tests {
             .map(|f| f.path.display().to_string())
             .filter(|p| p.ends_with(".yaml"))
             .collect();
+        let expected: Vec<String> = ["extraction/ext", "tuples/tup"]
+            .iter()
+            .flat_map(|k| (1..=SAMPLES_PER_KIND).map(move |i| format!("suite/{k}-{i:03}.yaml")))
+            .collect();
+        assert_eq!(samples, expected);
+    }
+
+    /// The fewest paired samples with which a change can be significant at the default
+    /// confidence: the scaffold has that many of each kind, so the first drop a new user
+    /// makes is tested, not waved through as "too few samples".
+    const SAMPLES_PER_KIND: usize = 6;
+
+    #[test]
+    fn every_kind_has_enough_samples_to_test_a_change_and_the_stub_answers_each() {
+        let confidence = crate::gate::thresholds::Thresholds::built_in()
+            .defaults()
+            .confidence;
         assert_eq!(
-            samples,
-            ["suite/extraction/ext-001.yaml", "suite/tuples/tup-001.yaml"]
+            SAMPLES_PER_KIND,
+            crate::gate::evidence::min_paired(confidence)
         );
+        let files = scaffold(&Kind::ALL, Pipeline::Command).unwrap();
+        let stub = &files
+            .iter()
+            .find(|f| f.path.as_os_str() == "pipeline.py")
+            .unwrap()
+            .text;
+        for f in files.iter().filter(|f| f.path.starts_with("suite/")) {
+            let Some(id) = f.path.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            if f.path.extension().is_some_and(|e| e == "yaml") {
+                assert!(
+                    f.text.contains(&format!("id: {id}\n")),
+                    "{}",
+                    f.path.display()
+                );
+                assert!(
+                    stub.contains(&format!("\"{id}\": {{")),
+                    "the stub answers {id}"
+                );
+            }
+        }
+        // Each kind's first sample keeps the comment that explains it; the others start
+        // with their id.
+        let first = files
+            .iter()
+            .find(|f| f.path.as_os_str() == "suite/extraction/ext-001.yaml")
+            .unwrap();
+        assert!(
+            first.text.starts_with("# An extraction sample"),
+            "{}",
+            first.text
+        );
+        let second = files
+            .iter()
+            .find(|f| f.path.as_os_str() == "suite/extraction/ext-002.yaml")
+            .unwrap();
+        assert!(second.text.starts_with("id: ext-002\n"), "{}", second.text);
     }
 
     /// The chat prompts render each kind's sample into its built-in prompt (the tuple task's

@@ -1,16 +1,18 @@
 //! `goldgate init`: a new project's files, so its first `goldgate check` runs at once —
 //! `goldgate.toml` (the pipeline of the chosen kind), a commented `thresholds.toml` (rules
-//! for each chosen task kind's metrics), a gold suite with one example sample per task
-//! kind, a Python stub of the pipeline (`command`) or its prompts (`chat`), the three
-//! GitHub workflows and `GOLDGATE.md` with the next steps; and `.goldgate/` in `.gitignore`
-//! ([`gitignore`]). [`init`] takes a plain [`Plan`] and returns what it wrote; it never asks
-//! or prints (the command does). A file that exists is never overwritten without
-//! [`Plan::force`]: without it, nothing is written. Nothing is written outside the
-//! directory: a directory link on the way to a file that resolves elsewhere is refused, and
-//! a link at a file's path is replaced, not followed.
+//! for each chosen task kind's metrics), a gold suite with six example samples per task
+//! kind (the fewest with which the gate can call a change significant at 95%), a Python
+//! stub of the pipeline (`command`) or its prompts (`chat`), the three GitHub workflows and
+//! `GOLDGATE.md` with the next steps; and `.goldgate/` in `.gitignore` ([`gitignore`]).
+//! [`init`] takes a plain [`Plan`] and returns what it wrote; it never asks or prints (the
+//! command does). A file that exists is never overwritten without [`Plan::force`]: without
+//! it, nothing is written. Nothing is written outside the directory: a directory link on
+//! the way to a file that resolves elsewhere is refused, and a link at a file's path is
+//! replaced, not followed.
 
 mod files;
 mod gitignore;
+mod stub;
 mod workflows;
 
 use std::path::{Path, PathBuf};
@@ -71,7 +73,8 @@ pub fn about(kind: Kind) -> &'static str {
 pub struct Plan {
     /// The project directory (created when missing).
     pub dir: PathBuf,
-    /// The task kinds: one example sample and its rules each (order and repeats do not matter).
+    /// The task kinds: six example samples and their rules each (order and repeats do not
+    /// matter).
     pub kinds: Vec<Kind>,
     pub pipeline: Pipeline,
     /// Overwrite files that exist.

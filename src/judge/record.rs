@@ -18,6 +18,10 @@ pub struct JudgeRecord {
     pub prompt_fingerprint: String,
     /// One per judge repeat, in order.
     pub judgements: Vec<Judgement>,
+    /// Why the generated SRS is suspect of steering its judge (see
+    /// [`super::fence::suspicions`]); absent when it is not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suspect: Vec<String>,
 }
 
 /// One judge repeat: valid (`metrics`) or invalid (`invalid`, with the answer read in `raw`).
@@ -51,6 +55,9 @@ pub struct Judgement {
     pub cached: bool,
 }
 
+/// How the reason of a judgement made without a document starts.
+pub const NOTHING_TO_JUDGE: &str = "nothing to judge: ";
+
 impl Judgement {
     /// An invalid judgement made without calling the judge (no document to judge).
     pub fn not_judged(why: impl Into<String>) -> Judgement {
@@ -58,6 +65,16 @@ impl Judgement {
             invalid: Some(why.into()),
             ..Judgement::default()
         }
+    }
+
+    /// Whether the judge failed it: there was a document to judge, and no valid judgement
+    /// came of it (every call failed, or no answer was a valid judgement).
+    pub fn failed(&self) -> bool {
+        self.metrics.is_none()
+            && !self
+                .invalid
+                .as_deref()
+                .is_some_and(|why| why.starts_with(NOTHING_TO_JUDGE))
     }
 }
 
@@ -83,6 +100,7 @@ mod tests {
                     usage: Some(TokenUsage {
                         prompt_tokens: 900,
                         completion_tokens: 80,
+                        estimated: false,
                     }),
                     latency_ms: Some(812.5),
                     attempts: 1,
@@ -94,8 +112,9 @@ mod tests {
                     attempts: 6,
                     ..Judgement::default()
                 },
-                Judgement::not_judged("the answer has no `srs_markdown`"),
+                Judgement::not_judged("nothing to judge: the answer has no `srs_markdown`"),
             ],
+            suspect: vec!["line 3 is fence-like (it starts with `>>>`)".into()],
         };
         let text = serde_json::to_string(&record).unwrap();
         assert!(
@@ -104,6 +123,8 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<JudgeRecord>(&text).unwrap(), record);
         assert_eq!(record.valid().count(), 1);
+        let failed: Vec<bool> = record.judgements.iter().map(Judgement::failed).collect();
+        assert_eq!(failed, [false, true, false]);
         let typo = text.replacen("\"attempts\"", "\"atempts\"", 1);
         assert!(serde_json::from_str::<JudgeRecord>(&typo).is_err());
     }

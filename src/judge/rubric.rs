@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::llm::extract::{balanced_objects, MAX_STARTS};
+
 /// The seven metrics, in report order.
 pub const METRICS: [&str; 7] = [
     "coverage",
@@ -57,6 +59,28 @@ pub struct Scores {
 }
 
 impl Scores {
+    /// A judgement of the seven metrics in [`METRICS`] order and the three categories in
+    /// [`CATEGORIES`] order.
+    pub fn new(values: [f64; 7], categories: [Option<f64>; 3]) -> Scores {
+        let [coverage, completeness, consistency, testability, clarity, traceability, scope_discipline] =
+            values;
+        let [functional, non_functional, constraints] = categories;
+        Scores {
+            coverage,
+            completeness,
+            consistency,
+            testability,
+            clarity,
+            traceability,
+            scope_discipline,
+            by_category: ByCategory {
+                functional,
+                non_functional,
+                constraints,
+            },
+        }
+    }
+
     /// The seven metrics in [`METRICS`] order.
     pub fn values(&self) -> [f64; 7] {
         [
@@ -91,70 +115,70 @@ pub fn weighted(values: &[f64; 7]) -> f64 {
     values.iter().zip(WEIGHTS).map(|(v, w)| v * w).sum()
 }
 
-/// Read a judge's answer: the whole text as JSON, then each fenced code block, then the
-/// span from the first `{` to the last `}`, then every balanced `{…}` object in the text.
-/// The first candidate that is a valid judgement wins. Otherwise the error says why: what
-/// was wrong with the first object that held a `metrics` object, or that there was none.
+/// Which rules [`read`] applies: part of the judge cache's key, so a judgement read under
+/// looser rules is never served again.
+pub const READER: &str = "one-object/2";
+
+/// Read a judge's answer. It must be exactly one JSON object: the whole answer (trimmed),
+/// or the body of one fenced code block with no other JSON object anywhere in the answer.
+/// An answer holding several objects (each a balanced `{…}` that parses, counted
+/// outermost) is no judgement: a judge that quotes scores a judged document asked for
+/// cannot have them read as its own. So is an object with a key twice, prose around a bare
+/// object, and an answer with more `{` than [`MAX_STARTS`] (not every object could be
+/// counted). The error says why.
 pub fn read(text: &str) -> Result<Scores, String> {
-    let mut reading = Reading::default();
-    if let Some(scores) = reading.try_text(text.trim()) {
-        return Ok(scores);
+    let object = the_object(text)?;
+    match object.get("metrics") {
+        Some(metrics) => scores(metrics),
+        None => Err("the answer's JSON object has no `metrics` key".into()),
     }
-    for (_, block) in crate::llm::extract::fenced_blocks(text) {
-        if let Some(scores) = reading.try_text(block.trim()) {
-            return Ok(scores);
-        }
-    }
-    if let Some(span) = brace_span(text) {
-        if let Some(scores) = reading.try_text(span) {
-            return Ok(scores);
-        }
-    }
-    for object in crate::llm::extract::balanced_objects(text) {
-        if let Some(scores) = reading.try_value(Value::Object(object)) {
-            return Ok(scores);
-        }
-    }
-    Err(reading.why())
 }
 
-/// What the candidates tried so far turned up.
-#[derive(Default)]
-struct Reading {
-    /// Some candidate was a JSON object.
-    object: bool,
-    /// Why the first object with a `metrics` object was not a valid judgement.
-    invalid: Option<String>,
+/// The one JSON object an answer is, or why it is not exactly one.
+fn the_object(text: &str) -> Result<Map<String, Value>, String> {
+    let braces = memchr::memchr_iter(b'{', text.as_bytes()).count();
+    if braces > MAX_STARTS {
+        return Err(format!(
+            "the answer has {braces} `{{`, more than the {MAX_STARTS} a judgement is read from"
+        ));
+    }
+    let mut objects = balanced_objects(text);
+    if objects.len() > 1 {
+        return Err(format!(
+            "the answer holds {} JSON objects; a judgement is exactly one (the whole answer, or one fenced block)",
+            objects.len()
+        ));
+    }
+    let Some((span, _)) = objects.pop() else {
+        return Err("no JSON object in the answer".into());
+    };
+    let object = &text[span.clone()];
+    if text.trim() != object && !fenced(text, span) {
+        return Err(
+            "the answer's JSON object is inside prose: a judgement is the whole answer, or one fenced block"
+                .into(),
+        );
+    }
+    // Read again refusing a key given twice (`{"metrics": …, "metrics": …}` is two answers).
+    match crate::document::parse_json(object) {
+        Ok(document) => match document.value {
+            Value::Object(map) => Ok(map),
+            _ => Err("no JSON object in the answer".into()),
+        },
+        Err(e) => Err(format!("the answer's JSON object has a {}", e.message)),
+    }
 }
 
-impl Reading {
-    fn try_text(&mut self, text: &str) -> Option<Scores> {
-        let value = serde_json::from_str::<Value>(text).ok()?;
-        self.try_value(value)
-    }
-
-    fn try_value(&mut self, value: Value) -> Option<Scores> {
-        let Value::Object(object) = value else {
-            return None;
-        };
-        self.object = true;
-        let metrics = object.get("metrics")?;
-        match scores(metrics) {
-            Ok(scores) => Some(scores),
-            Err(why) => {
-                self.invalid.get_or_insert(why);
-                None
-            }
-        }
-    }
-
-    fn why(self) -> String {
-        match (self.invalid, self.object) {
-            (Some(why), _) => why,
-            (None, true) => "no JSON object in the answer has a `metrics` key".into(),
-            (None, false) => "no JSON object in the answer".into(),
-        }
-    }
+/// Whether the object at `span` is a fenced block's whole body: the line before it is a
+/// fence (```` ``` ````, a language tag after it at most) and the text after it starts with
+/// the closing fence, or is empty (an unclosed fence runs to the end).
+fn fenced(text: &str, span: std::ops::Range<usize>) -> bool {
+    let before = text[..span.start].trim_end();
+    let line = before.rsplit('\n').next().unwrap_or(before).trim();
+    let after = text[span.end..].trim_start();
+    line.strip_prefix("```")
+        .is_some_and(|tag| !tag.contains('`'))
+        && (after.is_empty() || after.starts_with("```"))
 }
 
 /// The judgement in a `metrics` value, or why it is none.
@@ -167,16 +191,12 @@ fn scores(metrics: &Value) -> Result<Scores, String> {
         *slot = unit(m, "metrics", name, false)?
             .ok_or_else(|| format!("`metrics.{name}` is null, not a number"))?;
     }
-    let by_category = match m.get("by_category") {
+    let categories = match m.get("by_category") {
         None => return Err("`metrics.by_category` is missing".into()),
         Some(Value::Object(c)) => {
             let [functional, non_functional, constraints] =
                 CATEGORIES.map(|name| unit(c, "metrics.by_category", name, true));
-            ByCategory {
-                functional: functional?,
-                non_functional: non_functional?,
-                constraints: constraints?,
-            }
+            [functional?, non_functional?, constraints?]
         }
         Some(other) => {
             return Err(format!(
@@ -185,18 +205,7 @@ fn scores(metrics: &Value) -> Result<Scores, String> {
             ))
         }
     };
-    let [coverage, completeness, consistency, testability, clarity, traceability, scope_discipline] =
-        values;
-    Ok(Scores {
-        coverage,
-        completeness,
-        consistency,
-        testability,
-        clarity,
-        traceability,
-        scope_discipline,
-        by_category,
-    })
+    Ok(Scores::new(values, categories))
 }
 
 /// `object[name]` as a number in [0, 1] (`None`: `null`, where `null_ok`).
@@ -233,12 +242,6 @@ fn kind_of(value: &Value) -> String {
         Value::Array(_) => "a list".into(),
         Value::Object(_) => "an object".into(),
     }
-}
-
-/// The text from the first `{` to the last `}`, when the first comes before the last.
-fn brace_span(text: &str) -> Option<&str> {
-    let (start, end) = (text.find('{')?, text.rfind('}')?);
-    (start < end).then(|| &text[start..=end])
 }
 
 #[cfg(test)]
@@ -315,21 +318,85 @@ mod tests {
         assert_eq!(read(&text), Ok(good()));
     }
 
-    #[test]
-    fn the_span_from_the_first_to_the_last_brace() {
-        let text = format!("Review: {GOOD} — done.");
-        assert_eq!(read(&text), Ok(good()));
+    /// A `metrics` object with every metric and category `x`.
+    fn metrics(x: &str) -> String {
+        format!(
+            r#"{{"coverage": {x}, "completeness": {x}, "consistency": {x}, "testability": {x}, "clarity": {x}, "traceability": {x}, "scope_discipline": {x}, "by_category": {{"functional": {x}, "non_functional": {x}, "constraints": {x}}}}}"#
+        )
+    }
+
+    /// A judgement with every metric and category `x`.
+    fn all(x: &str) -> String {
+        format!("{{\"metrics\": {}}}", metrics(x))
     }
 
     #[test]
-    fn every_balanced_object() {
-        // The first `{` to the last `}` spans two objects (not JSON); each alone is.
-        let text = format!("Draft: {{\"note\": \"first pass\"}} Final: {GOOD} (end)");
-        assert_eq!(read(&text), Ok(good()));
-        // An invalid judgement first, then a valid one: the valid one wins.
-        let bad = GOOD.replace("0.8", "1.8");
-        let text = format!("first {bad} then {GOOD}");
-        assert_eq!(read(&text), Ok(good()));
+    fn several_objects_are_no_judgement() {
+        // A judge quoting the scores a judged document asked for, then giving its own: the
+        // quoted ones must not be read as its judgement (nor its own: the answer is unclear).
+        let text = format!(
+            "The document asked me to output {} which I ignore. My actual judgement is: {}",
+            all("1"),
+            all("0.1")
+        );
+        assert_eq!(
+            read(&text).unwrap_err(),
+            "the answer holds 2 JSON objects; a judgement is exactly one (the whole answer, or one fenced block)"
+        );
+        // The same with the real one in a fence, or each in a fence of its own.
+        let text = format!(
+            "It said to answer {}.\n```json\n{}\n```\n",
+            all("1"),
+            all("0.1")
+        );
+        assert!(read(&text).unwrap_err().contains("holds 2 JSON objects"));
+        let text = format!("```json\n{}\n```\n```json\n{}\n```\n", all("1"), GOOD);
+        assert!(read(&text).unwrap_err().contains("holds 2 JSON objects"));
+        // Any second object counts, a note as much as a judgement.
+        let text = format!("```json\n{GOOD}\n```\nNote: {{\"confidence\": \"high\"}}");
+        assert!(read(&text).unwrap_err().contains("holds 2 JSON objects"));
+        // One object holding `metrics` twice is two answers in one.
+        let twice = format!(
+            "{{\"metrics\": {}, \"metrics\": {}}}",
+            metrics("1"),
+            metrics("0.1")
+        );
+        assert!(
+            read(&twice)
+                .unwrap_err()
+                .starts_with("the answer's JSON object has a duplicate key `metrics`"),
+            "{twice}: {:?}",
+            read(&twice)
+        );
+        // Objects inside the answer's own strings are its text, not other answers.
+        let quoting = GOOD.replacen(
+            '{',
+            "{\"reasoning\": \"it asks for {\\\"metrics\\\": 1} which I ignore\", ",
+            1,
+        );
+        assert_eq!(read(&quoting), Ok(good()));
+    }
+
+    #[test]
+    fn a_bare_object_inside_prose_is_not_read() {
+        let e = read(&format!("Review: {GOOD} — done.")).unwrap_err();
+        assert_eq!(
+            e,
+            "the answer's JSON object is inside prose: a judgement is the whole answer, or one fenced block"
+        );
+        // Inside a list, or with prose inside its fence.
+        assert!(read(&format!("[{GOOD}]"))
+            .unwrap_err()
+            .contains("inside prose"));
+        assert!(read(&format!("```\n{GOOD} (final)\n```"))
+            .unwrap_err()
+            .contains("inside prose"));
+    }
+
+    #[test]
+    fn too_many_braces_are_no_judgement() {
+        let text = format!("{GOOD}{}", " {".repeat(MAX_STARTS));
+        assert!(read(&text).unwrap_err().contains("more than the 1000"));
     }
 
     #[test]
@@ -397,21 +464,13 @@ mod tests {
         );
         assert_eq!(
             read(r#"{"coverage": 0.8}"#).unwrap_err(),
-            "no JSON object in the answer has a `metrics` key"
+            "the answer's JSON object has no `metrics` key"
         );
         // Cut off mid-way: no balanced object parses.
         assert_eq!(
             read(&GOOD[..GOOD.len() - 20]).unwrap_err(),
             "no JSON object in the answer"
         );
-    }
-
-    #[test]
-    fn the_first_invalid_reason_is_kept() {
-        let a = GOOD.replace("\"clarity\": 0.9", "\"clarity\": 2");
-        let b = GOOD.replace("\"coverage\": 0.8, ", "");
-        let e = read(&format!("{a}\n\n{b}")).unwrap_err();
-        assert_eq!(e, "`metrics.clarity` = 2 is outside [0, 1]");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod aligned;
 pub mod bounds;
+pub mod compliance;
 pub mod e2e;
 pub mod explain;
 pub mod extraction;
@@ -41,6 +42,8 @@ pub struct Record {
     /// The items it matched one to one (indexes into [`TaskKind::aligned`]'s lists), for
     /// kinds that pair items while scoring: what the diff of a broken sample lines up.
     pub pairs: Vec<aligned::Paired>,
+    /// Why the answer is not schema-compliant, for kinds with a compliance metric.
+    pub violations: compliance::Violations,
 }
 
 impl From<(Stats, f64)> for Record {
@@ -50,6 +53,7 @@ impl From<(Stats, f64)> for Record {
             primary,
             matching: None,
             pairs: Vec::new(),
+            violations: compliance::Violations::default(),
         }
     }
 }
@@ -190,6 +194,16 @@ pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric
     let list: &'static [Metric] = Box::leak(list.into_boxed_slice());
     made.insert(key, list);
     list
+}
+
+/// The kind whose metric `name` is (`None`: a metric every kind shares, or none).
+pub fn owner(name: &str) -> Option<Kind> {
+    if name.starts_with(tuples::metrics::SOURCE_PREFIX) {
+        return Some(Kind::Tuples);
+    }
+    ALL.iter()
+        .find(|k| k.metrics().iter().any(|m| m.name == name))
+        .map(|k| k.kind())
 }
 
 /// Every metric name, for did-you-mean hints.

@@ -64,16 +64,28 @@ pub fn content_text(content: &Value) -> Result<String, String> {
     }
 }
 
-/// `usage.prompt_tokens` and `usage.completion_tokens`, when the object has them.
-pub fn usage(value: &Value) -> Option<TokenUsage> {
-    let usage = value.get("usage")?.as_object()?;
-    let count = |k: &str| usage.get(k).and_then(Value::as_u64);
-    match (count("prompt_tokens"), count("completion_tokens")) {
-        (None, None) => None,
-        (p, c) => Some(TokenUsage {
+/// `usage.prompt_tokens` and `usage.completion_tokens`: `Ok(None)` when the answer has
+/// neither (no `usage`, or `null` counts); `Err` with why when a count is there but cannot
+/// be one (negative, fractional, a string, past any call's: [`crate::quantity::tokens`]).
+pub fn usage(value: &Value) -> Result<Option<TokenUsage>, String> {
+    let usage = match value.get("usage") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(usage)) => usage,
+        Some(other) => return Err(format!("`usage` is {}", kind(other))),
+    };
+    let count = |k: &str| match usage.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => crate::quantity::tokens(v)
+            .map(Some)
+            .map_err(|why| format!("usage.{k}: {why}")),
+    };
+    match (count("prompt_tokens")?, count("completion_tokens")?) {
+        (None, None) => Ok(None),
+        (p, c) => Ok(Some(TokenUsage {
             prompt_tokens: p.unwrap_or(0),
             completion_tokens: c.unwrap_or(0),
-        }),
+            estimated: false,
+        })),
     }
 }
 
@@ -124,7 +136,8 @@ pub fn read_completion(body: &[u8]) -> Result<Completion, String> {
             .get("finish_reason")
             .and_then(Value::as_str)
             .map(str::to_string),
-        usage: usage(&value),
+        usage: usage(&value).unwrap_or(None),
+        usage_invalid: usage(&value).err(),
         latency_ms: 0.0,
     })
 }
@@ -186,7 +199,8 @@ mod tests {
             c.usage,
             Some(TokenUsage {
                 prompt_tokens: 12,
-                completion_tokens: 5
+                completion_tokens: 5,
+                estimated: false,
             })
         );
         let parts = br#"{"choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {}}, {"type": "text", "text": "b"}]}}]}"#;

@@ -4,7 +4,8 @@
 //! another try could help (429, 408, 5xx, timeouts, dropped connections and cut streams
 //! can), and the wait the server asked for. The key goes only into the `Authorization`
 //! header of requests to the configured address (redirects are never followed) and is
-//! masked in every message.
+//! masked in every message. When the server reports no usable token counts, the call's
+//! tokens are goldgate's own count of the messages and the answer, marked as estimated.
 
 use std::time::Instant;
 
@@ -141,6 +142,16 @@ impl Client {
         };
         completion.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
         completion.content = self.secrets.redact_string(completion.content);
+        if completion.usage.is_none() {
+            // No usable count from the server: goldgate's own, so a price and a budget are
+            // applied to an estimate rather than skipped.
+            let estimate = super::tokens::estimate_chat(
+                &request.model,
+                &request.messages,
+                &completion.content,
+            );
+            completion.usage = Some(estimate);
+        }
         Ok(completion)
     }
 

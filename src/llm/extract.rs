@@ -29,9 +29,10 @@ pub fn json_value(text: &str) -> Option<Value> {
         })
 }
 
-/// Every balanced `{…}` span of the text that parses as a JSON object, outermost first and
-/// in order (an object inside one found is not listed again).
-pub fn balanced_objects(text: &str) -> Vec<Map<String, Value>> {
+/// Every balanced `{…}` span of the text that parses as a JSON object, with where it is:
+/// outermost first and in order (an object inside one found is not listed again). Only the
+/// first [`MAX_STARTS`] `{` are tried.
+pub fn balanced_objects(text: &str) -> Vec<(std::ops::Range<usize>, Map<String, Value>)> {
     let mut found = Vec::new();
     let mut after = 0;
     for start in openers(text, b"{") {
@@ -42,7 +43,7 @@ pub fn balanced_objects(text: &str) -> Vec<Map<String, Value>> {
             continue;
         };
         if let Ok(Value::Object(object)) = serde_json::from_str(&text[start..end]) {
-            found.push(object);
+            found.push((start..end, object));
             after = end;
         }
     }
@@ -75,7 +76,7 @@ pub fn fenced_blocks(text: &str) -> Vec<(&str, &str)> {
 
 /// The most brackets a search starts from: an answer is prose around one JSON value, and
 /// each start may scan the rest of the text.
-const MAX_STARTS: usize = 1000;
+pub const MAX_STARTS: usize = 1000;
 
 /// Where brackets in `openers` (`{`, `[`) are, in order, the first [`MAX_STARTS`] of them.
 fn openers<'a>(text: &'a str, openers: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
@@ -150,13 +151,14 @@ mod tests {
         let text = "first {\"a\": {\"b\": 1}} then {not json} and {\"c\": \"}\"} end {";
         let found = balanced_objects(text);
         assert_eq!(found.len(), 2);
-        assert_eq!(Value::Object(found[0].clone()), json!({"a": {"b": 1}}));
-        assert_eq!(Value::Object(found[1].clone()), json!({"c": "}"}));
+        assert_eq!(Value::Object(found[0].1.clone()), json!({"a": {"b": 1}}));
+        assert_eq!(&text[found[0].0.clone()], "{\"a\": {\"b\": 1}}");
+        assert_eq!(Value::Object(found[1].1.clone()), json!({"c": "}"}));
         assert!(balanced_objects("[1, 2]").is_empty());
         // A broken outer object still yields the whole objects inside it.
         let inner = balanced_objects("{\"x\": {\"metrics\": {\"a\": 1}}, oops}");
         assert_eq!(
-            Value::Object(inner[0].clone()),
+            Value::Object(inner[0].1.clone()),
             json!({"metrics": {"a": 1}})
         );
     }

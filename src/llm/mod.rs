@@ -3,7 +3,8 @@
 //! pipeline, the `srs-agents` pipeline and the LLM judge, with streaming
 //! ([`sse`]); where an API is and how to authenticate ([`endpoint`], shared with the
 //! embeddings client); the excerpts of answers that messages quote ([`excerpt`]); JSON found
-//! in a model's prose ([`extract`]); and prompt templates ([`prompt`]). A client makes one
+//! in a model's prose ([`extract`]); prompt templates ([`prompt`]); and goldgate's own count of
+//! a call's tokens when the server reports none it can use ([`tokens`]). A client makes one
 //! attempt per call: retries, backoff and rate limits belong to the caller, whose policies
 //! differ (the runner's, the agents', the judge's).
 
@@ -14,6 +15,7 @@ pub mod excerpt;
 pub mod extract;
 pub mod prompt;
 pub mod sse;
+pub mod tokens;
 
 use std::time::Duration;
 
@@ -57,16 +59,22 @@ pub struct ChatRequest {
     pub extra_body: Map<String, Value>,
 }
 
-/// The tokens one call used, as the server reported them.
+/// The tokens one call used, as the server reported them, or as goldgate counted them
+/// when it reported none it could use (`estimated`, [`tokens`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenUsage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// goldgate's own count of the messages and the answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 impl TokenUsage {
+    /// Prompt and completion tokens (counts are at most [`crate::quantity::MAX_TOKENS`]
+    /// each, so the sum never overflows; it saturates if it ever would).
     pub fn total(&self) -> u64 {
-        self.prompt_tokens + self.completion_tokens
+        self.prompt_tokens.saturating_add(self.completion_tokens)
     }
 }
 
@@ -77,8 +85,12 @@ pub struct Completion {
     pub content: String,
     /// Why generation stopped (`stop`, `length`, …), when the server said.
     pub finish_reason: Option<String>,
-    /// When the server reported it (a stream may not).
+    /// As the server reported it, or goldgate's count when it reported none it could use
+    /// (a stream may not; some servers send negative counts or strings).
     pub usage: Option<TokenUsage>,
+    /// What the server reported as usage that cannot be a token count, with why (the
+    /// tokens were counted instead).
+    pub usage_invalid: Option<String>,
     pub latency_ms: f64,
 }
 

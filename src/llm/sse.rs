@@ -2,7 +2,8 @@
 //! events separated by a blank line, `:` comments and other fields ignored, LF or CRLF),
 //! each chunk's `choices[0].delta.content` appended, the last `finish_reason` kept, usage
 //! taken from the chunk that carries it (the final one, with
-//! `stream_options.include_usage`; a server that sends none leaves it unknown), until
+//! `stream_options.include_usage`; a server that sends none, or counts that cannot be ones,
+//! leaves it to the client to count), until
 //! `data: [DONE]`. A stream that ends before `[DONE]` and before any `finish_reason` was
 //! cut short: an error, never a silently shorter answer.
 
@@ -21,6 +22,7 @@ pub struct Stream {
     content: String,
     finish_reason: Option<String>,
     usage: Option<TokenUsage>,
+    usage_invalid: Option<String>,
     done: bool,
     events: usize,
 }
@@ -70,6 +72,7 @@ impl Stream {
             content: self.content,
             finish_reason: self.finish_reason,
             usage: self.usage,
+            usage_invalid: self.usage_invalid,
             latency_ms: 0.0,
         })
     }
@@ -101,8 +104,10 @@ impl Stream {
         if let Some(said) = error_in(&chunk) {
             return Err(format!("an error in the stream: {said}"));
         }
-        if let Some(u) = usage(&chunk) {
-            self.usage = Some(u);
+        match usage(&chunk) {
+            Ok(Some(u)) => self.usage = Some(u),
+            Ok(None) => {}
+            Err(why) => self.usage_invalid = Some(why),
         }
         let Some(choice) = chunk
             .get("choices")
@@ -151,7 +156,8 @@ mod tests {
                 c.usage,
                 Some(TokenUsage {
                     prompt_tokens: 9,
-                    completion_tokens: 3
+                    completion_tokens: 3,
+                    estimated: false,
                 })
             );
         }

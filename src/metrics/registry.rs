@@ -77,6 +77,9 @@ pub struct Metric {
     pub about: &'static str,
     /// The values it can take.
     pub range: Range,
+    /// The unit of a metric without an upper bound (`USD`, `tokens`, `ms`), said beside its
+    /// bounds; empty for shares, scores and counts.
+    pub unit: &'static str,
 }
 
 impl Metric {
@@ -86,16 +89,42 @@ impl Metric {
         self
     }
 
+    /// The same metric measured in `unit` (`USD`, `tokens`, `ms`).
+    pub const fn in_unit(mut self, unit: &'static str) -> Metric {
+        self.unit = unit;
+        self
+    }
+
+    /// Whether the metric's values have an upper bound (shares and scores in [0, 1],
+    /// agreements and gains in [-1, 1]): only then is an absolute change, such as the
+    /// default `max_regression = 0.02`, in units every such metric shares. Unbounded ones
+    /// (cost, tokens, latency) change relative to the baseline (`max_increase = "10%"`).
+    pub fn is_bounded(&self) -> bool {
+        self.range.bounds().1.is_some()
+    }
+
     /// Whether a broken rule on this metric makes the run incomplete (exit 3) rather than
-    /// failed: calls that failed and answers that could not be read as JSON at all. A
-    /// broken pipeline is never mistaken for a quality regression, and a pipeline that got
-    /// slower or dearer (`run.latency_p95_ms`, `run.tokens_total`, `run.cost_usd`) fails the
-    /// gate like any regression.
+    /// failed: calls that failed, answers that could not be read as JSON at all, answers
+    /// that hold none of the keys their kind reads, and usage no call can have (a cost rule
+    /// cannot be judged on it). A broken pipeline is never mistaken for a quality
+    /// regression, and a pipeline that got slower or dearer (`run.latency_p95_ms`,
+    /// `run.tokens_total`, `run.cost_usd`) fails the gate like any regression.
     pub fn is_run_health(&self) -> bool {
         matches!(
             self.name,
-            "run.error_rate" | "parse.error_rate" | "parse.no_json_rate"
+            "run.error_rate"
+                | "parse.error_rate"
+                | "parse.no_json_rate"
+                | "parse.keyless_rate"
+                | "run.usage_invalid_rate"
         )
+    }
+
+    /// Whether its floors and ceilings hold for each kind of the run apart rather than for
+    /// the run as a whole: answers without their kind's keys are a kind's problem, which a
+    /// suite with many samples of other kinds would otherwise dilute.
+    pub fn is_judged_per_kind(&self) -> bool {
+        self.name == "parse.keyless_rate"
     }
 
     /// The values the metric can take, inclusive, as numbers (`f64::INFINITY`: no upper
@@ -130,6 +159,7 @@ pub const fn m(
         eval: Eval::Sums(f),
         about,
         range: Range::Unit,
+        unit: "",
     }
 }
 
@@ -171,6 +201,13 @@ pub static SHARED: &[Metric] = &[
         "answers with no JSON at all",
     ),
     m(
+        "parse.keyless_rate",
+        Lower,
+        "parse.records",
+        |s| rate(s, "parse.keyless", "parse.records"),
+        "answers that parsed but hold none of the keys their kind reads",
+    ),
+    m(
         "run.error_rate",
         Lower,
         "run.records",
@@ -184,6 +221,7 @@ pub static SHARED: &[Metric] = &[
         eval: Eval::LatencyQuantile(0.50),
         about: "median latency",
         range: Range::NonNegative,
+        unit: "ms",
     },
     Metric {
         name: "run.latency_p95_ms",
@@ -192,6 +230,7 @@ pub static SHARED: &[Metric] = &[
         eval: Eval::LatencyQuantile(0.95),
         about: "95th percentile latency",
         range: Range::NonNegative,
+        unit: "ms",
     },
     m(
         "run.cache_hit_rate",
@@ -207,7 +246,8 @@ pub static SHARED: &[Metric] = &[
         |s| Some(s.get("run.tokens")),
         "tokens used, where known",
     )
-    .in_range(Range::NonNegative),
+    .in_range(Range::NonNegative)
+    .in_unit("tokens"),
     m(
         "run.cost_usd",
         Lower,
@@ -215,7 +255,22 @@ pub static SHARED: &[Metric] = &[
         |s| Some(s.get("run.cost")),
         "cost in USD, where known",
     )
-    .in_range(Range::NonNegative),
+    .in_range(Range::NonNegative)
+    .in_unit("USD"),
+    m(
+        "run.tokens_estimated_rate",
+        Neither,
+        "run.tokens_estimated",
+        |s| rate(s, "run.tokens_estimated", "run.records"),
+        "records whose tokens goldgate counted itself (their cost is an estimate)",
+    ),
+    m(
+        "run.usage_invalid_rate",
+        Lower,
+        "run.usage_invalid",
+        |s| rate(s, "run.usage_invalid", "run.records"),
+        "records whose pipeline reported token counts or a cost no call can have",
+    ),
 ];
 
 #[cfg(test)]

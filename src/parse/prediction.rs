@@ -133,6 +133,9 @@ pub fn integer(value: &Json<'_>) -> Option<i64> {
     match value {
         Json::Number(n) if n.is_i64() => n.as_i64(),
         Json::Number(n) if n.is_u64() => Some(i64::MAX),
+        // A whole number written with a fraction or an exponent (`1.0`, `1e2`) is an integer
+        // too, as JSON Schema's `integer` has it (past the range of i64: its nearest end).
+        Json::Number(n) => n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64),
         _ => None,
     }
 }
@@ -213,7 +216,8 @@ mod tests {
             assert_eq!(r.type_, None);
             assert_eq!(r.title, Some("Track"));
             assert_eq!(r.acceptance_criteria, vec!["a", "b"]);
-            assert_eq!(r.source_messages, vec![0, 3]);
+            // 2.0 is a whole number: an integer, as JSON Schema has it.
+            assert_eq!(r.source_messages, vec![0, 2, 3]);
             assert!(!r.source_messages_clean);
             assert_eq!(r.confidence, None);
             assert!(!p.requirements[1].is_object);

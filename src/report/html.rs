@@ -145,6 +145,7 @@ pub fn report_with_traces(
                 anchor => format!("diff-{}", i + 1), id => d.id.clone(), scores => scores,
                 gold_vs_candidate => html_view::diff_lines(&d.gold_vs_candidate),
                 matching => d.matching.clone(),
+                schema => d.schema.clone(),
                 baseline_vs_candidate => d.baseline_vs_candidate.as_deref().map(html_view::diff_lines),
             }
         })
@@ -164,6 +165,7 @@ pub fn report_with_traces(
         rows => table.rows, outcomes => table.outcomes, kinds => table.kinds, tags => table.tags,
         samples => samples,
         keyless => v.keyless.iter().take(20).map(|k| k.describe()).collect::<Vec<_>>(),
+        judge => super::judge::html(&v.judge).into_iter().map(|(headline, note, items)| context! { headline, note, items }).collect::<Vec<_>>(),
         differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => diffs,
         failed_calls => v.failures.calls, causes => v.failures.causes.iter().map(super::cause_text).collect::<Vec<_>>(), other_causes => v.failures.other_calls,
         version => env!("CARGO_PKG_VERSION"), metrics_version => crate::score::file::METRICS_VERSION,
@@ -249,6 +251,7 @@ mod tests {
                 "--- gold\n+++ candidate\n@@ -1 +1 @@\n-gold <i>line</i>\n+answer line".into(),
             baseline_vs_candidate: None,
             matching: vec![],
+            schema: vec![],
         });
         let html = report(&v, &cand, None).unwrap();
         let context = &html[html.find("<dl id=\"context\"").unwrap()..html.find("</dl>").unwrap()];

@@ -147,26 +147,24 @@ pub fn diff_lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
-/// How a sample came out against the baseline: the filter's category (`broken`, `fixed`,
-/// `failing`, `pass`), the word shown (a failed call named by what happened) and its
-/// style.
+/// How a sample came out against the baseline: the filter's category (`broken`,
+/// `no answer`, `fixed`, `failing`, `pass`), the word shown (a sample without an answer
+/// named by what happened to its calls) and its style.
 fn outcome(s: &SampleResult, sample_pass: f64) -> (&'static str, String, &'static str) {
+    if let Some(e) = &s.error {
+        return ("no answer", e.kind.outcome().to_string(), "fail");
+    }
     let (category, css) = match (s.baseline.map(|b| passes(b, sample_pass)), s.pass) {
         (Some(true), false) => ("broken", "fail"),
         (Some(false), true) => ("fixed", "pass"),
         (_, true) => ("pass", "pass"),
         (_, false) => ("failing", "warn"),
     };
-    let word = match &s.error {
-        Some(e) if category == "broken" => format!("broken ({})", e.kind.outcome()),
-        Some(e) => e.kind.outcome().to_string(),
-        None => category.to_string(),
-    };
-    (category, word, css)
+    (category, category.to_string(), css)
 }
 
 /// The categories of outcome, in the order the filter offers them.
-const OUTCOMES: [&str; 4] = ["broken", "fixed", "failing", "pass"];
+const OUTCOMES: [&str; 5] = ["broken", "no answer", "fixed", "failing", "pass"];
 
 /// The per-sample table: its rows (worst first), and the outcomes, kinds and tags they
 /// hold, for the filters.
@@ -215,12 +213,15 @@ pub fn sample_rows(v: &Verdict, candidate: &ScoreFile, traces: Option<&Traces>) 
             let score = scores.get(s.id.as_str());
             let sample_tags = score.map_or(&[][..], |s| &s.tags[..]);
             tags.extend(sample_tags.iter().cloned());
-            let delta = s.baseline.map(|b| s.primary - b);
+            // A sample without an answer has no score of its own to show.
+            let answered = s.error.is_none();
+            let delta = s.baseline.filter(|_| answered).map(|b| s.primary - b);
             context! {
                 id => s.id.clone(), kind => s.kind.as_str(),
                 domain => score.map(|s| s.domain.clone()), tags => sample_tags.to_vec(),
                 baseline => crate::number::optional(s.baseline, 4),
-                candidate => crate::number::value(s.primary, 4),
+                candidate => if answered { crate::number::value(s.primary, 4) } else { "–".to_string() },
+                cause => s.error.as_ref().map(|e| e.message.clone()),
                 delta => crate::number::delta(delta, None, 4),
                 category => category, outcome => word, css => css,
                 diff => diffs.get(s.id.as_str()).map(|i| format!("diff-{i}")),

@@ -171,7 +171,11 @@ pub fn junit(v: &Verdict) -> String {
                 .as_deref()
                 .map(|a| format!("\n{a}"))
                 .unwrap_or_default();
-            format!("{}{answers}", d.gold_vs_candidate)
+            let schema = match d.schema.is_empty() {
+                true => String::new(),
+                false => format!("not schema-compliant:\n  {}\n", d.schema.join("\n  ")),
+            };
+            format!("{}{schema}{answers}", d.gold_vs_candidate)
         });
         let broke = !s.pass
             && s.baseline

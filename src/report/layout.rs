@@ -109,9 +109,11 @@ mod tests {
                 min: Some(0.5),
                 max: None,
                 max_regression: None,
+                max_increase: None,
                 require_significance: true,
                 confidence: 0.95,
                 severity: "fail".into(),
+                unit: None,
             });
         }
         m

@@ -200,6 +200,9 @@ pub fn summary(v: &Verdict, render: &Render<'_>) -> Result<String> {
     })
 }
 
+/// Samples without an answer listed at most (the rest are in the full report).
+const UNANSWERED_ROWS: usize = 20;
+
 fn render_as(
     env: &Environment<'_>,
     template: &str,
@@ -217,8 +220,10 @@ fn render_as(
     };
     let samples = v.samples.as_ref().map(|s| {
         let change = |c: &crate::gate::samples::Change| {
-            let why = c.failure.map_or_else(String::new, |k| format!(" ({})", k.outcome()));
-            context! { id => c.id.clone(), baseline => format!("{:.3}", c.baseline), candidate => format!("{:.3}{why}", c.candidate) }
+            context! { id => c.id.clone(), baseline => format!("{:.3}", c.baseline), candidate => format!("{:.3}", c.candidate) }
+        };
+        let unanswered = |u: &crate::gate::samples::Unanswered| {
+            context! { id => u.id.clone(), baseline => format!("{:.3}", u.baseline), outcome => u.error.kind.outcome(), cause => u.error.message.clone() }
         };
         context! {
             sample_pass => s.sample_pass, shared => s.shared, fix => s.fix, broken_count => s.break_, keep => s.keep, still => s.still,
@@ -227,6 +232,10 @@ fn render_as(
             mcnemar_p => format!("{:.4}", s.mcnemar_p),
             broken => s.broken.iter().take(shown.broken).map(change).collect::<Vec<_>>(),
             fixed => if shown.fixed { s.fixed.iter().map(change).collect::<Vec<_>>() } else { Vec::new() },
+            unanswered => s.unanswered.iter().take(UNANSWERED_ROWS).map(unanswered).collect::<Vec<_>>(),
+            unanswered_count => s.unanswered.len(),
+            unanswered_counts => super::unanswered_counts(s).iter().map(|(what, n)| format!("{n} {what}")).collect::<Vec<_>>().join(", "),
+            unanswered_hidden => s.unanswered.len().saturating_sub(UNANSWERED_ROWS),
         }
     });
     let broken_total = v.samples.as_ref().map_or(0, |s| s.broken.len());
@@ -245,6 +254,7 @@ fn render_as(
             context! {
                 id => safe(escape::markdown_html(&d.id)),
                 gold => safe(fenced(d.gold_vs_candidate.trim_end(), "diff")),
+                schema => (!d.schema.is_empty()).then(|| safe(fenced(&d.schema.join("\n"), "text"))),
                 answers => d.baseline_vs_candidate.as_deref().map(|a| safe(fenced(a.trim_end(), "diff"))),
             }
         })
@@ -274,6 +284,7 @@ fn render_as(
         runs => sections.main.iter().chain(&sections.diagnostics).any(|m| super::runs_text(m, 3).is_some()),
         failed_calls => failed_calls(&v.failures),
         keyless => super::keyless::markdown(&v.keyless).into_iter().map(safe).collect::<Vec<_>>(),
+        judge => super::judge::markdown(&v.judge).into_iter().map(safe).collect::<Vec<_>>(),
         usage => crate::report::spend::verdict_line(v),
         samples => samples,
         show_samples => shown.broken > 0 || shown.fixed,
@@ -435,6 +446,7 @@ mod tests {
         v.diffs = (0..25)
             .map(|i| SampleDiff {
                 matching: Vec::new(),
+                schema: Vec::new(),
                 id: format!("s-{i}"),
                 gold_vs_candidate: long(i, "gold"),
                 baseline_vs_candidate: Some(long(i, "answer")),
@@ -478,6 +490,7 @@ mod tests {
         big.diffs = (0..200)
             .map(|i| SampleDiff {
                 matching: Vec::new(),
+                schema: Vec::new(),
                 id: format!("s-{i}"),
                 gold_vs_candidate: long(i, "gold").repeat(2),
                 baseline_vs_candidate: Some(long(i, "answer").repeat(2)),

@@ -7,6 +7,7 @@ pub mod charts;
 pub mod fit;
 pub mod html;
 pub mod html_view;
+pub mod judge;
 pub mod junit;
 pub mod keyless;
 pub mod layout;
@@ -82,21 +83,44 @@ pub fn cause_text(c: &crate::runfile::failures::FailureCause) -> String {
     )
 }
 
-/// The samples failing in both runs, those whose call failed named by what happened to them
-/// rather than counted as still failing (`1 still failing · 2 crashed · 1 timed out`).
+/// The samples failing in both runs, then those the candidate has no answer for, named by
+/// what happened to their calls (`1 still failing · 2 crashed · 1 timed out`).
 pub fn still_failing(s: &crate::gate::samples::SampleAnalysis, separator: &str) -> String {
-    let mut named: Vec<(&'static str, usize)> = Vec::new();
-    for kind in s.still_failing.iter().filter_map(|c| c.failure) {
-        match named.iter_mut().find(|(what, _)| *what == kind.outcome()) {
+    let mut parts = vec![format!("{} still failing", s.still)];
+    parts.extend(
+        unanswered_counts(s)
+            .into_iter()
+            .map(|(what, n)| format!("{n} {what}")),
+    );
+    parts.join(separator)
+}
+
+/// How many samples without an answer each way of failing left (`crashed`, `timed out` …),
+/// in the order of [`crate::runfile::record::ErrorKind`].
+pub fn unanswered_counts(s: &crate::gate::samples::SampleAnalysis) -> Vec<(&'static str, usize)> {
+    let mut counts: Vec<(crate::runfile::record::ErrorKind, usize)> = Vec::new();
+    for u in &s.unanswered {
+        match counts.iter_mut().find(|(kind, _)| *kind == u.error.kind) {
             Some((_, n)) => *n += 1,
-            None => named.push((kind.outcome(), 1)),
+            None => counts.push((u.error.kind, 1)),
         }
     }
-    named.sort();
-    let failed: usize = named.iter().map(|(_, n)| n).sum();
-    let mut parts = vec![format!("{} still failing", s.still.saturating_sub(failed))];
-    parts.extend(named.iter().map(|(what, n)| format!("{n} {what}")));
-    parts.join(separator)
+    counts.sort_by_key(|(kind, _)| *kind as u8);
+    counts
+        .into_iter()
+        .map(|(kind, n)| (kind.outcome(), n))
+        .collect()
+}
+
+/// One sample without an answer as plain text: `ext-002 (crashed: the pipeline exited …)`.
+pub fn unanswered_text(u: &crate::gate::samples::Unanswered) -> String {
+    use crate::escape::one_line;
+    format!(
+        "{} ({}: {})",
+        one_line(&u.id),
+        u.error.kind.outcome(),
+        one_line(&u.error.message)
+    )
 }
 
 #[cfg(test)]
@@ -121,6 +145,9 @@ mod tests {
             candidate_runs: None,
             baseline_runs: None,
             detectable: None,
+            paired: None,
+            no_data: None,
+            too_few: None,
         };
         let spread = |mean: f64, std: Option<f64>, runs| Spread {
             mean: Some(mean),

@@ -291,7 +291,7 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
         one_line(&v.summary),
         plural(v.sample_results.len(), "sample")
     );
-    if v.verdict == Outcome::Pass {
+    if v.verdict == Outcome::Pass && v.judge.is_empty() {
         return out;
     }
     let value = |x: Option<f64>| optional(x, 4);
@@ -329,7 +329,10 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
             let _ = writeln!(out, "             {}", one_line(&sentence));
         }
     }
-    for line in failed_calls(&v.failures).lines() {
+    for line in failed_calls(&v.failures)
+        .lines()
+        .chain(super::judge::terminal(&v.judge).lines())
+    {
         let _ = writeln!(out, "  {line}");
     }
     for finding in &v.ratchet {
@@ -347,6 +350,26 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
             out,
             "  broken     {}: {}{tail}",
             plural(s.broken.len(), "sample"),
+            ids.join(", ")
+        );
+    }
+    if let Some(s) = v.samples.as_ref().filter(|s| !s.unanswered.is_empty()) {
+        let ids: Vec<_> = s
+            .unanswered
+            .iter()
+            .take(10)
+            .map(|u| format!("{} ({})", one_line(&u.id), u.error.kind.outcome()))
+            .collect();
+        let more = s.unanswered.len().saturating_sub(ids.len());
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "  no answer  {} sample(s): {}{tail}",
+            s.unanswered.len(),
             ids.join(", ")
         );
     }

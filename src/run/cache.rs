@@ -7,7 +7,7 @@
 //! one git tracks, a link or a special file), at most [`max_entry_bytes`] each; an entry
 //! larger than that is never written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -17,6 +17,8 @@ use sha2::{Digest, Sha256};
 
 use super::call::Reply;
 use crate::cachedir::CacheDir;
+use crate::error::{Location, Problem};
+use crate::runfile::numbers;
 use crate::runfile::record::Usage;
 use crate::runfile::trace::Trace;
 
@@ -106,26 +108,35 @@ impl Cache {
     }
 
     /// A cached answer, if there is one (an unreadable entry is a miss; one that is not
-    /// goldgate's own is a miss the cache directory remembers).
-    pub fn get(&self, key: &str) -> Option<Reply> {
+    /// goldgate's own is a miss the cache directory remembers). An entry whose numbers no
+    /// call can have (a cost of 1e308 or below 0, a latency of -5 ms, a token count past any
+    /// call's) was not written by goldgate: it is refused, naming its file and field, never
+    /// answered from.
+    pub fn get(&self, key: &str) -> Result<Option<Reply>, Problem> {
         if self.mode != CacheMode::Use {
-            return None;
+            return Ok(None);
         }
-        let bytes = self.dir.read(&self.path(key), self.max_entry_bytes)?;
-        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
+        let path = self.path(key);
+        let Some(bytes) = self.dir.read(&path, self.max_entry_bytes) else {
+            return Ok(None);
+        };
+        let Ok(entry) = serde_json::from_slice::<Entry>(&bytes) else {
+            return Ok(None);
+        };
+        check_entry(&entry, &path, &bytes)?;
         if let Some(not_before) = self.not_before {
             if entry.stored_at.is_none_or(|at| at < not_before) {
-                return None;
+                return Ok(None);
             }
         }
-        Some(Reply {
+        Ok(Some(Reply {
             text: entry.text,
             usage: entry.usage,
             latency_ms: entry.latency_ms,
             stderr: None,
             finish_reason: entry.finish_reason,
             trace: entry.trace,
-        })
+        }))
     }
 
     /// Store an answer. Failing to write the cache never fails the run.
@@ -148,6 +159,23 @@ impl Cache {
         }
         let _ = crate::io::write_atomic_io(&path, |w| w.write_all(&bytes));
     }
+}
+
+/// An entry's numbers in their ranges ([`crate::runfile::numbers::reply`]); else a problem
+/// at the entry's file, line and field.
+fn check_entry(entry: &Entry, path: &Path, bytes: &[u8]) -> Result<(), Problem> {
+    let impossible = numbers::reply(entry.latency_ms, entry.usage.as_ref(), entry.trace.as_ref());
+    let Some((pointer, why)) = impossible else {
+        return Ok(());
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let at = crate::document::json_positions(&text).nearest(&pointer);
+    Err(Problem::new(
+        Location::new(path, at.line, at.column),
+        crate::document::field_of(&pointer),
+        why,
+    )
+    .with_hint("goldgate writes only numbers a call can have: delete the entry, or run with --refresh-cache to store fresh answers"))
 }
 
 #[cfg(test)]
@@ -175,15 +203,18 @@ mod tests {
         let at = |mode, ttl| Cache::new(Arc::new(CacheDir::new(&dir)), mode, ttl, 1 << 20);
         let cache = at(CacheMode::Use, None);
         cache.put("abcdef", &reply, 12.0);
-        assert_eq!(cache.get("abcdef").unwrap().text, reply.text);
-        assert_eq!(cache.get("abcdef").unwrap().latency_ms, Some(12.0));
-        assert!(at(CacheMode::Refresh, None).get("abcdef").is_none());
-        assert!(cache.get("ab0000").is_none());
+        assert_eq!(cache.get("abcdef").unwrap().unwrap().text, reply.text);
+        assert_eq!(cache.get("abcdef").unwrap().unwrap().latency_ms, Some(12.0));
+        assert!(at(CacheMode::Refresh, None)
+            .get("abcdef")
+            .unwrap()
+            .is_none());
+        assert!(cache.get("ab0000").unwrap().is_none());
         at(CacheMode::Off, None).put("ab1111", &reply, 1.0);
-        assert!(cache.get("ab1111").is_none());
+        assert!(cache.get("ab1111").unwrap().is_none());
         // A ttl keeps recent entries and drops old ones and those without a time.
         let hour = Some(Duration::from_secs(3600));
-        assert!(at(CacheMode::Use, hour).get("abcdef").is_some());
+        assert!(at(CacheMode::Use, hour).get("abcdef").unwrap().is_some());
         let old = |stored_at: Option<u64>| {
             let entry = Entry {
                 text: "old".into(),
@@ -196,19 +227,57 @@ mod tests {
             std::fs::write(cache.path("ab2222"), serde_json::to_vec(&entry).unwrap()).unwrap();
         };
         old(Some(now() - 7200));
-        assert!(at(CacheMode::Use, hour).get("ab2222").is_none());
+        assert!(at(CacheMode::Use, hour).get("ab2222").unwrap().is_none());
         assert!(
-            cache.get("ab2222").is_some(),
+            cache.get("ab2222").unwrap().is_some(),
             "without a ttl every entry is reused"
         );
         old(None);
-        assert!(at(CacheMode::Use, hour).get("ab2222").is_none());
+        assert!(at(CacheMode::Use, hour).get("ab2222").unwrap().is_none());
         // An entry over the cap is never written (nor read).
         let tiny = Cache::new(Arc::new(CacheDir::new(&dir)), CacheMode::Use, None, 16);
         tiny.put("ab3333", &reply, 1.0);
         assert!(!tiny.path("ab3333").exists());
-        assert!(tiny.get("abcdef").is_none());
+        assert!(tiny.get("abcdef").unwrap().is_none());
         assert_eq!(max_entry_bytes(16 << 20), (64 << 20) + (64 << 10));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An entry with numbers no call can have is refused at its file and field, never
+    /// answered from: a planted `cost_usd` of 1e308 printed `$inf` and passed a cost ceiling.
+    #[test]
+    fn an_entry_with_impossible_numbers_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(
+            Arc::new(CacheDir::new(dir.path())),
+            CacheMode::Use,
+            None,
+            1 << 20,
+        );
+        cache.put("abcdef", &Reply::default(), 12.0);
+        std::fs::create_dir_all(dir.path().join("ab")).unwrap();
+        for (entry, field) in [
+            (
+                json!({"text": "{}", "usage": {"cost_usd": 1e308}}),
+                "usage.cost_usd",
+            ),
+            (
+                json!({"text": "{}", "usage": {"cost_usd": -100.0}}),
+                "usage.cost_usd",
+            ),
+            (json!({"text": "{}", "latency_ms": -5.0}), "latency_ms"),
+            (
+                json!({"text": "{}", "usage": {"prompt_tokens": u64::MAX}}),
+                "usage.prompt_tokens",
+            ),
+        ] {
+            std::fs::write(cache.path("abcdef"), entry.to_string()).unwrap();
+            let problem = cache.get("abcdef").unwrap_err();
+            assert_eq!(problem.field.as_deref(), Some(field), "{entry}");
+            assert!(
+                problem.location.to_string().contains("abcdef.json:1:"),
+                "{problem:?}"
+            );
+        }
     }
 }

@@ -76,6 +76,17 @@ impl Budget {
     pub fn limit(&self) -> Option<f64> {
         self.limit
     }
+
+    /// A call whose cost nobody knows (no cost reported, no prices to count one from): with
+    /// a limit, no call starts after it, since the budget can no longer be kept (true);
+    /// without one, nothing happens (false).
+    pub fn refuse(&self) -> bool {
+        if self.limit.is_none() {
+            return false;
+        }
+        self.closed.store(true, Ordering::SeqCst);
+        true
+    }
 }
 
 #[cfg(test)]

@@ -90,6 +90,14 @@ pub fn fingerprint(
         }
     }
     parts.config = crate::text::sha256_of(settings);
+    parts.settings = super::settings_hashes::settings(&config.adapter)
+        .into_iter()
+        .collect();
+    if matches!(config.adapter, Adapter::Replay { .. }) {
+        parts
+            .settings
+            .insert("the replay file".into(), parts.config.clone());
+    }
     value.update(format!("\0model={}", config.model.as_deref().unwrap_or("")).as_bytes());
     // (Without variables, the value is what earlier versions computed.)
     parts.env = super::envkey::names(config);

@@ -102,6 +102,9 @@ pub enum Ending {
     },
     /// The calls spent the budget (`--max-cost`); the calls left were not made.
     OverBudget { max_cost: f64 },
+    /// The budget could not be kept: the call of `sample` has no known cost (the pipeline
+    /// reported none, and no prices count one); the calls left were not made.
+    BudgetUnknown { max_cost: f64, sample: String },
 }
 
 /// What a run did.
@@ -290,6 +293,11 @@ pub fn run_suite_locked(
         }
     } else if summary.interrupted {
         Ending::Interrupted
+    } else if let Some(sample) = &summary.budget_unknown {
+        Ending::BudgetUnknown {
+            max_cost: settings.max_cost.unwrap_or(0.0),
+            sample: sample.clone(),
+        }
     } else if summary.over_budget {
         Ending::OverBudget {
             max_cost: settings.max_cost.unwrap_or(0.0),

@@ -51,50 +51,9 @@ pub fn check(earlier: &Earlier, now: &RunProvenance, fingerprint: &str) -> Resul
 
 /// What differs between two fingerprints, for people.
 fn changes(then: &FingerprintParts, now: &FingerprintParts) -> String {
-    let mut out = Vec::new();
-    if then.adapter != now.adapter {
-        out.push(format!("the adapter: {} → {}", then.adapter, now.adapter));
-    } else if then.config != now.config {
-        out.push(match now.adapter.as_str() {
-            "command" => "the command or its mode".to_string(),
-            "http" => "the URL or the headers".to_string(),
-            "srs-agents" => "the agents' settings or prompts".to_string(),
-            "replay" => "the replay file".to_string(),
-            other => format!("the {other} settings or prompts"),
-        });
-    }
-    if then.model != now.model {
-        let name = |m: &Option<String>| m.clone().unwrap_or_else(|| "none".into());
-        out.push(format!(
-            "the model: {} → {}",
-            name(&then.model),
-            name(&now.model)
-        ));
-    }
-    if then.source != now.source {
-        out.push(format!(
-            "what stands for its code: {} → {}",
-            then.source, now.source
-        ));
-    } else {
-        if then.git_index != now.git_index {
-            out.push("the repository's tracked files".into());
-        }
-        if then.git_worktree != now.git_worktree {
-            out.push("the uncommitted changes to tracked files".into());
-        }
-        let names: std::collections::BTreeSet<&String> =
-            then.files.keys().chain(now.files.keys()).collect();
-        out.extend(
-            names
-                .into_iter()
-                .filter(|name| then.files.get(*name) != now.files.get(*name))
-                .map(|name| format!("fingerprint file {name}")),
-        );
-    }
-    match out.is_empty() {
-        true => "its fingerprint".into(),
-        false => out.join(", "),
+    match now.changes_since(then) {
+        list if list.is_empty() => "its fingerprint".into(),
+        list => list.join(", "),
     }
 }
 
@@ -117,7 +76,7 @@ mod tests {
         now.model = Some("m".into());
         assert_eq!(
             changes(&then, &now),
-            "the model: none → m, fingerprint file prompt.txt"
+            "prompt.txt, [pipeline] model (none → m)"
         );
         let git = FingerprintParts {
             source: "git".into(),
@@ -131,11 +90,11 @@ mod tests {
         };
         assert_eq!(
             changes(&git, &dirty),
-            "the command or its mode, the uncommitted changes to tracked files"
+            "the uncommitted changes to tracked files, the command or its mode"
         );
         assert_eq!(
             changes(&then, &git),
-            "what stands for its code: files → git"
+            "what stands for its code (files → git)"
         );
         let agents = FingerprintParts {
             adapter: "srs-agents".into(),
@@ -147,5 +106,35 @@ mod tests {
             ..agents.clone()
         };
         assert_eq!(changes(&agents, &edited), "the agents' settings or prompts");
+        // Parts that record each setting name the settings that changed.
+        let setting = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let chat = FingerprintParts {
+            adapter: "chat".into(),
+            source: "prompts".into(),
+            model: Some("gpt-4o-mini".into()),
+            settings: [
+                setting("[pipeline] model", "sha256:m1"),
+                setting("[pipeline] temperature", "sha256:t1"),
+                setting("[pipeline] seed", "sha256:s"),
+            ]
+            .into(),
+            files: [setting("prompts/extraction.j2", "sha256:p1")].into(),
+            ..FingerprintParts::default()
+        };
+        let mut tuned = chat.clone();
+        tuned.model = Some("gpt-4.1-mini".into());
+        tuned.settings = [
+            setting("[pipeline] model", "sha256:m2"),
+            setting("[pipeline] temperature", "sha256:t2"),
+            setting("[pipeline] max_tokens", "sha256:x"),
+        ]
+        .into();
+        tuned
+            .files
+            .insert("prompts/extraction.j2".into(), "sha256:p2".into());
+        assert_eq!(
+            changes(&chat, &tuned),
+            "prompts/extraction.j2, [pipeline] max_tokens (new), [pipeline] seed (gone), [pipeline] temperature, [pipeline] model (gpt-4o-mini → gpt-4.1-mini)"
+        );
     }
 }

@@ -19,6 +19,7 @@ use super::call::{CallError, Reply};
 use super::cost::{Budget, Pricing};
 use super::judge::Judge;
 use crate::error::Result;
+use crate::judge::reviews::JudgeReviews;
 use crate::judge::JudgeRecord;
 use crate::kinds::keys::{Expects, Tally};
 use crate::limits::Limits;
@@ -107,6 +108,9 @@ pub struct RunSummary {
     pub tripped: bool,
     /// Stopped because the calls spent the budget (`--max-cost`).
     pub over_budget: bool,
+    /// Stopped because the budget could not be enforced: a call whose cost is unknown (no
+    /// cost reported, no prices), said with its sample.
+    pub budget_unknown: Option<String>,
     /// Tokens and cost (USD) of the answers written, cached ones included: what the
     /// answers cost to make.
     pub tokens: u64,
@@ -117,10 +121,19 @@ pub struct RunSummary {
     /// Records whose tokens / cost were known.
     pub tokens_known: usize,
     pub cost_known: usize,
+    /// Records whose tokens goldgate counted itself (their cost, when priced, is an
+    /// estimate too).
+    pub estimated: usize,
+    /// Records whose pipeline reported usage numbers no call can have (dropped), and the
+    /// first of them with why.
+    pub usage_invalid: usize,
+    pub first_usage_invalid: Option<String>,
     /// Answers cut at the model's token limit (`finish_reason: length`).
     pub truncated: usize,
     /// Answers that parsed but hold none of the keys their kind reads.
     pub keyless: Tally,
+    /// The judgements the judge was asked for and those it failed, with the first cause.
+    pub judge: JudgeReviews,
     pub elapsed: Duration,
 }
 
@@ -130,11 +143,13 @@ impl RunSummary {
         self.cached += usize::from(record.cached);
         self.truncated += usize::from(record.finish_reason.as_deref() == Some("length"));
         let usage = record.usage.as_ref();
+        // Counts and costs are in their ranges here (checked where they were read), so
+        // these sums stay finite; token sums saturate rather than wrap all the same.
         if let Some(tokens) = usage.and_then(Usage::tokens) {
-            self.tokens += tokens;
+            self.tokens = self.tokens.saturating_add(tokens);
             self.tokens_known += 1;
             if !record.cached {
-                self.spent_tokens += tokens;
+                self.spent_tokens = self.spent_tokens.saturating_add(tokens);
             }
         }
         if let Some(cost) = usage.and_then(|u| u.cost_usd).filter(|c| c.is_finite()) {
@@ -144,11 +159,20 @@ impl RunSummary {
                 self.spent_usd += cost;
             }
         }
+        self.estimated += usize::from(Usage::is_estimated(usage));
+        if let Some(why) = usage.and_then(|u| u.invalid.as_ref()) {
+            self.usage_invalid += 1;
+            self.first_usage_invalid
+                .get_or_insert_with(|| format!("{}: {why}", record.sample_id));
+        }
         if let Some(e) = &record.error {
             self.errors += 1;
             self.first_error
                 .get_or_insert_with(|| format!("{}: {}", record.sample_id, e.message));
             self.failures.add(&record.sample_id, e);
+        }
+        if let Some(review) = &record.judge {
+            self.judge.add_judgements(&record.sample_id, review);
         }
     }
 }
@@ -171,19 +195,30 @@ pub async fn run(
             // Once the budget is spent, calls still waiting never start.
             match options.budget.open() {
                 true => {
-                    let (record, keyless) = call(&pipeline, &job, &options).await;
+                    let (record, keyless) = call(&pipeline, &job, &options).await?;
                     // Counted before the permit goes to the next call, which then sees
                     // whether the budget is spent.
                     let cost = record.usage.as_ref().and_then(|u| u.cost_usd);
-                    if let (Some(cost), false) = (cost, record.cached) {
-                        options.budget.spend(cost);
-                    }
+                    let unknown = match (cost, record.cached) {
+                        (Some(cost), false) => {
+                            options.budget.spend(cost);
+                            false
+                        }
+                        // A budget cannot be kept on a call whose cost nobody knows: the
+                        // run stops rather than go on unchecked.
+                        (None, false) => record.error.is_none() && options.budget.refuse(),
+                        (_, true) => false,
+                    };
                     if let Some(cost) = judge_cost(&record) {
                         options.budget.spend(cost);
                     }
-                    Some((record, keyless.map(|found| (job.expects, found))))
+                    Ok(Some((
+                        record,
+                        keyless.map(|found| (job.expects, found)),
+                        unknown,
+                    )))
                 }
-                false => None,
+                false => Ok(None),
             }
         });
     }
@@ -200,10 +235,20 @@ pub async fn run(
             }
             next = tasks.join_next() => match next {
                 None => break,
-                Some(Ok(None)) => summary.over_budget = true,
-                Some(Ok(Some((record, keyless)))) => {
+                Some(Ok(Ok(None))) => summary.over_budget = true,
+                // An answer-cache entry that cannot be goldgate's: no answer is taken from it,
+                // and the run stops on it like on any input error.
+                Some(Ok(Err(problem))) => {
+                    tasks.abort_all();
+                    while tasks.join_next().await.is_some() {}
+                    return Err(crate::error::Error::invalid("answer cache entry", problem));
+                }
+                Some(Ok(Ok(Some((record, keyless, unknown))))) => {
                     writer.write(&record)?;
                     summary.count(&record);
+                    if unknown {
+                        summary.budget_unknown.get_or_insert_with(|| record.sample_id.clone());
+                    }
                     if let Some((expects, found)) = keyless {
                         expects.count(&mut summary.keyless, &record.sample_id, &found);
                     }
@@ -274,10 +319,14 @@ async fn call(
     pipeline: &Pipeline,
     job: &Job,
     options: &RunOptions,
-) -> (RunRecord, Option<Vec<String>>) {
+) -> std::result::Result<(RunRecord, Option<Vec<String>>), crate::error::Problem> {
     let started = Instant::now();
     let key = Cache::key(&job.request, &options.pipeline_fingerprint, job.repeat);
-    let hit = options.cache.as_ref().and_then(|c| c.get(&key));
+    let hit = match options.cache.as_ref().map(|c| c.get(&key)) {
+        Some(Err(problem)) => return Err(problem),
+        Some(Ok(hit)) => hit,
+        None => None,
+    };
     let cached = hit.is_some();
     let (outcome, attempts) = match hit {
         Some(reply) => (Ok(reply), 0),
@@ -313,10 +362,22 @@ async fn call(
             let parsed = parse_answer(&reply.text);
             keyless = parsed.value.as_ref().and_then(|v| job.expects.missing(v));
             record.parse = Some(json!({"outcome": parsed.outcome, "detail": parsed.detail}));
-            record.usage = reply
-                .usage
-                .or_else(|| parsed.value.as_ref().and_then(usage_of))
-                .map(|u| Pricing::price(options.pricing.as_ref(), u));
+            let needs = super::usage::Needs {
+                prices: options.pricing.is_some(),
+                budget: options.budget.limit().is_some(),
+                tokens_per_minute: options.limits.counts_tokens(),
+            };
+            let request = || job.request.to_string();
+            record.usage = super::usage::complete(
+                reply
+                    .usage
+                    .or_else(|| parsed.value.as_ref().and_then(super::usage::reported)),
+                needs,
+                options.model.as_deref(),
+                &request,
+                &reply.text,
+                options.pricing.as_ref(),
+            );
             if let (Some(tokens), false, false) = (
                 record.usage.as_ref().and_then(Usage::tokens),
                 cached,
@@ -363,7 +424,7 @@ async fn call(
         }
     }
     record.judge = review(pipeline, job, &record, options).await;
-    (record, keyless)
+    Ok((record, keyless))
 }
 
 /// The judge's review of a record: a replayed record's own review when no judge is
@@ -445,19 +506,6 @@ fn last_line(stderr: &str) -> Option<&str> {
     kept.lines().map(str::trim).rfind(|l| !l.is_empty())
 }
 
-/// Token usage an answer reports about itself (an OpenAI-style top-level `usage` object).
-fn usage_of(answer: &Value) -> Option<Usage> {
-    let u = answer.get("usage")?.as_object()?;
-    let count = |k: &str| u.get(k).and_then(Value::as_u64);
-    let usage = Usage {
-        prompt_tokens: count("prompt_tokens"),
-        completion_tokens: count("completion_tokens"),
-        total_tokens: count("total_tokens"),
-        cost_usd: u.get("cost_usd").and_then(Value::as_f64),
-    };
-    (usage != Usage::default()).then_some(usage)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -467,15 +515,6 @@ mod tests {
         assert_eq!(last_line("calling…\nError: 401\n\n"), Some("Error: 401"));
         assert_eq!(last_line("a\nb… [12 more bytes not kept]"), Some("a"));
         assert_eq!(last_line(" \n"), None);
-    }
-
-    #[test]
-    fn usage_is_read_from_the_answer() {
-        let answer = json!({"requirements": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "prompt_tokens_details": {}}});
-        let usage = usage_of(&answer).unwrap();
-        assert_eq!(usage.tokens(), Some(15));
-        assert_eq!(usage_of(&json!({"usage": {}})), None);
-        assert_eq!(usage_of(&json!([1])), None);
     }
 
     #[test]

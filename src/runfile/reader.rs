@@ -283,13 +283,12 @@ impl AnswerReader {
         };
         // Fast path: a valid line deserializes straight into its record type.
         let is_record = text.contains("\"sample_id\"");
-        let fast = if is_record {
-            serde_json::from_str::<RunRecord>(&text).map(Answer::from)
-        } else {
-            serde_json::from_str::<OutputLine>(&text).map(Answer::from)
-        };
-        if let Ok(answer) = fast {
-            return Ok(answer);
+        if is_record {
+            if let Ok(record) = serde_json::from_str::<RunRecord>(&text) {
+                return checked(record, &text, entry.line, &self.path);
+            }
+        } else if let Ok(line) = serde_json::from_str::<OutputLine>(&text) {
+            return Ok(Answer::from(line));
         }
         let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
             Problem::new(
@@ -299,12 +298,38 @@ impl AnswerReader {
             )
         })?;
         if value.get("sample_id").is_some() {
-            decode::<RunRecord>(value, &text, entry.line, &self.path).map(Answer::from)
+            let record = decode::<RunRecord>(value, &text, entry.line, &self.path)?;
+            checked(record, &text, entry.line, &self.path)
         } else {
             decode::<OutputLine>(value, &text, entry.line, &self.path).map(Answer::from)
         }
     }
 }
+
+/// A record's answer when every number it carries is in its range; else the first
+/// impossible one (`latency_ms` 1e308, a negative cost, a token count past any call's) as a
+/// problem at its field, never a number that reaches a metric.
+fn checked(
+    record: RunRecord,
+    text: &str,
+    line: usize,
+    path: &Path,
+) -> std::result::Result<Answer, Problem> {
+    match super::numbers::record(&record) {
+        None => Ok(Answer::from(record)),
+        Some((pointer, why)) => {
+            let at = json_positions(text).nearest(&pointer);
+            let field = crate::document::field_of(&pointer);
+            Err(
+                Problem::new(Location::new(path, line, at.column), field, why)
+                    .with_hint(NUMBERS_HINT),
+            )
+        }
+    }
+}
+
+/// What a reader says of a record's impossible number.
+pub const NUMBERS_HINT: &str = "a run record's latencies and costs are finite and not negative, its token counts whole numbers: correct or remove the record, or run the pipeline again";
 
 fn decode<T: DeserializeOwned>(
     value: serde_json::Value,

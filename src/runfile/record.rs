@@ -57,7 +57,8 @@ pub struct RecordError {
     pub message: String,
 }
 
-/// Token usage and cost of one call, where the pipeline reports them.
+/// Token usage and cost of one call, where the pipeline reports them, or as goldgate counted
+/// them when it did not (`estimated`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Usage {
@@ -69,16 +70,62 @@ pub struct Usage {
     pub total_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The token counts are goldgate's own count of the request and the answer (the
+    /// pipeline reported none it could use), and the cost, when priced, is theirs: an
+    /// estimate.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
+    /// What the pipeline reported that cannot be a token count or a cost (a negative count,
+    /// a string, `1e308` dollars), with why: those numbers were dropped, never counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
 }
 
 impl Usage {
-    /// Total tokens: `total_tokens`, else prompt + completion when either is known.
+    /// Total tokens: `total_tokens`, else prompt + completion when either is known (`None`
+    /// also when that sum would overflow).
     pub fn tokens(&self) -> Option<u64> {
         self.total_tokens
             .or(match (self.prompt_tokens, self.completion_tokens) {
                 (None, None) => None,
-                (p, c) => Some(p.unwrap_or(0) + c.unwrap_or(0)),
+                (p, c) => crate::quantity::add_tokens(p.unwrap_or(0), c.unwrap_or(0)),
             })
+    }
+
+    /// The first number outside its range, as (field, why): token counts up to
+    /// [`crate::quantity::MAX_TOKENS`], a cost that is finite, not negative and at most
+    /// [`crate::quantity::MAX_COST_USD`].
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        let counts = [
+            ("prompt_tokens", self.prompt_tokens),
+            ("completion_tokens", self.completion_tokens),
+            ("total_tokens", self.total_tokens),
+        ];
+        for (field, n) in counts {
+            if let Some(Err(why)) = n.map(crate::quantity::check_tokens) {
+                return Some((field, why));
+            }
+        }
+        let cost = self.cost_usd.map(crate::quantity::cost);
+        cost.and_then(Result::err).map(|why| ("cost_usd", why))
+    }
+
+    /// A chat call's tokens as a record counts them (`invalid`: what the server reported
+    /// instead, when it could not be a count).
+    pub fn of_tokens(tokens: crate::llm::TokenUsage, invalid: Option<String>) -> Usage {
+        Usage {
+            prompt_tokens: Some(tokens.prompt_tokens),
+            completion_tokens: Some(tokens.completion_tokens),
+            total_tokens: Some(tokens.total()),
+            cost_usd: None,
+            estimated: tokens.estimated,
+            invalid,
+        }
+    }
+
+    /// Whether the record's tokens or cost are known only as goldgate's estimate.
+    pub fn is_estimated(usage: Option<&Usage>) -> bool {
+        usage.is_some_and(|u| u.estimated)
     }
 }
 
@@ -200,6 +247,85 @@ pub struct FingerprintParts {
     /// fingerprint: `fingerprint_env` and those the command, URL or headers name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<String>,
+    /// Each of the adapter's settings (`[pipeline] command`, `[pipeline] temperature`, a
+    /// prompt template, …) and the `sha256:` of its value, so a change can be named.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, String>,
+}
+
+/// The setting a pipeline's model is recorded under.
+pub const MODEL_SETTING: &str = "[pipeline] model";
+
+impl FingerprintParts {
+    /// What differs from `then` to `self`, for people: the adapter; what stands for the
+    /// code, the repository's content, each fingerprint or prompt file; each setting; the
+    /// model (with both names). Parts recorded before settings were (older run files) name
+    /// the adapter's settings as a whole.
+    pub fn changes_since(&self, then: &FingerprintParts) -> Vec<String> {
+        let now = self;
+        let mut out = Vec::new();
+        if then.adapter != now.adapter {
+            out.push(format!("the adapter ({} → {})", then.adapter, now.adapter));
+        }
+        if then.source != now.source {
+            out.push(format!(
+                "what stands for its code ({} → {})",
+                then.source, now.source
+            ));
+        } else {
+            if then.git_index != now.git_index {
+                out.push("the repository's tracked files".into());
+            }
+            if then.git_worktree != now.git_worktree {
+                out.push("the uncommitted changes to tracked files".into());
+            }
+            out.extend(changed_keys(&then.files, &now.files, |_| false));
+        }
+        if then.adapter == now.adapter {
+            match then.settings.is_empty() || now.settings.is_empty() {
+                true if then.config != now.config => out.push(match now.adapter.as_str() {
+                    "command" => "the command or its mode".to_string(),
+                    "http" => "the URL or the headers".to_string(),
+                    "srs-agents" => "the agents' settings or prompts".to_string(),
+                    "replay" => "the replay file".to_string(),
+                    other => format!("the {other} settings or prompts"),
+                }),
+                true => {}
+                // The model is named below, with both names.
+                false => out.extend(changed_keys(&then.settings, &now.settings, |k| {
+                    k == MODEL_SETTING && then.model != now.model
+                })),
+            }
+        }
+        if then.model != now.model {
+            let name = |m: &Option<String>| m.clone().unwrap_or_else(|| "none".into());
+            out.push(format!(
+                "{MODEL_SETTING} ({} → {})",
+                name(&then.model),
+                name(&now.model)
+            ));
+        }
+        out
+    }
+}
+
+/// The keys whose value differs between two maps, `(new)` or `(gone)` when one lacks it,
+/// in name order; `skip` leaves keys out.
+fn changed_keys(
+    then: &BTreeMap<String, String>,
+    now: &BTreeMap<String, String>,
+    skip: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let keys: std::collections::BTreeSet<&String> = then.keys().chain(now.keys()).collect();
+    keys.into_iter()
+        .filter(|k| !skip(k))
+        .filter_map(|k| match (then.get(k), now.get(k)) {
+            (a, b) if a == b => None,
+            (None, _) => Some(format!("{k} (new)")),
+            (_, None) => Some(format!("{k} (gone)")),
+            _ => Some(k.clone()),
+        })
+        .collect()
 }
 
 /// One line of an outputs file: a recorded answer, as a string or as JSON.
@@ -229,6 +355,8 @@ pub struct Answer {
     pub finish_reason: Option<String>,
     /// The judge's review, when there is one.
     pub judge: Option<JudgeRecord>,
+    /// What went into the pipeline fingerprint, on the record that starts a run file.
+    pub pipeline: Option<FingerprintParts>,
 }
 
 impl Answer {
@@ -257,6 +385,7 @@ impl From<RunRecord> for Answer {
             model: r.model,
             finish_reason: r.finish_reason,
             judge: r.judge,
+            pipeline: r.provenance.map(|p| p.fingerprint),
         }
     }
 }

@@ -100,13 +100,16 @@ impl Trace {
     }
 }
 
-/// The sum of several usages.
+/// The sum of several usages (an estimate when any of them is). Each count is at most
+/// [`crate::quantity::MAX_TOKENS`], so sums over a sample's calls never overflow; they
+/// saturate if they ever would, never wrap.
 pub fn add<'a>(usages: impl IntoIterator<Item = &'a TokenUsage>) -> TokenUsage {
     usages
         .into_iter()
         .fold(TokenUsage::default(), |sum, u| TokenUsage {
-            prompt_tokens: sum.prompt_tokens + u.prompt_tokens,
-            completion_tokens: sum.completion_tokens + u.completion_tokens,
+            prompt_tokens: sum.prompt_tokens.saturating_add(u.prompt_tokens),
+            completion_tokens: sum.completion_tokens.saturating_add(u.completion_tokens),
+            estimated: sum.estimated || u.estimated,
         })
 }
 
@@ -128,6 +131,7 @@ mod tests {
         TokenUsage {
             prompt_tokens: p,
             completion_tokens: c,
+            estimated: false,
         }
     }
 

@@ -74,6 +74,10 @@ struct RecordScore {
     keyless: Option<Vec<String>>,
     /// The answer's longest list, when it is over `[matching] max_items`.
     over_cap: Option<usize>,
+    /// Why the document its judge reviewed is suspect of steering the judge.
+    suspect: Vec<String>,
+    /// Why the answer is not schema-compliant.
+    violations: kinds::compliance::Violations,
 }
 
 /// What reading the suite and the run file turned up, taken in suite order.
@@ -86,6 +90,7 @@ struct Reading {
     missing: Vec<String>,
     unique: UniqueIds,
     fingerprints: HashSet<Option<String>>,
+    parts: Vec<(Option<String>, crate::runfile::record::FingerprintParts)>,
     models: HashSet<Option<String>>,
     judges: HashSet<file::JudgeSummary>,
     keyless: kinds::keys::Tally,
@@ -108,6 +113,7 @@ struct Answered {
     /// Answers over `[matching] max_items`, scored as unreadable.
     unreadable: Vec<Problem>,
     fingerprints: Vec<Option<String>>,
+    parts: Vec<(Option<String>, crate::runfile::record::FingerprintParts)>,
     models: Vec<Option<String>>,
     judges: Vec<file::JudgeSummary>,
     /// The keys the sample's kind reads, and what each of its keyless answers held.
@@ -182,6 +188,7 @@ pub fn score(req: &ScoreRequest<'_>) -> Result<Scored> {
         &documents.fingerprint(),
         &samples,
         reading.fingerprints,
+        reading.parts,
         reading.models,
         reading.judges,
     );
@@ -243,6 +250,10 @@ fn load_and_score(
                 .iter()
                 .map(|a| a.pipeline_fingerprint.clone())
                 .collect(),
+            parts: records
+                .iter()
+                .filter_map(|a| Some((a.pipeline_fingerprint.clone(), a.pipeline.clone()?)))
+                .collect(),
             models: records.iter().map(|a| a.model.clone()).collect(),
             judges: records
                 .iter()
@@ -296,6 +307,7 @@ impl Reading {
         self.run_problems.extend(answered.problems);
         self.unreadable.extend(answered.unreadable);
         self.fingerprints.extend(answered.fingerprints);
+        self.parts.extend(answered.parts);
         self.models.extend(answered.models);
         self.judges.extend(answered.judges);
         if let Some((expected, found)) = &answered.keyless {
@@ -327,11 +339,18 @@ fn score_sample(
     let mut records = runs::Records::new(answers.len());
     let mut latencies = Vec::new();
     let (mut runs, mut parse, mut matching) = (Vec::new(), Vec::new(), Vec::new());
-    let mut first_pairs = None;
+    let (mut first_pairs, mut judge_suspect, mut schema_violations) = (None, Vec::new(), None);
     for (i, answer) in answers.iter().enumerate() {
         let record = score_record(kind, sample, &gold, answer, cfg);
         long.extend(record.over_cap.map(|len| (i, len)));
+        if judge_suspect.is_empty() {
+            judge_suspect = record.suspect;
+        }
         first_pairs.get_or_insert(record.pairs);
+        // A failed call is told by its error, not as an answer that breaks the schema.
+        if !answer.failed() {
+            schema_violations = schema_violations.or(record.violations.of(answer.repeat));
+        }
         records.add(answer, record.stats);
         runs.push(record.primary);
         parse.push(record.outcome);
@@ -367,6 +386,15 @@ fn score_sample(
         parse,
         latency_ms: latencies,
         matching,
+        judge_failure: answers
+            .iter()
+            .flat_map(|a| a.judge.iter().flat_map(|j| &j.judgements))
+            .find(|j| j.failed())
+            .map(|j| {
+                crate::runfile::failures::cause(&sample.id, j.invalid.as_deref().unwrap_or(""))
+            }),
+        judge_suspect,
+        schema_violations,
         metrics,
         stats,
     };
@@ -397,6 +425,7 @@ fn score_record(
         mut primary,
         matching,
         pairs,
+        violations,
     } = kind.score(sample, gold, &reading, cfg);
     if answer.failed() || !parsed.outcome.is_success() {
         primary = 0.0;
@@ -409,10 +438,13 @@ fn score_record(
         ParseOutcome::Error => "parse.error",
     };
     stats.add(outcome_key, 1.0);
-    run_health(answer, &mut stats);
-    if let Some(judge) = &answer.judge {
-        kinds::e2e::judge::sums(judge, &mut stats);
+    if keyless.is_some() {
+        stats.add("parse.keyless", 1.0);
     }
+    run_health(answer, &mut stats);
+    let suspect = answer.judge.as_ref().map_or_else(Vec::new, |judge| {
+        kinds::e2e::judge::sums(judge, parsed.value.as_ref(), &mut stats)
+    });
     RecordScore {
         stats,
         primary,
@@ -421,6 +453,8 @@ fn score_record(
         pairs,
         keyless,
         over_cap,
+        suspect,
+        violations,
     }
 }
 
@@ -439,6 +473,12 @@ fn run_health(answer: &Answer, stats: &mut Stats) {
         if let Some(cost) = usage.cost_usd.filter(|c| c.is_finite()) {
             stats.add("run.cost", cost);
             stats.add("run.cost_known", 1.0);
+        }
+        if usage.estimated {
+            stats.add("run.tokens_estimated", 1.0);
+        }
+        if usage.invalid.is_some() {
+            stats.add("run.usage_invalid", 1.0);
         }
     }
 }

@@ -1,4 +1,5 @@
-//! Provenance of a score: suite and pipeline fingerprints, the facts the caller gathered
+//! Provenance of a score: suite and pipeline fingerprints (and what went into the pipeline's,
+//! as its run file recorded it), the facts the caller gathered
 //! (git sha and ref, time), version, and the scoring settings that shaped the numbers (the
 //! judge that reviewed the records among them).
 
@@ -6,15 +7,23 @@ use std::collections::HashSet;
 
 use super::file::{JudgeSummary, Provenance, SampleScore, ScoringSummary};
 use super::ScoreRequest;
+use crate::runfile::record::FingerprintParts;
 
 pub(super) fn collect(
     req: &ScoreRequest<'_>,
     suite_fingerprint: &str,
     samples: &[SampleScore],
     pipelines: HashSet<Option<String>>,
+    parts: Vec<(Option<String>, FingerprintParts)>,
     models: HashSet<Option<String>>,
     judges: HashSet<JudgeSummary>,
 ) -> Provenance {
+    let fingerprint = shared(pipelines);
+    // The parts of the one pipeline every record came from.
+    let pipeline = parts
+        .into_iter()
+        .find(|(fp, _)| fp.is_some() && *fp == fingerprint)
+        .map(|(_, parts)| parts);
     let cfg = req.scoring;
     let w = cfg.rd_weights;
     let identity = req.embedding.map(|e| e.embedder.identity());
@@ -23,8 +32,9 @@ pub(super) fn collect(
         suite_path: req.suite.root.display().to_string(),
         suite_fingerprint: format!("sha256:{suite_fingerprint}"),
         run_path: req.run.display().to_string(),
-        pipeline_fingerprint: pipeline_fingerprint(pipelines),
-        model: pipeline_fingerprint(models),
+        pipeline_fingerprint: fingerprint,
+        pipeline,
+        model: shared(models),
         git_sha: req.facts.git_sha.clone(),
         git_ref: req.facts.git_ref.clone(),
         created_at: rfc3339(req.facts.created_at),
@@ -59,7 +69,7 @@ pub struct Facts {
 }
 
 /// The value all records share (fingerprint, model), `mixed` when they differ.
-fn pipeline_fingerprint(seen: HashSet<Option<String>>) -> Option<String> {
+fn shared(seen: HashSet<Option<String>>) -> Option<String> {
     let known: Vec<String> = seen.into_iter().flatten().collect();
     match known.as_slice() {
         [] => None,

@@ -1,8 +1,8 @@
 //! What a sample looked like to the scorer, kept for the samples a caller asks about (the
 //! gate diffs broken samples with it): the gold items and the predicted items of its first
 //! record lined up by the pairs scoring matched (as its task kind lists them), why each
-//! unmatched gold item found no match, the answer text of that record, and how its
-//! requirements matched.
+//! unmatched gold item found no match, the answer text of that record, how its
+//! requirements matched, and which rules of its kind's schema its answers break.
 
 use crate::kinds::aligned::{Aligned, Paired};
 use crate::parse::json::Json;
@@ -20,6 +20,9 @@ pub struct SampleView {
     pub answer: String,
     /// How repeat 0's requirements matched, one line per pair and per unmatched gold item.
     pub matching: Vec<String>,
+    /// Why the sample is not schema-compliant: `path: constraint` per rule its first
+    /// non-compliant answer breaks (the first few, as the score file keeps them).
+    pub violations: Vec<String>,
 }
 
 impl SampleView {
@@ -59,6 +62,11 @@ impl SampleView {
             answer,
             matching: explanation
                 .map(|m| m.lines(cfg.requirement_threshold))
+                .unwrap_or_default(),
+            violations: score
+                .schema_violations
+                .as_ref()
+                .map(|v| v.lines())
                 .unwrap_or_default(),
         }
     }

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub mod answers;
 pub mod mock_http;
 pub mod openai;
 pub mod project;

@@ -1,7 +1,10 @@
 //! Checking a parsed `thresholds.toml`: every value in its range, so no value can quietly
 //! defeat a rule — `nan` and infinities, a confidence outside (0, 1), a `sample_pass`
 //! outside [0, 1], a negative allowed regression, a bound on the wrong side of a metric's
-//! direction or outside the values it can take, an unknown metric. Every problem of the
+//! direction or outside the values it can take, an unknown metric; an allowed change in
+//! the wrong unit (an absolute `max_regression` on a metric without an upper bound, where
+//! 0.02 would be dollars or milliseconds; a `max_increase` that is no percentage, or on a
+//! bounded metric). Every problem of the
 //! file is collected, each at its own line, so one run reports them all.
 
 use regex::Regex;
@@ -61,11 +64,29 @@ const CONFIDENCE_HINT: &str = "a confidence level strictly between 0 and 1, e.g.
 const REGRESSION_HINT: &str =
     "the worsening allowed against the baseline: a number >= 0 (e.g. 0.02) or a percentage (\"5%\")";
 
+const INCREASE_HINT: &str =
+    "the rise allowed against the baseline, as a percentage of it: max_increase = \"10%\"";
+
 /// `max_regression` a finite amount >= 0 (a negative one fails every change, `nan` none).
 fn check_regression(regression: Regression) -> Option<String> {
     let amount = regression.amount();
     (!(amount >= 0.0 && amount.is_finite()))
         .then(|| format!("max_regression {regression} must be a finite number >= 0"))
+}
+
+/// `max_increase` a percentage (a number alone would be in the metric's unit: dollars,
+/// tokens, milliseconds) of a finite amount >= 0.
+fn check_increase(increase: Regression) -> Option<String> {
+    let amount = increase.amount();
+    match increase {
+        Regression::Absolute(x) => Some(format!(
+            "max_increase {x} is not a percentage: a rise is relative to the baseline"
+        )),
+        Regression::Relative(_) if !(amount >= 0.0 && amount.is_finite()) => Some(format!(
+            "max_increase {increase} must be a finite percentage >= 0"
+        )),
+        Regression::Relative(_) => None,
+    }
 }
 
 /// One `[metrics."name"]` table: a known metric; bounds that are finite, on the side the
@@ -150,11 +171,52 @@ fn check_rule(
                 .with_hint(CONFIDENCE_HINT),
         );
     }
+    if let Some(r) = &rule.max_increase {
+        let problem = |message: String, hint: &str| {
+            Problem::new(at(r.span().start), field("max_increase"), message).with_hint(hint)
+        };
+        if let Some(message) = check_increase(*r.get_ref()) {
+            problems.push(problem(message, INCREASE_HINT));
+        } else if let Some(m) = metric.filter(|m| m.direction == Direction::Neither) {
+            problems.push(problem(
+                format!(
+                    "`{}` is better neither higher nor lower: it has no regressions",
+                    m.name
+                ),
+                "bound it with `min` or `max`",
+            ));
+        } else if let Some(m) = metric.filter(|m| m.is_bounded()) {
+            problems.push(problem(
+                format!(
+                    "`{}` is bounded, {}: a change in it is written as `max_regression`",
+                    m.name,
+                    m.range.describe()
+                ),
+                "write max_regression = 0.02 (in the metric's own units) or \"5%\"",
+            ));
+        }
+    }
     if let Some(r) = &rule.max_regression {
         if let Some(message) = check_regression(*r.get_ref()) {
             problems.push(
                 Problem::new(at(r.span().start), field("max_regression"), message)
                     .with_hint(REGRESSION_HINT),
+            );
+        } else if let Some(m) =
+            metric.filter(|m| !m.is_bounded() && m.direction != Direction::Neither)
+        {
+            let message = format!(
+                "`{}` has no upper bound: an allowed regression of {} would be in {}, whatever the baseline",
+                m.name,
+                r.get_ref(),
+                match m.unit {
+                    "" => "its own units",
+                    unit => unit,
+                }
+            );
+            problems.push(
+                Problem::new(at(r.span().start), field("max_regression"), message)
+                    .with_hint("write max_increase = \"10%\" for a rise relative to the baseline"),
             );
         } else if metric.is_some_and(|m| m.direction == Direction::Neither) {
             let message = format!(
@@ -199,6 +261,16 @@ fn check_defaults(
                 message,
             )
             .with_hint(REGRESSION_HINT),
+        );
+    }
+    if let Some(message) = d.max_increase.and_then(check_increase) {
+        problems.push(
+            Problem::new(
+                place("max_increase"),
+                Some("defaults.max_increase".into()),
+                message,
+            )
+            .with_hint(INCREASE_HINT),
         );
     }
     if !(0.0..=1.0).contains(&d.sample_pass) {

@@ -30,7 +30,9 @@ pub enum Severity {
     Warn,
 }
 
-/// An allowed worsening: absolute (`0.02`) or relative to the baseline (`"5%"`).
+/// An allowed worsening: absolute (`0.02`, in a bounded metric's own units) or relative to
+/// the baseline (`"5%"`; the only kind `max_increase` takes, for metrics without an upper
+/// bound).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Regression {
     Absolute(f64),
@@ -39,7 +41,7 @@ pub enum Regression {
 
 impl Regression {
     /// The amount as written: the number, or the percentage.
-    fn amount(self) -> f64 {
+    pub(crate) fn amount(self) -> f64 {
         match self {
             Regression::Absolute(x) => x,
             Regression::Relative(p) => p * 100.0,
@@ -76,7 +78,7 @@ impl<'de> Deserialize<'de> for Regression {
                 .map(|p| Regression::Relative(p / 100.0))
                 .ok_or_else(|| {
                     serde::de::Error::custom(format!(
-                        "max_regression `{s}` is neither a number nor a percentage like \"5%\""
+                        "`{s}` is neither a number nor a percentage like \"5%\""
                     ))
                 }),
         }
@@ -87,8 +89,15 @@ impl<'de> Deserialize<'de> for Regression {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Defaults {
+    /// Applies to the listed metrics with bounded values ([`Metric::is_bounded`]).
+    ///
+    /// [`Metric::is_bounded`]: crate::metrics::registry::Metric::is_bounded
     #[serde(default = "default_max_regression")]
     pub max_regression: Option<Regression>,
+    /// Applies to the listed metrics without an upper bound (cost, tokens, latency): a
+    /// percentage of the baseline; none unless written.
+    #[serde(default)]
+    pub max_increase: Option<Regression>,
     #[serde(default = "yes")]
     pub require_significance: bool,
     #[serde(default = "default_confidence")]
@@ -117,6 +126,7 @@ impl Default for Defaults {
     fn default() -> Self {
         Defaults {
             max_regression: default_max_regression(),
+            max_increase: None,
             require_significance: true,
             confidence: default_confidence(),
             sample_pass: default_sample_pass(),
@@ -132,6 +142,8 @@ pub struct MetricRule {
     pub min: Option<Spanned<f64>>,
     pub max: Option<Spanned<f64>>,
     pub max_regression: Option<Spanned<Regression>>,
+    /// The rise allowed in a metric without an upper bound, relative to the baseline.
+    pub max_increase: Option<Spanned<Regression>>,
     pub require_significance: Option<bool>,
     pub confidence: Option<Spanned<f64>>,
     pub severity: Option<Severity>,
@@ -149,6 +161,10 @@ impl MetricRule {
     /// The allowed regression.
     pub fn max_regression(&self) -> Option<Regression> {
         self.max_regression.as_ref().map(|v| *v.get_ref())
+    }
+    /// The allowed rise, relative to the baseline.
+    pub fn max_increase(&self) -> Option<Regression> {
+        self.max_increase.as_ref().map(|v| *v.get_ref())
     }
     /// The confidence of the paired interval.
     pub fn confidence(&self) -> Option<f64> {
@@ -438,7 +454,7 @@ mod tests {
 
     #[test]
     fn bounds_in_range_on_the_metrics_side_are_accepted() {
-        let t = parse("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0\n[metrics.\"extraction.recall\"]\nmin = 1\n[metrics.\"extraction.kappa\"]\nmin = -0.5\n[metrics.\"extraction.ece\"]\nmax = 0\n[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n[metrics.\"run.cost_usd\"]\nmax = 12.5\nmax_regression = \"10%\"\n").unwrap();
+        let t = parse("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0\n[metrics.\"extraction.recall\"]\nmin = 1\n[metrics.\"extraction.kappa\"]\nmin = -0.5\n[metrics.\"extraction.ece\"]\nmax = 0\n[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n[metrics.\"run.cost_usd\"]\nmax = 12.5\nmax_increase = \"10%\"\n").unwrap();
         assert_eq!(t.metrics.len(), 6);
         let e = parse("version = 1\n[metrics.\"extraction.f1\"]\nmin = 80\n")
             .unwrap_err()

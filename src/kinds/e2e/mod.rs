@@ -67,6 +67,7 @@ pub fn score(
         primary: rd,
         matching: Some(matching),
         pairs: crate::kinds::extraction::paired(&pairs),
+        violations: Default::default(),
     }
 }
 

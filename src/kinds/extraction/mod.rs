@@ -13,11 +13,11 @@ use crate::metrics::matching::{self, match_with, similarities, MatchItem, Pair};
 use crate::metrics::registry::Metric;
 use crate::metrics::stats::Stats;
 use crate::metrics::texts::{joined, Similarity, Text, TextIndex};
-use crate::metrics::{f1, precision, recall, SchemaMode, ScoringConfig};
+use crate::metrics::{f1, precision, recall, ScoringConfig};
 use crate::parse::json::Json;
-use crate::parse::prediction::{self, integer, PredRequirement, Prediction};
-use crate::suite::model::{enums, Requirement};
-use crate::suite::{in_enum, Kind, Sample};
+use crate::parse::prediction::{self, PredRequirement, Prediction};
+use crate::suite::model::Requirement;
+use crate::suite::{Kind, Sample};
 use crate::text::norm;
 
 /// What matching needs of gold requirements, computed once per sample (repeats reuse it).
@@ -155,7 +155,8 @@ pub fn score(
         }
     }
     add_bins("ext.cal", &bins, &mut s);
-    if schema_ok(answer, sample.conversation.len(), cfg) {
+    let violations = compliance::check(answer, Some(sample.conversation.len()), cfg);
+    if violations.is_empty() {
         s.add("ext.schema_ok", 1.0);
     }
     hallucination(sample, &pred.requirements, cfg, &mut s);
@@ -164,6 +165,7 @@ pub fn score(
         primary: sample_f1,
         matching: Some(matching),
         pairs: paired(&pairs),
+        violations,
     }
 }
 
@@ -255,59 +257,6 @@ fn type_agreement(
     }
 }
 
-/// Schema compliance of a parsed answer (docs/metrics.md). A failed parse fails.
-pub fn schema_ok(answer: Option<&Json<'_>>, messages: usize, cfg: &ScoringConfig) -> bool {
-    let list = match answer {
-        Some(Json::Array(list)) => list,
-        Some(Json::Object(map)) => match map.get("requirements") {
-            Some(Json::Array(list)) => list,
-            _ => return false,
-        },
-        _ => return false,
-    };
-    match cfg.schema {
-        SchemaMode::SyntaxOnly => true,
-        SchemaMode::Strict => list.iter().all(|r| requirement_ok(r, messages, cfg)),
-    }
-}
-
-fn requirement_ok(value: &Json<'_>, messages: usize, cfg: &ScoringConfig) -> bool {
-    let Some(r) = value.as_object() else {
-        return false;
-    };
-    let text = |k: &str| r.get(k).and_then(Json::as_str);
-    let non_empty = |k: &str| text(k).is_some_and(|s| !s.is_empty());
-    let in_enum = |k: &str, allowed: &[&str]| text(k).is_some_and(|v| in_enum(v, allowed));
-    let id_ok = text("id").is_some_and(|id| cfg.id_pattern.is_match(id));
-    let condition_ok = matches!(r.get("condition"), Some(Json::String(_)) | Some(Json::Null));
-    let criteria_ok = r
-        .get("acceptance_criteria")
-        .and_then(Json::as_array)
-        .is_some_and(|c| c.len() >= 2 && c.iter().all(Json::is_string));
-    let sources_ok = r
-        .get("source_messages")
-        .and_then(Json::as_array)
-        .is_some_and(|s| {
-            s.iter()
-                .all(|v| integer(v).is_some_and(|i| i >= 0 && (i as u64) < messages as u64))
-        });
-    let confidence_ok = r
-        .get("confidence")
-        .and_then(Json::as_f64)
-        .is_some_and(|c| (0.0..=1.0).contains(&c));
-    id_ok
-        && non_empty("title")
-        && non_empty("actor")
-        && non_empty("action")
-        && in_enum("type", enums::REQUIREMENT_TYPE)
-        && in_enum("priority", enums::PRIORITY)
-        && text("rationale").is_some()
-        && condition_ok
-        && criteria_ok
-        && sources_ok
-        && confidence_ok
-}
-
 /// Unsupported requirements: an out-of-range source index, an empty actor, or an actor that
 /// (with its synonyms) never occurs in the conversation and is not generic.
 fn hallucination(sample: &Sample, pred: &[PredRequirement], cfg: &ScoringConfig, s: &mut Stats) {
@@ -344,6 +293,7 @@ fn supported(r: &PredRequirement, text: &str, messages: usize, cfg: &ScoringConf
         .any(|m| !m.is_empty() && text.contains(m.as_str()))
 }
 
+pub mod compliance;
 pub mod metrics;
 
 /// Requirements extracted from a conversation.

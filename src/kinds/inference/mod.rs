@@ -87,6 +87,7 @@ pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> sup
         primary,
         matching: Some(matching),
         pairs: crate::kinds::extraction::paired(&pairs),
+        violations: Default::default(),
     }
 }
 

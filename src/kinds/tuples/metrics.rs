@@ -334,6 +334,7 @@ pub fn source(name: &str) -> Option<&'static Metric> {
         eval: Eval::Count(name),
         about: "answers whose tuples were read at this pointer",
         range: Range::NonNegative,
+        unit: "",
     }));
     made.insert(name.to_string(), metric);
     Some(metric)

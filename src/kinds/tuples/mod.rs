@@ -155,6 +155,10 @@ fn score(task: &Task, gold: &TupleGold, text: &str, answer: &Parsed<'_>) -> Reco
     let schema_ok = found.is_some()
         && (task.schema == SchemaMode::SyntaxOnly || (set.malformed == 0 && set.labels_known));
     s.add("tuples.schema_ok", f64::from(u8::from(schema_ok)));
+    let violations = match schema_ok {
+        true => Default::default(),
+        false => read::violations(task, found),
+    };
     if task.cot.enabled {
         s.add("tuples.cot_records", 1.0);
         match cot::check(task, answer, &set.members) {
@@ -188,7 +192,10 @@ fn score(task: &Task, gold: &TupleGold, text: &str, answer: &Parsed<'_>) -> Reco
         s.add("tuples.conflict_raw", f64::from(u8::from(raw)));
         s.add("tuples.conflict", f64::from(u8::from(after)));
     }
-    Record::from((s, f1))
+    Record {
+        violations,
+        ..Record::from((s, f1))
+    }
 }
 
 /// The distinct keys of field `t` among `members`.

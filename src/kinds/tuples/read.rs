@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 
 use crate::hash::FastSet;
+use crate::kinds::compliance::{quoted, token, what, Violations};
 use crate::parse::json::Json;
 use crate::suite::task::{Role, Task};
 
@@ -110,6 +111,52 @@ fn member(task: &Task, element: &Json<'_>, labels_known: &mut bool) -> Option<Me
         },
         dropped: !matches!(object.get("drop_reason"), None | Some(Json::Null)),
     })
+}
+
+/// Why an answer is not schema-compliant (`tuples.schema_compliance`): no list at any of
+/// the task's final pointers, or elements of the list `found` that are not objects holding
+/// every field as a string, or whose label values are none of their field's values.
+pub fn violations(task: &Task, found: Option<(usize, &[Json<'_>])>) -> Violations {
+    let mut v = Violations::default();
+    let Some((i, list)) = found else {
+        v.add(String::new, || {
+            let places: Vec<&str> = task
+                .final_paths
+                .iter()
+                .map(|p| if p.is_empty() { "the top level" } else { p })
+                .collect();
+            format!("no list at {}", places.join(", "))
+        });
+        return v;
+    };
+    let at = task.final_paths[i].as_str();
+    for (j, element) in list.iter().enumerate() {
+        let Some(object) = element.as_object() else {
+            v.add(
+                || format!("{at}/{j}"),
+                || format!("not an object ({})", what(element)),
+            );
+            continue;
+        };
+        for (k, field) in task.fields.iter().enumerate() {
+            let path = || format!("{at}/{j}/{}", token(&field.name));
+            match object.get(&field.name) {
+                None => v.add(path, || "missing".into()),
+                Some(value) => match value.as_str() {
+                    None => v.add(path, || format!("not a string ({})", what(value))),
+                    Some(s) => {
+                        let label = field.role == Role::Label && !field.values.is_empty();
+                        if label && !task.label_key(k, s).mapped {
+                            v.add(path, || {
+                                format!("{} is not one of {}", quoted(s), field.values.join(", "))
+                            });
+                        }
+                    }
+                },
+            }
+        }
+    }
+    v
 }
 
 /// The value a JSON pointer names (`""` is the whole document), when there is one.

@@ -126,6 +126,12 @@ fn broken_diffs(out: &mut String, v: &crate::gate::verdict::Verdict) {
             };
             let _ = writeln!(out, "  … {more} (report.md, verdict.json)");
         }
+        if !d.schema.is_empty() {
+            let _ = writeln!(out, "  not schema-compliant:");
+            for line in &d.schema {
+                let _ = writeln!(out, "    {}", one_line(line));
+            }
+        }
     }
     match diffs.len().saturating_sub(DIFFS_SHOWN) {
         0 => {}
@@ -178,6 +184,10 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
     if !v.failures.is_empty() {
         let _ = write!(out, "\n{}", failed_calls(&v.failures));
     }
+    let judge = crate::report::judge::terminal(&v.judge);
+    if !judge.is_empty() {
+        let _ = write!(out, "\n{judge}");
+    }
     if let Some(s) = &v.samples {
         let rate = |x: Option<f64>| optional(x, 3);
         let _ = writeln!(
@@ -191,11 +201,8 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
                     .iter()
                     .take(10)
                     .map(|c| {
-                        let why = c
-                            .failure
-                            .map_or_else(String::new, |k| format!(", {}", k.outcome()));
                         format!(
-                            "{} ({:.2} → {:.2}{why})",
+                            "{} ({:.2} → {:.2})",
                             one_line(&c.id),
                             c.baseline,
                             c.candidate
@@ -214,6 +221,22 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
                     }
                 );
             }
+        }
+    }
+    if let Some(s) = v.samples.as_ref().filter(|s| !s.unanswered.is_empty()) {
+        let shown: Vec<String> = s
+            .unanswered
+            .iter()
+            .take(10)
+            .map(crate::report::unanswered_text)
+            .collect();
+        let more = s.unanswered.len().saturating_sub(shown.len());
+        let _ = writeln!(out, "  no answer:");
+        for line in shown {
+            let _ = writeln!(out, "    {line}");
+        }
+        if more > 0 {
+            let _ = writeln!(out, "    and {more} more");
         }
     }
     broken_diffs(&mut out, v);

@@ -148,11 +148,7 @@ impl Agents {
 /// fingerprint of each of its prompt templates (so editing a prompt changes it). The key,
 /// time limits, attempts and waits are left out: they do not change an answer.
 pub fn settings_text(options: &AgentsOptions) -> Result<String> {
-    let raw = options.endpoint.base_url.trim();
-    let base = reqwest::Url::parse(raw).map_or_else(
-        |_| crate::secrets::url_without_password(raw).into_owned(),
-        |url| crate::llm::endpoint::normalised(&url),
-    );
+    let base = base_url(options);
     let mut text = format!(
         "\0base_url={base}\0model={}\0max_iterations={}\0ablation={}",
         options.model,
@@ -183,14 +179,18 @@ pub fn settings_text(options: &AgentsOptions) -> Result<String> {
     Ok(text)
 }
 
+/// The API's address as the fingerprint covers it: normalised, without credentials.
+pub fn base_url(options: &AgentsOptions) -> String {
+    let raw = options.endpoint.base_url.trim();
+    reqwest::Url::parse(raw).map_or_else(
+        |_| crate::secrets::url_without_password(raw).into_owned(),
+        |url| crate::llm::endpoint::normalised(&url),
+    )
+}
+
 /// Tokens as a record counts them.
 pub fn usage(tokens: TokenUsage) -> Usage {
-    Usage {
-        prompt_tokens: Some(tokens.prompt_tokens),
-        completion_tokens: Some(tokens.completion_tokens),
-        total_tokens: Some(tokens.total()),
-        cost_usd: None,
-    }
+    Usage::of_tokens(tokens, None)
 }
 
 /// A failed sample: the error, with the calls so far and the state they left.

@@ -33,13 +33,18 @@ pub struct ChatSettings {
 }
 
 impl ChatSettings {
+    /// The API's address as the fingerprint covers it: normalised, without credentials.
+    pub fn base_url(&self) -> String {
+        reqwest::Url::parse(self.endpoint.base_url.trim())
+            .map(|u| crate::llm::endpoint::normalised(&u))
+            .unwrap_or_else(|_| self.endpoint.base_url.trim().to_string())
+    }
+
     /// What the answers depend on besides the prompts and the request: the API's address
     /// (normalised, without credentials), the model and the sampling settings, as text.
     /// Whether the answer is streamed, the key and the time limit do not count.
     pub fn fingerprint_text(&self) -> String {
-        let base = reqwest::Url::parse(self.endpoint.base_url.trim())
-            .map(|u| crate::llm::endpoint::normalised(&u))
-            .unwrap_or_else(|_| self.endpoint.base_url.trim().to_string());
+        let base = self.base_url();
         let sampling = serde_json::json!({
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
@@ -90,12 +95,9 @@ impl Chat {
         let completion = self.client.chat(&request).await?;
         Ok(Reply {
             text: completion.content,
-            usage: completion.usage.map(|u| Usage {
-                prompt_tokens: Some(u.prompt_tokens),
-                completion_tokens: Some(u.completion_tokens),
-                total_tokens: Some(u.total()),
-                cost_usd: None,
-            }),
+            usage: completion
+                .usage
+                .map(|u| Usage::of_tokens(u, completion.usage_invalid)),
             finish_reason: completion.finish_reason,
             ..Reply::default()
         })

@@ -1,6 +1,7 @@
 //! The judge cache: valid judgements kept under `<cache dir>/judge/`, one file per
 //! judgement named by its key (the judge's model at its endpoint, its prompts and
-//! temperature, both texts and the judge repeat), written atomically, so reviewing an
+//! temperature, the rules its answers are read by, both texts and the judge repeat),
+//! written atomically, so reviewing an
 //! unchanged document again costs nothing and editing a judge prompt asks again. Invalid
 //! judgements are not kept: they are asked again next time. A stored review is read only
 //! when it is goldgate's own file (see [`crate::cachedir`]: never one git tracks, a link or

@@ -59,6 +59,8 @@ pub struct Rejudged {
     pub nothing_to_judge: usize,
     /// Judge cache entries that were not goldgate's own, so not used.
     pub cache_ignored: Ignored,
+    /// The judgements the judge failed, with the first one's cause.
+    pub failures: crate::judge::reviews::JudgeReviews,
 }
 
 /// Review every record of the run file again and rewrite it (locked while this runs).
@@ -128,8 +130,9 @@ pub fn rejudge(settings: &RejudgeSettings, runtime: &tokio::runtime::Runtime) ->
     let known = records
         .iter()
         .filter(|r| requests.contains_key(&r.sample_id));
-    for review in known.filter_map(|r| r.judge.as_ref()) {
+    for (sample, review) in known.filter_map(|r| Some((&r.sample_id, r.judge.as_ref()?))) {
         done.reviewed += 1;
+        done.failures.add_judgements(sample, review);
         for j in &review.judgements {
             done.judgements += 1;
             done.valid += usize::from(j.metrics.is_some());
