@@ -67,7 +67,11 @@ fn the_sharded_workflow_runs_from_goldgate_toml_without_a_suite_flag() {
         &[],
     );
     assert_exit(&merged, 0, "merge");
-    assert!(text(&merged.stdout).contains("merged 5 records from 2 files"));
+    assert!(
+        text(&merged.stdout).contains("merged 30 records from 2 files"),
+        "{}",
+        text(&merged.stdout)
+    );
 
     let check = goldgate(&project, &["check", "--replay", "merged.jsonl"], &[]);
     assert_exit(&check, 0, "check --replay merged.jsonl");
@@ -83,7 +87,7 @@ fn the_sharded_workflow_runs_from_goldgate_toml_without_a_suite_flag() {
         &[],
     );
     assert_exit(&score, 0, "score without --suite");
-    assert!(text(&score.stdout).contains("5 samples"));
+    assert!(text(&score.stdout).contains("30 samples"));
 
     for args in [["suite", "lint"], ["suite", "stats"]] {
         let out = goldgate(&project, &args, &[]);

@@ -109,23 +109,32 @@ fn the_sample_analysis_names_crashed_and_timed_out_samples() {
         .lines()
         .find(|l| l.starts_with("samples ("))
         .unwrap_or_else(|| panic!("no sample analysis:\n{text}"));
-    // s3 failed before and timed out now: named as such, not as "still failing".
+    // s3 failed before and timed out now; s1, s2 crashed and s4 timed out where they had
+    // passed: each is named by what happened, none is a broken or still failing answer.
     assert!(
-        samples.contains("0 still failing") && samples.contains("1 timed out"),
+        samples.contains("1 broken, 1 kept, 0 still failing, 2 timed out, 2 crashed"),
         "{samples}"
     );
     assert!(
-        text.contains("s1 (1.00 → 0.00, crashed)") && text.contains("s4 (1.00 → 0.00, timed out)"),
-        "broken samples say why:\n{text}"
+        text.contains(&format!("s1 (crashed: {UNAUTHORIZED})"))
+            && text.contains(&format!("s4 (timed out: {TIMED_OUT})")),
+        "samples without an answer say why:\n{text}"
+    );
+    assert!(
+        text.contains("broken: s5 (1.00 → 0.67)\n"),
+        "the one real break stays broken:\n{text}"
     );
     let body = markdown::comment(&v, "goldgate", None).unwrap();
     assert!(
-        body.contains("0 still failing · 1 timed out"),
+        body.contains("**1 broken** · 1 kept · 0 still failing · 2 timed out · 2 crashed"),
         "the comment names them too:\n{body}"
     );
     assert!(
-        body.contains("| `s1` | 1.000 | 0.000 (crashed) |"),
-        "the broken table says why:\n{body}"
+        body.contains(&format!(
+            "| `s1` | 1.000 | crashed | {} |",
+            UNAUTHORIZED.replace('_', "\\_")
+        )),
+        "the table of samples without an answer says why:\n{body}"
     );
     let brief = terminal::brief(&v);
     assert!(brief.contains("4 calls failed"), "{brief}");

@@ -37,7 +37,7 @@ pub struct Unanswered {
     /// Its primary score in the baseline.
     pub baseline: f64,
     /// How its first call failed (a crash, a timeout …) and why: the cause as recorded
-    /// (its first line, the sample id replaced by `<id>`, cut).
+    /// (its first line, cut).
     pub error: RecordError,
 }
 
@@ -107,7 +107,12 @@ pub fn analyse_primaries<'a>(
             a.unanswered.push(Unanswered {
                 id: id.to_string(),
                 baseline: b,
-                error: error.clone(),
+                // The score file keeps the cause with `<id>` for the sample (so causes
+                // group); one sample's row names it.
+                error: RecordError {
+                    kind: error.kind,
+                    message: error.message.replace("<id>", id),
+                },
             });
             continue;
         }

@@ -25,5 +25,5 @@ pub mod replay;
 pub mod repository;
 pub mod resume;
 pub mod runner;
-pub mod usage;
 pub mod settings_hashes;
+pub mod usage;
