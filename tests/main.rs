@@ -21,6 +21,7 @@ mod hook;
 mod hostile_suite;
 mod http;
 mod init;
+mod init_files;
 mod jsonl;
 mod judge;
 mod judge_fence;
