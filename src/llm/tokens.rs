@@ -58,7 +58,11 @@ impl Encoding {
         }
     }
 
-    /// Tokens of `text` (special tokens counted as plain text).
+    /// Tokens of `text` (special tokens counted as plain text). The text is encoded in
+    /// pieces of at most [`PIECE_BYTES`], cut where a word starts, so no input can make the
+    /// encoder's pattern give up (a megabyte of whitespace does, and `tiktoken-rs` panics
+    /// on it); a cut can move the count by a token. Past [`COUNTED_BYTES`] the count is the
+    /// counted part's, scaled by the bytes: a bounded time for any answer.
     pub fn count(self, text: &str) -> u64 {
         if text.is_empty() {
             return 0;
@@ -67,8 +71,55 @@ impl Encoding {
             Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
             Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
         };
-        bpe.encode_ordinary(text).len() as u64
+        let counted = &text[..char_floor(text, COUNTED_BYTES)];
+        let tokens: u64 = pieces(counted)
+            .map(|piece| bpe.encode_ordinary(piece).len() as u64)
+            .sum();
+        match counted.len() == text.len() {
+            true => tokens,
+            false => (tokens as f64 * text.len() as f64 / counted.len() as f64).ceil() as u64,
+        }
     }
+}
+
+/// The largest piece of text encoded at once.
+const PIECE_BYTES: usize = 8 * 1024;
+/// How much of one text is encoded; the rest is estimated from it.
+const COUNTED_BYTES: usize = 1 << 20;
+
+/// The largest char boundary of `text` at or below `at`.
+fn char_floor(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// `text` in pieces of at most [`PIECE_BYTES`], each cut (when it can be, in its second
+/// half) where a word starts after whitespace, as the encoder would split it anyway.
+fn pieces(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = match rest.len() <= PIECE_BYTES {
+            true => rest.len(),
+            false => {
+                let limit = char_floor(rest, PIECE_BYTES);
+                let head = &rest[..limit];
+                head.char_indices()
+                    .rev()
+                    .take_while(|&(i, _)| i > limit / 2)
+                    .find(|&(i, c)| !c.is_whitespace() && head[..i].ends_with(char::is_whitespace))
+                    .map_or(limit, |(i, _)| i)
+            }
+        };
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
 }
 
 /// goldgate's count of a chat call: the messages sent (each one's role and content, with
@@ -160,5 +211,39 @@ mod tests {
         // system: 3 + 1 + 3 ("Be brief."), user: 3 + 1 + 2, priming 3.
         assert_eq!(usage.prompt_tokens, 3 + 1 + 3 + 3 + 1 + 2 + 3);
         assert_eq!((usage.completion_tokens, usage.estimated), (2, true));
+    }
+
+    /// A pipeline's answer is untrusted and may be megabytes of whitespace, the input that
+    /// makes tiktoken's pre-tokenizing regex give up (and `tiktoken-rs` panic on it): the
+    /// count never panics and stays bounded in time.
+    #[test]
+    fn a_huge_answer_is_counted_without_a_panic() {
+        for text in [
+            format!("{}x", " ".repeat(2 << 20)),
+            format!("{}\n", " \t".repeat(1 << 20)),
+        ] {
+            let n = Encoding::Cl100kBase.count(&text);
+            assert!(n > 0 && n <= text.len() as u64, "{n}");
+            assert!(Encoding::O200kBase.count(&text) > 0);
+        }
+    }
+
+    /// Cutting a long text into pieces where words start moves its count by at most a
+    /// token per cut.
+    #[test]
+    fn a_long_text_counts_as_it_would_whole() {
+        let text = "The system shall notify the customer by e-mail within 5 minutes of \
+                    shipping, and the courier's tracking number (if any) is included.\n"
+            .repeat(600);
+        assert!(text.len() > 8 * PIECE_BYTES);
+        let bpe = tiktoken_rs::cl100k_base_singleton();
+        let whole = bpe.encode_ordinary(&text).len() as u64;
+        let cuts = pieces(&text).count() as u64 - 1;
+        assert!(cuts >= 8);
+        let counted = Encoding::Cl100kBase.count(&text);
+        assert!(counted.abs_diff(whole) <= cuts, "{counted} vs {whole}");
+        assert_eq!(pieces(&text).collect::<String>(), text);
+        let accents = "é".repeat(PIECE_BYTES);
+        assert_eq!(pieces(&accents).collect::<String>(), accents);
     }
 }
