@@ -92,19 +92,23 @@ pub fn rederive(
             .map(|metric| {
                 let claim = claimed.get(metric.name).copied();
                 let trusted = baseline.map(|b| b.metrics.get(metric.name).and_then(|a| a.value));
-                // The pairs: at most the samples of the metric's kind both runs scored, and
-                // never more than the file claims counted towards it.
-                let paired = has_baseline.then(|| {
+                // The pairs: the samples of the metric's kind (as the trusted baseline has
+                // them) that both runs scored. The file's own count is never used (a file
+                // claiming one pair would make every regression "too few samples to
+                // test"), and without a trusted baseline there is no count at all: a
+                // regression is then tested whatever the number of samples.
+                let paired = baseline.map(|b| {
                     let kind = crate::kinds::owner(metric.name);
-                    let shared = file
-                        .sample_results
+                    let of_kind: HashSet<&str> = b
+                        .samples
                         .iter()
                         .filter(|s| kind.is_none_or(|k| s.kind == k))
-                        .filter(|s| before.contains_key(s.id.as_str()))
-                        .count();
-                    claim
-                        .and_then(|m| m.paired)
-                        .map_or(shared, |p| p.min(shared))
+                        .map(|s| s.id.as_str())
+                        .collect();
+                    file.sample_results
+                        .iter()
+                        .filter(|s| of_kind.contains(s.id.as_str()))
+                        .count()
                 });
                 // A metric judged per kind: the file's value of each kind.
                 let by_kind: Vec<(crate::suite::Kind, f64)> = match metric.is_judged_per_kind() {
@@ -379,6 +383,41 @@ mod tests {
             by_name(&with.verdict)["extraction.recall"].baseline,
             Some(1.0)
         );
+    }
+
+    /// A file cannot make a regression untestable by claiming few paired samples.
+    #[test]
+    fn a_claimed_pair_count_never_makes_a_drop_too_few_to_test() {
+        let sig = rules(
+            "[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\n",
+        );
+        let base = run(&[5; 40]);
+        let mut worse = vec![5; 40];
+        worse[..20].fill(0);
+        let options = CompareOptions {
+            bootstrap: BootstrapConfig {
+                resamples: 400,
+                ..BootstrapConfig::default()
+            },
+            allow_version_change: false,
+            ratchet: vec![],
+        };
+        let v = compare(&run(&worse), Some(&base), &sig, &options).unwrap();
+        assert_eq!(v.verdict, Outcome::Fail);
+        let mut forged = v.clone();
+        for m in &mut forged.metrics {
+            m.paired = Some(1);
+        }
+        for trusted in [Some(&base), None] {
+            let again = rederive(&forged, trusted, &sig, OPTIONS).unwrap();
+            let recall = by_name(&again.verdict)["extraction.recall"].clone();
+            assert_eq!(recall.status, Status::Fail, "{:?}", recall.reasons);
+            assert!(
+                !recall.reasons.iter().any(|r| r.contains("too few")),
+                "{:?}",
+                recall.reasons
+            );
+        }
     }
 
     #[test]
