@@ -218,3 +218,43 @@ fn a_budget_that_cannot_be_kept_stops_the_run() {
         "{err}"
     );
 }
+
+/// The judge's calls count against the budget: a judge without prices could spend it
+/// unseen, so a budget with such a judge is refused before any call.
+#[test]
+fn a_budget_with_a_judge_that_has_no_prices_is_refused() {
+    let dir = TempDir::new("budget-judge");
+    extraction_suite(&dir.0, 2);
+    pipeline(&dir.0, r#"{"cost_usd": 0.001}"#);
+    std::fs::write(
+        dir.0.join("goldgate.toml"),
+        "[judge]\nmodel = \"judge-model\"\nbase_url = \"http://127.0.0.1:9\"\n",
+    )
+    .unwrap();
+    let args = [
+        "run",
+        "--suite",
+        "suite",
+        "--command",
+        "sh pipeline.sh",
+        "--no-cache",
+        "--max-cost",
+        "5",
+    ];
+    let out = goldgate(&dir.0, &args, &[]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("[judge.pricing]"), "{err}");
+    assert!(!dir.0.join("run.jsonl").exists(), "no call was made");
+    std::fs::write(
+        dir.0.join("goldgate.toml"),
+        "[judge]\nmodel = \"judge-model\"\nbase_url = \"http://127.0.0.1:9\"\n[judge.pricing]\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\n",
+    )
+    .unwrap();
+    let priced = goldgate(&dir.0, &args, &[]);
+    assert!(
+        !stderr(&priced).contains("[judge.pricing]"),
+        "{}",
+        stderr(&priced)
+    );
+}

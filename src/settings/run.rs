@@ -169,6 +169,17 @@ pub fn run_settings(
             "state the prices under [pipeline.pricing] (input_per_mtok, output_per_mtok) or pass --input-per-mtok and --output-per-mtok",
         ));
     }
+    // The judge's calls count against the budget too: without its prices they could spend
+    // it unseen.
+    let judge = super::judge::judge_settings(file)?;
+    if let (Some(_), Some(j)) = (max_cost, &judge) {
+        if j.pricing.is_none() {
+            return Err(Error::usage(
+                "--max-cost needs the judge's token prices too: its calls count against the budget, and a chat API reports tokens, not dollars",
+                "state them under [judge.pricing] (input_per_mtok, output_per_mtok)",
+            ));
+        }
+    }
     let model = match &adapter {
         Adapter::Chat(chat) => Some(chat.model.clone()),
         Adapter::SrsAgents(agents) => Some(agents.model.clone()),
@@ -228,7 +239,7 @@ pub fn run_settings(
         tpm: a.tpm.or(p.tpm),
         pricing,
         max_cost,
-        judge: super::judge::judge_settings(file)?,
+        judge,
     })
 }
 
