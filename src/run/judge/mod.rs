@@ -265,8 +265,11 @@ impl Judge {
                     if let Some(used) = answer.usage {
                         limits.used(used.total());
                         let sum = usage.get_or_insert_with(TokenUsage::default);
-                        sum.prompt_tokens += used.prompt_tokens;
-                        sum.completion_tokens += used.completion_tokens;
+                        sum.prompt_tokens = sum.prompt_tokens.saturating_add(used.prompt_tokens);
+                        sum.completion_tokens =
+                            sum.completion_tokens.saturating_add(used.completion_tokens);
+                        // One attempt goldgate counted makes the whole sum an estimate.
+                        sum.estimated |= used.estimated;
                     }
                     let text = secrets.redact_string(answer.content);
                     match rubric::read(&text) {
