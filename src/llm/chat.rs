@@ -64,8 +64,8 @@ pub fn content_text(content: &Value) -> Result<String, String> {
     }
 }
 
-/// `usage.prompt_tokens` and `usage.completion_tokens`: `Ok(None)` when the answer has
-/// neither (no `usage`, or `null` counts); `Err` with why when a count is there but cannot
+/// `usage.prompt_tokens` and `usage.completion_tokens`: `Ok(None)` when the answer lacks
+/// either (no `usage`, `null` or missing counts); `Err` with why when a count is there but cannot
 /// be one (negative, fractional, a string, past any call's: [`crate::quantity::tokens`]).
 pub fn usage(value: &Value) -> Result<Option<TokenUsage>, String> {
     let usage = match value.get("usage") {
@@ -80,12 +80,14 @@ pub fn usage(value: &Value) -> Result<Option<TokenUsage>, String> {
             .map_err(|why| format!("usage.{k}: {why}")),
     };
     match (count("prompt_tokens")?, count("completion_tokens")?) {
-        (None, None) => Ok(None),
-        (p, c) => Ok(Some(TokenUsage {
-            prompt_tokens: p.unwrap_or(0),
-            completion_tokens: c.unwrap_or(0),
+        (Some(prompt_tokens), Some(completion_tokens)) => Ok(Some(TokenUsage {
+            prompt_tokens,
+            completion_tokens,
             estimated: false,
         })),
+        // One count alone cannot be priced: goldgate counts the call itself (an estimate,
+        // marked), rather than take the other as 0.
+        _ => Ok(None),
     }
 }
 
@@ -187,6 +189,25 @@ mod tests {
         };
         let body: Value = serde_json::from_slice(&request_body(&plain)).unwrap();
         assert_eq!(body, json!({"model": "m", "messages": []}));
+    }
+
+    /// One count alone is no usage goldgate can price: it counts the call itself instead
+    /// (the client's estimate), never taking the other count as 0.
+    #[test]
+    fn a_half_reported_usage_is_no_usage() {
+        assert_eq!(usage(&json!({"usage": {"prompt_tokens": 900}})), Ok(None));
+        assert_eq!(
+            usage(&json!({"usage": {"completion_tokens": 9, "prompt_tokens": null}})),
+            Ok(None)
+        );
+        assert_eq!(
+            usage(&json!({"usage": {"prompt_tokens": 9, "completion_tokens": 1}})),
+            Ok(Some(TokenUsage {
+                prompt_tokens: 9,
+                completion_tokens: 1,
+                estimated: false
+            }))
+        );
     }
 
     #[test]

@@ -91,19 +91,25 @@ pub fn complete(
     pricing: Option<&Pricing>,
 ) -> Option<Usage> {
     let has_tokens = usage.as_ref().and_then(Usage::tokens).is_some();
+    let split = usage
+        .as_ref()
+        .is_some_and(|u| u.prompt_tokens.is_some() && u.completion_tokens.is_some());
     let has_cost = usage.as_ref().is_some_and(|u| u.cost_usd.is_some());
-    let needed = needs.tokens_per_minute || (!has_cost && (needs.prices || needs.budget));
-    let usage = match (has_tokens, needed) {
-        (false, true) => {
+    // A cost is priced from both counts: one the pipeline left out is counted, never 0.
+    let to_price = !has_cost && (needs.prices || needs.budget) && !split;
+    let usage = match (needs.tokens_per_minute && !has_tokens) || to_price {
+        true => {
             let counted = estimate_text(model, &request(), answer);
             let mut usage = usage.unwrap_or_default();
-            usage.prompt_tokens = Some(counted.prompt_tokens);
-            usage.completion_tokens = Some(counted.completion_tokens);
-            usage.total_tokens = Some(counted.total());
+            let prompt = *usage.prompt_tokens.get_or_insert(counted.prompt_tokens);
+            let completion = *usage
+                .completion_tokens
+                .get_or_insert(counted.completion_tokens);
+            usage.total_tokens = crate::quantity::add_tokens(prompt, completion);
             usage.estimated = true;
             Some(usage)
         }
-        _ => usage,
+        false => usage,
     };
     usage.map(|u| Pricing::price(pricing, u))
 }
@@ -112,6 +118,43 @@ pub fn complete(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A pipeline that reports one of the two counts has the other counted, so its cost
+    /// is never priced with 0 tokens on one side, and the record says it is an estimate.
+    #[test]
+    fn a_count_left_out_is_counted_not_taken_as_zero() {
+        let half = reported(&json!({"usage": {"prompt_tokens": 900}})).unwrap();
+        let prices = Pricing {
+            input_per_mtok: 1.0,
+            output_per_mtok: 1000.0,
+        };
+        let needs = Needs {
+            prices: true,
+            ..Needs::default()
+        };
+        let request = || "{}".to_string();
+        let answer = "The system shall notify the customer.";
+        let usage = complete(
+            Some(half.clone()),
+            needs,
+            None,
+            &request,
+            answer,
+            Some(&prices),
+        )
+        .unwrap();
+        assert_eq!(usage.prompt_tokens, Some(900));
+        assert!(usage.completion_tokens > Some(0), "{usage:?}");
+        assert!(usage.estimated);
+        let cost = usage.cost_usd.unwrap();
+        assert!(
+            cost > 900.0 / 1e6 + 1e-4,
+            "the answer's tokens are priced: {cost}"
+        );
+        // Nothing needs a cost: the half count is kept as reported.
+        let kept = complete(Some(half), Needs::default(), None, &request, answer, None).unwrap();
+        assert_eq!((kept.completion_tokens, kept.estimated), (None, false));
+    }
 
     #[test]
     fn usage_is_read_from_the_answer() {
