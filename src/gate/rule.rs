@@ -95,6 +95,17 @@ fn built_in_usage(metric: &Metric, thresholds: &Thresholds) -> bool {
             .any(|n| matches!(n, "run.cost_usd" | "run.tokens_total"))
 }
 
+/// Whether `metric` gets the built-in ceiling [`DEFAULT_MAX_ERROR_RATE`] that keeps a judge
+/// rule from resting on a few reviews: `judge.invalid_rate`, when the rules gate another
+/// `judge.*` metric and say nothing of it themselves. A judge that failed 19 of 20 reviews
+/// would otherwise pass a score floor on the one it gave.
+fn built_in_judge(metric: &Metric, thresholds: &Thresholds) -> bool {
+    metric.name == "judge.invalid_rate"
+        && thresholds
+            .rule_names()
+            .any(|n| n.starts_with("judge.") && n != "judge.invalid_rate")
+}
+
 /// What the built-in rules are, in a sentence, for reports that say they were used.
 pub fn built_in_rules() -> String {
     let primaries: Vec<&str> = crate::kinds::ALL
@@ -130,10 +141,12 @@ pub fn rule_for(
     let configured = match configured {
         Some(r) => r,
         None if built_in_health(metric, thresholds).is_some()
-            || built_in_usage(metric, thresholds) =>
+            || built_in_usage(metric, thresholds)
+            || built_in_judge(metric, thresholds) =>
         {
             let ceiling = match built_in_usage(metric, thresholds) {
                 true => Some(0.0),
+                false if built_in_judge(metric, thresholds) => Some(DEFAULT_MAX_ERROR_RATE),
                 false => built_in_health(metric, thresholds),
             };
             let rule = Rule {
@@ -295,5 +308,26 @@ mod tests {
         let ceiling = rules("[metrics.\"run.cost_usd\"]\nmax = 5\n").unwrap();
         assert_eq!(judged(&ceiling, 1.2), Status::Pass);
         assert_eq!(judged(&ceiling, 5.5), Status::Fail);
+    }
+
+    /// A judge rule never rests on a few reviews: `judge.invalid_rate` gets a ceiling when
+    /// another judge metric is gated and no rule names it.
+    #[test]
+    fn a_judge_rule_brings_a_ceiling_on_failed_reviews() {
+        let floor = rules("[metrics.\"judge.comprehensive_weighted\"]\nmin = 0.6\n").unwrap();
+        assert_eq!(
+            described(&floor, "judge.invalid_rate").as_deref(),
+            Some("≤ 0.1")
+        );
+        let none = rules("[metrics.\"extraction.f1\"]\nmin = 0.6\n").unwrap();
+        assert_eq!(described(&none, "judge.invalid_rate"), None);
+        let own = rules(
+            "[metrics.\"judge.coverage\"]\nmin = 0.6\n[metrics.\"judge.invalid_rate\"]\nmax = 0.5\n",
+        )
+        .unwrap();
+        assert_eq!(
+            described(&own, "judge.invalid_rate").as_deref(),
+            Some("≤ 0.5, Δ ≤ 0.02 (sig.)")
+        );
     }
 }
