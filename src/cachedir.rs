@@ -99,6 +99,9 @@ pub struct CacheDir {
     root: PathBuf,
     tracked: OnceLock<Tracked>,
     ignored: Mutex<(HashSet<PathBuf>, Ignored)>,
+    /// Directories below the root already found to be real ones by this command: each is
+    /// looked at once, not once per entry (a thousand entries share a few hundred).
+    real_dirs: Mutex<HashSet<PathBuf>>,
 }
 
 impl CacheDir {
@@ -107,6 +110,7 @@ impl CacheDir {
             root: root.to_path_buf(),
             tracked: OnceLock::new(),
             ignored: Mutex::default(),
+            real_dirs: Mutex::default(),
         }
     }
 
@@ -214,9 +218,16 @@ impl CacheDir {
         let mut at = self.root.clone();
         for name in &names[..names.len() - 1] {
             at.push(name);
+            if self.real_dirs.lock().is_ok_and(|seen| seen.contains(&at)) {
+                continue;
+            }
             match std::fs::symlink_metadata(&at) {
                 Err(_) => return Walk::Absent,
-                Ok(meta) if meta.is_dir() => {}
+                Ok(meta) if meta.is_dir() => {
+                    if let Ok(mut seen) = self.real_dirs.lock() {
+                        seen.insert(at.clone());
+                    }
+                }
                 Ok(_) => return Walk::Refused(Refused::Outside),
             }
         }
