@@ -218,10 +218,10 @@ fn report_run(
             plural(s.written - s.cached, "call"),
         )),
         Ending::BudgetUnknown { max_cost, sample } => reporter.note(&format!(
-            "error: stopped: the {} budget (--max-cost) cannot be kept, the answer to sample `{}` reported no cost and no token prices are set ({} calls made, the rest not started)\n  hint: state the prices under [pipeline.pricing] (input_per_mtok, output_per_mtok), so goldgate counts each call's tokens and prices them, or have the pipeline report usage.cost_usd\n",
+            "error: stopped: the {} budget (--max-cost) cannot be kept, the answer to sample `{}` reported no cost and no token prices are set ({} made, the rest not started)\n  hint: state the prices under [pipeline.pricing] (input_per_mtok, output_per_mtok), so goldgate counts each call's tokens and prices them, or have the pipeline report usage.cost_usd\n",
             crate::number::usd(*max_cost),
             crate::escape::one_line(sample),
-            s.written - s.cached,
+            plural(s.written - s.cached, "call"),
         )),
         Ending::Interrupted => {}
     }

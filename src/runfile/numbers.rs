@@ -73,39 +73,48 @@ fn tokens(usage: &TokenUsage, at: &str) -> Option<Impossible> {
 }
 
 fn judge(judge: &JudgeRecord) -> Option<Impossible> {
-    for (i, j) in judge.judgements.iter().enumerate() {
-        let here = format!("/judge/judgements/{i}");
-        if let Some(why) = j.cost_usd.and_then(|c| quantity::cost(c).err()) {
-            return Some((format!("{here}/cost_usd"), why));
-        }
-        if let Some(why) = j.latency_ms.and_then(|l| quantity::latency(l).err()) {
-            return Some((format!("{here}/latency_ms"), why));
-        }
-        if let Some(p) = j.usage.as_ref().and_then(|u| tokens(u, &here)) {
-            return Some(p);
-        }
-        let Some(scores) = &j.metrics else { continue };
-        let names = crate::judge::rubric::METRICS;
-        let values = scores
-            .values()
-            .into_iter()
-            .zip(names.iter().map(|n| n.to_string()));
-        let categories = scores.by_category.values().into_iter().zip(
-            crate::judge::rubric::CATEGORIES
-                .iter()
-                .map(|c| format!("by_category/{c}")),
+    judge
+        .judgements
+        .iter()
+        .enumerate()
+        .find_map(|(i, j)| judgement(j, &format!("/judge/judgements/{i}")))
+}
+
+/// The first impossible number of one judgement (its cost, latency, tokens and scores),
+/// located below `here`: a run record's, or a judge-cache entry's.
+pub fn judgement(j: &crate::judge::Judgement, here: &str) -> Option<Impossible> {
+    if let Some(why) = j.cost_usd.and_then(|c| quantity::cost(c).err()) {
+        return Some((format!("{here}/cost_usd"), why));
+    }
+    if let Some(why) = j.latency_ms.and_then(|l| quantity::latency(l).err()) {
+        return Some((format!("{here}/latency_ms"), why));
+    }
+    if let Some(p) = j.usage.as_ref().and_then(|u| tokens(u, here)) {
+        return Some(p);
+    }
+    let Some(scores) = &j.metrics else {
+        return None;
+    };
+    let names = crate::judge::rubric::METRICS;
+    let values = scores
+        .values()
+        .into_iter()
+        .zip(names.iter().map(|n| n.to_string()));
+    let categories = scores.by_category.values().into_iter().zip(
+        crate::judge::rubric::CATEGORIES
+            .iter()
+            .map(|c| format!("by_category/{c}")),
+    );
+    let categories = categories.filter_map(|(v, name)| Some((v?, name)));
+    if let Some((x, name)) = values
+        .chain(categories)
+        .find(|(x, _)| !quantity::within(*x, 0.0, 1.0))
+    {
+        let why = format!(
+            "{} is not a judge's score (a number from 0 to 1)",
+            crate::quantity::number(x)
         );
-        let categories = categories.filter_map(|(v, name)| Some((v?, name)));
-        if let Some((x, name)) = values
-            .chain(categories)
-            .find(|(x, _)| !quantity::within(*x, 0.0, 1.0))
-        {
-            let why = format!(
-                "{} is not a judge's score (a number from 0 to 1)",
-                crate::quantity::number(x)
-            );
-            return Some((format!("{here}/metrics/{name}"), why));
-        }
+        return Some((format!("{here}/metrics/{name}"), why));
     }
     None
 }

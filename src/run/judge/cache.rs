@@ -55,6 +55,11 @@ impl JudgeCache {
         let bytes = self.dir.read(&self.path(key), MAX_ENTRY_BYTES)?;
         let entry: Entry = serde_json::from_slice(&bytes).ok()?;
         entry.judgement.metrics?;
+        // An entry with a number no review can have (a score of 5, a negative cost) is not
+        // goldgate's: the judge is asked again, and its answer replaces the entry.
+        if crate::runfile::numbers::judgement(&entry.judgement, "").is_some() {
+            return None;
+        }
         Some(Judgement {
             cached: true,
             attempts: 0,
@@ -109,6 +114,30 @@ mod tests {
         let other = "cd".repeat(32);
         cache.put(&other, &Judgement::not_judged("x"));
         assert_eq!(cache.get(&other), None);
+        // Nor one holding a number no review can have (a planted score of 5, a negative
+        // cost): the judge is asked again.
+        let scores = Scores {
+            coverage: 5.0,
+            ..Scores::default()
+        };
+        let planted = "ef".repeat(32);
+        cache.put(
+            &planted,
+            &Judgement {
+                metrics: Some(scores),
+                ..valid.clone()
+            },
+        );
+        assert_eq!(cache.get(&planted), None);
+        let costly = "0a".repeat(32);
+        cache.put(
+            &costly,
+            &Judgement {
+                cost_usd: Some(-1.0),
+                ..valid.clone()
+            },
+        );
+        assert_eq!(cache.get(&costly), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
