@@ -60,6 +60,7 @@ pub fn compare(
             judge(m, candidate, baseline, thresholds, draws.get(i), paired)
         })
         .collect();
+    super::verdict::mark_estimates(&mut metrics);
     metrics.sort_by_key(|m| m.status.rank());
     let sample_pass = thresholds.sample_pass();
     let samples = baseline.map(|b| analyse(b, candidate, sample_pass));
@@ -446,6 +447,37 @@ pub(crate) mod tests {
         .unwrap();
         assert_eq!(status(&v, "extraction.recall"), Status::Fail);
         assert_eq!(v.verdict, Outcome::Incomplete);
+    }
+
+    /// A cost that rests on goldgate's own token counts is marked wherever the rule's row is
+    /// shown: the verdict, the terminal and the comment.
+    #[test]
+    fn a_cost_goldgate_counted_is_marked_estimated() {
+        let mut cand = run(&[5; 8]);
+        let value = |v: f64| crate::metrics::aggregate::Aggregate {
+            value: Some(v),
+            n: 8,
+            ci: None,
+            spread: None,
+        };
+        cand.metrics.insert("run.cost_usd".into(), value(0.02));
+        cand.metrics
+            .insert("run.tokens_total".into(), value(4000.0));
+        cand.metrics
+            .insert("run.tokens_estimated_rate".into(), value(0.5));
+        let t = rules("[metrics.\"run.cost_usd\"]\nmax = 5\n");
+        let v = compare(&cand, None, &t, &options()).unwrap();
+        let by = by_name(&v);
+        assert!(by["run.cost_usd"].estimated && by["run.tokens_total"].estimated);
+        assert!(!by["extraction.f1"].estimated);
+        let shown = crate::report::terminal::verdict(&v);
+        assert!(shown.contains("→ ≈ 0.0200"), "{shown}");
+        let comment = crate::report::markdown::comment(&v, "goldgate", None).unwrap();
+        assert!(comment.contains("→ ≈ 0.020"), "{comment}");
+        cand.metrics
+            .insert("run.tokens_estimated_rate".into(), value(0.0));
+        let exact = compare(&cand, None, &t, &options()).unwrap();
+        assert!(!by_name(&exact)["run.cost_usd"].estimated);
     }
 
     #[test]

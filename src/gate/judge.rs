@@ -144,6 +144,7 @@ pub fn judge_values(
         paired,
         no_data: None,
         too_few: None,
+        estimated: false,
     };
     let Some((rule, regression, severity)) = rule else {
         return result;

@@ -148,6 +148,7 @@ pub fn rederive(
                 }
             })
             .collect();
+    super::verdict::mark_estimates(&mut metrics);
     metrics.sort_by_key(|m| m.status.rank());
     let sample_pass = thresholds.sample_pass();
     let after = || {

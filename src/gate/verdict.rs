@@ -83,6 +83,31 @@ pub struct MetricResult {
     /// the paired test to reach the rule's confidence (floors and ceilings still apply).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub too_few: Option<TooFew>,
+    /// The candidate's value rests partly on goldgate's own token counts (`run.cost_usd` and
+    /// `run.tokens_total` when `run.tokens_estimated_rate` is above 0): shown as `≈`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
+}
+
+/// Mark the candidate values that rest on goldgate's own token counts: the run's cost and
+/// tokens, when any record's usage was counted by goldgate (`run.tokens_estimated_rate`).
+pub fn mark_estimates(metrics: &mut [MetricResult]) {
+    let counted = metrics
+        .iter()
+        .find(|m| m.name == "run.tokens_estimated_rate")
+        .and_then(|m| m.candidate)
+        .is_some_and(|rate| rate > 0.0);
+    for m in metrics.iter_mut() {
+        m.estimated = counted && matches!(m.name.as_str(), "run.cost_usd" | "run.tokens_total");
+    }
+}
+
+/// A candidate value as shown: `≈ ` before it when it is an estimate.
+pub fn about(m: &MetricResult) -> &'static str {
+    match m.estimated && m.candidate.is_some() {
+        true => "≈ ",
+        false => "",
+    }
 }
 
 /// Too few paired samples to test a change: the paired test could not reach the rule's

@@ -113,7 +113,7 @@ pub fn report_with_traces(
             s.filter(|s| s.runs > 0).map(|s| super::spread_text(&s, 4))
         };
         context! {
-            name => m.name.clone(), baseline => num(m.baseline), candidate => num(m.candidate),
+            name => m.name.clone(), baseline => num(m.baseline), candidate => format!("{}{}", crate::gate::verdict::about(m), num(m.candidate)),
             baseline_runs => runs(m.baseline_runs), candidate_runs => runs(m.candidate_runs),
             delta => crate::number::delta(m.delta, None, 4),
             ci => m.delta.and(m.delta_ci).map(crate::number::interval),

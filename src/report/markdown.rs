@@ -71,7 +71,7 @@ fn rows(metrics: &[&crate::gate::verdict::MetricResult]) -> Vec<Value> {
             };
             context! {
                 name => m.name.clone(),
-                values => safe(format!("{} → {}", num(m.baseline), num(m.candidate))),
+                values => safe(format!("{} → {}{}", num(m.baseline), crate::gate::verdict::about(m), num(m.candidate))),
                 delta => safe(crate::number::delta(m.delta, m.delta_ci, 3)),
                 runs => safe(super::runs_text(m, 3).unwrap_or_else(|| crate::number::MISSING.into())),
                 rule => safe(m.rule.as_ref().map_or_else(String::new, |r| escape_inline(&r.describe()))),

@@ -148,6 +148,7 @@ mod tests {
             paired: None,
             no_data: None,
             too_few: None,
+            estimated: false,
         };
         let spread = |mean: f64, std: Option<f64>, runs| Spread {
             mean: Some(mean),

@@ -312,9 +312,10 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
             .map_or_else(String::new, |r| format!("; rule {}", r.describe()));
         let _ = writeln!(
             out,
-            "  {status:<10} {}: {} → {}{delta}{}",
+            "  {status:<10} {}: {} → {}{}{delta}{}",
             one_line(&m.name),
             value(m.baseline),
+            crate::gate::verdict::about(m),
             value(m.candidate),
             one_line(&rule)
         );

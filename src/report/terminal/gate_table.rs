@@ -38,7 +38,12 @@ fn cells(m: &MetricResult) -> [String; 5] {
     };
     [
         one_line(&m.name).into_owned(),
-        format!("{} → {}", value(m.baseline), value(m.candidate)),
+        format!(
+            "{} → {}{}",
+            value(m.baseline),
+            crate::gate::verdict::about(m),
+            value(m.candidate)
+        ),
         delta_text(m).unwrap_or_else(|| MISSING.into()),
         one_line(&rule).into_owned(),
         status.to_string(),
