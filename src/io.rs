@@ -50,9 +50,17 @@ pub fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::
 pub enum OutputTarget {
     /// A new path or a regular file: replaced atomically ([`write_atomic`]).
     Replace,
-    /// A device, a FIFO, a socket or a symbolic link: opened and written in place (through
-    /// the link, which stays); truncated first when it leads to a regular file.
+    /// A device, a FIFO, a socket, a link to one of those, or a link under `/dev` or
+    /// `/proc` (`/dev/stdout`): opened and written in place (through the link, which
+    /// stays); truncated first when it leads to a regular file.
     InPlace { truncate: bool },
+}
+
+/// Links of the system's streams (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`), which
+/// are written through whatever they lead to: a shell's redirection of stdout to a file
+/// makes `/dev/stdout` lead to that file.
+fn system_link(path: &Path) -> bool {
+    path.starts_with("/dev") || path.starts_with("/proc")
 }
 
 /// What [`write_output`] does with `path`; a directory (or a link to one) is an error.
@@ -64,18 +72,23 @@ pub fn output_target(path: &Path) -> std::io::Result<OutputTarget> {
     if here.is_file() {
         return Ok(OutputTarget::Replace);
     }
+    let link = here.file_type().is_symlink();
     match std::fs::metadata(path) {
         Ok(end) if end.is_dir() => Err(std::io::Error::new(
             std::io::ErrorKind::IsADirectory,
             "it is a directory; name a file to write",
         )),
+        // A link elsewhere to a regular file (or to nothing) is replaced, never written
+        // through: a link committed at an output path must not make goldgate write to a
+        // file outside the project.
+        Ok(end) if link && end.is_file() && !system_link(path) => Ok(OutputTarget::Replace),
         Ok(end) => Ok(OutputTarget::InPlace {
             truncate: end.is_file(),
         }),
-        // A link to nothing yet: it is created where the link points, like a shell would.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && system_link(path) => {
             Ok(OutputTarget::InPlace { truncate: true })
         }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(OutputTarget::Replace),
         Err(e) => Err(e),
     }
 }
@@ -324,7 +337,7 @@ mod tests {
     /// Which way each kind of path is written. Devices are only looked at, never written:
     /// replacing `/dev/null` as root breaks the machine (the integration tests write FIFOs).
     #[test]
-    fn only_new_paths_and_regular_files_are_replaced() {
+    fn only_new_paths_regular_files_and_links_to_them_are_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let (file, link, dangling) = (
             dir.path().join("f"),
@@ -338,8 +351,14 @@ mod tests {
         assert_eq!(target(&dir.path().join("new")), Ok(OutputTarget::Replace));
         assert_eq!(target(&file), Ok(OutputTarget::Replace));
         let in_place = |truncate| Ok(OutputTarget::InPlace { truncate });
-        assert_eq!(target(&link), in_place(true), "a link stays a link");
-        assert_eq!(target(&dangling), in_place(true));
+        // A link to a regular file or to nothing is replaced, never written through (it may
+        // have been committed to lead outside the project) ...
+        assert_eq!(target(&link), Ok(OutputTarget::Replace));
+        assert_eq!(target(&dangling), Ok(OutputTarget::Replace));
+        // ... a link to a device or a FIFO is written through and stays.
+        let to_null = dir.path().join("n");
+        std::os::unix::fs::symlink("/dev/null", &to_null).unwrap();
+        assert_eq!(target(&to_null), in_place(false), "a link to a device stays");
         assert_eq!(target(Path::new("/dev/null")), in_place(false));
         if Path::new("/dev/stdout").exists() {
             assert!(

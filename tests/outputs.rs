@@ -1,7 +1,8 @@
 //! Where goldgate writes: every `--output`, `-o`, `--out-dir` and `--baseline` path of every
-//! command. A new path or a regular file is replaced atomically; anything else (a FIFO, a
-//! device such as `/dev/null`, a symbolic link such as `/dev/stdout`) is written straight to
-//! and stays what it was; a directory is an error naming it.
+//! command. A new path, a regular file or a link to one elsewhere is replaced atomically;
+//! anything else (a FIFO, a device such as `/dev/null`, a link to one, a stream link such
+//! as `/dev/stdout`) is written straight to and stays what it was; a directory is an error
+//! naming it.
 //!
 //! Devices are never written here (the tests run as root in CI containers, where replacing
 //! `/dev/null` would break the machine): FIFOs made in a temporary directory stand in for
@@ -234,7 +235,7 @@ fn every_output_that_is_a_fifo_is_written_to_and_stays_a_fifo() {
 }
 
 #[test]
-fn a_link_is_written_through_and_stays_a_link() {
+fn a_stream_link_is_written_through_and_a_link_to_a_file_is_replaced() {
     let dir = TempDir::new("out-link");
     let d = &dir.0;
     std::fs::write(
@@ -253,12 +254,22 @@ fn a_link_is_written_through_and_stays_a_link() {
     let got = fifo.finish();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(got.contains("\"cosine\":1.0"), "{got:?}");
-    // ... and when it is a file: the file gets the output, the link stays.
-    std::fs::write(
-        d.join("file.jsonl"),
-        "old contents that are longer than the output\n".repeat(9),
-    )
-    .unwrap();
+    // ... and `/dev/stdout` itself, whatever stdout is (here a pipe to this test).
+    let out = goldgate(
+        d,
+        &["similarity", "--pairs", "pairs.jsonl", "-o", "/dev/stdout"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("\"cosine\":1.0"), "{}", text(&out));
+    assert!(std::fs::symlink_metadata("/dev/stdout")
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    // A link elsewhere to a regular file (one a pull request committed at an output path,
+    // say) is replaced, never written through: the file it leads to is left alone.
+    let victim = "a file outside the project\n";
+    std::fs::write(d.join("file.jsonl"), victim).unwrap();
     std::os::unix::fs::symlink("file.jsonl", d.join("link")).unwrap();
     let out = goldgate(
         d,
@@ -266,15 +277,15 @@ fn a_link_is_written_through_and_stays_a_link() {
         &[],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(
-        std::fs::symlink_metadata(d.join("link"))
-            .unwrap()
-            .file_type()
-            .is_symlink(),
-        "the link was replaced"
+    assert_eq!(
+        std::fs::read_to_string(d.join("file.jsonl")).unwrap(),
+        victim
     );
-    let written = std::fs::read_to_string(d.join("file.jsonl")).unwrap();
-    assert_eq!(written.lines().count(), 1, "{written}");
+    let written = std::fs::read_to_string(d.join("link")).unwrap();
+    assert!(
+        std::fs::symlink_metadata(d.join("link")).unwrap().is_file(),
+        "the link is now goldgate's own file"
+    );
     assert!(written.contains("\"cosine\":1.0"), "{written}");
 }
 

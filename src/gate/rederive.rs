@@ -92,23 +92,33 @@ pub fn rederive(
             .map(|metric| {
                 let claim = claimed.get(metric.name).copied();
                 let trusted = baseline.map(|b| b.metrics.get(metric.name).and_then(|a| a.value));
-                // The pairs: the samples of the metric's kind (as the trusted baseline has
-                // them) that both runs scored. The file's own count is never used (a file
-                // claiming one pair would make every regression "too few samples to
-                // test"), and without a trusted baseline there is no count at all: a
-                // regression is then tested whatever the number of samples.
-                let paired = baseline.map(|b| {
+                // The pairs: the samples of the metric's kind that both runs scored, counted
+                // here — the file's own count is never used (a file claiming one pair would
+                // make every regression "too few samples to test"). With a trusted baseline,
+                // the kinds are the baseline's.
+                let paired = has_baseline.then(|| {
                     let kind = crate::kinds::owner(metric.name);
-                    let of_kind: HashSet<&str> = b
-                        .samples
-                        .iter()
-                        .filter(|s| kind.is_none_or(|k| s.kind == k))
-                        .map(|s| s.id.as_str())
-                        .collect();
-                    file.sample_results
-                        .iter()
-                        .filter(|s| of_kind.contains(s.id.as_str()))
-                        .count()
+                    match baseline {
+                        Some(b) => {
+                            let of_kind: HashSet<&str> = b
+                                .samples
+                                .iter()
+                                .filter(|s| kind.is_none_or(|k| s.kind == k))
+                                .map(|s| s.id.as_str())
+                                .collect();
+                            let ids: HashSet<&str> =
+                                file.sample_results.iter().map(|s| s.id.as_str()).collect();
+                            ids.intersection(&of_kind).count()
+                        }
+                        None => file
+                            .sample_results
+                            .iter()
+                            .filter(|s| kind.is_none_or(|k| s.kind == k))
+                            .filter(|s| before.contains_key(s.id.as_str()))
+                            .map(|s| s.id.as_str())
+                            .collect::<HashSet<_>>()
+                            .len(),
+                    }
                 });
                 // A metric judged per kind: the file's value of each kind.
                 let by_kind: Vec<(crate::suite::Kind, f64)> = match metric.is_judged_per_kind() {
