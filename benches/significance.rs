@@ -80,6 +80,7 @@ fn one(
             baseline: value(&b),
             n,
             paired,
+            baseline_n: None,
             by_kind: &[],
             keyless: &[],
         };

@@ -358,7 +358,11 @@ mod tests {
         // ... a link to a device or a FIFO is written through and stays.
         let to_null = dir.path().join("n");
         std::os::unix::fs::symlink("/dev/null", &to_null).unwrap();
-        assert_eq!(target(&to_null), in_place(false), "a link to a device stays");
+        assert_eq!(
+            target(&to_null),
+            in_place(false),
+            "a link to a device stays"
+        );
         assert_eq!(target(Path::new("/dev/null")), in_place(false));
         if Path::new("/dev/stdout").exists() {
             assert!(

@@ -3,10 +3,13 @@
 //! of the kind, every call failed, no answer could be read, the judge gave no valid review,
 //! nothing the metric is measured on), for the reason that makes the run incomplete. A change
 //! is called significant only when the paired test could reach the rule's confidence with the
-//! pairs it has: [`min_paired`] is how many it needs (docs/thresholds.md derives it).
+//! pairs it has: [`min_paired`] is how many it needs (docs/thresholds.md derives it); below
+//! it, a change the baseline had the samples to test makes the run incomplete ([`shrunk`]).
+//! Above it, [`detectable`] says the smallest drop the comparison could have seen.
 
+use super::verdict::Detectable;
 use crate::kinds::keys::{Keyless, MAX_FOUND};
-use crate::metrics::registry::Metric;
+use crate::metrics::registry::{Direction, Metric};
 use crate::metrics::stats::Sums;
 use crate::score::file::ScoreFile;
 use crate::suite::Kind;
@@ -29,6 +32,16 @@ pub fn min_paired(confidence: f64) -> usize {
 pub fn too_few_text(samples: usize, needed: usize, confidence: f64) -> String {
     let percent = (confidence * 1000.0).round() / 10.0;
     format!("too few samples to test: n = {samples}, at least {needed} needed at {percent}%")
+}
+
+/// Why a change too few pairs can test still cannot pass: the baseline's value was measured
+/// on `baseline_n` samples, enough to test it, so samples the test needs are gone (deleted
+/// with the change, or unscorable now). `None` when the baseline had too few as well.
+pub fn shrunk(baseline_n: Option<usize>, needed: usize) -> Option<String> {
+    let n = baseline_n.filter(|&n| n >= needed)?;
+    Some(format!(
+        "the baseline was measured on {n} samples: samples the test needs are gone (see the samples removed since the baseline), so the run is incomplete until the baseline is refreshed"
+    ))
 }
 
 /// Why `metric` has no value in `run`: the run has no sample of its kind, every call
@@ -146,6 +159,36 @@ pub fn no_data_in_verdict(metric: &Metric, kinds: &[Kind]) -> String {
     }
 }
 
+/// The smallest change for the worse this comparison could call significant, when the
+/// change it saw is not (its interval holds 0): how far the interval reaches from the delta
+/// towards the better side. The paired bootstrap's deltas spread around the observed one;
+/// were the true change worse by `x`, they would spread alike around a delta `x` worse,
+/// and the interval would exclude 0 once `x` passes that reach (docs/thresholds.md). `None`
+/// when the change is significant either way, or the resamples did not vary (no noise to
+/// measure).
+pub(super) fn detectable(
+    direction: Direction,
+    delta: Option<f64>,
+    ci: Option<[f64; 2]>,
+    samples: usize,
+    confidence: f64,
+) -> Option<Detectable> {
+    let (d, [lo, hi]) = delta.zip(ci)?;
+    if lo > 0.0 || hi < 0.0 {
+        return None;
+    }
+    let change = match direction {
+        Direction::Higher => hi - d,
+        Direction::Lower => d - lo,
+        Direction::Neither => return None,
+    };
+    (change > 1e-12).then_some(Detectable {
+        change,
+        samples,
+        confidence,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +227,41 @@ mod tests {
     /// A judge whose every call failed leaves every judgement invalid: `judge.*` has no
     /// value. A rule on it used to read "no data in this run" and pass; the run is
     /// incomplete, naming the metric and why it has no data.
+    /// Deleting samples from a suite the baseline could test a change on cannot switch the
+    /// regression rule off: the built-in rules have no floors, and "too few samples to test"
+    /// would otherwise pass a collapse.
+    #[test]
+    fn a_suite_shrunk_below_the_minimum_is_incomplete_not_passed() {
+        let base = file(&[(2.0, 0.0, 0.0, false); 6], "1");
+        let collapsed = file(&[(0.0, 0.0, 2.0, false); 5], "1");
+        let v = compare(&collapsed, Some(&base), &Thresholds::built_in(), &options()).unwrap();
+        let f1 = by_name(&v)["extraction.f1"].clone();
+        assert_eq!(f1.status, Status::Incomplete, "{:?}", f1.reasons);
+        assert!(
+            f1.reasons[0].contains("too few samples to test: n = 5"),
+            "{:?}",
+            f1.reasons
+        );
+        assert!(
+            f1.reasons[0].contains("measured on 6 samples"),
+            "{:?}",
+            f1.reasons
+        );
+        assert_eq!((v.verdict, v.exit_code), (Outcome::Incomplete, 3));
+        // A baseline that had too few as well: the change is untested, floors still apply.
+        let small = file(&[(2.0, 0.0, 0.0, false); 5], "1");
+        let v = compare(
+            &collapsed,
+            Some(&small),
+            &Thresholds::built_in(),
+            &options(),
+        )
+        .unwrap();
+        let f1 = by_name(&v)["extraction.f1"].clone();
+        assert_eq!(f1.status, Status::Pass, "{:?}", f1.reasons);
+        assert!(f1.too_few.is_some());
+    }
+
     #[test]
     fn a_rule_whose_metric_has_no_data_makes_the_run_incomplete() {
         let mut judged = file(&[(1.0, 0.0, 0.0, false); 4], "1");

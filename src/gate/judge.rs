@@ -6,7 +6,7 @@
 use super::evidence::{min_paired, too_few_text};
 use super::rule::rule_for;
 use super::thresholds::{Regression, Severity, Thresholds};
-use super::verdict::{summary_prefix, Detectable, MetricResult, Outcome, Status, TooFew};
+use super::verdict::{summary_prefix, MetricResult, Outcome, Status, TooFew};
 use crate::kinds::keys::Keyless;
 use crate::metrics::bootstrap::interval;
 use crate::metrics::registry::{Direction, Metric};
@@ -43,6 +43,9 @@ pub(super) fn judge(
         baseline: baseline.and_then(value),
         n: candidate.metrics.get(metric.name).map_or(0, |a| a.n),
         paired,
+        baseline_n: baseline
+            .and_then(|b| b.metrics.get(metric.name))
+            .map(|a| a.n),
         by_kind: &by_kind,
         keyless: &candidate.keyless,
     };
@@ -69,6 +72,8 @@ pub struct Values<'a> {
     /// With a baseline: the samples both runs scored that count towards the metric (the
     /// pairs of the paired test).
     pub paired: Option<usize>,
+    /// Samples that count towards the baseline's value (a trusted baseline's only).
+    pub baseline_n: Option<usize>,
     /// For a metric judged per kind ([`Metric::is_judged_per_kind`]): the candidate's value
     /// for each kind it has, whose floors and ceilings are checked instead of the overall
     /// value's (empty: the overall value is checked).
@@ -104,6 +109,7 @@ pub fn judge_values(
         baseline: base,
         n,
         paired,
+        baseline_n,
         by_kind,
         keyless,
     } = values;
@@ -241,8 +247,23 @@ pub fn judge_values(
             );
             if let Some(samples) = untested {
                 let too_few = too_few_text(samples, needed, rule.confidence);
-                result.reasons.push(format!("{what}, but {too_few}"));
                 result.too_few = Some(TooFew { samples, needed });
+                // The baseline had the samples to test it: deleting some cannot switch a
+                // regression rule off (the run is incomplete, a `warn` rule warns).
+                match super::evidence::shrunk(baseline_n, needed) {
+                    Some(gone) => {
+                        let status = match broken {
+                            Status::Warn => Status::Warn,
+                            _ => Status::Incomplete,
+                        };
+                        breaks(
+                            &mut result,
+                            status,
+                            format!("{what}, but {too_few}; {gone}"),
+                        );
+                    }
+                    None => result.reasons.push(format!("{what}, but {too_few}")),
+                }
             } else if let (Noise::Unknown(why), true) = (&noise, rule.require_significance) {
                 breaks(
                     &mut result,
@@ -261,40 +282,16 @@ pub fn judge_values(
     }
     if regression.is_some() && rule.require_significance && few.is_none() {
         let samples = paired.unwrap_or(n);
-        result.detectable = detectable(metric.direction, delta, delta_ci, samples, rule.confidence);
+        result.detectable = super::evidence::detectable(
+            metric.direction,
+            delta,
+            delta_ci,
+            samples,
+            rule.confidence,
+        );
     }
     result.rule = Some(rule);
     result
-}
-
-/// The smallest change for the worse this comparison could call significant, when the
-/// change it saw is not (its interval holds 0): how far the interval reaches from the delta
-/// towards the better side. The paired bootstrap's deltas spread around the observed one;
-/// were the true change worse by `x`, they would spread alike around a delta `x` worse,
-/// and the interval would exclude 0 once `x` passes that reach (docs/thresholds.md). `None`
-/// when the change is significant either way, or the resamples did not vary (no noise to
-/// measure).
-fn detectable(
-    direction: Direction,
-    delta: Option<f64>,
-    ci: Option<[f64; 2]>,
-    samples: usize,
-    confidence: f64,
-) -> Option<Detectable> {
-    let (d, [lo, hi]) = delta.zip(ci)?;
-    if lo > 0.0 || hi < 0.0 {
-        return None;
-    }
-    let change = match direction {
-        Direction::Higher => hi - d,
-        Direction::Lower => d - lo,
-        Direction::Neither => return None,
-    };
-    (change > 1e-12).then_some(Detectable {
-        change,
-        samples,
-        confidence,
-    })
 }
 
 /// A value in a reason.
@@ -425,6 +422,7 @@ mod tests {
                 baseline,
                 n: 0,
                 paired: None,
+                baseline_n: None,
                 by_kind: &[],
                 keyless: &[],
             };

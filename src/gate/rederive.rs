@@ -137,6 +137,9 @@ pub fn rederive(
                     baseline: trusted.unwrap_or_else(|| claim.and_then(|m| m.baseline)),
                     n: claim.map_or(0, |m| m.n),
                     paired,
+                    baseline_n: baseline
+                        .and_then(|b| b.metrics.get(metric.name))
+                        .map(|a| a.n),
                     by_kind: &by_kind,
                     keyless: &file.keyless,
                 };

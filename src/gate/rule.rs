@@ -296,6 +296,7 @@ mod tests {
                 baseline: Some(1.0),
                 n: 20,
                 paired: Some(20),
+                baseline_n: None,
                 by_kind: &[],
                 keyless: &[],
             };
