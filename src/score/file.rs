@@ -377,12 +377,8 @@ mod numbers {
                     return Some((format!("{here}/metrics/{}", escape(name)), why));
                 }
             }
-            if let Some((key, x)) = sample
-                .stats
-                .iter()
-                .find(|(_, x)| !within(x.abs(), 0.0, MAX_SUM))
-            {
-                let why = format!("{} is not a sum of one sample's statistics (finite, at most {MAX_SUM:e} in size)", crate::quantity::number(x));
+            if let Some((key, x)) = sample.stats.iter().find(|(_, x)| !within(*x, 0.0, MAX_SUM)) {
+                let why = format!("{} is not a sum of one sample's statistics (counts and sums: finite, from 0 to {MAX_SUM:e})", crate::quantity::number(x));
                 return Some((format!("{here}/stats/{}", escape(key)), why));
             }
         }
@@ -454,7 +450,7 @@ mod tests {
 
     /// A baseline whose numbers no run can have is refused at its line and field, never
     /// compared with: `extraction.f1` 1e308 or -1.0, a latency of 1e308 or -5 ms, a primary
-    /// score of 2.
+    /// score of 2, a negative count.
     #[test]
     fn impossible_numbers_are_refused_at_their_line_and_field() {
         let fixture = concat!(
@@ -515,6 +511,14 @@ mod tests {
                 json!(-1.0),
                 "samples[0].metrics.extraction.f1",
                 "\"extraction.f1\"",
+            ),
+            // A negative count makes the paired bootstrap's interval vanish, and a
+            // collapse pass as noise.
+            (
+                "/samples/0/stats/ext.records",
+                json!(-1.0),
+                "samples[0].stats.ext.records",
+                "\"ext.records\"",
             ),
         ];
         for (pointer, value, field, holds) in cases {
