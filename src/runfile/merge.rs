@@ -3,7 +3,6 @@
 //! lines involved: merging must never hide a conflict.
 
 use std::collections::HashMap;
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::record::RunRecord;
@@ -71,13 +70,39 @@ fn read_lines(path: &Path) -> Result<Vec<(usize, String)>> {
         source,
     })?;
     let mut out = Vec::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|source| Error::Read {
+    let mut reader = std::io::BufReader::new(file);
+    let cap = super::reader::MAX_LINE_BYTES as u64;
+    for number in 1.. {
+        let read = crate::io::read_line(&mut reader, cap).map_err(|source| Error::Read {
             path: path.to_path_buf(),
             source,
         })?;
+        let line = match read {
+            crate::io::Line::End => break,
+            crate::io::Line::Text(bytes) => String::from_utf8(bytes).map_err(|e| Error::Read {
+                path: path.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+            })?,
+            crate::io::Line::TooLong(length) => {
+                let problem = Problem::new(
+                    Location::new(path, number, 0),
+                    None,
+                    format!(
+                        "the line is {}, over the cap of {} for one record",
+                        crate::io::describe_bytes(length),
+                        crate::io::describe_bytes(cap)
+                    ),
+                )
+                .with_hint("a run record holds one answer (at most [pipeline] max_output_bytes); remove the line");
+                return Err(Error::Invalid {
+                    what: "run files to merge",
+                    problems: vec![problem],
+                });
+            }
+        };
+        let line = line.trim_end_matches(['\n', '\r']);
         if !line.trim().is_empty() {
-            out.push((i + 1, line));
+            out.push((number, line.to_string()));
         }
     }
     Ok(out)

@@ -46,17 +46,29 @@ struct Header {
 /// At most this many problems of one kind are reported from a run file.
 pub const MAX_PROBLEMS: usize = 50;
 
+/// The longest line a run file may have: a record holds an answer of at most
+/// `max_output_bytes` (16 MiB by default), its parsed prediction and its trace, well under
+/// this. A longer line is refused (exit 2) without being held in memory.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
+
 impl RunIndex {
     /// Index a run file. Every malformed line and every duplicate (sample, repeat) is reported.
     /// The file is read in blocks of whole lines; while one block's lines are parsed on every
     /// core, the next block is read.
     pub fn build(path: &Path) -> Result<RunIndex> {
+        let file = File::open(path).map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::build_from(path, Blocks::new(file))
+    }
+
+    fn build_from(path: &Path, mut blocks: Blocks) -> Result<RunIndex> {
+        let cap = blocks.max_line;
         let read_error = |source| Error::Read {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::open(path).map_err(read_error)?;
-        let mut blocks = Blocks::new(file);
         let mut index = RunIndex {
             path: path.to_path_buf(),
             entries: HashMap::default(),
@@ -79,6 +91,21 @@ impl RunIndex {
                 if let Err(p) = header.and_then(|(id, repeat)| index.add(id, repeat, entry)) {
                     problems.push(p);
                 }
+            }
+            if let Some(length) = block.too_long {
+                line += 1;
+                problems.push(
+                    Problem::new(
+                        Location::new(path, line, 0),
+                        None,
+                        format!(
+                            "the line is {}, over the cap of {} for one record",
+                            crate::io::describe_bytes(length),
+                            crate::io::describe_bytes(cap as u64)
+                        ),
+                    )
+                    .with_hint("a run record holds one answer (at most [pipeline] max_output_bytes); remove the line or run the pipeline again"),
+                );
             }
             current = next.map_err(read_error)?;
         }
@@ -170,12 +197,17 @@ struct Blocks {
     carry: Vec<u8>,
     /// Where the next block starts in the file.
     offset: u64,
+    /// Bytes read at a time, and the longest line held.
+    read_bytes: usize,
+    max_line: usize,
 }
 
-/// Whole lines of a run file, starting `offset` bytes into it.
+/// Whole lines of a run file, starting `offset` bytes into it, and the length of a line
+/// over [`MAX_LINE_BYTES`] right after them, skipped unread.
 struct Block {
     bytes: Vec<u8>,
     offset: u64,
+    too_long: Option<u64>,
 }
 
 impl Blocks {
@@ -184,6 +216,8 @@ impl Blocks {
             file,
             carry: Vec::new(),
             offset: 0,
+            read_bytes: INDEX_BLOCK_BYTES,
+            max_line: MAX_LINE_BYTES,
         }
     }
 
@@ -194,7 +228,7 @@ impl Blocks {
         let mut searched = 0;
         loop {
             let start = bytes.len();
-            bytes.resize(start + INDEX_BLOCK_BYTES, 0);
+            bytes.resize(start + self.read_bytes, 0);
             let read = loop {
                 match self.file.read(&mut bytes[start..]) {
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -210,13 +244,51 @@ impl Blocks {
                 break;
             }
             searched = bytes.len(); // one line longer than a block: read on
+            if bytes.len() > self.max_line {
+                // The buffer is one line (it starts a line and has no newline): skip it.
+                let offset = self.offset;
+                let length = self.skip_line(bytes.len() as u64)?;
+                self.offset += length + 1;
+                return Ok(Some(Block {
+                    bytes: Vec::new(),
+                    offset,
+                    too_long: Some(length),
+                }));
+            }
         }
         if bytes.is_empty() {
             return Ok(None);
         }
         let offset = self.offset;
         self.offset += bytes.len() as u64;
-        Ok(Some(Block { bytes, offset }))
+        Ok(Some(Block {
+            bytes,
+            offset,
+            too_long: None,
+        }))
+    }
+
+    /// Read on to the end of a line of which `seen` bytes were read: its length (without
+    /// the newline); what follows it is kept for the next block.
+    fn skip_line(&mut self, seen: u64) -> std::io::Result<u64> {
+        let mut length = seen;
+        let mut buf = vec![0; self.read_bytes];
+        loop {
+            let read = match self.file.read(&mut buf) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                other => other?,
+            };
+            if read == 0 {
+                return Ok(length);
+            }
+            match memchr::memchr(b'\n', &buf[..read]) {
+                Some(i) => {
+                    self.carry = buf[i + 1..read].to_vec();
+                    return Ok(length + i as u64);
+                }
+                None => length += read as u64,
+            }
+        }
     }
 }
 
@@ -387,17 +459,25 @@ pub struct Traces {
 /// The traces of the first `limit` records that have one, in the file's order (lines that
 /// are not run records, such as an outputs file's, have none).
 pub fn traces(path: &Path, limit: usize) -> Result<Traces> {
-    use std::io::BufRead;
     let file = std::fs::File::open(path).map_err(|source| Error::Read {
         path: path.to_path_buf(),
         source,
     })?;
     let mut traces = Traces::default();
-    for line in std::io::BufReader::new(file).lines() {
-        let line = line.map_err(|source| Error::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let mut reader = std::io::BufReader::new(file);
+    loop {
+        // A line over the cap is never held (the index refuses it).
+        let line = match crate::io::read_line(&mut reader, MAX_LINE_BYTES as u64) {
+            Ok(crate::io::Line::End) => break,
+            Ok(crate::io::Line::TooLong(_)) => continue,
+            Ok(crate::io::Line::Text(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(source) => {
+                return Err(Error::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
+        };
         if !line.contains("\"trace\"") {
             continue;
         }
@@ -455,6 +535,39 @@ mod tests {
         assert_eq!(read("c"), (5, 0, pad));
         assert_eq!(read("d"), (6, 2, "last".to_string()));
         assert!(index.entries("e").is_none());
+    }
+
+    /// A line over the cap is refused at its line, never held whole in memory, and the
+    /// lines after it are still read (a 300 MB line aborted `check --replay`).
+    #[test]
+    fn a_line_over_the_cap_is_refused_at_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        let huge = format!("{{\"id\": \"b\", \"output\": \"{}\"}}", "x".repeat(200));
+        let text = format!("{{\"id\": \"a\", \"output\": \"1\"}}\n{huge}\n{{\"id\": \"c\", \"output\": \"2\"}}\n{{\"id\": \"c\", \"output\": \"3\"}}\n");
+        std::fs::write(&path, &text).unwrap();
+        let blocks = |read_bytes, max_line| Blocks {
+            read_bytes,
+            max_line,
+            ..Blocks::new(File::open(&path).unwrap())
+        };
+        let Err(Error::Invalid { problems, .. }) = RunIndex::build_from(&path, blocks(16, 64))
+        else {
+            panic!("the long line is refused");
+        };
+        let said: Vec<(usize, String)> = problems
+            .iter()
+            .map(|p| (p.location.line, p.message.clone()))
+            .collect();
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert_eq!(said[0].0, 2);
+        assert!(said[0].1.contains("over the cap of 64 bytes"), "{said:?}");
+        // The lines after it were indexed where they are: the duplicate is on line 4.
+        assert_eq!(said[1].0, 4, "{said:?}");
+        assert!(
+            RunIndex::build_from(&path, blocks(16, 4096)).is_err(),
+            "the duplicate"
+        );
     }
 
     /// Malformed lines are reported with their line numbers, in order, after every block.
