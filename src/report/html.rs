@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::gate::verdict::{Outcome, Status, Verdict};
 use crate::metrics::calibration::bins_from;
 use crate::metrics::stats::Stats;
-use crate::runfile::reader::Traces;
+use crate::runfile::trace::Traces;
 use crate::score::file::ScoreFile;
 
 pub const REPORT_TEMPLATE: &str = include_str!("../../templates/report.html.j2");
@@ -282,7 +282,7 @@ mod tests {
 
     #[test]
     fn a_trace_is_shown_per_call_collapsed_and_escaped() {
-        use crate::runfile::reader::SampleTrace;
+        use crate::runfile::trace::SampleTrace;
         use crate::runfile::trace::{Trace, TraceAttempt, TraceCall, TraceMessage};
         let run = crate::gate::compare::tests::file(&[(5.0, 0.0, 0.0, false)], "1");
         let rules =

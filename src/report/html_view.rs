@@ -10,8 +10,8 @@ use minijinja::{context, Value};
 
 use crate::gate::samples::passes;
 use crate::gate::verdict::{ProvenanceReport, SampleResult, Verdict};
-use crate::runfile::reader::{SampleTrace, Traces};
 use crate::runfile::trace::TraceCall;
+use crate::runfile::trace::{SampleTrace, Traces};
 use crate::score::file::{Provenance, ScoreFile};
 
 /// A fingerprint as the report shows it: `sha256:` and its first twelve digits.

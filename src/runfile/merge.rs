@@ -84,19 +84,9 @@ fn read_lines(path: &Path) -> Result<Vec<(usize, String)>> {
                 source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
             })?,
             crate::io::Line::TooLong(length) => {
-                let problem = Problem::new(
-                    Location::new(path, number, 0),
-                    None,
-                    format!(
-                        "the line is {}, over the cap of {} for one record",
-                        crate::io::describe_bytes(length),
-                        crate::io::describe_bytes(cap)
-                    ),
-                )
-                .with_hint("a run record holds one answer (at most [pipeline] max_output_bytes); remove the line");
                 return Err(Error::Invalid {
                     what: "run files to merge",
-                    problems: vec![problem],
+                    problems: vec![super::reader::line_too_long(path, number, length, cap)],
                 });
             }
         };

@@ -1,7 +1,7 @@
 //! Reading run files (`run.jsonl` records or `{"id", "output"}` lines) without holding their
 //! answers in memory: a first pass indexes each line by sample id and repeat, and answers are
-//! read back one sample at a time while the suite is scored. The traces of a multi-step
-//! pipeline's records are read back for reports ([`traces`]).
+//! read back one sample at a time while the suite is scored. Every line is under
+//! [`MAX_LINE_BYTES`] (the traces reader and `merge` share the cap and its problem).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -51,6 +51,20 @@ pub const MAX_PROBLEMS: usize = 50;
 /// this. A longer line is refused (exit 2) without being held in memory.
 pub const MAX_LINE_BYTES: usize = 256 << 20;
 
+/// The problem of a run-file line of `length` bytes, over the `cap` of one record.
+pub fn line_too_long(path: &Path, line: usize, length: u64, cap: u64) -> Problem {
+    Problem::new(
+        Location::new(path, line, 0),
+        None,
+        format!(
+            "the line is {}, over the cap of {} for one record",
+            crate::io::describe_bytes(length),
+            crate::io::describe_bytes(cap)
+        ),
+    )
+    .with_hint("a run record holds one answer (at most [pipeline] max_output_bytes); remove the line or run the pipeline again")
+}
+
 impl RunIndex {
     /// Index a run file. Every malformed line and every duplicate (sample, repeat) is reported.
     /// The file is read in blocks of whole lines; while one block's lines are parsed on every
@@ -94,18 +108,7 @@ impl RunIndex {
             }
             if let Some(length) = block.too_long {
                 line += 1;
-                problems.push(
-                    Problem::new(
-                        Location::new(path, line, 0),
-                        None,
-                        format!(
-                            "the line is {}, over the cap of {} for one record",
-                            crate::io::describe_bytes(length),
-                            crate::io::describe_bytes(cap as u64)
-                        ),
-                    )
-                    .with_hint("a run record holds one answer (at most [pipeline] max_output_bytes); remove the line or run the pipeline again"),
-                );
+                problems.push(line_too_long(path, line, length, cap as u64));
             }
             current = next.map_err(read_error)?;
         }
@@ -438,67 +441,6 @@ pub fn answer_texts(
     Ok(out)
 }
 
-/// One record's trace, with what identifies the record.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SampleTrace {
-    pub sample_id: String,
-    pub repeat: u32,
-    /// Why the record's call failed, if it did.
-    pub error: Option<super::record::RecordError>,
-    pub trace: super::trace::Trace,
-}
-
-/// The traces of a run file, at most a number of them.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Traces {
-    pub samples: Vec<SampleTrace>,
-    /// Records with a trace left out.
-    pub omitted: usize,
-}
-
-/// The traces of the first `limit` records that have one, in the file's order (lines that
-/// are not run records, such as an outputs file's, have none).
-pub fn traces(path: &Path, limit: usize) -> Result<Traces> {
-    let file = std::fs::File::open(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut traces = Traces::default();
-    let mut reader = std::io::BufReader::new(file);
-    loop {
-        // A line over the cap is never held (the index refuses it).
-        let line = match crate::io::read_line(&mut reader, MAX_LINE_BYTES as u64) {
-            Ok(crate::io::Line::End) => break,
-            Ok(crate::io::Line::TooLong(_)) => continue,
-            Ok(crate::io::Line::Text(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(source) => {
-                return Err(Error::Read {
-                    path: path.to_path_buf(),
-                    source,
-                })
-            }
-        };
-        if !line.contains("\"trace\"") {
-            continue;
-        }
-        let Ok(record) = serde_json::from_str::<super::record::RunRecord>(&line) else {
-            continue;
-        };
-        let Some(trace) = record.trace else { continue };
-        if traces.samples.len() == limit {
-            traces.omitted += 1;
-            continue;
-        }
-        traces.samples.push(SampleTrace {
-            sample_id: record.sample_id,
-            repeat: record.repeat,
-            error: record.error,
-            trace,
-        });
-    }
-    Ok(traces)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -588,32 +530,5 @@ mod tests {
         assert!(problems[2]
             .message
             .contains("duplicate answer for sample `a`"));
-    }
-
-    #[test]
-    fn traces_are_read_from_the_records_that_have_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.jsonl");
-        let with = |id: &str| {
-            format!(
-                "{{\"sample_id\": \"{id}\", \"error\": {{\"kind\": \"output\", \"message\": \"m\"}}, \"trace\": {{\"calls\": [{{\"agent\": \"ReqParse\", \"iteration\": 0, \"temperature\": 0.2, \"messages\": [], \"latency_ms\": 1.0}}]}}}}\n"
-            )
-        };
-        let text = with("a")
-            + "{\"sample_id\": \"b\", \"raw_output\": \"x\"}\n"
-            + "{\"id\": \"c\", \"output\": \"\\\"trace\\\"\"}\n"
-            + &with("d")
-            + &with("e");
-        std::fs::write(&path, text).unwrap();
-        let traces = traces(&path, 2).unwrap();
-        let ids: Vec<&str> = traces
-            .samples
-            .iter()
-            .map(|s| s.sample_id.as_str())
-            .collect();
-        assert_eq!(ids, ["a", "d"]);
-        assert_eq!(traces.omitted, 1);
-        assert_eq!(traces.samples[0].trace.calls[0].agent, "ReqParse");
-        assert_eq!(traces.samples[0].error.as_ref().unwrap().message, "m");
     }
 }
