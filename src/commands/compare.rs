@@ -63,7 +63,7 @@ pub(super) fn show_verdict(
     let text = match show.format {
         GateFormat::Html => {
             let traces = match show.run {
-                Some(run) => Some(crate::runfile::trace::traces(run, MAX_TRACES)?),
+                Some(run) => Some(crate::runfile::traces::traces(run, MAX_TRACES)?),
                 None => None,
             };
             html::report_with_traces(

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::gate::verdict::{Outcome, Status, Verdict};
 use crate::metrics::calibration::bins_from;
 use crate::metrics::stats::Stats;
-use crate::runfile::trace::Traces;
+use crate::runfile::traces::Traces;
 use crate::score::file::ScoreFile;
 
 pub const REPORT_TEMPLATE: &str = include_str!("../../templates/report.html.j2");
@@ -282,8 +282,8 @@ mod tests {
 
     #[test]
     fn a_trace_is_shown_per_call_collapsed_and_escaped() {
-        use crate::runfile::trace::SampleTrace;
         use crate::runfile::trace::{Trace, TraceAttempt, TraceCall, TraceMessage};
+        use crate::runfile::traces::SampleTrace;
         let run = crate::gate::compare::tests::file(&[(5.0, 0.0, 0.0, false)], "1");
         let rules =
             crate::gate::thresholds::Thresholds::parse("version = 1", Path::new("t.toml")).unwrap();

@@ -11,7 +11,7 @@ use minijinja::{context, Value};
 use crate::gate::samples::passes;
 use crate::gate::verdict::{ProvenanceReport, SampleResult, Verdict};
 use crate::runfile::trace::TraceCall;
-use crate::runfile::trace::{SampleTrace, Traces};
+use crate::runfile::traces::{SampleTrace, Traces};
 use crate::score::file::{Provenance, ScoreFile};
 
 /// A fingerprint as the report shows it: `sha256:` and its first twelve digits.

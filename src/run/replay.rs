@@ -52,7 +52,7 @@ impl Replay {
                 problems,
             });
         }
-        let traces = crate::runfile::trace::traces(path, usize::MAX)?
+        let traces = crate::runfile::traces::traces(path, usize::MAX)?
             .samples
             .into_iter()
             .map(|t| ((t.sample_id, t.repeat), t.trace))

@@ -13,4 +13,5 @@ pub mod numbers;
 pub mod reader;
 pub mod record;
 pub mod trace;
+pub mod traces;
 pub mod writer;
