@@ -7,8 +7,8 @@
 #
 # The texts are N short requirement sentences (default 2000, from
 # tests/fixtures/minilm/texts.py). The model is GOLDGATE_MINILM_DIR, else what
-# scripts/fetch-minilm.sh installs. goldgate runs its bench driver (examples/embed.rs, a
-# release build) with T threads (RAYON_NUM_THREADS, default: the machine's cores), and
+# scripts/fetch-minilm.sh installs. goldgate runs its bench driver
+# (crates/goldgate-embed/examples/embed.rs, a release build) with T threads (RAYON_NUM_THREADS, default: the machine's cores), and
 # sentence-transformers runs with torch.set_num_threads(T) (benches/embed_st.py; PYTHON,
 # default python3, must have sentence-transformers: `pip install sentence-transformers`).
 # Each of the K rounds (default 5) runs both, one after the other, so both see the same
@@ -39,7 +39,7 @@ sys.path.insert(0, 'tests/fixtures/minilm')
 from texts import requirement_sentences
 print('\n'.join(requirement_sentences($texts, seed=99)))
 " >"$work/texts.txt"
-cargo build --release --quiet --example embed
+cargo build --release --quiet -p goldgate-embed --example embed
 driver="$PWD/target/release/examples/embed"
 
 rate() { sed -n 's/^texts_per_second=//p'; }

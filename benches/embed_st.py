@@ -1,5 +1,5 @@
 """The sentence-transformers half of benches/embed.sh: embed the lines of a file with
-all-MiniLM-L6-v2 on the CPU, as goldgate's examples/embed.rs does, and print the
+all-MiniLM-L6-v2 on the CPU, as goldgate's crates/goldgate-embed/examples/embed.rs does, and print the
 throughput.
 
     python3 benches/embed_st.py MODEL_DIR TEXTS.txt THREADS [ROUNDS]

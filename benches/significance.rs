@@ -17,13 +17,15 @@
 //! the number of paired samples (the gate as it was); "after" with it. The table gives the
 //! share of repetitions in which the rule failed on the drop. Deterministic (fixed seeds).
 
-use goldgate::gate::judge::{judge_values, Noise, Values};
-use goldgate::gate::thresholds::Thresholds;
-use goldgate::gate::verdict::Status;
-use goldgate::metrics::bootstrap::{aggregate, interval, paired_deltas, BootstrapConfig, Prepared};
-use goldgate::metrics::registry::Metric;
-use goldgate::metrics::stats::Stats;
-use goldgate::rng::Rng;
+use goldgate_core::gate::judge::{judge_values, Noise, Values};
+use goldgate_core::gate::thresholds::Thresholds;
+use goldgate_core::gate::verdict::Status;
+use goldgate_core::metrics::bootstrap::{
+    aggregate, interval, paired_deltas, BootstrapConfig, Prepared,
+};
+use goldgate_core::metrics::registry::Metric;
+use goldgate_core::metrics::stats::Stats;
+use goldgate_core::rng::Rng;
 
 const GOLD: usize = 5;
 const SIZES: [usize; 11] = [1, 2, 3, 4, 5, 6, 7, 8, 10, 20, 40];
@@ -99,7 +101,7 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|r| r.parse().ok())
         .unwrap_or(1000usize);
-    let metric = *goldgate::kinds::find("extraction.recall").expect("a registered metric");
+    let metric = *goldgate_core::kinds::find("extraction.recall").expect("a registered metric");
     let recall: &'static [Metric] = Box::leak(vec![metric].into_boxed_slice());
     let rules = Thresholds::parse(
         "version = 1\n[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\n",
@@ -109,7 +111,7 @@ fn main() {
     let cfg = BootstrapConfig::default();
     println!(
         "{reps} repetitions per scenario; rule: extraction.recall, max_regression = 0.02, significant at 95% (at least {} paired samples)\n",
-        goldgate::gate::evidence::min_paired(0.95)
+        goldgate_core::gate::evidence::min_paired(0.95)
     );
     println!("| paired samples n | no change: fails before | no change: fails after | recall −0.2: fails before | recall −0.2: fails after |");
     println!("|---:|---:|---:|---:|---:|");

@@ -10,7 +10,7 @@ use pulldown_cmark::{
     Alignment, BlockQuoteKind, CodeBlockKind, Event, Options, Parser, Tag, TagEnd,
 };
 
-use goldgate::escape::html as esc;
+use goldgate_core::escape::html as esc;
 
 const STYLE: &str = r#"
   body { margin: 0; padding: 24px; background: #fff; color: #1f2328; font: 14px/1.5 -apple-system, BlinkMacSystemFont, "Segoe UI", "Noto Sans", Helvetica, Arial, sans-serif; }

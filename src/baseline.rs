@@ -7,16 +7,16 @@
 
 use std::path::PathBuf;
 
-use crate::cachedir::CacheDir;
-use crate::error::Result;
-use crate::gate::compare::{compare, CompareOptions};
-use crate::gate::thresholds::Thresholds;
-use crate::gate::verdict::{Outcome, Status};
-use crate::io::write_output;
-use crate::metrics::bootstrap::BootstrapConfig;
-use crate::run::plan::{run_suite, Observer, RunReport, RunSettings};
-use crate::score::{self, Facts, ScoreFile, ScoreRequest};
-use crate::suite::Suite;
+use goldgate_core::cachedir::CacheDir;
+use goldgate_core::error::Result;
+use goldgate_core::gate::compare::{compare, CompareOptions};
+use goldgate_core::gate::thresholds::Thresholds;
+use goldgate_core::gate::verdict::{Outcome, Status};
+use goldgate_core::io::write_output;
+use goldgate_core::metrics::bootstrap::BootstrapConfig;
+use goldgate_core::score::{self, Facts, ScoreFile, ScoreRequest};
+use goldgate_core::suite::Suite;
+use goldgate_run::plan::{run_suite, Observer, RunReport, RunSettings};
 
 /// Everything a refresh needs, defaults already applied.
 #[derive(Clone, Debug)]
@@ -30,7 +30,7 @@ pub struct RefreshSettings {
     /// rules decide whether the run may become the baseline.
     pub thresholds: Thresholds,
     /// The similarity backend the rules' `[matching]` selects.
-    pub similarity: crate::embed::Backend,
+    pub similarity: goldgate_embed::Backend,
     pub bootstrap: BootstrapConfig,
     pub facts: Facts,
 }
@@ -59,7 +59,7 @@ pub fn refresh(
     observer: &mut dyn Observer,
 ) -> Result<(RunReport, Refreshed)> {
     // A model that cannot be found fails here, before the pipeline costs anything.
-    let embedder = crate::embed::open(&s.similarity)?;
+    let embedder = goldgate_embed::open(&s.similarity)?;
     let mut run = run_suite(&s.run, runtime, observer)?;
     if !run.is_complete() {
         return Ok((run, Refreshed::RunIncomplete));
@@ -100,7 +100,7 @@ pub fn refresh(
     }
     let broken = [reasons(Status::Fail), reasons(Status::Warn)].concat();
     write_output(&s.baseline, |w| scored.file.write_to(w))?;
-    let records = std::fs::read(&run.path).map_err(|source| crate::error::Error::Read {
+    let records = std::fs::read(&run.path).map_err(|source| goldgate_core::error::Error::Read {
         path: run.path.clone(),
         source,
     })?;

@@ -6,20 +6,20 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::cachedir::CacheDir;
-use crate::embed::Backend;
-use crate::error::{Error, Problem, Result};
-use crate::gate::compare::{compare, CompareOptions};
-use crate::gate::thresholds::Thresholds;
-use crate::gate::verdict::Verdict;
-use crate::gate::{diff, samples};
-use crate::io::write_output;
-use crate::metrics::ScoringConfig;
 use crate::report::markdown;
-use crate::run::plan::{run_suite_locked, Observer, RunReport, RunSettings};
-use crate::runfile::lock::OutputLock;
-use crate::score::{self, Embedding, Facts, ScoreFile, ScoreRequest};
-use crate::suite::Suite;
+use goldgate_core::cachedir::CacheDir;
+use goldgate_core::error::{Error, Problem, Result};
+use goldgate_core::gate::compare::{compare, CompareOptions};
+use goldgate_core::gate::thresholds::Thresholds;
+use goldgate_core::gate::verdict::Verdict;
+use goldgate_core::gate::{diff, samples};
+use goldgate_core::io::write_output;
+use goldgate_core::metrics::ScoringConfig;
+use goldgate_core::runfile::lock::OutputLock;
+use goldgate_core::score::{self, Embedding, Facts, ScoreFile, ScoreRequest};
+use goldgate_core::suite::Suite;
+use goldgate_embed::Backend;
+use goldgate_run::plan::{run_suite_locked, Observer, RunReport, RunSettings};
 
 /// Everything `check` needs, defaults already applied.
 #[derive(Clone, Debug)]
@@ -113,7 +113,7 @@ pub fn near_paths(path: &Path) -> String {
         false => path.with_file_name(n).display().to_string(),
     };
     if let Some(close) =
-        name.and_then(|n| crate::text::did_you_mean(&n, files.iter().map(String::as_str)))
+        name.and_then(|n| goldgate_core::text::did_you_mean(&n, files.iter().map(String::as_str)))
     {
         return format!("did you mean {}? ", shown(close));
     }
@@ -175,7 +175,7 @@ pub struct Gated {
     pub markdown: String,
     pub written: Written,
     /// What the embedding cache did (with an embedding similarity).
-    pub embedded: Option<crate::embed::cache::Stats>,
+    pub embedded: Option<goldgate_core::embed::cache::Stats>,
 }
 
 /// What `check` did: the run, and the gate's result when the run completed.
@@ -196,7 +196,7 @@ pub fn check(
     let lock = OutputLock::acquire(&s.run.output)?;
     let baseline = read_baseline(&s.baseline, &s.missing_baseline)?;
     // A model that cannot be found fails here, before the pipeline costs anything.
-    let embedder = crate::embed::open(&s.similarity)?;
+    let embedder = goldgate_embed::open(&s.similarity)?;
     let mut run = run_suite_locked(&s.run, runtime, observer, &lock)?;
     if !run.is_complete() {
         return Ok(Checked { run, gated: None });
@@ -215,7 +215,7 @@ pub fn check(
         report: s.out_dir.join("report.md"),
     };
     write_output(&written.score, |w| scored.file.write_to(w))?;
-    crate::gate::verdict::write(&written.verdict, &verdict)?;
+    goldgate_core::gate::verdict::write(&written.verdict, &verdict)?;
     let render = markdown::Render {
         gate_name: &s.report.gate_name,
         templates: s.report.templates.as_deref(),
@@ -283,7 +283,7 @@ fn gate(
         .map(String::as_str)
         .collect();
     let baseline_answers = match s.baseline_run.is_file() && !wanted.is_empty() {
-        true => crate::runfile::reader::answer_texts(&s.baseline_run, &wanted)?,
+        true => goldgate_core::runfile::reader::answer_texts(&s.baseline_run, &wanted)?,
         false => Default::default(),
     };
     verdict.diffs = diff::broken_sample_diffs(&broken, &scored.views, &baseline_answers);

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
 
-use crate::error::{Error, Location, Problem, Result};
-use crate::run::agents::state::Ablation;
-use crate::text::explain_serde;
+use goldgate_core::error::{Error, Location, Problem, Result};
+use goldgate_core::text::explain_serde;
+use goldgate_run::agents::state::Ablation;
 
 /// `[pipeline]`.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -292,7 +292,7 @@ impl ConfigFile {
     /// Read and validate a `goldgate.toml`; relative paths in it become relative to its
     /// directory.
     pub fn load(path: &Path) -> Result<ConfigFile> {
-        let text = crate::io::read(path)?;
+        let text = goldgate_core::io::read(path)?;
         let mut config: ConfigFile = toml::from_str(&text).map_err(|e| {
             let line = e.span().map_or(0, |s| {
                 text[..s.start.min(text.len())].matches('\n').count() + 1

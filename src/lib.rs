@@ -14,45 +14,18 @@ compile_error!(
 
 pub mod annotate;
 pub mod baseline;
-pub mod cachedir;
 pub mod check;
 pub mod cli;
 mod commands;
 pub mod config;
-pub mod document;
-pub mod embed;
-pub mod env;
-pub mod error;
-pub mod escape;
-pub mod gate;
-pub mod hash;
 pub mod hook;
 pub mod init;
-pub mod io;
-pub mod judge;
-pub mod kinds;
-pub mod limits;
-pub mod llm;
-pub mod lockfile;
-pub mod metrics;
-pub mod number;
 pub mod output;
-pub mod parse;
 pub mod publish;
-pub mod quantity;
 pub mod report;
-pub mod retry;
-pub mod rng;
-pub mod run;
-pub mod runfile;
-pub mod runtime;
-pub mod score;
-pub mod secrets;
 pub mod settings;
-pub mod suite;
-pub mod text;
 
-pub use error::{Error, Exit};
+pub use goldgate_core::error::{Error, Exit};
 pub use output::Reporter;
 
 /// Run a parsed command line. Output goes through `reporter`; the returned [`Exit`] is the

@@ -10,8 +10,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     // A panic is a bug: say so once, without a backtrace, and exit with the internal code.
     std::panic::set_hook(Box::new(|info| {
-        let bug = goldgate::error::bug(info).to_string();
-        eprintln!("error: {}", goldgate::escape::inert(&bug))
+        let bug = goldgate_core::error::bug(info).to_string();
+        eprintln!("error: {}", goldgate_core::escape::inert(&bug))
     }));
     let cli = goldgate::cli::Cli::parse();
     let mut reporter = goldgate::Reporter::new(std::io::stdout().lock(), std::io::stderr());

@@ -1,13 +1,13 @@
 //! The one place output leaves the program: results to stdout, notes and errors to stderr.
 //! The library never prints; commands hand their rendered text to a [`Reporter`]. Whatever
-//! goes through it is made inert for a terminal and a CI log ([`crate::escape::inert`]): no
+//! goes through it is made inert for a terminal and a CI log ([`goldgate_core::escape::inert`]): no
 //! raw control character (an ANSI sequence, a bell) and no line the Actions runner would run
 //! as a workflow command; goldgate's own workflow commands go through [`Reporter::command`].
 
 use std::io::Write;
 
-use crate::error::Error;
-use crate::escape::inert;
+use goldgate_core::error::Error;
+use goldgate_core::escape::inert;
 
 /// Where a command's results and notes go. A closed pipe (e.g. `| head`) is not an error.
 pub struct Reporter<'a> {
@@ -36,7 +36,7 @@ impl<'a> Reporter<'a> {
     }
 
     /// goldgate's own workflow commands (`::error title=…::…`), on stderr where the Actions
-    /// runner reads them: built with [`crate::escape::workflow_command`], so every value in
+    /// runner reads them: built with [`goldgate_core::escape::workflow_command`], so every value in
     /// them is already escaped.
     pub fn command(&mut self, commands: &str) {
         let _ = self.err.write_all(commands.as_bytes());

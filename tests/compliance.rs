@@ -250,12 +250,12 @@ fn the_answer_schema_is_the_compliance_rules() {
 }
 
 /// The schema fragment of one compliance rule (its description is the schema's own).
-fn rule_schema(rule: goldgate::kinds::extraction::compliance::Rule) -> Value {
-    use goldgate::kinds::extraction::compliance::{Rule, MIN_CRITERIA};
-    use goldgate::suite::model::enums;
+fn rule_schema(rule: goldgate_core::kinds::extraction::compliance::Rule) -> Value {
+    use goldgate_core::kinds::extraction::compliance::{Rule, MIN_CRITERIA};
+    use goldgate_core::suite::model::enums;
     match rule {
         Rule::Id => {
-            json!({"type": "string", "pattern": goldgate::metrics::DEFAULT_ID_PATTERN, "not": {"pattern": "\\n"}})
+            json!({"type": "string", "pattern": goldgate_core::metrics::DEFAULT_ID_PATTERN, "not": {"pattern": "\\n"}})
         }
         Rule::Text => json!({"type": "string", "minLength": 1}),
         Rule::AnyText => json!({"type": "string"}),
@@ -286,7 +286,7 @@ fn described(mut fragment: Value, old: Option<&Value>) -> Value {
 /// rules themselves (`tests/compliance.rs` runs both on the same answers).
 #[test]
 fn the_extraction_answer_schema_is_made_from_the_compliance_rules() {
-    use goldgate::kinds::extraction::compliance::{FIELDS, USAGE_COUNTS};
+    use goldgate_core::kinds::extraction::compliance::{FIELDS, USAGE_COUNTS};
     let name = "answer-extraction.schema.json";
     let before = load(name);
     let mut after = before.clone();

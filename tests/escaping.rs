@@ -4,10 +4,10 @@
 //! and control characters renders harmless in the PR comment, the HTML report, JUnit, the
 //! annotations and the terminal.
 
-use goldgate::gate::compare::compare;
-use goldgate::gate::diff::SampleDiff;
-use goldgate::gate::verdict::Verdict;
 use goldgate::report::{html, junit, markdown, terminal};
+use goldgate_core::gate::compare::compare;
+use goldgate_core::gate::diff::SampleDiff;
+use goldgate_core::gate::verdict::Verdict;
 
 use crate::terminal::{options, rules, scores};
 

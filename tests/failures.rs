@@ -5,11 +5,11 @@
 
 use std::path::Path;
 
-use goldgate::gate::compare::compare;
-use goldgate::gate::thresholds::Thresholds;
-use goldgate::gate::verdict::Verdict;
 use goldgate::report::{markdown, terminal};
-use goldgate::score::ScoreFile;
+use goldgate_core::gate::compare::compare;
+use goldgate_core::gate::thresholds::Thresholds;
+use goldgate_core::gate::verdict::Verdict;
+use goldgate_core::score::ScoreFile;
 use serde_json::json;
 
 use crate::scoring::extraction;

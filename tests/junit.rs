@@ -8,9 +8,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use goldgate::gate::compare::compare;
-use goldgate::gate::thresholds::Thresholds;
 use goldgate::report::junit;
+use goldgate_core::gate::compare::compare;
+use goldgate_core::gate::thresholds::Thresholds;
 
 use crate::failures::{failing_calls, TIMED_OUT, UNAUTHORIZED};
 use crate::support::TempDir;

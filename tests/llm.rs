@@ -4,8 +4,9 @@
 
 use std::time::Duration;
 
-use goldgate::llm::{ChatRequest, Client, EndpointSettings, FailureKind, Message};
-use goldgate::secrets::Secrets;
+use goldgate_client::Client;
+use goldgate_core::llm::{ChatRequest, EndpointSettings, FailureKind, Message};
+use goldgate_core::secrets::Secrets;
 use serde_json::json;
 
 use crate::support::openai::{FakeOpenAi, Reply};
@@ -38,8 +39,8 @@ fn request(stream: bool) -> ChatRequest {
 fn ask(
     client: &Client,
     request: &ChatRequest,
-) -> Result<goldgate::llm::Completion, goldgate::llm::LlmError> {
-    goldgate::runtime::build()
+) -> Result<goldgate_core::llm::Completion, goldgate_core::llm::LlmError> {
+    goldgate_client::runtime::build()
         .unwrap()
         .block_on(client.chat(request))
 }

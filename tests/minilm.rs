@@ -11,11 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use goldgate::embed::minilm::locate::Hub;
-use goldgate::embed::minilm::model::Kernel;
-use goldgate::embed::minilm::MiniLm;
-use goldgate::embed::Embedder;
 use goldgate::Error;
+use goldgate_core::embed::Embedder;
+use goldgate_embed::minilm::locate::Hub;
+use goldgate_embed::minilm::model::Kernel;
+use goldgate_embed::minilm::MiniLm;
 
 use crate::support::mock_http::{MockServer, Response};
 use crate::support::tiny_bert;
@@ -214,7 +214,7 @@ fn tiny(name: &str) -> (TempDir, PathBuf) {
     (temp, dir)
 }
 
-fn open(dir: &Path) -> goldgate::error::Result<MiniLm> {
+fn open(dir: &Path) -> goldgate_core::error::Result<MiniLm> {
     MiniLm::open_with(&dir.to_string_lossy(), &offline_hub(dir))
 }
 

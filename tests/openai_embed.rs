@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use goldgate::embed::openai::{OpenAi, Settings};
-use goldgate::embed::Embedder;
-use goldgate::error::{Error, Exit};
-use goldgate::retry::Backoff;
+use goldgate_core::embed::Embedder;
+use goldgate_core::error::{Error, Exit};
+use goldgate_core::retry::Backoff;
+use goldgate_embed::openai::{OpenAi, Settings};
 use serde_json::{json, Value};
 
 use crate::support::mock_http::{MockServer, Request, RequestLog, Response};

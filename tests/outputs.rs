@@ -6,7 +6,7 @@
 //!
 //! Devices are never written here (the tests run as root in CI containers, where replacing
 //! `/dev/null` would break the machine): FIFOs made in a temporary directory stand in for
-//! them, and the unit tests of `goldgate::io` check which way a device is written.
+//! them, and the unit tests of `goldgate_core::io` check which way a device is written.
 
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};

@@ -7,11 +7,11 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use goldgate::error::Error;
-use goldgate::quantity::{MAX_COST_USD, MAX_LATENCY_MS, MAX_TOKENS};
-use goldgate::run::call::Reply;
-use goldgate::runfile::reader::RunIndex;
-use goldgate::runfile::record::Usage;
+use goldgate_core::error::Error;
+use goldgate_core::quantity::{MAX_COST_USD, MAX_LATENCY_MS, MAX_TOKENS};
+use goldgate_core::runfile::reader::RunIndex;
+use goldgate_core::runfile::record::Usage;
+use goldgate_run::call::Reply;
 
 /// A number as a hostile file writes it: ordinary, huge, negative, fractional, a string.
 fn number() -> impl Strategy<Value = Value> {
@@ -120,9 +120,9 @@ proptest! {
             1 => proptest::collection::vec(any::<u8>(), 0..120),
         ]
     ) {
-        use goldgate::run::cache::{Cache, CacheMode};
+        use goldgate_run::cache::{Cache, CacheMode};
         let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::new(std::sync::Arc::new(goldgate::cachedir::CacheDir::new(dir.path())), CacheMode::Use, None, 1 << 20);
+        let cache = Cache::new(std::sync::Arc::new(goldgate_core::cachedir::CacheDir::new(dir.path())), CacheMode::Use, None, 1 << 20);
         let key = "ab".repeat(32);
         cache.put(&key, &Reply::default(), 1.0);
         let stored = std::fs::read_dir(dir.path().join("ab")).unwrap().next().unwrap().unwrap().path();

@@ -203,7 +203,7 @@ fn the_shipped_rules_name_the_run_health_metrics_exactly() {
     let list = &text[start + "# Run health (".len()..];
     let list = &list[..list.find(')').unwrap()];
     let said: std::collections::BTreeSet<&str> = list.split(", ").collect();
-    let health: std::collections::BTreeSet<&str> = goldgate::kinds::metrics()
+    let health: std::collections::BTreeSet<&str> = goldgate_core::kinds::metrics()
         .iter()
         .filter(|m| m.is_run_health())
         .map(|m| m.name)

@@ -4,10 +4,10 @@
 
 use std::collections::BTreeSet;
 
-use goldgate::metrics::agreement::{cohen_kappa, fleiss_kappa};
-use goldgate::metrics::calibration::Bins;
-use goldgate::metrics::matching::assign;
-use goldgate::metrics::{f1, precision, recall, set_counts};
+use goldgate_core::metrics::agreement::{cohen_kappa, fleiss_kappa};
+use goldgate_core::metrics::calibration::Bins;
+use goldgate_core::metrics::matching::assign;
+use goldgate_core::metrics::{f1, precision, recall, set_counts};
 use serde_json::Value;
 
 const TOLERANCE: f64 = 1e-12;

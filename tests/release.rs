@@ -26,16 +26,23 @@ fn toml_file(path: &str) -> toml::Table {
 }
 
 fn release_workflow() -> Value {
-    goldgate::document::parse_yaml(&read(".github/workflows/release.yml"))
+    goldgate_core::document::parse_yaml(&read(".github/workflows/release.yml"))
         .unwrap()
         .value
 }
 
+/// The root package's manifest table, with the fields it inherits from the workspace
+/// (`version.workspace = true`) filled in as Cargo fills them.
 fn package() -> toml::Table {
-    toml_file("Cargo.toml")["package"]
-        .as_table()
-        .unwrap()
-        .clone()
+    let manifest = toml_file("Cargo.toml");
+    let workspace = manifest["workspace"]["package"].as_table().unwrap();
+    let mut package = manifest["package"].as_table().unwrap().clone();
+    for (key, value) in package.iter_mut() {
+        if value.get("workspace").and_then(|w| w.as_bool()) == Some(true) {
+            *value = workspace[key].clone();
+        }
+    }
+    package
 }
 
 fn string<'a>(table: &'a toml::Table, key: &str) -> &'a str {

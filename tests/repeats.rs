@@ -6,10 +6,10 @@
 
 use std::path::Path;
 
-use goldgate::gate::compare::compare;
-use goldgate::gate::verdict::{by_name, Verdict};
 use goldgate::report::{html, markdown, terminal};
-use goldgate::score::ScoreFile;
+use goldgate_core::gate::compare::compare;
+use goldgate_core::gate::verdict::{by_name, Verdict};
+use goldgate_core::score::ScoreFile;
 use serde_json::{json, Value};
 
 use crate::scoring::{extraction, req};
@@ -289,12 +289,12 @@ fn the_verdict_carries_both_sides_spreads() {
 /// and judging again; with a trusted baseline, the baseline's spreads are its own.
 #[test]
 fn published_verdicts_keep_the_spreads() {
-    use goldgate::gate::rederive::{rederive, RederiveOptions};
+    use goldgate_core::gate::rederive::{rederive, RederiveOptions};
     let (verdict, cand) = repeated_gate();
     let dir = TempDir::new("repeats-publish");
     let path = dir.0.join("verdict.json");
-    goldgate::gate::verdict::write(&path, &verdict).unwrap();
-    let read = goldgate::gate::untrusted::read(&path).unwrap();
+    goldgate_core::gate::verdict::write(&path, &verdict).unwrap();
+    let read = goldgate_core::gate::untrusted::read(&path).unwrap();
     assert_eq!(read, verdict);
     let options = RederiveOptions {
         ratchet: &[],

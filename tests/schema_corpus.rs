@@ -68,7 +68,10 @@ fn sample_files(project: &str, n: usize) -> Vec<(String, Value)> {
         .map(|p| {
             let text = std::fs::read_to_string(&p).unwrap();
             let name = p.strip_prefix(root()).unwrap().display().to_string();
-            (name, goldgate::document::parse_yaml(&text).unwrap().value)
+            (
+                name,
+                goldgate_core::document::parse_yaml(&text).unwrap().value,
+            )
         })
         .collect()
 }
@@ -97,7 +100,7 @@ fn answers_of(project: &str, run: &str, kind: &str, n: usize) -> Vec<(String, Va
         if !ids.contains(id) {
             continue;
         }
-        if let Some(v) = goldgate::parse::parse_answer(&text).value {
+        if let Some(v) = goldgate_core::parse::parse_answer(&text).value {
             out.push((format!("examples/{project}/{run}:{}", i + 1), v));
         }
         if out.len() == n {
@@ -301,7 +304,7 @@ fn goldgate_reads(stem: &str, name: &str, value: &Value) -> Option<bool> {
     let suite = |suite_toml: &str, sample: &Value| {
         std::fs::write(dir.0.join("suite.toml"), suite_toml).unwrap();
         std::fs::write(dir.0.join("s.json"), sample.to_string()).unwrap();
-        goldgate::suite::Suite::open(&dir.0, 1 << 20).is_ok_and(|suite| {
+        goldgate_core::suite::Suite::open(&dir.0, 1 << 20).is_ok_and(|suite| {
             suite
                 .documents()
                 .all(|d| d.load().problems.iter().all(|p| !p.is_error()))
@@ -309,10 +312,11 @@ fn goldgate_reads(stem: &str, name: &str, value: &Value) -> Option<bool> {
     };
     Some(match stem {
         "answer-extraction" => compliant(value),
-        "thresholds" => {
-            goldgate::gate::thresholds::Thresholds::parse(&toml(), Path::new("thresholds.toml"))
-                .is_ok()
-        }
+        "thresholds" => goldgate_core::gate::thresholds::Thresholds::parse(
+            &toml(),
+            Path::new("thresholds.toml"),
+        )
+        .is_ok(),
         "goldgate-toml" => {
             let path = dir.0.join("goldgate.toml");
             std::fs::write(&path, toml()).unwrap();

@@ -56,7 +56,7 @@ fn suite_toml_fields(text: &str) -> BTreeSet<String> {
     std::fs::write(dir.0.join("suite.toml"), text).unwrap();
     let err = format!(
         "{:?}",
-        goldgate::suite::Suite::open(&dir.0, 1 << 20).unwrap_err()
+        goldgate_core::suite::Suite::open(&dir.0, 1 << 20).unwrap_err()
     );
     // The reader's message, without the hint after it.
     let at = err.find("unknown field").unwrap_or_else(|| panic!("{err}"));
@@ -84,12 +84,12 @@ fn properties(schema: &Value, pointer: &str) -> BTreeSet<String> {
 #[test]
 fn every_object_knows_the_keys_its_reader_knows() {
     use goldgate::config::*;
-    use goldgate::gate::thresholds::*;
-    use goldgate::judge::record::{JudgeRecord, Judgement};
-    use goldgate::judge::rubric::{ByCategory, Scores};
-    use goldgate::runfile::record::*;
-    use goldgate::runfile::trace::*;
-    use goldgate::suite::model::*;
+    use goldgate_core::gate::thresholds::*;
+    use goldgate_core::judge::record::{JudgeRecord, Judgement};
+    use goldgate_core::judge::rubric::{ByCategory, Scores};
+    use goldgate_core::runfile::record::*;
+    use goldgate_core::runfile::trace::*;
+    use goldgate_core::suite::model::*;
     let sample = load("sample.schema.json");
     let run = load("run-record.schema.json");
     let config = load("goldgate-toml.schema.json");
@@ -173,17 +173,17 @@ fn enum_at(schema: &Value, pointer: &str) -> BTreeSet<String> {
 
 #[test]
 fn every_enum_has_the_values_the_code_reads() {
-    use goldgate::error::Outcome;
-    use goldgate::gate::thresholds::Severity;
-    use goldgate::gate::verdict::Status;
-    use goldgate::metrics::matching::Miss;
-    use goldgate::metrics::registry::Direction;
-    use goldgate::metrics::SchemaMode;
-    use goldgate::parse::ParseOutcome;
-    use goldgate::run::agents::state::Ablation;
-    use goldgate::runfile::record::{CacheUse, ErrorKind};
-    use goldgate::suite::task::{MatchMode, Role, SupportMode};
-    use goldgate::suite::Kind;
+    use goldgate_core::error::Outcome;
+    use goldgate_core::gate::thresholds::Severity;
+    use goldgate_core::gate::verdict::Status;
+    use goldgate_core::metrics::matching::Miss;
+    use goldgate_core::metrics::registry::Direction;
+    use goldgate_core::metrics::SchemaMode;
+    use goldgate_core::parse::ParseOutcome;
+    use goldgate_core::runfile::record::{CacheUse, ErrorKind};
+    use goldgate_core::suite::task::{MatchMode, Role, SupportMode};
+    use goldgate_core::suite::Kind;
+    use goldgate_run::agents::state::Ablation;
     let files: Vec<(&str, Value)> = [
         "score.schema.json",
         "verdict.schema.json",
@@ -352,7 +352,7 @@ pub fn settle(
 
 #[test]
 fn the_enums_compared_after_norm_are_the_codes() {
-    use goldgate::suite::model::enums;
+    use goldgate_core::suite::model::enums;
     let defs: [(&str, &[&str]); 8] = [
         ("kind", enums::KIND),
         ("difficulty", enums::DIFFICULTY),
@@ -363,7 +363,7 @@ fn the_enums_compared_after_norm_are_the_codes() {
         ("issueType", enums::ISSUE_TYPE),
         ("severity", enums::SEVERITY),
     ];
-    let kinds: Vec<&str> = goldgate::suite::Kind::ALL
+    let kinds: Vec<&str> = goldgate_core::suite::Kind::ALL
         .iter()
         .map(|k| k.as_str())
         .collect();
@@ -428,7 +428,7 @@ fn the_enums_compared_after_norm_are_the_codes() {
         "é-functional",
     ] {
         let by_schema = pattern.is_valid(&json!(spelling));
-        let by_goldgate = goldgate::suite::in_enum(spelling, enums::REQUIREMENT_TYPE);
+        let by_goldgate = goldgate_core::suite::in_enum(spelling, enums::REQUIREMENT_TYPE);
         assert_eq!(by_schema, by_goldgate, "{spelling:?}");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -454,8 +454,8 @@ fn collect_kind_patterns(v: &Value, out: &mut Vec<String>) {
 
 /// The rule table of one metric in the thresholds schema: the bound its direction allows,
 /// within the values the metric can take.
-fn metric_rule(m: &goldgate::metrics::registry::Metric) -> Value {
-    use goldgate::metrics::registry::Direction;
+fn metric_rule(m: &goldgate_core::metrics::registry::Metric) -> Value {
+    use goldgate_core::metrics::registry::Direction;
     let (lo, hi) = m.range.bounds();
     let mut bound = json!({"type": "number", "minimum": lo});
     if let Some(hi) = hi {
@@ -499,7 +499,7 @@ fn with(bound: &Value, description: &str) -> Value {
 
 #[test]
 fn the_metric_names_and_rules_are_the_registrys() {
-    let metrics = goldgate::kinds::metrics();
+    let metrics = goldgate_core::kinds::metrics();
     let names: Vec<&str> = metrics.iter().map(|m| m.name).collect();
     let mut failures = Vec::new();
     for name in ["score.schema.json", "verdict.schema.json"] {
@@ -574,9 +574,11 @@ fn the_metric_names_and_rules_are_the_registrys() {
         let text = format!("version = 1\n{rule}");
         let value: Value = toml::from_str(&text).unwrap();
         let by_schema = schema("thresholds.schema.json", &value, false).is_empty();
-        let by_goldgate =
-            goldgate::gate::thresholds::Thresholds::parse(&text, std::path::Path::new("t.toml"))
-                .is_ok();
+        let by_goldgate = goldgate_core::gate::thresholds::Thresholds::parse(
+            &text,
+            std::path::Path::new("t.toml"),
+        )
+        .is_ok();
         assert_eq!((by_schema, by_goldgate), (ok, ok), "{rule}");
     }
 }

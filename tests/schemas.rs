@@ -120,7 +120,7 @@ fn every_schema_is_valid_and_describes_every_property() {
 /// A YAML or JSON sample file as JSON.
 fn sample_file(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap();
-    goldgate::document::parse_yaml(&text)
+    goldgate_core::document::parse_yaml(&text)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .value
 }
@@ -243,7 +243,7 @@ fn the_shipped_examples_validate() {
             if record.get("error").is_some_and(|e| !e.is_null()) {
                 continue;
             }
-            let Some(answer) = goldgate::parse::parse_answer(&text).value else {
+            let Some(answer) = goldgate_core::parse::parse_answer(&text).value else {
                 continue;
             };
             let kind = kinds
@@ -347,7 +347,7 @@ fn the_documented_examples_validate() {
             let what = format!("{file}:{line}");
             match info.as_str() {
                 "yaml" => {
-                    let Ok(doc) = goldgate::document::parse_yaml(&body) else {
+                    let Ok(doc) = goldgate_core::document::parse_yaml(&body) else {
                         continue;
                     };
                     if doc.value.get("id").is_some() && doc.value.get("kind").is_some() {

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use goldgate::metrics::bootstrap::BootstrapConfig;
-use goldgate::metrics::ScoringConfig;
-use goldgate::score::{score, ScoreFile, ScoreRequest};
-use goldgate::suite::Suite;
+use goldgate_core::metrics::bootstrap::BootstrapConfig;
+use goldgate_core::metrics::ScoringConfig;
+use goldgate_core::score::{score, ScoreFile, ScoreRequest};
+use goldgate_core::suite::Suite;
 use serde_json::{json, Value};
 
 use crate::support::TempDir;
@@ -70,7 +70,7 @@ fn run_with(
         run: &run,
         scoring: cfg,
         bootstrap,
-        facts: &goldgate::score::Facts::default(),
+        facts: &goldgate_core::score::Facts::default(),
         keep_view: None,
         embedding: None,
     })
@@ -393,7 +393,7 @@ fn repeats_pool_records_and_keep_per_sample_spread() {
         run: &dir.0.join("run.jsonl"),
         scoring: &ScoringConfig::default(),
         bootstrap: BootstrapConfig::default(),
-        facts: &goldgate::score::Facts::default(),
+        facts: &goldgate_core::score::Facts::default(),
         keep_view: None,
         embedding: None,
     };

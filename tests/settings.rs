@@ -3,9 +3,9 @@
 
 use clap::Parser;
 use goldgate::cli::{Cli, Command};
-use goldgate::run::plan::RunSettings;
 use goldgate::settings::{defaults, AgreementSettings, CheckCommand, ScoreSettings};
 use goldgate::Exit;
+use goldgate_run::plan::RunSettings;
 
 use crate::support::TempDir;
 
@@ -46,7 +46,7 @@ fn a_run_gets_every_default_from_settings() {
     assert!(s.shard.is_none() && s.max_errors.is_none() && !s.resume);
     // A command from a flag runs here, with goldgate's environment minus the CI's tokens.
     assert_eq!(s.pipeline.workdir, None);
-    assert_eq!(s.pipeline.origin, goldgate::run::config::Origin::Flags);
+    assert_eq!(s.pipeline.origin, goldgate_run::config::Origin::Flags);
     assert!(!s.pipeline.env.clear && s.pipeline.env.passthrough.is_empty());
     assert_eq!(s.pipeline.env.withheld, defaults::WITHHELD_ENV);
     assert_eq!(s.pipeline.env.kept_when_clear, defaults::ENV_CLEAR_KEEPS);
@@ -66,7 +66,7 @@ fn a_command_from_goldgate_toml_runs_in_its_directory() {
     assert_eq!(s.pipeline.workdir.as_deref(), Some(dir.0.as_path()));
     assert_eq!(
         s.pipeline.origin,
-        goldgate::run::config::Origin::File(config.clone())
+        goldgate_run::config::Origin::File(config.clone())
     );
     assert_eq!(s.pipeline.env.passthrough, ["OPENAI_*"]);
     // A flag's command runs in the working directory; flags replace the passthrough list.

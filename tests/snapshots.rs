@@ -5,13 +5,13 @@
 
 use std::path::Path;
 
-use goldgate::gate::compare::compare;
-use goldgate::gate::verdict::Verdict;
 use goldgate::report::{html, junit, markdown, terminal};
-use goldgate::score::ScoreFile;
-use goldgate::suite::agreement::AgreementBuilder;
-use goldgate::suite::stats::SuiteStats;
-use goldgate::suite::Suite;
+use goldgate_core::gate::compare::compare;
+use goldgate_core::gate::verdict::Verdict;
+use goldgate_core::score::ScoreFile;
+use goldgate_core::suite::agreement::AgreementBuilder;
+use goldgate_core::suite::stats::SuiteStats;
+use goldgate_core::suite::Suite;
 
 use crate::terminal::{options, rules, scores};
 

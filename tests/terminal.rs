@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use goldgate::error::{Location, Problem};
-use goldgate::gate::compare::{compare, CompareOptions};
-use goldgate::gate::thresholds::Thresholds;
-use goldgate::metrics::bootstrap::BootstrapConfig;
 use goldgate::report::terminal;
+use goldgate_core::error::{Location, Problem};
+use goldgate_core::gate::compare::{compare, CompareOptions};
+use goldgate_core::gate::thresholds::Thresholds;
+use goldgate_core::metrics::bootstrap::BootstrapConfig;
 use serde_json::{json, Value};
 
 use crate::scoring::{extraction, req, run};
@@ -36,13 +36,13 @@ pub(crate) fn gold() -> Vec<Value> {
 }
 
 /// Four samples with two requirements each; the candidate answers `kept` of the two.
-pub(crate) fn scores(name: &str, kept: usize) -> goldgate::score::ScoreFile {
+pub(crate) fn scores(name: &str, kept: usize) -> goldgate_core::score::ScoreFile {
     scores_each(name, &[kept; 4])
 }
 
 /// A sample per entry of `kept`, with two requirements each; the candidate answers
 /// `kept[i]` of sample i's two.
-fn scores_each(name: &str, kept: &[usize]) -> goldgate::score::ScoreFile {
+fn scores_each(name: &str, kept: &[usize]) -> goldgate_core::score::ScoreFile {
     let samples: Vec<Value> = (0..kept.len())
         .map(|i| extraction(&format!("s{i}"), gold()))
         .collect();
@@ -304,7 +304,7 @@ fn thresholds_read_as_rules() {
 /// planted file's name is untrusted) and how many more.
 #[test]
 fn ignored_cache_entries_are_one_line_with_reasons_and_a_few_paths() {
-    use goldgate::cachedir::{Ignored, Refused};
+    use goldgate_core::cachedir::{Ignored, Refused};
     assert_eq!(terminal::ignored_cache_entries(&Ignored::default()), "");
     let ignored = Ignored {
         entries: 5,

@@ -190,8 +190,8 @@ fn the_tuple_examples_pass_on_main_and_their_candidates_fail_naming_what_broke()
 /// verdict, the HTML report and JUnit XML, each snapshotted.
 #[test]
 fn the_tuple_examples_render_their_headline_diagnostics_and_aligned_diffs() {
-    use goldgate::gate::verdict::Verdict;
     use goldgate::report::{html, junit, markdown, terminal};
+    use goldgate_core::gate::verdict::Verdict;
     for name in ["events", "reviews"] {
         let tmp = TempDir::new(&format!("tuples-render-{name}"));
         let root = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -220,7 +220,8 @@ fn the_tuple_examples_render_their_headline_diagnostics_and_aligned_diffs() {
         );
         let read = |file: &str| std::fs::read_to_string(tmp.0.join("out").join(file)).unwrap();
         let verdict: Verdict = serde_json::from_str(&read("verdict.json")).unwrap();
-        let score: goldgate::score::ScoreFile = serde_json::from_str(&read("score.json")).unwrap();
+        let score: goldgate_core::score::ScoreFile =
+            serde_json::from_str(&read("score.json")).unwrap();
         let comment = markdown::comment(&verdict, "goldgate", None).unwrap();
         let page = html::report(&verdict, &score, None).unwrap();
         let mut settings = crate::snapshots::settings();

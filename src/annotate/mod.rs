@@ -21,7 +21,7 @@ pub mod write;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Error, Result};
+use goldgate_core::error::{Error, Result};
 pub use listen::Limits;
 pub use workspace::{Options, Workspace};
 
@@ -45,7 +45,7 @@ pub fn serve(
 ) -> Result<()> {
     let workspace = Workspace::open(options)?;
     let samples = workspace.entries.len();
-    let runtime = crate::runtime::build()?;
+    let runtime = goldgate_client::runtime::build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| {
             Error::usage(
@@ -57,7 +57,7 @@ pub fn serve(
             .local_addr()
             .map_err(|e| Error::internal(format!("the listener has no address: {e}")))?;
         let shared = !address.ip().is_loopback();
-        let token = shared.then(|| crate::rng::secret_hex(24));
+        let token = shared.then(|| goldgate_core::rng::secret_hex(24));
         let shown = match address.ip() {
             ip if ip.is_unspecified() => this_machine(ip),
             IpAddr::V6(ip) => format!("[{ip}]"),
@@ -82,7 +82,7 @@ pub fn serve(
                 let secs = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
-                crate::score::rfc3339(secs)
+                goldgate_core::score::rfc3339(secs)
             },
         });
         ready(&Listening {

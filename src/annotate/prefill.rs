@@ -9,11 +9,11 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::Result;
-use crate::kinds::keys;
-use crate::parse::parse_answer;
-use crate::runfile::reader::RunIndex;
-use crate::suite::{Kind, Sample};
+use goldgate_core::error::Result;
+use goldgate_core::kinds::keys;
+use goldgate_core::parse::parse_answer;
+use goldgate_core::runfile::reader::RunIndex;
+use goldgate_core::suite::{Kind, Sample};
 
 /// A machine-made draft of one sample's labels.
 #[derive(Clone, Debug, PartialEq, Serialize)]

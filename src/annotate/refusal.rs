@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::error::Problem;
-use crate::suite::edit::EditError;
+use goldgate_core::error::Problem;
+use goldgate_core::suite::edit::EditError;
 
 /// One problem of an edit, at a JSON pointer relative to what the page sent.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -83,7 +83,7 @@ impl Refusal {
                 .iter()
                 .filter(|p| p.is_error())
                 .map(|p| FieldProblem {
-                    pointer: crate::document::pointer_of_field(p.field.as_deref()),
+                    pointer: goldgate_core::document::pointer_of_field(p.field.as_deref()),
                     message: format!("{}:{}: {}", p.location.path.display(), p.location.line, p.message),
                     hint: p.hint.clone(),
                 })

@@ -13,7 +13,7 @@ use regex::Regex;
 use super::listen::{self, Limits};
 use super::server::{router, App};
 use super::{Options, Workspace};
-use crate::metrics::scoring::DEFAULT_ID_PATTERN;
+use goldgate_core::metrics::scoring::DEFAULT_ID_PATTERN;
 
 /// A server on 127.0.0.1, stopped when dropped.
 struct Running {
@@ -65,7 +65,7 @@ fn start(shared: bool, limits: Limits) -> Running {
     });
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let thread = std::thread::spawn(move || {
-        let runtime = crate::runtime::build().unwrap();
+        let runtime = goldgate_client::runtime::build().unwrap();
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
             let shutdown = async move {

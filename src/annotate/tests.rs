@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 use super::refusal::Refusal;
 use super::views::{Order, Show};
 use super::{Options, Workspace};
-use crate::metrics::scoring::DEFAULT_ID_PATTERN;
-use crate::suite::agreement::AgreementBuilder;
-use crate::suite::Suite;
+use goldgate_core::metrics::scoring::DEFAULT_ID_PATTERN;
+use goldgate_core::suite::agreement::AgreementBuilder;
+use goldgate_core::suite::Suite;
 
 pub(super) fn copy(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -201,7 +201,8 @@ fn progress_shows_the_kappas_of_suite_agreement_and_moves_with_each_save() {
         .entries
         .iter()
         .find(|e| {
-            e.sample.annotations.len() >= 2 && e.sample.kind == crate::suite::Kind::Extraction
+            e.sample.annotations.len() >= 2
+                && e.sample.kind == goldgate_core::suite::Kind::Extraction
         })
         .unwrap()
         .sample
@@ -294,7 +295,8 @@ fn annotated_by_two(w: &Workspace) -> usize {
     w.entries
         .iter()
         .position(|e| {
-            e.sample.annotations.len() >= 2 && e.sample.kind == crate::suite::Kind::Extraction
+            e.sample.annotations.len() >= 2
+                && e.sample.kind == goldgate_core::suite::Kind::Extraction
         })
         .unwrap()
 }

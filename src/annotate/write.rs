@@ -5,15 +5,15 @@
 //! labelling-guide warning in what was edited (the rules of `goldgate suite lint`), its
 //! requirement ids matching the id pattern and unique; a promotion holds only items the
 //! annotators it names wrote. The file is then replaced atomically, every other byte kept
-//! ([`crate::suite::edit`]), and only while it is a regular file inside the suite.
+//! ([`goldgate_core::suite::edit`]), and only while it is a regular file inside the suite.
 
 use serde_json::{Map, Value};
 
 use super::refusal::{FieldProblem, Refusal};
 use super::workspace::{Entry, Workspace};
-use crate::document::pointer_of_field;
-use crate::suite::edit::{self, Format};
-use crate::suite::{Kind, RawDocument, INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
+use goldgate_core::document::pointer_of_field;
+use goldgate_core::suite::edit::{self, Format};
+use goldgate_core::suite::{Kind, RawDocument, INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
 
 type Refused<T> = std::result::Result<T, Refusal>;
 

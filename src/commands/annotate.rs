@@ -1,9 +1,9 @@
 //! `goldgate annotate`: serve the labelling page and say where it is.
 
 use crate::annotate::{serve, Listening};
-use crate::error::{Exit, Result};
 use crate::output::Reporter;
 use crate::settings::AnnotateSettings;
+use goldgate_core::error::{Exit, Result};
 
 pub fn annotate(s: AnnotateSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     if let Some(config) = &s.named_by {
@@ -23,7 +23,7 @@ pub fn annotate(s: AnnotateSettings, reporter: &mut Reporter<'_>) -> Result<Exit
         reporter.out(&format!("goldgate annotate: {}\n", at.url));
         reporter.note(&format!(
             "labelling {} as `{annotator}`; stop with Ctrl-C\n",
-            crate::text::plural(at.samples, "sample")
+            goldgate_core::text::plural(at.samples, "sample")
         ));
     })?;
     Ok(Exit::Ok)

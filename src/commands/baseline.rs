@@ -5,17 +5,17 @@ use std::path::Path;
 use super::{report_run, ShowProgress, SummaryTo};
 use crate::baseline::{refresh as refresh_baseline, RefreshSettings, Refreshed};
 use crate::cli::BaselineFormat;
-use crate::error::{Exit, Result};
 use crate::output::Reporter;
 use crate::report::terminal;
 use crate::settings::ShowSettings;
-use crate::text::plural;
+use goldgate_core::error::{Exit, Result};
+use goldgate_core::text::plural;
 
 /// `baseline refresh`: the run goes to a temporary directory, removed once the baseline
 /// and its run are stored (or the run is refused for missing samples); a refused or
 /// incomplete run is kept there, and said so. No path is printed after it is gone.
 pub fn refresh(s: RefreshSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let runtime = crate::runtime::build()?;
+    let runtime = goldgate_client::runtime::build()?;
     let (run, refreshed) = refresh_baseline(&s, &runtime, &mut ShowProgress::new(reporter))?;
     let work = s.run.output.parent().map(Path::to_path_buf);
     let remove_work = || {
@@ -96,7 +96,7 @@ fn missing_note(missing: &[String], suite: &Path) -> String {
 
 /// `baseline show`: the stored baseline, read (and so checked) as every command reads it.
 pub fn show(s: ShowSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let file = crate::score::file::read(&s.baseline)?;
+    let file = goldgate_core::score::file::read(&s.baseline)?;
     match s.format {
         BaselineFormat::Text => reporter.out(&terminal::baseline(&file, &s.baseline)),
         BaselineFormat::Json => reporter.out(&file.to_json()?),

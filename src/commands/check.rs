@@ -4,15 +4,15 @@
 
 use super::{report_run, ShowProgress, SummaryTo};
 use crate::cli::GateFormat;
-use crate::error::{Exit, Result};
 use crate::output::Reporter;
 use crate::settings::CheckCommand;
+use goldgate_core::error::{Exit, Result};
 
 pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
     if s.print_fingerprint {
         return print_fingerprint(&s, reporter);
     }
-    let runtime = crate::runtime::build()?;
+    let runtime = goldgate_client::runtime::build()?;
     let checked = crate::check::check(&s.check, &runtime, &mut ShowProgress::new(reporter))?;
     let summary_to = match s.format {
         GateFormat::Brief => SummaryTo::Nowhere,
@@ -60,20 +60,21 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
 /// go, computed as the run computes it, one `name=value` line each (the environment
 /// variables by name only); nothing runs.
 fn print_fingerprint(s: &CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let plan = crate::run::plan::cache_plan(&s.check.run)?;
+    let plan = goldgate_run::plan::cache_plan(&s.check.run)?;
     if let Some(why) = &plan.cache_off {
         reporter.note(&format!("note: the answer cache is off: {why}\n"));
     }
     // The name the run file's provenance gives it.
-    let cache = serde_json::to_value(plan.cache)
-        .map_err(|e| crate::error::Error::internal(format!("cannot name the cache use: {e}")))?;
+    let cache = serde_json::to_value(plan.cache).map_err(|e| {
+        goldgate_core::error::Error::internal(format!("cannot name the cache use: {e}"))
+    })?;
     let cache = cache.as_str().unwrap_or_default();
     reporter.out(&format!(
         "pipeline_fingerprint={}\ncache={cache}\ncache_dir={}\ngate_name={}\nfingerprint_env={}\n",
         plan.fingerprint.value,
-        crate::escape::one_line(&s.check.run.cache_dir.display().to_string()),
-        crate::escape::one_line(&s.gate.report.gate_name),
-        crate::escape::one_line(&plan.fingerprint.parts.env.join(",")),
+        goldgate_core::escape::one_line(&s.check.run.cache_dir.display().to_string()),
+        goldgate_core::escape::one_line(&s.gate.report.gate_name),
+        goldgate_core::escape::one_line(&plan.fingerprint.parts.env.join(",")),
     ));
     Ok(Exit::Ok)
 }

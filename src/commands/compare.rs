@@ -2,12 +2,12 @@
 //! rendered in the format asked for (shared with `check`).
 
 use crate::cli::GateFormat;
-use crate::error::{Exit, Result};
-use crate::gate::verdict::Verdict;
 use crate::output::Reporter;
 use crate::report::{html, junit, terminal};
-use crate::score::file::{self, ScoreFile};
 use crate::settings::{CompareSettings, GateSettings};
+use goldgate_core::error::{Exit, Result};
+use goldgate_core::gate::verdict::Verdict;
+use goldgate_core::score::file::{self, ScoreFile};
 
 pub fn compare(s: CompareSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let candidate = file::read(&s.score)?;
@@ -19,14 +19,14 @@ pub fn compare(s: CompareSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
         Some(path) => crate::check::read_baseline(path, &named)?,
         None => None,
     };
-    let verdict = crate::gate::compare::compare(
+    let verdict = goldgate_core::gate::compare::compare(
         &candidate,
         baseline.as_ref(),
         &s.gate.thresholds,
         &s.gate.compare,
     )?;
     if let Some(out) = &s.output {
-        crate::gate::verdict::write(out, &verdict)?;
+        goldgate_core::gate::verdict::write(out, &verdict)?;
         reporter.note(&super::wrote(&[out]));
     }
     let mut paths = vec![("score", s.score.clone())];
@@ -63,7 +63,7 @@ pub(super) fn show_verdict(
     let text = match show.format {
         GateFormat::Html => {
             let traces = match show.run {
-                Some(run) => Some(crate::runfile::traces::traces(run, MAX_TRACES)?),
+                Some(run) => Some(goldgate_core::runfile::traces::traces(run, MAX_TRACES)?),
                 None => None,
             };
             html::report_with_traces(
@@ -77,7 +77,7 @@ pub(super) fn show_verdict(
         GateFormat::Brief => terminal::brief(verdict),
         GateFormat::Junit => junit::junit(verdict),
         GateFormat::Markdown => show.comment.to_string(),
-        GateFormat::Json => crate::gate::verdict::to_json(verdict)?,
+        GateFormat::Json => goldgate_core::gate::verdict::to_json(verdict)?,
     };
     // An answer that echoed a token reaches the diffs: the log never shows it.
     reporter.out(&gate.publish.secrets.redact(&text));

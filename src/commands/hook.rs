@@ -1,9 +1,9 @@
 //! `goldgate hook install | uninstall | run`: the pre-push hook, and what it runs.
 
-use crate::error::{Error, Exit, Result};
 use crate::hook::push::{self, Checked, Push};
 use crate::output::Reporter;
 use crate::settings::{HookInstallSettings, HookRunSettings};
+use goldgate_core::error::{Error, Exit, Result};
 
 pub fn install(s: HookInstallSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     use crate::hook::Installed;

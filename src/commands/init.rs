@@ -5,11 +5,11 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use crate::error::{Error, Exit, Result};
 use crate::init::{Pipeline, Plan, Written};
 use crate::output::Reporter;
 use crate::settings::{defaults, InitSettings};
-use crate::suite::Kind;
+use goldgate_core::error::{Error, Exit, Result};
+use goldgate_core::suite::Kind;
 
 pub fn init(s: InitSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let below_root = s.below_git_root;

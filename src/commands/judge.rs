@@ -1,13 +1,13 @@
 //! `goldgate judge`: review a run file's e2e answers again with the configured judge and
 //! say what it did.
 
-use crate::error::{Exit, Result};
 use crate::output::Reporter;
-use crate::run::judge::rejudge::{rejudge, RejudgeSettings};
-use crate::text::plural;
+use goldgate_core::error::{Exit, Result};
+use goldgate_core::text::plural;
+use goldgate_run::judge::rejudge::{rejudge, RejudgeSettings};
 
 pub fn judge(s: RejudgeSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let runtime = crate::runtime::build()?;
+    let runtime = goldgate_client::runtime::build()?;
     let done = rejudge(&s, &runtime)?;
     let mut line = format!(
         "reviewed {} of {} in {} ({}: {} valid, {} from the judge cache, {} with nothing to judge)\n",

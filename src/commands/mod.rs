@@ -19,11 +19,11 @@ mod thresholds;
 use std::path::Path;
 
 use crate::cli::{BaselineCommand, Cli, Command, HookCommand, SuiteCommand, ThresholdsCommand};
-use crate::error::{Error, Exit, Result};
 use crate::output::Reporter;
-use crate::run::plan::{Ending, Notice, Observer, RunReport};
-use crate::run::runner::RunSummary;
-use crate::text::plural;
+use goldgate_core::error::{Error, Exit, Result};
+use goldgate_core::text::plural;
+use goldgate_run::plan::{Ending, Notice, Observer, RunReport};
+use goldgate_run::runner::RunSummary;
 
 /// Run a parsed command line; output goes through `reporter`.
 pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
@@ -75,7 +75,7 @@ fn wrote(paths: &[&Path]) -> String {
 
 /// The warnings of answers scored as unreadable because they hold a list longer than
 /// matching takes: the first few, and how many more.
-fn unreadable_note(unreadable: &[crate::error::Problem]) -> String {
+fn unreadable_note(unreadable: &[goldgate_core::error::Problem]) -> String {
     const SHOWN: usize = 5;
     let mut note: String = unreadable
         .iter()
@@ -214,13 +214,13 @@ fn report_run(
         Ending::OverBudget { max_cost } => reporter.note(&format!(
             "error: stopped after spending {} of the {} budget (--max-cost): {} made, the rest not started\n",
             crate::report::spend::spent(s),
-            crate::number::usd(*max_cost),
+            goldgate_core::number::usd(*max_cost),
             plural(s.written - s.cached, "call"),
         )),
         Ending::BudgetUnknown { max_cost, sample } => reporter.note(&format!(
             "error: stopped: the {} budget (--max-cost) cannot be kept, the answer to sample `{}` reported no cost and no token prices are set ({} made, the rest not started)\n  hint: state the prices under [pipeline.pricing] (input_per_mtok, output_per_mtok), so goldgate counts each call's tokens and prices them, or have the pipeline report usage.cost_usd\n",
-            crate::number::usd(*max_cost),
-            crate::escape::one_line(sample),
+            goldgate_core::number::usd(*max_cost),
+            goldgate_core::escape::one_line(sample),
             plural(s.written - s.cached, "call"),
         )),
         Ending::Interrupted => {}

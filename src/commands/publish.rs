@@ -5,16 +5,16 @@
 use std::path::PathBuf;
 
 use crate::cli::PublishFormat;
-use crate::error::{Exit, Result};
-use crate::gate::rederive::{rederive, RederiveOptions, Rederived};
-use crate::gate::untrusted;
-use crate::gate::verdict::{Outcome, Status, Verdict};
 use crate::output::Reporter;
 use crate::publish::{self, Event, Report};
 use crate::report::markdown::{self, Limit, Render};
 use crate::report::{junit, terminal};
 use crate::settings::{GateSettings, PublishSettings};
-use crate::text::shell_quote;
+use goldgate_core::error::{Exit, Result};
+use goldgate_core::gate::rederive::{rederive, RederiveOptions, Rederived};
+use goldgate_core::gate::untrusted;
+use goldgate_core::gate::verdict::{Outcome, Status, Verdict};
+use goldgate_core::text::shell_quote;
 
 /// How `gate` renders the comment and the job summary (with the commands that give the
 /// verdict again).
@@ -49,7 +49,7 @@ pub(super) fn to_actions(
     let runtime = match runtime {
         Some(r) => r,
         None => {
-            built = crate::runtime::build()?;
+            built = goldgate_client::runtime::build()?;
             &built
         }
     };
@@ -164,7 +164,7 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     let baseline = s
         .baseline
         .as_deref()
-        .map(crate::score::file::read)
+        .map(goldgate_core::score::file::read)
         .transpose()?;
     let derived = rederive(
         &file,
@@ -177,7 +177,7 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     )?;
     let warning = overridden(&derived);
     if let Some(w) = &warning {
-        reporter.command(&crate::escape::workflow_command(
+        reporter.command(&goldgate_core::escape::workflow_command(
             "warning",
             "goldgate: verdict overridden",
             w,
@@ -211,7 +211,7 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     let mut events: Vec<Event> = publish::write_summary(&summary, &s.gate.publish.secrets)
         .into_iter()
         .collect();
-    let runtime = crate::runtime::build()?;
+    let runtime = goldgate_client::runtime::build()?;
     let shorten = || shorter(verdict, &render, &markdown);
     let report = Report {
         comment: &markdown,
@@ -233,7 +233,7 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     ));
     let text = match s.format {
         PublishFormat::Text => terminal::verdict(verdict),
-        PublishFormat::Json => crate::gate::verdict::to_json(verdict)?,
+        PublishFormat::Json => goldgate_core::gate::verdict::to_json(verdict)?,
         PublishFormat::Markdown => markdown,
         PublishFormat::Junit => junit::junit(verdict),
         PublishFormat::Brief => terminal::brief(verdict),

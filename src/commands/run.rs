@@ -3,16 +3,16 @@
 //! merge` (shard run files into one).
 
 use super::{report_run, ShowProgress, SummaryTo};
-use crate::error::{Exit, Result};
-use crate::gate::rule::rule_for;
-use crate::io::write_output;
-use crate::number::value;
 use crate::output::Reporter;
-use crate::run::plan::{run_suite, RunReport};
 use crate::settings::{MergeSettings, RunCommand};
+use goldgate_core::error::{Exit, Result};
+use goldgate_core::gate::rule::rule_for;
+use goldgate_core::io::write_output;
+use goldgate_core::number::value;
+use goldgate_run::plan::{run_suite, RunReport};
 
 pub fn run(s: RunCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let runtime = crate::runtime::build()?;
+    let runtime = goldgate_client::runtime::build()?;
     let report = run_suite(&s.run, &runtime, &mut ShowProgress::new(reporter))?;
     let exit = report_run(&report, Some(&report.path), SummaryTo::Stdout, reporter);
     if exit != Exit::Ok {
@@ -30,7 +30,7 @@ pub fn run(s: RunCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
 /// Why a complete run is still incomplete: its share of failed calls breaks the rule for
 /// `run.error_rate` (from the rules file, or the built-in one), judged as `check` judges it.
 fn too_many_errors(report: &RunReport, s: &RunCommand) -> Option<String> {
-    let metric = crate::kinds::metrics()
+    let metric = goldgate_core::kinds::metrics()
         .iter()
         .find(|m| m.name == "run.error_rate")?;
     let (rule, _, _) = rule_for(metric, &s.thresholds)?;
@@ -60,7 +60,7 @@ fn too_many_errors(report: &RunReport, s: &RunCommand) -> Option<String> {
 }
 
 pub fn merge(s: MergeSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let merged = crate::runfile::merge::merge(&s.inputs)?;
+    let merged = goldgate_core::runfile::merge::merge(&s.inputs)?;
     write_output(&s.output, |out| {
         for line in &merged.lines {
             out.write_all(line.as_bytes())?;
@@ -70,8 +70,8 @@ pub fn merge(s: MergeSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     })?;
     reporter.out(&format!(
         "merged {} from {} into {}\n",
-        crate::text::plural(merged.lines.len(), "record"),
-        crate::text::plural(s.inputs.len(), "file"),
+        goldgate_core::text::plural(merged.lines.len(), "record"),
+        goldgate_core::text::plural(s.inputs.len(), "file"),
         s.output.display()
     ));
     Ok(Exit::Ok)

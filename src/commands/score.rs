@@ -1,16 +1,16 @@
 //! `goldgate score`: a run file against the suite into a score file.
 
-use crate::cachedir::CacheDir;
 use crate::cli::ScoreFormat;
-use crate::error::{Exit, Result};
-use crate::gate::thresholds::Thresholds;
-use crate::io::write_output;
-use crate::metrics::ScoringConfig;
 use crate::output::Reporter;
 use crate::report::terminal;
-use crate::score::{self, ScoreRequest};
 use crate::settings::ScoreSettings;
-use crate::suite::Suite;
+use goldgate_core::cachedir::CacheDir;
+use goldgate_core::error::{Exit, Result};
+use goldgate_core::gate::thresholds::Thresholds;
+use goldgate_core::io::write_output;
+use goldgate_core::metrics::ScoringConfig;
+use goldgate_core::score::{self, ScoreRequest};
+use goldgate_core::suite::Suite;
 
 pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let suite = Suite::open(&s.suite, s.max_sample_bytes)?;
@@ -25,7 +25,7 @@ pub fn score(s: ScoreSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
         .as_ref()
         .map(crate::settings::similarity::backend)
         .unwrap_or_default();
-    let embedder = crate::embed::open(&backend)?;
+    let embedder = goldgate_embed::open(&backend)?;
     let cache_dir = CacheDir::new(&s.cache_dir);
     let scored = score::score(&ScoreRequest {
         suite: &suite,

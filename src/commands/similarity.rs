@@ -5,19 +5,19 @@
 
 use std::path::Path;
 
-use crate::cachedir::CacheDir;
-use crate::embed::{self, pairs};
-use crate::error::{Error, Exit, Location, Problem, Result};
-use crate::io::{describe_bytes, read_line, write_output, Line};
-use crate::number;
 use crate::output::Reporter;
 use crate::settings::similarity::{PairsInput, SimilaritySettings};
+use goldgate_core::cachedir::CacheDir;
+use goldgate_core::embed::pairs;
+use goldgate_core::error::{Error, Exit, Location, Problem, Result};
+use goldgate_core::io::{describe_bytes, read_line, write_output, Line};
+use goldgate_core::number;
 
 /// Most problems reported from one pairs file.
 const MAX_PROBLEMS: usize = 20;
 
 pub fn similarity(s: SimilaritySettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let embedder = embed::open(&s.backend)?;
+    let embedder = goldgate_embed::open(&s.backend)?;
     let cache_dir = CacheDir::new(&s.cache_dir);
     let cache = Some(&cache_dir);
     match &s.input {

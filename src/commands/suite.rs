@@ -2,16 +2,16 @@
 //! most items matching takes (`[matching] max_items` of the project's rules).
 
 use crate::cli::SuiteFormat;
-use crate::error::{Exit, Result};
-use crate::kinds::bounds::gold_over_cap;
 use crate::output::Reporter;
 use crate::report::terminal;
 use crate::settings::{
     max_items, max_sample_bytes, named_suite, AgreementSettings, NamedSuite, SuiteSettings,
 };
-use crate::suite::agreement::AgreementBuilder;
-use crate::suite::stats::SuiteStats;
-use crate::suite::Suite;
+use goldgate_core::error::{Exit, Result};
+use goldgate_core::kinds::bounds::gold_over_cap;
+use goldgate_core::suite::agreement::AgreementBuilder;
+use goldgate_core::suite::stats::SuiteStats;
+use goldgate_core::suite::Suite;
 
 pub fn lint(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let (suite, named) = open_suite(&s, reporter)?;

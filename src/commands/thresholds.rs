@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
-use crate::error::{Exit, Result};
-use crate::gate::thresholds::Thresholds;
 use crate::output::Reporter;
 use crate::report::terminal;
+use goldgate_core::error::{Exit, Result};
+use goldgate_core::gate::thresholds::Thresholds;
 
 pub fn check(path: &Path, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let thresholds = Thresholds::load(path)?;

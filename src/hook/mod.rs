@@ -12,8 +12,8 @@ pub mod push;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::error::{Error, Result};
-use crate::text::shell_quote;
+use goldgate_core::error::{Error, Result};
+use goldgate_core::text::shell_quote;
 
 /// The line that marks a hook as goldgate's own.
 pub const MARKER: &str = "# goldgate-hook: pre-push v2";

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use crate::error::{Error, Location, Problem, Result};
+use goldgate_core::error::{Error, Location, Problem, Result};
 
 /// One line git writes on a pre-push hook's stdin:
 /// `<local ref> <local sha> <remote ref> <remote sha>`.

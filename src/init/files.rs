@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use minijinja::{context, Environment, UndefinedBehavior};
 
 use super::{workflows, Pipeline};
-use crate::error::{Error, Result};
-use crate::suite::Kind;
+use goldgate_core::error::{Error, Result};
+use goldgate_core::suite::Kind;
 
 /// One file of the scaffold.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,7 +105,7 @@ fn samples(kind: Kind, rendered: &str) -> Result<Vec<(String, String, serde_json
             let bug = |what: String| {
                 Error::internal(format!("the init samples of {}: {what}", kind.as_str()))
             };
-            let value = crate::document::parse_yaml(&text)
+            let value = goldgate_core::document::parse_yaml(&text)
                 .map_err(|e| bug(e.message))?
                 .value;
             let id = value["id"]
@@ -197,7 +197,7 @@ fn environment() -> Environment<'static> {
 /// `prompts/system.j2`: the built-in system prompt, and for tuple samples one of their own.
 fn system_prompt(kinds: &[Kind]) -> String {
     let header = "{# The system prompt of every sample (goldgate.toml: system). A minijinja template;\n   the variables it can use are in goldgate's docs/pipelines.md#prompts. -#}\n";
-    let built_in = crate::run::chat::prompts::BUILT_IN_SYSTEM.trim_end();
+    let built_in = goldgate_run::chat::prompts::BUILT_IN_SYSTEM.trim_end();
     let tuples = TUPLES_SYSTEM.trim_end();
     let body = match (kinds.contains(&Kind::Tuples), kinds.len()) {
         (false, _) => format!("{built_in}\n"),
@@ -218,7 +218,7 @@ fn user_prompt(kinds: &[Kind]) -> String {
     for (i, kind) in kinds.iter().enumerate() {
         let source = match kind {
             Kind::Tuples => TUPLES_PROMPT,
-            other => crate::run::chat::prompts::BUILT_IN
+            other => goldgate_run::chat::prompts::BUILT_IN
                 .iter()
                 .find(|(k, _)| *k == other.as_str())
                 .map(|(_, source)| *source)
@@ -238,7 +238,7 @@ fn user_prompt(kinds: &[Kind]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::prompt::Template;
+    use goldgate_core::llm::prompt::Template;
     use serde_json::json;
 
     #[test]
@@ -299,12 +299,12 @@ mod tests {
 
     #[test]
     fn every_kind_has_enough_samples_to_test_a_change_and_the_stub_answers_each() {
-        let confidence = crate::gate::thresholds::Thresholds::built_in()
+        let confidence = goldgate_core::gate::thresholds::Thresholds::built_in()
             .defaults()
             .confidence;
         assert_eq!(
             SAMPLES_PER_KIND,
-            crate::gate::evidence::min_paired(confidence)
+            goldgate_core::gate::evidence::min_paired(confidence)
         );
         let files = scaffold(&Kind::ALL, Pipeline::Command).unwrap();
         let stub = &files
@@ -363,7 +363,7 @@ mod tests {
         };
         let (system, user) = (load("system.j2"), load("user.j2"));
         let extraction = json!({"kind": "extraction", "transcript": "[0] user: Track orders."});
-        let built_in = Template::builtin("extraction", crate::run::chat::prompts::BUILT_IN[0].1);
+        let built_in = Template::builtin("extraction", goldgate_run::chat::prompts::BUILT_IN[0].1);
         assert_eq!(
             user.render(&extraction).unwrap(),
             built_in.render(&extraction).unwrap().trim_end().to_string() + "\n"

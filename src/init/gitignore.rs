@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use goldgate_core::error::{Error, Result};
 
 /// Its name in the project directory.
 pub const FILE: &str = ".gitignore";
@@ -43,7 +43,7 @@ pub fn ignore_own_files(dir: &Path) -> Result<Ignore> {
     };
     match std::fs::symlink_metadata(&path) {
         Err(_) => {
-            crate::io::write_atomic(&path, |out| out.write_all(LINES.as_bytes()))?;
+            goldgate_core::io::write_atomic(&path, |out| out.write_all(LINES.as_bytes()))?;
             return Ok(Ignore::Created);
         }
         Ok(meta) if !meta.is_file() => return Ok(Ignore::Unchanged),

@@ -17,8 +17,8 @@ mod workflows;
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
-use crate::suite::Kind;
+use goldgate_core::error::{Error, Result};
+use goldgate_core::suite::Kind;
 
 pub use files::{scaffold, File};
 
@@ -128,7 +128,7 @@ pub fn init(plan: &Plan) -> Result<Vec<Written>> {
     let mut written = Vec::with_capacity(files.len());
     for file in &files {
         let overwrote = existing.contains(&file.path.as_path());
-        crate::io::write_atomic(&plan.dir.join(&file.path), |out| {
+        goldgate_core::io::write_atomic(&plan.dir.join(&file.path), |out| {
             out.write_all(file.text.as_bytes())
         })?;
         written.push(Written {
@@ -222,7 +222,7 @@ mod tests {
         }
         std::fs::write(dir.join("goldgate.toml"), "# mine\n").unwrap();
         let e = init(&plan(&dir, false)).unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::Input);
+        assert_eq!(e.exit(), goldgate_core::error::Exit::Input);
         let text = e.to_string();
         assert!(
             text.contains("goldgate.toml") && text.contains("--force"),
@@ -269,7 +269,7 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, project.join(".github")).unwrap();
         // Without --force nothing outside exists yet: new files must not land there either.
         let e = init(&plan(&project, false)).unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::Input);
+        assert_eq!(e.exit(), goldgate_core::error::Exit::Input);
         let text = e.to_string();
         assert!(
             text.contains(".github") && text.contains("outside"),

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::suite::Kind;
+use goldgate_core::suite::Kind;
 
 /// The confidence the stub gives every item it answers.
 const CONFIDENCE: f64 = 0.9;

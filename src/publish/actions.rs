@@ -5,9 +5,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::error::{Error, Result};
-use crate::escape::workflow_command;
-use crate::gate::verdict::{Status, Verdict};
+use goldgate_core::error::{Error, Result};
+use goldgate_core::escape::workflow_command;
+use goldgate_core::gate::verdict::{Status, Verdict};
 
 /// GitHub's limit on a job summary, in bytes.
 pub const SUMMARY_LIMIT: usize = crate::report::markdown::SUMMARY_LIMIT;
@@ -57,7 +57,7 @@ pub fn write_outputs(path: &Path, outputs: &[(&str, String)]) -> Result<()> {
     for (name, value) in outputs {
         let mut delimiter = format!(
             "goldgate_{:x}",
-            crate::rng::label_hash(value) ^ std::process::id() as u64
+            goldgate_core::rng::label_hash(value) ^ std::process::id() as u64
         );
         while value.contains(&delimiter) {
             delimiter.push('_');

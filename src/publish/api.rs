@@ -17,8 +17,8 @@ use octocrab::Octocrab;
 use serde_json::{json, Value};
 
 use super::limits::{cut_bytes, too_long, Body, RateLimit, CHECK_RUN_SUMMARY_BYTES};
-use crate::retry::{parse_retry_after, until_reset, Backoff};
-use crate::rng::{label_hash, Rng};
+use goldgate_core::retry::{parse_retry_after, until_reset, Backoff};
+use goldgate_core::rng::{label_hash, Rng};
 
 /// The HTTP methods goldgate uses.
 #[derive(Clone, Copy, Debug)]
@@ -56,7 +56,7 @@ impl Target {
     /// token to post with; an error when a variable is malformed (`GITHUB_REPOSITORY` not
     /// `owner/name`, `GITHUB_API_URL` not http(s), `GITHUB_EVENT_PATH` unreadable or not
     /// JSON): those are never taken for "nothing to post".
-    pub fn from_env(pr: Option<u64>) -> crate::error::Result<Result<Target, String>> {
+    pub fn from_env(pr: Option<u64>) -> goldgate_core::error::Result<Result<Target, String>> {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         let Some(token) = var("GITHUB_TOKEN") else {
             return Ok(Err(
@@ -104,7 +104,7 @@ impl Target {
 
 /// `GITHUB_REPOSITORY` is `owner/name`: two names of letters, digits, `-`, `_` and `.`
 /// (not `.` or `..`), so it cannot steer a request to another API path.
-fn check_repository(value: &str) -> crate::error::Result<()> {
+fn check_repository(value: &str) -> goldgate_core::error::Result<()> {
     let name = |s: &str| {
         !s.is_empty()
             && s != "."
@@ -118,33 +118,33 @@ fn check_repository(value: &str) -> crate::error::Result<()> {
     {
         return Ok(());
     }
-    Err(crate::error::Error::Usage {
+    Err(goldgate_core::error::Error::Usage {
         message: format!("GITHUB_REPOSITORY `{}` is not `owner/name`", value.escape_debug()),
         hint: "GitHub Actions sets it; when set by hand it names one repository, like `octo-org/octo-repo`".into(),
     })
 }
 
 /// `GITHUB_API_URL` is an http(s) URL with a host.
-fn check_api_url(value: &str) -> crate::error::Result<()> {
+fn check_api_url(value: &str) -> goldgate_core::error::Result<()> {
     let ok = value.parse::<http::Uri>().is_ok_and(|uri| {
         matches!(uri.scheme_str(), Some("http" | "https")) && uri.authority().is_some()
     });
     if ok {
         return Ok(());
     }
-    Err(crate::error::Error::Usage {
+    Err(goldgate_core::error::Error::Usage {
         message: format!("GITHUB_API_URL `{}` is not an http(s) URL", value.escape_debug()),
         hint: "GitHub Actions sets it (`https://api.github.com`, or your GitHub Enterprise server's `https://HOST/api/v3`)".into(),
     })
 }
 
 /// The webhook event GitHub Actions saved at `GITHUB_EVENT_PATH`.
-fn read_event(path: &Path) -> crate::error::Result<Value> {
-    let bytes = std::fs::read(path).map_err(|source| crate::error::Error::Read {
+fn read_event(path: &Path) -> goldgate_core::error::Result<Value> {
+    let bytes = std::fs::read(path).map_err(|source| goldgate_core::error::Error::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    serde_json::from_slice(&bytes).map_err(|e| crate::error::Error::Usage {
+    serde_json::from_slice(&bytes).map_err(|e| goldgate_core::error::Error::Usage {
         message: format!("GITHUB_EVENT_PATH {} is not a JSON event: {e}", path.display()),
         hint: "GitHub Actions writes the event there; unset GITHUB_EVENT_PATH and pass --pr N to post outside a workflow".into(),
     })

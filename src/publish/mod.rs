@@ -10,10 +10,10 @@ pub mod limits;
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Outcome, Result};
-use crate::gate::verdict::Verdict;
-use crate::retry::Backoff;
-use crate::secrets::Secrets;
+use goldgate_core::error::{Outcome, Result};
+use goldgate_core::gate::verdict::Verdict;
+use goldgate_core::retry::Backoff;
+use goldgate_core::secrets::Secrets;
 
 /// When to post the sticky PR comment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +97,7 @@ impl Event {
     /// The workflow commands the event makes (annotations), every value escaped by
     /// GitHub's rules; empty for most events. They go to stderr before [`Event::note`].
     pub fn commands(&self) -> String {
-        use crate::escape::workflow_command;
+        use goldgate_core::escape::workflow_command;
         match self {
             Event::Annotations(text) => text.clone(),
             Event::CommentForbidden(why) => {

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::metrics::calibration::{Bins, BINS};
+use goldgate_core::metrics::calibration::{Bins, BINS};
 
 /// Where the plot area sits in a chart: left and bottom leave room for the axes' ticks and
 /// labels.
@@ -193,7 +193,7 @@ pub fn distribution_svg(candidate: &[f64], baseline: &[f64], pass: Option<f64>) 
     }
     if let Some(p) = pass.filter(|p| (0.0..=1.0).contains(p)) {
         let x = f.x(p);
-        let _ = write!(svg, "<line class=\"pass\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\"/><text class=\"pass-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">pass ≥ {}</text>", f.y(0.0), f.y(1.0) - 6.0, x - 3.0, f.y(1.0) - 8.0, crate::number::value(p, 2));
+        let _ = write!(svg, "<line class=\"pass\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\"/><text class=\"pass-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">pass ≥ {}</text>", f.y(0.0), f.y(1.0) - 6.0, x - 3.0, f.y(1.0) - 8.0, goldgate_core::number::value(p, 2));
     }
     f.close(svg, DISTRIBUTION_AXES[0], DISTRIBUTION_AXES[1])
 }

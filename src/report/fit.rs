@@ -3,8 +3,8 @@
 //! cutting it: the per-group breakdown, the fixed samples, the diffs of broken samples,
 //! then the least-dropped broken samples; the worst broken samples stay longest.
 
-use crate::error::Result;
-use crate::gate::verdict::Verdict;
+use goldgate_core::error::Result;
+use goldgate_core::gate::verdict::Verdict;
 
 /// How long a rendering may be: GitHub limits a comment in characters, a job summary and
 /// a check run's summary in bytes.

@@ -2,7 +2,7 @@
 //! run context, the metric table, the charts ([`super::charts`]), the per-sample table with
 //! its search box and filters, the diffs of broken samples and the traces of a multi-step
 //! pipeline ([`super::html_view`]). Rendered with minijinja from `templates/report.html.j2`;
-//! every value printed is escaped ([`crate::escape::html`]: entities, and control characters
+//! every value printed is escaped ([`goldgate_core::escape::html`]: entities, and control characters
 //! as visible pictures); only the SVG and the script built here are marked safe. The script
 //! (`templates/report.js`) reads the rows from the page itself and changes nothing but their
 //! visibility and the count; the page's Content-Security-Policy lets only that script run.
@@ -14,25 +14,25 @@ use sha2::Digest;
 
 use super::charts::{distribution_svg, reliability_svg};
 use super::html_view;
-use crate::error::{Error, Result};
-use crate::gate::verdict::{Outcome, Status, Verdict};
-use crate::metrics::calibration::bins_from;
-use crate::metrics::stats::Stats;
-use crate::runfile::traces::Traces;
-use crate::score::file::ScoreFile;
+use goldgate_core::error::{Error, Result};
+use goldgate_core::gate::verdict::{Outcome, Status, Verdict};
+use goldgate_core::metrics::calibration::bins_from;
+use goldgate_core::metrics::stats::Stats;
+use goldgate_core::runfile::traces::Traces;
+use goldgate_core::score::file::ScoreFile;
 
 pub const REPORT_TEMPLATE: &str = include_str!("../../templates/report.html.j2");
 /// The per-sample table's search and filters, and opening the fold a link points at.
 pub const REPORT_SCRIPT: &str = include_str!("../../templates/report.js");
 
 fn num(v: Option<f64>) -> String {
-    crate::number::optional(v, 4)
+    goldgate_core::number::optional(v, 4)
 }
 
 /// The page's Content-Security-Policy: nothing loaded from anywhere, inline styles, and
 /// [`REPORT_SCRIPT`] as the only script (by its hash).
 fn content_security_policy() -> String {
-    let hash = crate::secrets::base64(&sha2::Sha256::digest(REPORT_SCRIPT.as_bytes()));
+    let hash = goldgate_core::secrets::base64(&sha2::Sha256::digest(REPORT_SCRIPT.as_bytes()));
     format!("default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{hash}'; base-uri 'none'; form-action 'none'")
 }
 
@@ -57,7 +57,7 @@ pub fn report_with_traces(
         let text = match (value.is_safe(), value.as_str()) {
             (true, Some(html)) => std::borrow::Cow::Borrowed(html),
             _ if value.is_undefined() => std::borrow::Cow::Borrowed(""),
-            _ => std::borrow::Cow::Owned(crate::escape::html(&value.to_string())),
+            _ => std::borrow::Cow::Owned(goldgate_core::escape::html(&value.to_string())),
         };
         std::fmt::Write::write_str(out, &text).map_err(minijinja::Error::from)
     });
@@ -91,7 +91,7 @@ pub fn report_with_traces(
     if let Some(p) = sample_pass {
         note.push_str(&format!(
             "; the line marks the score a sample needs to pass ({})",
-            crate::number::value(p, 2)
+            goldgate_core::number::value(p, 2)
         ));
     }
     note.push('.');
@@ -100,7 +100,7 @@ pub fn report_with_traces(
     // Every metric with a rule or a value (a tuples suite's headline first); the
     // chain-of-thought diagnostics in a table of their own.
     let sections = super::layout::sections(v, |m| m.rule.is_some() || m.candidate.is_some());
-    let row = |m: &&crate::gate::verdict::MetricResult| {
+    let row = |m: &&goldgate_core::gate::verdict::MetricResult| {
         let status = match m.status {
             Status::Pass => "pass",
             Status::Warn => "warn",
@@ -109,14 +109,14 @@ pub fn report_with_traces(
             Status::Info => "",
         };
         let rule = m.rule.as_ref().map_or_else(String::new, |r| r.describe());
-        let runs = |s: Option<crate::metrics::aggregate::Spread>| {
+        let runs = |s: Option<goldgate_core::metrics::aggregate::Spread>| {
             s.filter(|s| s.runs > 0).map(|s| super::spread_text(&s, 4))
         };
         context! {
-            name => m.name.clone(), baseline => num(m.baseline), candidate => format!("{}{}", crate::gate::verdict::about(m), num(m.candidate)),
+            name => m.name.clone(), baseline => num(m.baseline), candidate => format!("{}{}", goldgate_core::gate::verdict::about(m), num(m.candidate)),
             baseline_runs => runs(m.baseline_runs), candidate_runs => runs(m.candidate_runs),
-            delta => crate::number::delta(m.delta, None, 4),
-            ci => m.delta.and(m.delta_ci).map(crate::number::interval),
+            delta => goldgate_core::number::delta(m.delta, None, 4),
+            ci => m.delta.and(m.delta_ci).map(goldgate_core::number::interval),
             rule => rule, status => status, reasons => m.reasons.join("; "),
         }
     };
@@ -161,14 +161,14 @@ pub fn report_with_traces(
         context => html_view::run_context(&v.provenance),
         metrics => metrics, diagnostics => diagnostics, coverage => sections.coverage_text(), runs => v.metrics.iter().any(|m| m.candidate_runs.is_some() || m.baseline_runs.is_some()),
         charts => charts, guide => guide,
-        pass_mark => sample_pass.map(|p| crate::number::value(p, 2)),
+        pass_mark => sample_pass.map(|p| goldgate_core::number::value(p, 2)),
         rows => table.rows, outcomes => table.outcomes, kinds => table.kinds, tags => table.tags,
         samples => samples,
         keyless => v.keyless.iter().take(20).map(|k| k.describe()).collect::<Vec<_>>(),
         judge => super::judge::html(&v.judge).into_iter().map(|(headline, note, items)| context! { headline, note, items }).collect::<Vec<_>>(),
         differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => diffs,
         failed_calls => v.failures.calls, causes => v.failures.causes.iter().map(super::cause_text).collect::<Vec<_>>(), other_causes => v.failures.other_calls,
-        version => env!("CARGO_PKG_VERSION"), metrics_version => crate::score::file::METRICS_VERSION,
+        version => env!("CARGO_PKG_VERSION"), metrics_version => goldgate_core::score::file::METRICS_VERSION,
         traces => traces.map(|t| html_view::traces(v, t)).unwrap_or_default(),
         traces_omitted => traces.map_or(0, |t| t.omitted),
         csp => content_security_policy(),
@@ -190,19 +190,20 @@ mod tests {
 
     #[test]
     fn untrusted_text_is_escaped_and_only_the_reports_own_script_may_run() {
-        use crate::gate::compare::tests::file;
+        use goldgate_core::testkit::file;
         let run = file(&[(5.0, 0.0, 0.0, false), (2.0, 1.0, 3.0, false)], "1");
-        let rules = crate::gate::thresholds::Thresholds::parse(
+        let rules = goldgate_core::gate::thresholds::Thresholds::parse(
             "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n",
             Path::new("t.toml"),
         )
         .unwrap();
-        let options = crate::gate::compare::CompareOptions {
+        let options = goldgate_core::gate::compare::CompareOptions {
             bootstrap: Default::default(),
             allow_version_change: false,
             ratchet: vec![],
         };
-        let mut v = crate::gate::compare::compare(&run, Some(&run), &rules, &options).unwrap();
+        let mut v =
+            goldgate_core::gate::compare::compare(&run, Some(&run), &rules, &options).unwrap();
         v.sample_results[0].id = "@octocat </details><script>alert(1)</script> ```".into();
         v.ratchet.push("<img src=x onerror=alert(1)>".into());
         let html = report(&v, &run, None).unwrap();
@@ -210,7 +211,7 @@ mod tests {
         assert_eq!(html.matches("<script").count(), 1, "the report's own");
         assert!(html.contains(&format!("<script>{REPORT_SCRIPT}</script>")));
         // Only that script may run, whatever reached the page.
-        let hash = crate::secrets::base64(&sha2::Sha256::digest(REPORT_SCRIPT.as_bytes()));
+        let hash = goldgate_core::secrets::base64(&sha2::Sha256::digest(REPORT_SCRIPT.as_bytes()));
         assert!(html.contains(&format!(
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src &#x27;none&#x27;; style-src &#x27;unsafe-inline&#x27;; img-src data:; script-src &#x27;sha256-{hash}&#x27;;"
         )), "{html}");
@@ -223,7 +224,7 @@ mod tests {
 
     #[test]
     fn the_run_context_leads_and_each_row_carries_what_the_filters_read() {
-        use crate::gate::compare::tests::file;
+        use goldgate_core::testkit::file;
         let mut base = file(&[(5.0, 0.0, 0.0, false), (5.0, 0.0, 0.0, false)], "1");
         base.provenance.git_sha = Some("0123456789abcdef0123".into());
         base.provenance.git_ref = Some("main".into());
@@ -238,14 +239,16 @@ mod tests {
         cand.samples[1].tags = vec!["multi <event>".into(), "hard".into()];
         cand.samples[1].domain = "banking".into();
         let rules =
-            crate::gate::thresholds::Thresholds::parse("version = 1", Path::new("t.toml")).unwrap();
-        let options = crate::gate::compare::CompareOptions {
+            goldgate_core::gate::thresholds::Thresholds::parse("version = 1", Path::new("t.toml"))
+                .unwrap();
+        let options = goldgate_core::gate::compare::CompareOptions {
             bootstrap: Default::default(),
             allow_version_change: false,
             ratchet: vec![],
         };
-        let mut v = crate::gate::compare::compare(&cand, Some(&base), &rules, &options).unwrap();
-        v.diffs.push(crate::gate::diff::SampleDiff {
+        let mut v =
+            goldgate_core::gate::compare::compare(&cand, Some(&base), &rules, &options).unwrap();
+        v.diffs.push(goldgate_core::gate::diff::SampleDiff {
             id: "s-1".into(),
             gold_vs_candidate:
                 "--- gold\n+++ candidate\n@@ -1 +1 @@\n-gold <i>line</i>\n+answer line".into(),
@@ -282,17 +285,18 @@ mod tests {
 
     #[test]
     fn a_trace_is_shown_per_call_collapsed_and_escaped() {
-        use crate::runfile::trace::{Trace, TraceAttempt, TraceCall, TraceMessage};
-        use crate::runfile::traces::SampleTrace;
-        let run = crate::gate::compare::tests::file(&[(5.0, 0.0, 0.0, false)], "1");
+        use goldgate_core::runfile::trace::{Trace, TraceAttempt, TraceCall, TraceMessage};
+        use goldgate_core::runfile::traces::SampleTrace;
+        let run = goldgate_core::testkit::file(&[(5.0, 0.0, 0.0, false)], "1");
         let rules =
-            crate::gate::thresholds::Thresholds::parse("version = 1", Path::new("t.toml")).unwrap();
-        let options = crate::gate::compare::CompareOptions {
+            goldgate_core::gate::thresholds::Thresholds::parse("version = 1", Path::new("t.toml"))
+                .unwrap();
+        let options = goldgate_core::gate::compare::CompareOptions {
             bootstrap: Default::default(),
             allow_version_change: false,
             ratchet: vec![],
         };
-        let v = crate::gate::compare::compare(&run, None, &rules, &options).unwrap();
+        let v = goldgate_core::gate::compare::compare(&run, None, &rules, &options).unwrap();
         let call = TraceCall {
             agent: "ReqClarify".into(),
             iteration: 1,

@@ -8,11 +8,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use minijinja::{context, Value};
 
-use crate::gate::samples::passes;
-use crate::gate::verdict::{ProvenanceReport, SampleResult, Verdict};
-use crate::runfile::trace::TraceCall;
-use crate::runfile::traces::{SampleTrace, Traces};
-use crate::score::file::{Provenance, ScoreFile};
+use goldgate_core::gate::samples::passes;
+use goldgate_core::gate::verdict::{ProvenanceReport, SampleResult, Verdict};
+use goldgate_core::runfile::trace::TraceCall;
+use goldgate_core::runfile::traces::{SampleTrace, Traces};
+use goldgate_core::score::file::{Provenance, ScoreFile};
 
 /// A fingerprint as the report shows it: `sha256:` and its first twelve digits.
 fn short(fingerprint: &str) -> String {
@@ -84,7 +84,10 @@ pub fn run_context(p: &ProvenanceReport) -> Vec<Value> {
     };
     out.push(item(
         "Records",
-        format!("{}{repeats}", crate::number::count(c.records as u64)),
+        format!(
+            "{}{repeats}",
+            goldgate_core::number::count(c.records as u64)
+        ),
         None,
     ));
     let scoring = &c.scoring;
@@ -180,7 +183,7 @@ pub struct SampleRows {
 /// (`trace-N`) when the report has them.
 pub fn sample_rows(v: &Verdict, candidate: &ScoreFile, traces: Option<&Traces>) -> SampleRows {
     let sample_pass = v.samples.as_ref().map_or(0.8, |s| s.sample_pass);
-    let scores: HashMap<&str, &crate::score::file::SampleScore> = candidate
+    let scores: HashMap<&str, &goldgate_core::score::file::SampleScore> = candidate
         .samples
         .iter()
         .map(|s| (s.id.as_str(), s))
@@ -219,10 +222,10 @@ pub fn sample_rows(v: &Verdict, candidate: &ScoreFile, traces: Option<&Traces>) 
             context! {
                 id => s.id.clone(), kind => s.kind.as_str(),
                 domain => score.map(|s| s.domain.clone()), tags => sample_tags.to_vec(),
-                baseline => crate::number::optional(s.baseline, 4),
-                candidate => if answered { crate::number::value(s.primary, 4) } else { "–".to_string() },
+                baseline => goldgate_core::number::optional(s.baseline, 4),
+                candidate => if answered { goldgate_core::number::value(s.primary, 4) } else { "–".to_string() },
                 cause => s.error.as_ref().map(|e| e.message.clone()),
-                delta => crate::number::delta(delta, None, 4),
+                delta => goldgate_core::number::delta(delta, None, 4),
                 category => category, outcome => word, css => css,
                 diff => diffs.get(s.id.as_str()).map(|i| format!("diff-{i}")),
                 trace => trace_of.get(s.id.as_str()).map(|i| format!("trace-{i}")),
@@ -249,12 +252,12 @@ fn pretty(value: &Option<serde_json::Value>) -> Option<String> {
 fn tokens(n: Option<u64>) -> String {
     n.map_or_else(
         || "tokens not reported".to_string(),
-        |t| format!("{} tokens", crate::number::count(t)),
+        |t| format!("{} tokens", goldgate_core::number::count(t)),
     )
 }
 
 fn millis(ms: f64) -> String {
-    format!("{} ms", crate::number::value(ms, 0))
+    format!("{} ms", goldgate_core::number::value(ms, 0))
 }
 
 /// One model call of a trace, for the template.
@@ -264,7 +267,7 @@ fn call_context(c: &TraceCall) -> Value {
         .messages
         .iter()
         .map(|m| {
-            let chars = crate::number::count(m.content.chars().count() as u64);
+            let chars = goldgate_core::number::count(m.content.chars().count() as u64);
             context! { role => m.role.clone(), content => m.content.clone(), chars => chars }
         })
         .collect();
@@ -314,7 +317,7 @@ pub fn traces(v: &Verdict, traces: &Traces) -> Vec<Value> {
             let latency: f64 = calls.iter().map(|c| c.latency_ms).sum();
             let result = results.get(s.sample_id.as_str()).map(|r| {
                 let (_, word, css) = outcome(r, sample_pass);
-                context! { outcome => word, css => css, score => crate::number::value(r.primary, 4) }
+                context! { outcome => word, css => css, score => goldgate_core::number::value(r.primary, 4) }
             });
             context! {
                 anchor => format!("trace-{}", i + 1),

@@ -6,8 +6,8 @@
 
 use std::fmt::Write;
 
-use crate::escape::{markdown_code, markdown_inline, one_line};
-use crate::judge::reviews::JudgeReviews;
+use goldgate_core::escape::{markdown_code, markdown_inline, one_line};
+use goldgate_core::judge::reviews::JudgeReviews;
 
 /// What the judge's failures leave out of the numbers.
 const FAILED_NOTE: &str =
@@ -115,7 +115,7 @@ fn capitalised(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::reviews::{JudgeFailure, SuspectSample};
+    use goldgate_core::judge::reviews::{JudgeFailure, SuspectSample};
 
     fn reviews() -> JudgeReviews {
         JudgeReviews {

@@ -12,9 +12,9 @@
 
 use std::fmt::Write;
 
-use crate::escape::{xml, xml_attribute};
-use crate::gate::samples::passes;
-use crate::gate::verdict::{Outcome, Status, Verdict};
+use goldgate_core::escape::{xml, xml_attribute};
+use goldgate_core::gate::samples::passes;
+use goldgate_core::gate::verdict::{Outcome, Status, Verdict};
 
 /// What one test case reports.
 enum Verdicted {

@@ -6,8 +6,8 @@
 
 use std::fmt::Write;
 
-use crate::escape::{markdown_code, one_line};
-use crate::kinds::keys::{Keyless, EXAMPLES, MAX_FOUND};
+use goldgate_core::escape::{markdown_code, one_line};
+use goldgate_core::kinds::keys::{Keyless, EXAMPLES, MAX_FOUND};
 
 /// Where the answer each kind reads is shown.
 const ANSWERS_DOCS: &str = concat!(
@@ -87,7 +87,7 @@ pub fn markdown(keyless: &[Keyless]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::Kind;
+    use goldgate_core::suite::Kind;
 
     #[test]
     fn the_comment_says_them_within_bounds_whatever_the_verdict_claims() {

@@ -4,8 +4,8 @@
 //! never main rows and always come with their coverage. Every renderer (terminal,
 //! Markdown, HTML) lays its metrics out through here.
 
-use crate::gate::verdict::{MetricResult, Verdict};
-use crate::kinds::tuples::metrics::is_cot;
+use goldgate_core::gate::verdict::{MetricResult, Verdict};
+use goldgate_core::kinds::tuples::metrics::is_cot;
 
 /// The rows a tuples suite's main table leads with, in this order.
 pub const TUPLES_HEADLINE: [&str; 9] = [
@@ -95,7 +95,7 @@ pub fn sections<'v>(v: &'v Verdict, shown: impl Fn(&MetricResult) -> bool) -> Se
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::verdict::Status;
+    use goldgate_core::gate::verdict::Status;
 
     fn metric(name: &str, candidate: Option<f64>, ruled: bool) -> MetricResult {
         let mut m: MetricResult = serde_json::from_value(serde_json::json!({
@@ -105,7 +105,7 @@ mod tests {
         .unwrap();
         if ruled {
             m.status = Status::Pass;
-            m.rule = Some(crate::gate::rule::Rule {
+            m.rule = Some(goldgate_core::gate::rule::Rule {
                 min: Some(0.5),
                 max: None,
                 max_regression: None,
@@ -120,13 +120,14 @@ mod tests {
     }
 
     fn verdict(metrics: Vec<MetricResult>) -> Verdict {
-        use crate::gate::compare::{compare, tests::file, CompareOptions};
+        use goldgate_core::gate::compare::{compare, CompareOptions};
+        use goldgate_core::testkit::file;
         let options = CompareOptions {
             bootstrap: Default::default(),
             allow_version_change: false,
             ratchet: vec![],
         };
-        let rules = crate::gate::thresholds::Thresholds::built_in();
+        let rules = goldgate_core::gate::thresholds::Thresholds::built_in();
         let mut v = compare(
             &file(&[(1.0, 0.0, 0.0, false)], "1"),
             None,

@@ -1,7 +1,7 @@
 //! The PR comment and the job summary (Markdown), rendered with minijinja from
 //! `templates/comment.md.j2` and `templates/summary.md.j2` (built in; a `--templates DIR`
 //! may override them). Every value a template prints is escaped
-//! ([`crate::escape::markdown_inline`]) unless goldgate built it as Markdown itself (a
+//! ([`goldgate_core::escape::markdown_inline`]) unless goldgate built it as Markdown itself (a
 //! fence, a code span, a status): a verdict can come from a fork, so a metric name, group,
 //! sample id or message cannot mention anyone, inject HTML, start a line, or break out of a
 //! table, a code span or a fence, even in a custom template. The comment
@@ -16,10 +16,10 @@ use minijinja::{context, Environment, Value};
 
 use super::fit::{diffs_within, fit, Shown};
 pub use super::fit::{Limit, SUMMARY_LIMIT};
-use crate::error::{Error, Result};
-use crate::escape;
-use crate::gate::verdict::{Outcome, Status, Verdict};
-use crate::runfile::failures::{FailedCalls, FailureCause};
+use goldgate_core::error::{Error, Result};
+use goldgate_core::escape;
+use goldgate_core::gate::verdict::{Outcome, Status, Verdict};
+use goldgate_core::runfile::failures::{FailedCalls, FailureCause};
 
 /// GitHub's limit on a comment body, in characters.
 pub const GITHUB_LIMIT: usize = 65_536;
@@ -53,12 +53,12 @@ fn safe(markdown: String) -> Value {
 }
 
 fn num(v: Option<f64>) -> String {
-    crate::number::optional(v, 3)
+    goldgate_core::number::optional(v, 3)
 }
 
 /// Table rows: names and reasons as text (escaped when printed), the numbers, the rule and
 /// the status as goldgate's own Markdown.
-fn rows(metrics: &[&crate::gate::verdict::MetricResult]) -> Vec<Value> {
+fn rows(metrics: &[&goldgate_core::gate::verdict::MetricResult]) -> Vec<Value> {
     metrics
         .iter()
         .map(|m| {
@@ -71,9 +71,9 @@ fn rows(metrics: &[&crate::gate::verdict::MetricResult]) -> Vec<Value> {
             };
             context! {
                 name => m.name.clone(),
-                values => safe(format!("{} → {}{}", num(m.baseline), crate::gate::verdict::about(m), num(m.candidate))),
-                delta => safe(crate::number::delta(m.delta, m.delta_ci, 3)),
-                runs => safe(super::runs_text(m, 3).unwrap_or_else(|| crate::number::MISSING.into())),
+                values => safe(format!("{} → {}{}", num(m.baseline), goldgate_core::gate::verdict::about(m), num(m.candidate))),
+                delta => safe(goldgate_core::number::delta(m.delta, m.delta_ci, 3)),
+                runs => safe(super::runs_text(m, 3).unwrap_or_else(|| goldgate_core::number::MISSING.into())),
                 rule => safe(m.rule.as_ref().map_or_else(String::new, |r| escape_inline(&r.describe()))),
                 status => safe(status.to_string()),
                 reasons => m.reasons.iter().cloned().chain(m.detectable.map(|d| d.sentence(&m.name, m.direction))).collect::<Vec<_>>().join("; "),
@@ -219,16 +219,16 @@ fn render_as(
         Outcome::Incomplete => ("incomplete run", "⛔"),
     };
     let samples = v.samples.as_ref().map(|s| {
-        let change = |c: &crate::gate::samples::Change| {
+        let change = |c: &goldgate_core::gate::samples::Change| {
             context! { id => c.id.clone(), baseline => format!("{:.3}", c.baseline), candidate => format!("{:.3}", c.candidate) }
         };
-        let unanswered = |u: &crate::gate::samples::Unanswered| {
+        let unanswered = |u: &goldgate_core::gate::samples::Unanswered| {
             context! { id => u.id.clone(), baseline => format!("{:.3}", u.baseline), outcome => u.error.kind.outcome(), cause => u.error.message.clone() }
         };
         context! {
             sample_pass => s.sample_pass, shared => s.shared, fix => s.fix, broken_count => s.break_, keep => s.keep, still => s.still,
             still_failing => super::still_failing(s, " · "),
-            net_gain => crate::number::delta(s.net_gain, None, 3),
+            net_gain => goldgate_core::number::delta(s.net_gain, None, 3),
             mcnemar_p => format!("{:.4}", s.mcnemar_p),
             broken => s.broken.iter().take(shown.broken).map(change).collect::<Vec<_>>(),
             fixed => if shown.fixed { s.fixed.iter().map(change).collect::<Vec<_>>() } else { Vec::new() },
@@ -298,8 +298,8 @@ fn render_as(
         ratchet => v.ratchet.clone(),
         differences => v.provenance.differences.clone(),
         baseline_present => v.baseline_present,
-        built_in_rules => v.built_in_rules().then(|| safe(crate::gate::rule::built_in_rules())),
-        rules_docs => safe(crate::gate::rule::RULES_DOCS.to_string()),
+        built_in_rules => v.built_in_rules().then(|| safe(goldgate_core::gate::rule::built_in_rules())),
+        rules_docs => safe(goldgate_core::gate::rule::RULES_DOCS.to_string()),
         notes => notes,
         origin => render.origin.clone(),
         warnings => render.warnings.clone(),
@@ -317,7 +317,7 @@ fn render_as(
             }
         },
         version => env!("CARGO_PKG_VERSION"),
-        metrics_version => crate::score::file::METRICS_VERSION,
+        metrics_version => goldgate_core::score::file::METRICS_VERSION,
     };
     env.get_template(template)
         .and_then(|t| t.render(ctx))
@@ -358,7 +358,8 @@ mod tests {
     }
 
     fn verdict(base: &[usize], cand: &[usize]) -> Verdict {
-        use crate::gate::compare::{compare, tests::file, CompareOptions};
+        use goldgate_core::gate::compare::{compare, CompareOptions};
+        use goldgate_core::testkit::file;
         let run = |found: &[usize]| {
             file(
                 &found
@@ -368,13 +369,13 @@ mod tests {
                 "1",
             )
         };
-        let rules = crate::gate::thresholds::Thresholds::parse(
+        let rules = goldgate_core::gate::thresholds::Thresholds::parse(
             "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n",
             Path::new("t.toml"),
         )
         .unwrap();
         let options = CompareOptions {
-            bootstrap: crate::metrics::bootstrap::BootstrapConfig {
+            bootstrap: goldgate_core::metrics::bootstrap::BootstrapConfig {
                 resamples: 50,
                 ..Default::default()
             },
@@ -436,7 +437,7 @@ mod tests {
     /// trimmed the same way.
     #[test]
     fn a_trimmed_comment_keeps_the_worst_broken_samples_and_the_summary_keeps_all() {
-        use crate::gate::diff::SampleDiff;
+        use goldgate_core::gate::diff::SampleDiff;
         let mut v = verdict(&[5; 25], &[0; 25]);
         let long = |i: usize, what: &str| {
             (0..80)

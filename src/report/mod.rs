@@ -23,13 +23,13 @@ pub fn add_template(
     templates: Option<&std::path::Path>,
     name: &'static str,
     builtin: &'static str,
-) -> crate::error::Result<()> {
+) -> goldgate_core::error::Result<()> {
     let source = match templates.map(|d| d.join(name)).filter(|p| p.is_file()) {
-        Some(path) => crate::io::read(&path)?,
+        Some(path) => goldgate_core::io::read(&path)?,
         None => builtin.to_string(),
     };
     env.add_template_owned(name, source).map_err(|e| {
-        crate::error::Error::usage(
+        goldgate_core::error::Error::usage(
             format!("the template {name} does not parse: {e}"),
             format!("fix {name} in --templates, or remove it to use the built-in one"),
         )
@@ -37,9 +37,9 @@ pub fn add_template(
 }
 
 /// One side's mean ± std over runs with how many went in: `0.805 ± 0.021 (3 runs)`.
-pub fn spread_text(s: &crate::metrics::aggregate::Spread, decimals: usize) -> String {
+pub fn spread_text(s: &goldgate_core::metrics::aggregate::Spread, decimals: usize) -> String {
     let runs = if s.runs == 1 { "run" } else { "runs" };
-    let spread = crate::number::spread(s.mean, s.std, decimals);
+    let spread = goldgate_core::number::spread(s.mean, s.std, decimals);
     format!("{spread} ({} {runs})", s.runs)
 }
 
@@ -47,15 +47,18 @@ pub fn spread_text(s: &crate::metrics::aggregate::Spread, decimals: usize) -> St
 /// some run: `0.833 ± 0.289 → 0.667 ± 0.289 (3 runs)` (`2 → 3 runs` when the counts differ;
 /// [`MISSING`] for a side without).
 ///
-/// [`MISSING`]: crate::number::MISSING
-pub fn runs_text(m: &crate::gate::verdict::MetricResult, decimals: usize) -> Option<String> {
-    use crate::metrics::aggregate::Spread;
+/// [`MISSING`]: goldgate_core::number::MISSING
+pub fn runs_text(
+    m: &goldgate_core::gate::verdict::MetricResult,
+    decimals: usize,
+) -> Option<String> {
+    use goldgate_core::metrics::aggregate::Spread;
     let some = |s: Option<Spread>| s.filter(|s| s.runs > 0);
     let (base, cand) = (some(m.baseline_runs), some(m.candidate_runs));
     let side = |s: Option<Spread>| {
         s.map_or_else(
-            || crate::number::MISSING.to_string(),
-            |s| crate::number::spread(s.mean, s.std, decimals),
+            || goldgate_core::number::MISSING.to_string(),
+            |s| goldgate_core::number::spread(s.mean, s.std, decimals),
         )
     };
     let count = match (base.map(|s| s.runs), cand.map(|s| s.runs)) {
@@ -68,8 +71,8 @@ pub fn runs_text(m: &crate::gate::verdict::MetricResult, decimals: usize) -> Opt
 }
 
 /// One cause of failed calls as plain text: `http: POST … answered 401 (7): ext-001, …`.
-pub fn cause_text(c: &crate::runfile::failures::FailureCause) -> String {
-    use crate::escape::one_line;
+pub fn cause_text(c: &goldgate_core::runfile::failures::FailureCause) -> String {
+    use goldgate_core::escape::one_line;
     let mut ids: Vec<_> = c.examples.iter().map(|i| one_line(i)).collect();
     if c.samples > c.examples.len() {
         ids.push("…".into());
@@ -85,7 +88,7 @@ pub fn cause_text(c: &crate::runfile::failures::FailureCause) -> String {
 
 /// The samples failing in both runs, then those the candidate has no answer for, named by
 /// what happened to their calls (`1 still failing · 2 crashed · 1 timed out`).
-pub fn still_failing(s: &crate::gate::samples::SampleAnalysis, separator: &str) -> String {
+pub fn still_failing(s: &goldgate_core::gate::samples::SampleAnalysis, separator: &str) -> String {
     let mut parts = vec![format!("{} still failing", s.still)];
     parts.extend(
         unanswered_counts(s)
@@ -96,9 +99,11 @@ pub fn still_failing(s: &crate::gate::samples::SampleAnalysis, separator: &str) 
 }
 
 /// How many samples without an answer each way of failing left (`crashed`, `timed out` …),
-/// in the order of [`crate::runfile::record::ErrorKind`].
-pub fn unanswered_counts(s: &crate::gate::samples::SampleAnalysis) -> Vec<(&'static str, usize)> {
-    let mut counts: Vec<(crate::runfile::record::ErrorKind, usize)> = Vec::new();
+/// in the order of [`goldgate_core::runfile::record::ErrorKind`].
+pub fn unanswered_counts(
+    s: &goldgate_core::gate::samples::SampleAnalysis,
+) -> Vec<(&'static str, usize)> {
+    let mut counts: Vec<(goldgate_core::runfile::record::ErrorKind, usize)> = Vec::new();
     for u in &s.unanswered {
         match counts.iter_mut().find(|(kind, _)| *kind == u.error.kind) {
             Some((_, n)) => *n += 1,
@@ -113,8 +118,8 @@ pub fn unanswered_counts(s: &crate::gate::samples::SampleAnalysis) -> Vec<(&'sta
 }
 
 /// One sample without an answer as plain text: `ext-002 (crashed: the pipeline exited …)`.
-pub fn unanswered_text(u: &crate::gate::samples::Unanswered) -> String {
-    use crate::escape::one_line;
+pub fn unanswered_text(u: &goldgate_core::gate::samples::Unanswered) -> String {
+    use goldgate_core::escape::one_line;
     format!(
         "{} ({}: {})",
         one_line(&u.id),
@@ -126,14 +131,39 @@ pub fn unanswered_text(u: &crate::gate::samples::Unanswered) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::aggregate::Spread;
+    use goldgate_core::metrics::aggregate::Spread;
+
+    /// A cost that rests on goldgate's own token counts is marked wherever its rule's row
+    /// is shown: the terminal and the comment.
+    #[test]
+    fn a_cost_goldgate_counted_is_marked_estimated() {
+        use goldgate_core::testkit::{file, options, rules};
+        let mut cand = file(&[(5.0, 0.0, 0.0, false); 8], "1");
+        let value = |v: f64| goldgate_core::metrics::aggregate::Aggregate {
+            value: Some(v),
+            n: 8,
+            ci: None,
+            spread: None,
+        };
+        cand.metrics.insert("run.cost_usd".into(), value(0.02));
+        cand.metrics
+            .insert("run.tokens_total".into(), value(4000.0));
+        cand.metrics
+            .insert("run.tokens_estimated_rate".into(), value(0.5));
+        let t = rules("[metrics.\"run.cost_usd\"]\nmax = 5\n");
+        let v = goldgate_core::gate::compare::compare(&cand, None, &t, &options()).unwrap();
+        let shown = terminal::verdict(&v);
+        assert!(shown.contains("→ ≈ 0.0200"), "{shown}");
+        let comment = markdown::comment(&v, "goldgate", None).unwrap();
+        assert!(comment.contains("→ ≈ 0.020"), "{comment}");
+    }
 
     #[test]
     fn mean_and_std_over_runs_read_baseline_to_candidate() {
-        use crate::gate::verdict::{MetricResult, Status};
+        use goldgate_core::gate::verdict::{MetricResult, Status};
         let mut m = MetricResult {
             name: "extraction.f1".into(),
-            direction: crate::metrics::registry::Direction::Higher,
+            direction: goldgate_core::metrics::registry::Direction::Higher,
             baseline: None,
             candidate: Some(0.8),
             delta: None,

@@ -3,9 +3,9 @@
 //! some), marked `≈ … (estimated)` wherever goldgate counted tokens itself; usage numbers
 //! no call can have; and answers cut at the model's token limit.
 
-use crate::gate::verdict::Verdict;
-use crate::number::{count, usd};
-use crate::run::runner::RunSummary;
+use goldgate_core::gate::verdict::Verdict;
+use goldgate_core::number::{count, usd};
+use goldgate_run::runner::RunSummary;
 
 /// An amount in USD, `≈ $0.0124 (estimated)` when goldgate counted any of its tokens.
 pub fn amount(usd_amount: f64, estimated: bool) -> String {
@@ -61,7 +61,7 @@ pub fn invalid_note(s: &RunSummary) -> String {
             format!(
             "warning: {n} {} usage no call can have, left out of the tokens and cost (first: {})\n",
             if n == 1 { "answer reported" } else { "answers reported" },
-            crate::escape::one_line(first)
+            goldgate_core::escape::one_line(first)
         )
         }
     }

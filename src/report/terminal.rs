@@ -1,20 +1,20 @@
 //! Plain-text renderers for the terminal: lint problems, suite stats, agreement, and the
 //! score summary. Each returns a `String`; the caller decides where it goes.
 
-use crate::number::{optional, value, MISSING};
+use goldgate_core::number::{optional, value, MISSING};
 use std::fmt::Write;
 use std::path::Path;
 
 use serde::Serialize;
 
-use crate::error::{Problem, Severity};
-use crate::escape::one_line;
-use crate::runfile::failures::FailedCalls;
-use crate::score::ScoreFile;
-use crate::suite::agreement::Agreement;
-use crate::suite::stats::{SuiteStats, TARGETS, TOTAL_TARGET};
-use crate::suite::{Difficulty, Kind};
-use crate::text::plural;
+use goldgate_core::error::{Problem, Severity};
+use goldgate_core::escape::one_line;
+use goldgate_core::runfile::failures::FailedCalls;
+use goldgate_core::score::ScoreFile;
+use goldgate_core::suite::agreement::Agreement;
+use goldgate_core::suite::stats::{SuiteStats, TARGETS, TOTAL_TARGET};
+use goldgate_core::suite::{Difficulty, Kind};
+use goldgate_core::text::plural;
 
 mod gate_table;
 use gate_table::delta_text;
@@ -184,7 +184,7 @@ pub fn agreement_table(a: &Agreement, min_kappa: f64) -> String {
         let _ = writeln!(
             out,
             "\nFleiss' kappa: {f:.4} ({}) over {} messages rated by 3+ annotators",
-            crate::metrics::agreement::band(f),
+            goldgate_core::metrics::agreement::band(f),
             a.fleiss_messages
         );
     }
@@ -220,7 +220,7 @@ pub fn score_summary(file: &ScoreFile, output: &Path) -> String {
         "n",
         if runs { "  mean ± std over runs" } else { "" }
     );
-    for m in crate::kinds::catalog(file.metrics.keys().map(String::as_str)) {
+    for m in goldgate_core::kinds::catalog(file.metrics.keys().map(String::as_str)) {
         let Some(agg) = file.metrics.get(m.name).filter(|a| a.value.is_some()) else {
             continue;
         };
@@ -284,8 +284,8 @@ pub fn missing_note(missing: &[String], run: &Path, suite: &Path) -> String {
 /// The verdict in as few lines as will do (`--format brief`, the pre-push hook): one line
 /// when the gate passes cleanly; otherwise the verdict line, then only the rules that did not
 /// hold (with why), loosened rules, broken and missing samples.
-pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
-    use crate::gate::verdict::{Outcome, Status};
+pub fn brief(v: &goldgate_core::gate::verdict::Verdict) -> String {
+    use goldgate_core::gate::verdict::{Outcome, Status};
     let mut out = format!(
         "goldgate: {} ({})\n",
         one_line(&v.summary),
@@ -315,7 +315,7 @@ pub fn brief(v: &crate::gate::verdict::Verdict) -> String {
             "  {status:<10} {}: {} → {}{}{delta}{}",
             one_line(&m.name),
             value(m.baseline),
-            crate::gate::verdict::about(m),
+            goldgate_core::gate::verdict::about(m),
             value(m.candidate),
             one_line(&rule)
         );
@@ -460,15 +460,15 @@ pub fn baseline(file: &ScoreFile, path: &Path) -> String {
 }
 
 /// `thresholds check`.
-pub fn thresholds(t: &crate::gate::thresholds::Thresholds, path: &Path) -> String {
+pub fn thresholds(t: &goldgate_core::gate::thresholds::Thresholds, path: &Path) -> String {
     let mut out = format!(
         "ok: {} is valid\n  {:<36} {:<28} severity\n",
         path.display(),
         "metric",
         "rule (Δ: allowed regression)"
     );
-    for m in crate::kinds::catalog(t.rule_names()) {
-        if let Some((rule, _, _)) = crate::gate::rule::rule_for(m, t) {
+    for m in goldgate_core::kinds::catalog(t.rule_names()) {
+        if let Some((rule, _, _)) = goldgate_core::gate::rule::rule_for(m, t) {
             let _ = writeln!(
                 out,
                 "  {:<36} {:<28} {}",
@@ -482,7 +482,7 @@ pub fn thresholds(t: &crate::gate::thresholds::Thresholds, path: &Path) -> Strin
 }
 
 /// What the embedding cache did: how many texts were compared, how many were embedded now.
-pub fn embedded_note(stats: &crate::embed::cache::Stats) -> String {
+pub fn embedded_note(stats: &goldgate_core::embed::cache::Stats) -> String {
     format!(
         "embedded {} for semantic matching ({} from the cache, {} computed)\n",
         plural(stats.texts, "text"),
@@ -493,7 +493,7 @@ pub fn embedded_note(stats: &crate::embed::cache::Stats) -> String {
 
 /// One warning line naming the cache entries (answers, judge reviews, vectors) that were not
 /// goldgate's own, so not used, and why; empty when there were none.
-pub fn ignored_cache_entries(ignored: &crate::cachedir::Ignored) -> String {
+pub fn ignored_cache_entries(ignored: &goldgate_core::cachedir::Ignored) -> String {
     if ignored.is_empty() {
         return String::new();
     }
@@ -505,7 +505,7 @@ pub fn ignored_cache_entries(ignored: &crate::cachedir::Ignored) -> String {
         .reasons
         .iter()
         .map(|(why, n)| match (why, &ignored.git_error) {
-            (crate::cachedir::Refused::Unverified, Some(e)) => {
+            (goldgate_core::cachedir::Refused::Unverified, Some(e)) => {
                 format!("{n} {} ({})", why.describe(), one_line(e))
             }
             _ => format!("{n} {}", why.describe()),

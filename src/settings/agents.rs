@@ -11,10 +11,10 @@ use std::time::Duration;
 use super::defaults;
 use crate::cli;
 use crate::config::{AgentTable, PipelineTable};
-use crate::error::Error;
-use crate::run::agents::options::{AgentOptions, AgentsOptions};
-use crate::run::agents::state::Agent;
-use crate::run::config::Origin;
+use goldgate_core::error::Error;
+use goldgate_run::agents::options::{AgentOptions, AgentsOptions};
+use goldgate_run::agents::state::Agent;
+use goldgate_run::config::Origin;
 
 /// The variable that sets an agent's temperature: `OPENAI_TEMP_REQPARSE` and the like.
 pub fn temperature_env(agent: Agent) -> String {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::{max_sample_bytes, min_kappa, named_suite, rules, rules_file};
 use crate::annotate::{Limits, Options};
 use crate::cli;
-use crate::error::Error;
+use goldgate_core::error::Error;
 
 /// The port `goldgate annotate` listens on unless told otherwise.
 pub const PORT: u16 = 8741;

@@ -11,12 +11,12 @@ use serde_json::{json, Map, Value};
 
 use crate::cli::PipelineArgs;
 use crate::config::PipelineTable;
-use crate::error::Error;
-use crate::llm::EndpointSettings;
-use crate::run::chat::prompts::PromptFiles;
-use crate::run::chat::ChatSettings;
-use crate::run::config::{Adapter, Origin};
-use crate::run::cost::Pricing;
+use goldgate_core::error::Error;
+use goldgate_core::llm::EndpointSettings;
+use goldgate_run::chat::prompts::PromptFiles;
+use goldgate_run::chat::ChatSettings;
+use goldgate_run::config::{Adapter, Origin};
+use goldgate_run::cost::Pricing;
 
 /// Defaults of OpenAI-compatible APIs.
 pub mod defaults {
@@ -92,7 +92,7 @@ pub fn chat_settings(
                 "",
                 "messages",
                 &format!("role = \"{}\" is not a chat role", m.role),
-                &crate::text::hint_for(&m.role, &["system", "user", "assistant"]),
+                &goldgate_core::text::hint_for(&m.role, &["system", "user", "assistant"]),
             ));
         }
         messages.push((m.role.clone(), m.template.clone()));
@@ -168,7 +168,7 @@ pub(super) fn endpoint(
             .clone()
             .or_else(|| p.base_url.clone())
             .or_else(|| env(defaults::BASE_URL_ENV))
-            .unwrap_or_else(|| crate::llm::endpoint::OPENAI_API.to_string()),
+            .unwrap_or_else(|| goldgate_client::endpoint::OPENAI_API.to_string()),
         api_key_env: a
             .api_key_env
             .clone()
@@ -356,7 +356,7 @@ fn file_format(value: &toml::Value) -> Result<Value, (String, String)> {
             {
                 return Err((
                     format!("has an unknown key `{bad}`"),
-                    crate::text::hint_for(bad, &["schema", "name", "strict"]),
+                    goldgate_core::text::hint_for(bad, &["schema", "name", "strict"]),
                 ));
             }
             let name = t
@@ -380,7 +380,7 @@ fn file_format(value: &toml::Value) -> Result<Value, (String, String)> {
 }
 
 fn schema_format(path: &Path, name: &str, strict: bool) -> Result<Value, Error> {
-    let text = crate::io::read(path)?;
+    let text = goldgate_core::io::read(path)?;
     let schema: Value = serde_json::from_str(&text).map_err(|e| {
         Error::usage(
             format!("the JSON Schema {} is not JSON: {e}", path.display()),

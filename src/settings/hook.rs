@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::{cache_dir, config_file, out_dir};
 use crate::cli;
-use crate::error::Error;
+use goldgate_core::error::Error;
 
 /// The goldgate binary running now (the hook runs the same one).
 fn this_binary() -> PathBuf {

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use super::defaults;
 use crate::cli::{self, KindArg, PipelineArg};
-use crate::error::Error;
 use crate::init::Pipeline;
-use crate::suite::Kind;
+use goldgate_core::error::Error;
+use goldgate_core::suite::Kind;
 
 /// `goldgate init`, before anything is asked.
 #[derive(Clone, Debug, PartialEq)]

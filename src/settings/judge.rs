@@ -9,15 +9,15 @@ use std::time::Duration;
 
 use super::chat::{defaults as api, env};
 use crate::config::ConfigFile;
-use crate::error::{Error, Location, Problem};
-use crate::gate::comparable::refuse_judge_rules;
-use crate::gate::thresholds::Thresholds;
-use crate::llm::EndpointSettings;
-use crate::run::config::{key_line, Adapter};
-use crate::run::cost::Pricing;
-use crate::run::judge::rejudge::RejudgeSettings;
-use crate::run::judge::JudgeSettings;
-use crate::run::plan::RunSettings;
+use goldgate_core::error::{Error, Location, Problem};
+use goldgate_core::gate::comparable::refuse_judge_rules;
+use goldgate_core::gate::thresholds::Thresholds;
+use goldgate_core::llm::EndpointSettings;
+use goldgate_run::config::{key_line, Adapter};
+use goldgate_run::cost::Pricing;
+use goldgate_run::judge::rejudge::RejudgeSettings;
+use goldgate_run::judge::JudgeSettings;
+use goldgate_run::plan::RunSettings;
 
 /// The judge's defaults.
 pub mod defaults {
@@ -126,7 +126,7 @@ pub fn judge_settings(file: &ConfigFile) -> Result<Option<JudgeSettings>, Error>
                 .base_url
                 .clone()
                 .or_else(|| env(api::BASE_URL_ENV))
-                .unwrap_or_else(|| crate::llm::endpoint::OPENAI_API.to_string()),
+                .unwrap_or_else(|| goldgate_client::endpoint::OPENAI_API.to_string()),
             api_key_env: t
                 .api_key_env
                 .clone()

@@ -28,13 +28,13 @@ use crate::baseline::RefreshSettings;
 use crate::check::{CheckSettings, MissingBaseline, ReportOptions};
 use crate::cli::{self, BaselineFormat, CommentOn, GateFormat, PublishFormat, ScoreFormat};
 use crate::config::ConfigFile;
-use crate::error::Error;
-use crate::gate::compare::CompareOptions;
-use crate::gate::thresholds::Thresholds;
-use crate::metrics::bootstrap::BootstrapConfig;
 use crate::publish::{self, PublishOptions};
-use crate::retry::Backoff;
-use crate::score::Facts;
+use goldgate_core::error::Error;
+use goldgate_core::gate::compare::CompareOptions;
+use goldgate_core::gate::thresholds::Thresholds;
+use goldgate_core::metrics::bootstrap::BootstrapConfig;
+use goldgate_core::retry::Backoff;
+use goldgate_core::score::Facts;
 
 /// Every default, in one table. The command line's help repeats them (a test checks that
 /// it says the same).
@@ -102,7 +102,7 @@ pub mod defaults {
     /// `init`: the project directory.
     pub const INIT_DIR: &str = ".";
     /// `init`: the task kinds when none is given and none can be asked.
-    pub const INIT_KINDS: &[crate::suite::Kind] = &[crate::suite::Kind::Extraction];
+    pub const INIT_KINDS: &[goldgate_core::suite::Kind] = &[goldgate_core::suite::Kind::Extraction];
     /// `init`: the pipeline kind when none is given and none can be asked.
     pub const INIT_PIPELINE: crate::init::Pipeline = crate::init::Pipeline::Command;
 }
@@ -260,19 +260,19 @@ impl GateSettings {
         let thresholds = rules(path.as_deref())?;
         let base = match (&a.base_thresholds, &a.base_ref) {
             (Some(file), _) => {
-                let text = crate::io::read(file)?;
+                let text = goldgate_core::io::read(file)?;
                 Some(Thresholds::parse_unchecked(&text, file)?)
             }
             (None, Some(rev)) => {
                 let p = path
                     .clone()
                     .unwrap_or_else(|| PathBuf::from(defaults::THRESHOLDS_FILE));
-                crate::gate::ratchet::at_revision(rev, &p)?
+                goldgate_core::gate::ratchet::at_revision(rev, &p)?
             }
             (None, None) => None,
         };
         let ratchet = base
-            .map(|b| crate::gate::ratchet::loosened(&b, &thresholds))
+            .map(|b| goldgate_core::gate::ratchet::loosened(&b, &thresholds))
             .unwrap_or_default();
         if a.resamples == Some(0) {
             return Err(Error::usage(
@@ -315,7 +315,7 @@ impl GateSettings {
                 rate_limit_wait: Duration::from_secs(
                     a.github_max_wait.unwrap_or(defaults::GITHUB_MAX_WAIT_SECS),
                 ),
-                secrets: crate::secrets::Secrets::from_env(defaults::WITHHELD_ENV),
+                secrets: goldgate_core::secrets::Secrets::from_env(defaults::WITHHELD_ENV),
             },
         })
     }

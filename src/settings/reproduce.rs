@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use crate::cli::{CheckArgs, GateArgs, ModeArg};
-use crate::secrets::url_without_password;
-use crate::text::shell_quote;
+use goldgate_core::secrets::url_without_password;
+use goldgate_core::text::shell_quote;
 
 /// Command words, each added shell-quoted.
 #[derive(Default)]

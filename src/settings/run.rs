@@ -11,13 +11,13 @@ use std::time::Duration;
 use super::{baseline_run_path, config_file, defaults};
 use crate::cli;
 use crate::config::{ConfigFile, PipelineTable};
-use crate::error::Error;
-use crate::gate::thresholds::Thresholds;
-use crate::run::cache::CacheMode;
-use crate::run::config::{Adapter, EnvPolicy, Mode, Origin, PipelineConfig, Shard};
-use crate::run::plan::RunSettings;
-use crate::runfile::lock::OutputLock;
-use crate::runfile::writer::RecordWriter;
+use goldgate_core::error::Error;
+use goldgate_core::gate::thresholds::Thresholds;
+use goldgate_core::runfile::lock::OutputLock;
+use goldgate_core::runfile::writer::RecordWriter;
+use goldgate_run::cache::CacheMode;
+use goldgate_run::config::{Adapter, EnvPolicy, Mode, Origin, PipelineConfig, Shard};
+use goldgate_run::plan::RunSettings;
 
 /// `goldgate run`: the run, and the rules that judge its failed calls.
 #[derive(Clone, Debug)]
@@ -309,7 +309,7 @@ fn fingerprint_env(
         (false, _) | (true, None) => (&a.fingerprint_env, Origin::Flags),
         (true, Some(path)) => (&p.fingerprint_env, Origin::File(path.clone())),
     };
-    match listed.iter().find(|n| !crate::env::is_pattern(n)) {
+    match listed.iter().find(|n| !goldgate_core::env::is_pattern(n)) {
         None => Ok(listed.clone()),
         Some(bad) => Err(origin.error(
             "--fingerprint-env",
@@ -367,7 +367,7 @@ fn mode_and_headers(
         (None, Some(other)) => {
             return Err(Error::usage(
                 format!("[pipeline] mode = \"{other}\" is not a mode"),
-                crate::text::hint_for(other, &["oneshot", "jsonl"]),
+                goldgate_core::text::hint_for(other, &["oneshot", "jsonl"]),
             ))
         }
     };
@@ -415,7 +415,7 @@ fn file_adapter(a: &cli::PipelineArgs, p: &PipelineTable) -> Result<Adapter, Err
         Some("command") => Ok(Adapter::Command { command: p.command.clone().ok_or_else(|| missing("command", "command"))?, mode }),
         Some("http") => Ok(Adapter::Http { url: p.url.clone().ok_or_else(|| missing("url", "http"))?, headers }),
         Some("replay") => Ok(Adapter::Replay { file: p.file.clone().ok_or_else(|| missing("file", "replay"))? }),
-        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), crate::text::hint_for(other, &["command", "http", "chat", "srs-agents", "replay"]))),
+        Some(other) => Err(Error::usage(format!("[pipeline] kind = \"{other}\" is not an adapter"), goldgate_core::text::hint_for(other, &["command", "http", "chat", "srs-agents", "replay"]))),
         None => Err(Error::usage(
             "no pipeline to run",
             "pass --command 'CMD' (the sample JSON arrives on stdin, the answer goes to stdout), --http URL, --chat (an OpenAI-compatible chat API) or --replay FILE, or set [pipeline] in goldgate.toml",

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli;
-use crate::embed::{openai, Backend, DEFAULT_MINILM_MODEL};
-use crate::error::Error;
-use crate::gate::thresholds::{RulesSource, Thresholds};
+use goldgate_core::error::Error;
+use goldgate_core::gate::thresholds::{RulesSource, Thresholds};
+use goldgate_embed::{openai, Backend, DEFAULT_MINILM_MODEL};
 
 /// `goldgate similarity`: what to compare, and under which similarity and thresholds.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::defaults;
 use crate::cli::{self, SuiteFormat};
 use crate::config::ConfigFile;
-use crate::error::Error;
+use goldgate_core::error::Error;
 
 /// `goldgate suite lint` and `suite stats`.
 #[derive(Clone, Debug)]

@@ -15,15 +15,15 @@ pub fn compliant_requirement() -> Value {
 /// Whether goldgate counts `answer` as compliant, leaving out the range of source indexes
 /// (the one rule that needs the sample's conversation, which no schema can state).
 pub fn compliant(answer: &Value) -> bool {
-    let json = goldgate::parse::json::Json::parse_owned(&answer.to_string()).unwrap();
-    let cfg = goldgate::metrics::ScoringConfig::default();
-    goldgate::kinds::extraction::compliance::check(Some(&json), None, &cfg).is_empty()
+    let json = goldgate_core::parse::json::Json::parse_owned(&answer.to_string()).unwrap();
+    let cfg = goldgate_core::metrics::ScoringConfig::default();
+    goldgate_core::kinds::extraction::compliance::check(Some(&json), None, &cfg).is_empty()
 }
 
 /// Every answer that breaks one rule of a compliant answer (or keeps them in an unusual
 /// spelling), named: what schema and goldgate must judge alike.
 pub fn answer_variants() -> Vec<(String, Value)> {
-    use goldgate::kinds::extraction::compliance::FIELDS;
+    use goldgate_core::kinds::extraction::compliance::FIELDS;
     let base = compliant_requirement();
     let wrap = |r: Value| json!({"requirements": [r]});
     let mut out = vec![
@@ -159,7 +159,7 @@ pub fn example_answers() -> Vec<(String, Value)> {
                 .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
             {
                 let text = std::fs::read_to_string(&path).unwrap();
-                let doc = goldgate::document::parse_yaml(&text).unwrap().value;
+                let doc = goldgate_core::document::parse_yaml(&text).unwrap().value;
                 kinds.insert(
                     doc["id"].as_str().unwrap_or_default().to_string(),
                     doc["kind"].as_str().unwrap_or_default().to_string(),
@@ -195,7 +195,7 @@ pub fn example_answers() -> Vec<(String, Value)> {
                     (_, Some(v)) => v.to_string(),
                     _ => continue,
                 };
-                if let Some(answer) = goldgate::parse::parse_answer(&text).value {
+                if let Some(answer) = goldgate_core::parse::parse_answer(&text).value {
                     out.push((format!("{what}:{}", i + 1), answer));
                 }
             }

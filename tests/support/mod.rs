@@ -48,19 +48,20 @@ pub fn check_example_in_actions(dir: &Path, thresholds: &str) -> Command {
 
 /// Score the suite in `suite` against the run (or outputs) file `run` through the library,
 /// lexically, with `resamples` bootstrap resamples.
-pub fn score_files(suite: &Path, run: &Path, resamples: usize) -> goldgate::score::ScoreFile {
-    use goldgate::metrics::bootstrap::BootstrapConfig;
-    let suite = goldgate::suite::Suite::open(suite, goldgate::settings::defaults::MAX_SAMPLE_BYTES)
-        .unwrap();
-    goldgate::score::score(&goldgate::score::ScoreRequest {
+pub fn score_files(suite: &Path, run: &Path, resamples: usize) -> goldgate_core::score::ScoreFile {
+    use goldgate_core::metrics::bootstrap::BootstrapConfig;
+    let suite =
+        goldgate_core::suite::Suite::open(suite, goldgate::settings::defaults::MAX_SAMPLE_BYTES)
+            .unwrap();
+    goldgate_core::score::score(&goldgate_core::score::ScoreRequest {
         suite: &suite,
         run,
-        scoring: &goldgate::metrics::ScoringConfig::default(),
+        scoring: &goldgate_core::metrics::ScoringConfig::default(),
         bootstrap: BootstrapConfig {
             resamples,
             ..BootstrapConfig::default()
         },
-        facts: &goldgate::score::Facts::default(),
+        facts: &goldgate_core::score::Facts::default(),
         keep_view: None,
         embedding: None,
     })

@@ -5,8 +5,8 @@
 use std::fmt::Write;
 
 use super::{failed_calls, one_line};
-use crate::gate::verdict::MetricResult;
-use crate::number::{optional, MISSING};
+use goldgate_core::gate::verdict::MetricResult;
+use goldgate_core::number::{optional, MISSING};
 
 /// `+0.0123 [-0.004, +0.030]`: a metric's delta with its paired interval, if it has one
 /// (written like the metric's values: one decimal for latencies and token counts).
@@ -17,13 +17,13 @@ pub(super) fn delta_text(m: &MetricResult) -> Option<String> {
         .chain(m.candidate)
         .fold(0.0_f64, |a, v| a.max(v.abs()));
     m.delta
-        .map(|d| crate::number::delta_like(Some(d), m.delta_ci, 4, magnitude))
+        .map(|d| goldgate_core::number::delta_like(Some(d), m.delta_ci, 4, magnitude))
 }
 
 /// One metric's cells in the verdict table: name, baseline → candidate, delta with its
 /// interval, rule, status.
 fn cells(m: &MetricResult) -> [String; 5] {
-    use crate::gate::verdict::Status;
+    use goldgate_core::gate::verdict::Status;
     let value = |x: Option<f64>| optional(x, 4);
     let rule = m
         .rule
@@ -41,7 +41,7 @@ fn cells(m: &MetricResult) -> [String; 5] {
         format!(
             "{} → {}{}",
             value(m.baseline),
-            crate::gate::verdict::about(m),
+            goldgate_core::gate::verdict::about(m),
             value(m.candidate)
         ),
         delta_text(m).unwrap_or_else(|| MISSING.into()),
@@ -109,7 +109,7 @@ const DIFF_LINES: usize = 12;
 
 /// The gold-vs-candidate diffs of the worst broken samples (those `check` diffed), each
 /// cut to a few lines; the PR comment (`report.md`) and `verdict.json` have them whole.
-fn broken_diffs(out: &mut String, v: &crate::gate::verdict::Verdict) {
+fn broken_diffs(out: &mut String, v: &goldgate_core::gate::verdict::Verdict) {
     let broken = v.samples.iter().flat_map(|s| &s.broken);
     let diffs: Vec<_> = broken
         .filter_map(|c| v.diffs.iter().find(|d| d.id == c.id))
@@ -152,8 +152,8 @@ fn broken_diffs(out: &mut String, v: &crate::gate::verdict::Verdict) {
 
 /// `compare` / `check`: the verdict line, the gated metrics (problems first), other metrics
 /// that moved, the per-sample analysis, membership, provenance and ratchet findings.
-pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
-    use crate::gate::verdict::Outcome;
+pub fn verdict(v: &goldgate_core::gate::verdict::Verdict) -> String {
+    use goldgate_core::gate::verdict::Outcome;
     let mut out = String::new();
     let word = match v.verdict {
         Outcome::Pass => "PASS",
@@ -271,8 +271,8 @@ pub fn verdict(v: &crate::gate::verdict::Verdict) -> String {
         let _ = writeln!(
             out,
             "\nrules: built-in defaults (no thresholds.toml found): {}.\nwrite a thresholds.toml to choose your own rules: {}",
-            crate::gate::rule::built_in_rules(),
-            crate::gate::rule::RULES_DOCS
+            goldgate_core::gate::rule::built_in_rules(),
+            goldgate_core::gate::rule::RULES_DOCS
         );
     }
     if !v.baseline_present {

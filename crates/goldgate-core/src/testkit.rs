@@ -1,0 +1,143 @@
+//! Helpers the tests of every goldgate crate share: a score file made from per-sample
+//! counts, rules and comparison options as the gate's tests use them, and a git repository
+//! with a fixed identity. Compiled for this crate's own tests and, through the
+//! `test-support` feature (which only test builds turn on), for the crates above it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::gate::compare::CompareOptions;
+use crate::gate::thresholds::Thresholds;
+use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared};
+use crate::metrics::stats::Stats;
+use crate::score::file::{Provenance, SampleScore, ScoreFile, ScoringSummary};
+
+/// A score file of extraction samples given as (tp, fp, fn, hallucinated?).
+pub fn file(samples: &[(f64, f64, f64, bool)], version: &str) -> ScoreFile {
+    let scores: Vec<SampleScore> = samples
+        .iter()
+        .enumerate()
+        .map(|(i, &(tp, fp, fn_, halluc))| {
+            let mut stats = Stats::default();
+            for (k, v) in [
+                ("ext.records", 1.0),
+                ("ext.tp", tp),
+                ("ext.fp", fp),
+                ("ext.fn", fn_),
+                ("run.records", 1.0),
+                ("ext.halluc_records", f64::from(u8::from(halluc))),
+            ] {
+                stats.add(k, v);
+            }
+            let p = crate::metrics::precision(tp, fp, fn_);
+            let r = crate::metrics::recall(tp, fp, fn_);
+            SampleScore {
+                id: format!("s-{i}"),
+                kind: crate::suite::Kind::Extraction,
+                domain: "d".into(),
+                difficulty: crate::suite::Difficulty::Medium,
+                task: None,
+                tags: Vec::new(),
+                repeats: 1,
+                primary: crate::metrics::f1(p, r),
+                primary_std: 0.0,
+                primary_runs: vec![],
+                failed: 0,
+                errors: vec![],
+                parse: vec![],
+                latency_ms: vec![],
+                matching: Vec::new(),
+                judge_failure: None,
+                judge_suspect: Vec::new(),
+                schema_violations: None,
+                metrics: Default::default(),
+                stats,
+            }
+        })
+        .collect();
+    let refs: Vec<&Stats> = scores.iter().map(|s| &s.stats).collect();
+    let prepared = Prepared::new(crate::kinds::metrics(), &refs, vec![&[][..]; scores.len()]);
+    let members: Vec<usize> = (0..scores.len()).collect();
+    let cfg = BootstrapConfig {
+        resamples: 0,
+        ..BootstrapConfig::default()
+    };
+    let metrics = aggregate(&prepared, &members, &cfg, "all")
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    ScoreFile {
+        schema: crate::score::file::SCHEMA.into(),
+        metrics_version: version.into(),
+        protocol_version: "1".into(),
+        provenance: Provenance {
+            suite_name: None,
+            suite_path: "s".into(),
+            suite_fingerprint: "sha256:x".into(),
+            run_path: "r".into(),
+            pipeline_fingerprint: None,
+            pipeline: None,
+            model: None,
+            git_sha: None,
+            git_ref: None,
+            created_at: "1970-01-01T00:00:00Z".into(),
+            goldgate_version: "0".into(),
+            repeats: 1,
+            records: samples.len(),
+            bootstrap: cfg,
+            scoring: ScoringSummary {
+                similarity: "lexical".into(),
+                model: None,
+                model_fingerprint: None,
+                requirement_threshold: 0.6,
+                ac_threshold: 0.5,
+                type_rule: true,
+                actor_rule: true,
+                schema: Default::default(),
+                id_pattern: String::new(),
+                rd_weights: [0.4, 0.3, 0.2, 0.1],
+                judge: None,
+            },
+        },
+        metrics,
+        groups: Default::default(),
+        samples: scores,
+        missing: vec![],
+        keyless: vec![],
+    }
+}
+
+pub fn rules(text: &str) -> Thresholds {
+    Thresholds::parse(&format!("version = 1\n{text}"), Path::new("t.toml")).unwrap()
+}
+
+pub fn options() -> CompareOptions {
+    CompareOptions {
+        bootstrap: BootstrapConfig {
+            resamples: 400,
+            ..BootstrapConfig::default()
+        },
+        allow_version_change: false,
+        ratchet: vec![],
+    }
+}
+
+/// Run `git args` in `dir` with a fixed identity and no system or global
+/// configuration, failing the test when git fails: the one helper for unit tests that
+/// build a repository (the answer and embedding caches, the fingerprint).
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// The repository's root (the workspace's): where `examples/` and `tests/cases/` are.
+pub fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
