@@ -2,7 +2,7 @@
 //! paired-samples minimum (docs/thresholds.md, "Too few samples to test"): a simulation
 //! through the gate's own code — the paired bootstrap of the delta
 //! (`metrics::bootstrap::paired_deltas`, 1,000 resamples, as `check` draws it) and the
-//! judging of the rule (`gate::judge::judge_values`) — with and without the number of
+//! judging of the rule (`gate::decide::judge_values`) — with and without the number of
 //! paired samples it is given.
 //!
 //!   cargo bench --bench significance              # 1,000 repetitions per scenario
@@ -17,7 +17,7 @@
 //! the number of paired samples (the gate as it was); "after" with it. The table gives the
 //! share of repetitions in which the rule failed on the drop. Deterministic (fixed seeds).
 
-use goldgate_core::gate::judge::{judge_values, Noise, Values};
+use goldgate_core::gate::decide::{judge_values, Noise, Values};
 use goldgate_core::gate::thresholds::Thresholds;
 use goldgate_core::gate::verdict::Status;
 use goldgate_core::metrics::bootstrap::{

@@ -7,6 +7,8 @@
 mod agents;
 mod annotate;
 pub mod chat;
+#[cfg(test)]
+mod help_tests;
 mod hook;
 mod init;
 pub mod judge;

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::breakdown::{differences, failed_calls, group_rows, membership, sample_results};
-use super::judge::{decide, judge};
+use super::decide::{decide, judge};
 use super::samples::analyse;
 use super::thresholds::Thresholds;
 use super::verdict::{MetricResult, ProvenanceReport, Verdict, VERDICT_SCHEMA};
@@ -171,6 +171,11 @@ fn paired_draws(
     let base = side(b, shared, |p| p.1, catalog);
     paired_deltas(&base, &cand, cfg, "paired")
 }
+
+#[cfg(test)]
+mod comparable_tests;
+#[cfg(test)]
+mod evidence_tests;
 
 #[cfg(test)]
 mod tests {

@@ -1,18 +1,17 @@
 //! The gate: `thresholds.toml` ([`thresholds`]), the rule each metric is held to
-//! ([`rule`]), judging metrics and deciding ([`judge`]), comparing a candidate with its
-//! baseline into a [`verdict::Verdict`] ([`compare`], with what it reports beside the
-//! metrics from `breakdown`), what a rule needs before it can hold or break
-//! ([`evidence`]), the per-sample fix/break analysis
-//! ([`samples`]), diffs of broken samples ([`diff`]), the threshold ratchet ([`ratchet`])
+//! ([`rule`]), deciding each rule from its metric's values ([`decide`]), comparing a
+//! candidate with its baseline into a [`verdict::Verdict`] ([`compare`], with what it
+//! reports beside the metrics from `breakdown`), what a rule needs before it can hold or
+//! break ([`evidence`]), the per-sample fix/break analysis ([`samples`]), diffs of broken samples ([`diff`]), the threshold ratchet ([`ratchet`])
 //! and verdict files from elsewhere, checked ([`untrusted`]) and judged again
 //! ([`rederive`]).
 
 mod breakdown;
 pub mod comparable;
 pub mod compare;
+pub mod decide;
 pub mod diff;
 pub mod evidence;
-pub mod judge;
 pub mod ratchet;
 pub mod rederive;
 pub mod rule;

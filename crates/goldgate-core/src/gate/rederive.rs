@@ -7,8 +7,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::decide::{decide, judge_values, Noise, Values};
 use super::evidence::no_data_in_verdict;
-use super::judge::{decide, judge_values, Noise, Values};
 use super::samples::{analyse_primaries, passes};
 use super::thresholds::Thresholds;
 use super::verdict::{

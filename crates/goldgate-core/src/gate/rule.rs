@@ -282,35 +282,6 @@ mod tests {
         }
     }
 
-    /// A rise in cost is judged against the baseline's cost: 20% more fails a 10%
-    /// allowance, 5% more holds it; without `max_increase` a rise of any size is not a
-    /// regression the default allowance judges (only the ceiling is).
-    #[test]
-    fn a_relative_increase_is_judged_against_the_baseline() {
-        use crate::gate::judge::{judge_values, Noise, Values};
-        use crate::gate::verdict::Status;
-        let cost = crate::kinds::find("run.cost_usd").unwrap();
-        let judged = |t: &Thresholds, candidate: f64| {
-            let values = Values {
-                candidate: Some(candidate),
-                baseline: Some(1.0),
-                n: 20,
-                paired: Some(20),
-                baseline_n: None,
-                by_kind: &[],
-                keyless: &[],
-            };
-            let ci = [candidate - 1.0 - 0.01, candidate - 1.0 + 0.01];
-            judge_values(cost, values, t, |_| Noise::Interval(Some(ci)), String::new).status
-        };
-        let t = rules("[metrics.\"run.cost_usd\"]\nmax_increase = \"10%\"\n").unwrap();
-        assert_eq!(judged(&t, 1.2), Status::Fail);
-        assert_eq!(judged(&t, 1.05), Status::Pass);
-        let ceiling = rules("[metrics.\"run.cost_usd\"]\nmax = 5\n").unwrap();
-        assert_eq!(judged(&ceiling, 1.2), Status::Pass);
-        assert_eq!(judged(&ceiling, 5.5), Status::Fail);
-    }
-
     /// A judge rule never rests on a few reviews: `judge.invalid_rate` gets a ceiling when
     /// another judge metric is gated and no rule names it.
     #[test]
@@ -330,5 +301,20 @@ mod tests {
             described(&own, "judge.invalid_rate").as_deref(),
             Some("≤ 0.5, Δ ≤ 0.02 (sig.)")
         );
+    }
+
+    #[test]
+    fn the_built_in_rules_gate_every_kinds_primary_metric() {
+        let t = Thresholds::built_in();
+        assert!(
+            t.is_built_in() && t.source.to_string() == super::super::thresholds::BUILT_IN_SOURCE
+        );
+        for kind in crate::kinds::ALL {
+            let metric = crate::kinds::find(kind.primary_metric()).unwrap();
+            let (rule, _, severity) = rule_for(metric, &t).unwrap();
+            assert_eq!(rule.describe(), "Δ ≤ 0.02 (sig.)");
+            assert_eq!((rule.confidence, severity), (0.95, Severity::Fail));
+        }
+        assert!(!rules("").unwrap().is_built_in());
     }
 }

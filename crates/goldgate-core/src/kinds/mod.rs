@@ -13,6 +13,8 @@ pub mod explain;
 pub mod extraction;
 pub mod inference;
 pub mod keys;
+#[cfg(test)]
+mod metric_tests;
 pub mod tuples;
 pub mod validation;
 

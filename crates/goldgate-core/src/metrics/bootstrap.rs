@@ -475,42 +475,6 @@ pub fn quantile(values: &mut [f64], q: f64) -> Option<f64> {
 mod tests {
     use super::*;
 
-    fn sample(tp: f64, fp: f64, fn_: f64) -> Stats {
-        let mut stats = Stats::default();
-        stats.add("ext.records", 1.0);
-        stats.add("ext.tp", tp);
-        stats.add("ext.fp", fp);
-        stats.add("ext.fn", fn_);
-        stats
-    }
-
-    /// A sample's values read through the interned keys are the values its own sums give,
-    /// for every metric, with keys other samples have and it lacks.
-    #[test]
-    fn sample_values_are_read_from_the_samples_own_sums() {
-        let mut a = sample(3.0, 1.0, 0.0);
-        a.add("ext.cal.9.n", 2.0);
-        a.add("ext.cal.9.conf", 1.9);
-        a.add("ext.cal.9.correct", 1.0);
-        a.add("ext.cal.n", 2.0);
-        a.add_dynamic("ext.type_pair:functional|functional".to_string(), 2.0);
-        let b = sample(0.0, 2.0, 5.0);
-        let metrics = crate::kinds::metrics();
-        // Many samples, so that one thread reads several in turn.
-        let samples: Vec<&Stats> = (0..200).map(|i| if i % 2 == 0 { &a } else { &b }).collect();
-        let prepared = Prepared::new(metrics, &samples, vec![&[]; samples.len()]);
-        let values = prepared.sample_values(|_| metrics.iter());
-        for (stats, values) in samples.into_iter().zip(&values) {
-            let direct: Vec<(&str, f64)> = metrics
-                .iter()
-                .filter(|m| matches!(m.eval, Eval::Sums(_)))
-                .filter_map(|m| m.value(stats).map(|v| (m.name, v)))
-                .collect();
-            assert!(!direct.is_empty());
-            assert_eq!(values, &direct);
-        }
-    }
-
     /// Blocks drawn on every core are the blocks one stream draws one after another.
     #[test]
     fn blocks_in_parallel_are_the_sequential_stream() {
@@ -533,37 +497,6 @@ mod tests {
                 assert_eq!(got[..block], want[..block], "block {j}");
             }
         }
-    }
-
-    #[test]
-    fn reproducible_and_brackets_the_value() {
-        let samples: Vec<Stats> = (0..50)
-            .map(|i| sample((i % 5) as f64, (i % 3) as f64, (i % 2) as f64))
-            .collect();
-        let refs: Vec<&Stats> = samples.iter().collect();
-        let prepared = Prepared::new(crate::kinds::metrics(), &refs, vec![&[][..]; samples.len()]);
-        let members: Vec<usize> = (0..samples.len()).collect();
-        let cfg = BootstrapConfig {
-            resamples: 300,
-            ..BootstrapConfig::default()
-        };
-        let a = aggregate(&prepared, &members, &cfg, "all");
-        let b = aggregate(&prepared, &members, &cfg, "all");
-        assert_eq!(a, b);
-        let f1 = &a["extraction.f1"];
-        let [lo, hi] = f1.ci.unwrap();
-        let v = f1.value.unwrap();
-        assert!(lo <= v && v <= hi && lo < hi, "{lo} {v} {hi}");
-        assert_eq!(f1.n, 50);
-        assert_eq!(
-            a["validation.f1"],
-            Aggregate {
-                value: None,
-                n: 0,
-                ci: None,
-                spread: None
-            }
-        );
     }
 
     #[test]

@@ -272,20 +272,3 @@ pub static SHARED: &[Metric] = &[
         "records whose pipeline reported token counts or a cost no call can have",
     ),
 ];
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_metric_has_the_range_its_values_take() {
-        let range = |name: &str| crate::kinds::find(name).unwrap().bounds();
-        assert_eq!(range("extraction.f1"), (0.0, 1.0));
-        assert_eq!(range("extraction.ece"), (0.0, 1.0));
-        assert_eq!(range("run.error_rate"), (0.0, 1.0));
-        assert_eq!(range("e2e.rd_score"), (0.0, 1.0));
-        assert_eq!(range("extraction.kappa"), (-1.0, 1.0));
-        assert_eq!(range("validation.severity_kappa"), (-1.0, 1.0));
-        for unbounded in ["run.latency_p95_ms", "run.tokens_total", "run.cost_usd"] {
-            assert_eq!(range(unbounded), (0.0, f64::INFINITY), "{unbounded}");
-        }
-    }
-}

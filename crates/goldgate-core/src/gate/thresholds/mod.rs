@@ -466,19 +466,6 @@ mod tests {
     }
 
     #[test]
-    fn the_built_in_rules_gate_every_kinds_primary_metric() {
-        let t = Thresholds::built_in();
-        assert!(t.is_built_in() && t.source.to_string() == BUILT_IN_SOURCE);
-        for kind in crate::kinds::ALL {
-            let metric = crate::kinds::find(kind.primary_metric()).unwrap();
-            let (rule, _, severity) = super::super::rule::rule_for(metric, &t).unwrap();
-            assert_eq!(rule.describe(), "Δ ≤ 0.02 (sig.)");
-            assert_eq!((rule.confidence, severity), (0.95, Severity::Fail));
-        }
-        assert!(!parse("version = 1\n").unwrap().is_built_in());
-    }
-
-    #[test]
     fn rd_weights_must_sum_to_one() {
         let e = parse("version = 1\n[rd_score]\ncoverage = 0.5\naccuracy = 0.3\nstructure = 0.2\ntraceability = 0.1\n").unwrap_err().to_string();
         assert!(e.contains("sum to 1"), "{e}");
