@@ -44,7 +44,7 @@ const ALLOWED: &[(&str, Table)] = &[
             ("io", &["error"]),
             ("env", &["error", "secrets"]),
             ("llm", &["error", "io", "quantity", "secrets", "text"]),
-            ("judge", &["document", "llm", "text"]),
+            ("judge", &["document", "llm", "metrics", "parse", "text"]),
             ("metrics", &["hash", "rng", "text"]),
             (
                 "suite",

@@ -26,7 +26,7 @@ pub(super) fn failed_calls(candidate: &ScoreFile) -> crate::runfile::failures::F
 pub(super) fn judge_reviews(candidate: &ScoreFile) -> crate::judge::reviews::JudgeReviews {
     let mut reviews = crate::judge::reviews::JudgeReviews::default();
     for s in &candidate.samples {
-        let (asked, failed) = crate::kinds::e2e::judge::failures(&s.stats);
+        let (asked, failed) = crate::judge::metrics::failures(&s.stats);
         reviews.add(
             &s.id,
             asked,

@@ -443,7 +443,7 @@ fn score_record(
     }
     run_health(answer, &mut stats);
     let suspect = answer.judge.as_ref().map_or_else(Vec::new, |judge| {
-        kinds::e2e::judge::sums(judge, parsed.value.as_ref(), &mut stats)
+        crate::judge::metrics::sums(judge, parsed.value.as_ref(), &mut stats)
     });
     RecordScore {
         stats,

@@ -148,7 +148,6 @@ pub fn occurs_as_token(text: &str, token: &str) -> bool {
     })
 }
 
-pub mod judge;
 pub mod metrics;
 
 /// A whole SRS document generated from a stakeholder's input.
@@ -169,7 +168,7 @@ impl super::TaskKind for E2e {
         static ALL: std::sync::LazyLock<Vec<Metric>> = std::sync::LazyLock::new(|| {
             metrics::METRICS
                 .iter()
-                .chain(&judge::METRICS)
+                .chain(&crate::judge::metrics::METRICS)
                 .copied()
                 .collect()
         });

@@ -1,10 +1,10 @@
 //! The judge's metrics (`judge.*`), reported with the e2e kind's: a record's judge review
-//! (see [`crate::judge`]) summed into statistics, and each metric's value from the sums. A
+//! (see [`super`]) summed into statistics, and each metric's value from the sums. A
 //! record counts once, with the mean of its valid judgements; invalid judgements count
 //! only towards `judge.invalid_rate`. Whether the reviewed document is suspect of steering
 //! its judge (`judge.suspect_rate`) is worked out again from the document itself.
 
-use crate::judge::{fence, rubric, JudgeRecord};
+use super::{fence, rubric, JudgeRecord};
 use crate::metrics::registry::{m, Higher, Lower, Metric, Range};
 use crate::metrics::stats::{Stats, Sums};
 use crate::parse::json::Json;
