@@ -2,6 +2,7 @@
 
 mod action;
 mod agents;
+mod agents_faults;
 mod baseline;
 mod bounded;
 mod browser_e2e;
@@ -24,6 +25,7 @@ mod init;
 mod init_files;
 mod jsonl;
 mod judge;
+mod judge_errors;
 mod judge_fence;
 mod junit;
 mod layers;
@@ -32,6 +34,7 @@ mod llm;
 #[cfg(feature = "semantic")]
 mod minilm;
 mod openai_embed;
+mod openai_embed_errors;
 mod outputs;
 mod provenance;
 mod publish;
@@ -42,6 +45,8 @@ mod release;
 mod repeats;
 mod resume;
 mod run;
+mod run_cache;
+mod run_gate;
 mod schema_corpus;
 mod schema_drift;
 mod schemas;
