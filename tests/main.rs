@@ -54,6 +54,7 @@ mod scoring;
 mod secrets;
 mod semantic;
 mod settings;
+mod sizes;
 mod snapshots;
 mod support;
 mod terminal;
