@@ -30,6 +30,20 @@ impl TempDir {
     }
 }
 
+/// Every file below `dir`, in name order.
+pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        match path.is_dir() {
+            true => out.extend(files_below(&path)),
+            false => out.push(path),
+        }
+    }
+    out.sort();
+    out
+}
+
 /// `path` in the example project (`examples/requirements/PATH`), as a string for arguments.
 pub fn example(path: &str) -> String {
     format!(
