@@ -151,3 +151,54 @@ pub fn post(
     events.extend(super::post_comment(verdict, report, options, &runtime)?);
     Ok(Posted { comment, events })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn saved<'a>(
+        file: &'a str,
+        baseline: Option<&'a str>,
+        thresholds: Option<&'a str>,
+    ) -> Saved<'a> {
+        Saved {
+            file: Path::new(file),
+            baseline: baseline.map(Path::new),
+            thresholds: thresholds.map(Path::new),
+            git_sha: Some("0123456789abcdef0123"),
+        }
+    }
+
+    #[test]
+    fn the_command_given_again_quotes_its_paths_and_never_posts() {
+        let s = saved("out dir/verdict.json", Some("baselines/main.json"), None);
+        assert_eq!(
+            s.reproduce(),
+            "goldgate publish --verdict 'out dir/verdict.json' --baseline baselines/main.json --comment-on never"
+        );
+        let s = saved("verdict.json", None, Some("thresholds.toml"));
+        assert_eq!(
+            s.reproduce(),
+            "goldgate publish --verdict verdict.json --thresholds thresholds.toml --comment-on never"
+        );
+    }
+
+    #[test]
+    fn the_origin_names_the_rules_the_commit_and_the_baseline() {
+        let s = saved("verdict.json", None, None);
+        assert_eq!(
+            s.origin(),
+            "Verdict computed by goldgate publish from verdict.json under the built-in rules (no thresholds.toml) at 0123456789ab, against the baseline values in the file (no trusted baseline); the file's own verdict and statuses were not used."
+        );
+        let s = saved(
+            "v.json",
+            Some("baselines/main.json"),
+            Some("ci/thresholds.toml"),
+        );
+        assert!(
+            s.origin().contains("under ci/thresholds.toml at 0123456789ab, against the baseline baselines/main.json;"),
+            "{}",
+            s.origin()
+        );
+    }
+}
