@@ -9,25 +9,15 @@ use std::path::Path;
 use serde_json::json;
 
 use crate::support::openai::{FakeOpenAi, Reply};
-use crate::support::project::{extraction_suite, goldgate, run_lines};
+use crate::support::output::stderr;
+use crate::support::project::{extraction_suite, goldgate, run_chat, run_lines};
 use crate::support::TempDir;
 
 const ANSWER: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer", "action": "track orders", "source_messages": [0], "confidence": 0.9}]}"#;
 
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 /// `goldgate run --chat` against `server`, $1 a token in and out, one call at a time.
 fn chat(dir: &Path, server: &FakeOpenAi, extra: &[&str]) -> std::process::Output {
-    let base = server.base_url();
     let mut args = vec![
-        "run",
-        "--suite",
-        "suite",
-        "--chat",
-        "--base-url",
-        &base,
         "--model",
         "gpt-4o-mini",
         "--jobs",
@@ -38,7 +28,8 @@ fn chat(dir: &Path, server: &FakeOpenAi, extra: &[&str]) -> std::process::Output
         "1000000",
     ];
     args.extend_from_slice(extra);
-    goldgate(dir, &args, &[("OPENAI_API_KEY", "sk-test")])
+    let key = [("OPENAI_API_KEY", "sk-test")];
+    run_chat(dir, &server.base_url(), &args, &key)
 }
 
 /// A completion body with `usage` as given.
@@ -260,7 +251,7 @@ fn a_budget_with_a_judge_that_has_no_prices_is_refused() {
 /// their tokens (and so their cost) are an estimate.
 #[test]
 fn a_judges_uncounted_calls_are_estimated_and_marked() {
-    use crate::judge::{e2e, judge_table, project, record, verdict, A};
+    use crate::support::judge::{e2e, judge_table, ok, project, record, run, verdict, A};
     let dir = TempDir::new("budget-judge-estimated");
     let server = FakeOpenAi::start(|_| Reply::content(verdict(A, [None, None, None])).no_usage());
     project(
@@ -275,7 +266,7 @@ fn a_judges_uncounted_calls_are_estimated_and_marked() {
             "[judge.pricing]\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\n",
         )),
     );
-    crate::judge::ok(&crate::judge::run(&dir.0, "run.jsonl"));
+    ok(&run(&dir.0, "run.jsonl"));
     let records = run_lines(&dir.0.join("run.jsonl"));
     let judgement = &record(&records, "e-0")["judge"]["judgements"][0];
     assert_eq!(judgement["usage"]["estimated"], json!(true), "{judgement}");

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::support::mock_http::{MockServer, Response};
+use crate::support::pipelines::run_args;
 use crate::support::project::{commit_all, extraction_suite, git, git_repo, goldgate, run_lines};
 use crate::support::TempDir;
 
@@ -30,16 +31,7 @@ fn calls(dir: &Path) -> usize {
 
 /// `goldgate run` of `sh pipeline.sh` in `dir`; it must exit 0.
 fn run(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> (Output, Vec<Value>) {
-    let mut args = vec![
-        "run",
-        "--suite",
-        "suite",
-        "--output",
-        "run.jsonl",
-        "--command",
-        "sh pipeline.sh",
-    ];
-    args.extend_from_slice(extra);
+    let args = run_args(&[&["--command", "sh pipeline.sh"], extra].concat());
     let out = goldgate(dir, &args, env);
     assert_eq!(
         out.status.code(),

@@ -12,34 +12,11 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::support::openai::{FakeOpenAi, Reply};
-use crate::support::project::{commit_all, extraction_suite, git, git_repo, run_lines};
+use crate::support::output::stderr;
+use crate::support::project::{
+    commit_all, extraction_suite, git, git_repo, goldgate_capped, run_lines,
+};
 use crate::support::TempDir;
-
-/// `goldgate ARGS` in `dir` under a 2 GiB address-space limit, so that a regression reading
-/// a device or a huge entry whole fails the test instead of taking the machine's memory.
-fn goldgate_capped(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut script = String::from("ulimit -v 2097152 && exec \"$0\"");
-    for i in 1..=args.len() {
-        script.push_str(&format!(" \"${i}\""));
-    }
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_goldgate"))
-        .args(args)
-        .envs(env.iter().copied())
-        .env_remove("GITHUB_ACTIONS")
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    out
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// The answer that matches the gold of every sample of `extraction_suite`.
 const PERFECT: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer", "action": "track orders", "source_messages": [0]}]}"#;

@@ -9,37 +9,20 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::support::openai::{FakeOpenAi, Reply};
-use crate::support::project::{extraction_suite, goldgate, run_lines};
+use crate::support::output::stderr;
+use crate::support::project::{extraction_suite, goldgate, run_chat, run_lines};
 use crate::support::TempDir;
 
 const KEY: &str = "sk-chat-test-SECRET-4242";
 
 const ANSWER: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer", "action": "track orders", "source_messages": [0], "confidence": 0.9}]}"#;
 
+/// `goldgate run --chat` against `server` with the test key, retrying fast.
 fn chat(dir: &Path, server: &FakeOpenAi, extra: &[&str]) -> std::process::Output {
-    let base = server.base_url();
-    let mut args = vec![
-        "run",
-        "--suite",
-        "suite",
-        "--chat",
-        "--base-url",
-        &base,
-        "--model",
-        "test-model",
-        "--retries",
-        "2",
-    ];
+    let mut args = vec!["--model", "test-model", "--retries", "2"];
     args.extend_from_slice(extra);
-    goldgate(
-        dir,
-        &args,
-        &[("OPENAI_API_KEY", KEY), ("GOLDGATE_TEST_BACKOFF_MS", "1")],
-    )
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    let env = [("OPENAI_API_KEY", KEY), ("GOLDGATE_TEST_BACKOFF_MS", "1")];
+    run_chat(dir, &server.base_url(), &args, &env)
 }
 
 #[test]

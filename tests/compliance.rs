@@ -173,7 +173,7 @@ fn patterns<'v>(
 fn every_schema_pattern_is_in_the_portable_subset() {
     let mut failures = Vec::new();
     let mut seen = 0;
-    for name in crate::schemas::schema_names() {
+    for name in crate::support::schema::schema_names() {
         let schema = load(&name);
         let mut found = Vec::new();
         patterns(&schema, "", &mut found);

@@ -4,25 +4,9 @@
 //! a suite, each says so in one usage error (exit 2) with a hint, never clap's "required
 //! arguments were not provided".
 
-use std::process::Output;
-
+use crate::support::output::{assert_exit, text};
 use crate::support::project::goldgate;
 use crate::support::TempDir;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-#[track_caller]
-fn assert_exit(out: &Output, code: i32, what: &str) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{what}\nstdout:\n{}\nstderr:\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-}
 
 #[test]
 fn the_sharded_workflow_runs_from_goldgate_toml_without_a_suite_flag() {

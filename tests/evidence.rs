@@ -11,21 +11,13 @@ use std::process::Output;
 use serde_json::{json, Value};
 
 use crate::support::openai::{FakeOpenAi, Reply};
+use crate::support::output::{assert_exit, text};
 use crate::support::project::goldgate;
 use crate::support::TempDir;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
+#[track_caller]
 fn exit(out: &Output, code: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    assert_exit(out, code, "");
 }
 
 /// An extraction sample `id` whose gold has `requirements` requirements.
@@ -69,6 +61,27 @@ fn answers(dir: &Path, name: &str, outputs: &[(String, Value)]) {
         .map(|(id, output)| format!("{}\n", json!({"id": id, "output": output})))
         .collect();
     std::fs::write(dir.join(name), lines).unwrap();
+}
+
+/// `goldgate check` of `dir/suite` replaying `answers`, no baseline needed.
+fn check_replay(dir: &Path, answers: &str) -> Output {
+    let args = [
+        "check",
+        "--suite",
+        "suite",
+        "--replay",
+        answers,
+        "--allow-missing-baseline",
+    ];
+    goldgate(dir, &args, &[])
+}
+
+/// `goldgate baseline refresh` of `dir/suite` replaying `answers`, with `env` added.
+fn refresh(dir: &Path, answers: &str, env: &[(&str, &str)]) -> Output {
+    let args = [
+        "baseline", "refresh", "--suite", "suite", "--replay", answers,
+    ];
+    goldgate(dir, &args, env)
 }
 
 /// A judge rule, and a judge whose endpoint refuses every call (401): every judgement is
@@ -149,18 +162,7 @@ fn a_rule_on_a_kind_the_run_does_not_have_makes_it_incomplete() {
         "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n[metrics.\"inference.recall\"]\nmin = 0.5\n",
     )
     .unwrap();
-    let out = goldgate(
-        &dir.0,
-        &[
-            "check",
-            "--suite",
-            "suite",
-            "--replay",
-            "answers.jsonl",
-            "--allow-missing-baseline",
-        ],
-        &[],
-    );
+    let out = check_replay(&dir.0, "answers.jsonl");
     exit(&out, 3);
     let stdout = text(&out.stdout);
     assert!(
@@ -190,18 +192,7 @@ fn keyless_answers_make_the_run_incomplete_and_are_never_a_baseline() {
         })
         .collect();
     answers(&dir.0, "answers.jsonl", &outputs);
-    let check = goldgate(
-        &dir.0,
-        &[
-            "check",
-            "--suite",
-            "suite",
-            "--replay",
-            "answers.jsonl",
-            "--allow-missing-baseline",
-        ],
-        &[],
-    );
+    let check = check_replay(&dir.0, "answers.jsonl");
     exit(&check, 3);
     let stdout = text(&check.stdout);
     assert!(stdout.starts_with("INCOMPLETE"), "{stdout}");
@@ -212,16 +203,9 @@ fn keyless_answers_make_the_run_incomplete_and_are_never_a_baseline() {
             ),
         "{stdout}"
     );
-    let refresh = goldgate(
+    let refresh = refresh(
         &dir.0,
-        &[
-            "baseline",
-            "refresh",
-            "--suite",
-            "suite",
-            "--replay",
-            "answers.jsonl",
-        ],
+        "answers.jsonl",
         &[("TMPDIR", dir.0.to_str().unwrap())],
     );
     exit(&refresh, 3);
@@ -252,27 +236,13 @@ fn a_rules_file_sets_the_keyless_ceiling() {
         })
         .collect();
     answers(&dir.0, "answers.jsonl", &outputs);
-    let check = |dir: &Path| {
-        goldgate(
-            dir,
-            &[
-                "check",
-                "--suite",
-                "suite",
-                "--replay",
-                "answers.jsonl",
-                "--allow-missing-baseline",
-            ],
-            &[],
-        )
-    };
-    exit(&check(&dir.0), 0);
+    exit(&check_replay(&dir.0, "answers.jsonl"), 0);
     std::fs::write(
         dir.0.join("thresholds.toml"),
         "version = 1\n[metrics.\"parse.keyless_rate\"]\nmax = 0.2\n",
     )
     .unwrap();
-    let out = check(&dir.0);
+    let out = check_replay(&dir.0, "answers.jsonl");
     exit(&out, 3);
     let stdout = text(&out.stdout);
     assert!(
@@ -302,18 +272,7 @@ fn a_change_on_too_few_samples_is_not_called_significant() {
             "version = 1\n[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\n",
         )
         .unwrap();
-        let refresh = goldgate(
-            &dir.0,
-            &[
-                "baseline",
-                "refresh",
-                "--suite",
-                "suite",
-                "--replay",
-                "good.jsonl",
-            ],
-            &[],
-        );
+        let refresh = refresh(&dir.0, "good.jsonl", &[]);
         exit(&refresh, 0);
         let out = goldgate(
             &dir.0,

@@ -5,10 +5,11 @@
 
 use std::io::Write;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::project::{git, git_output};
 use crate::support::TempDir;
 
 const GOLDGATE: &str = env!("CARGO_BIN_EXE_goldgate");
@@ -129,26 +130,6 @@ impl Scratch {
             .map(|t| t.lines().count())
             .unwrap_or(0)
     }
-}
-
-fn git_output(dir: &Path, args: &[&str]) -> Output {
-    Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .unwrap()
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = git_output(dir, args);
-    assert!(out.status.success(), "git {args:?}: {out:?}");
 }
 
 #[test]

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::output::said;
 use crate::support::TempDir;
 
 const SAMPLE: &str = r#"{"id": "ext-001", "kind": "extraction", "conversation": [{"role": "user", "content": "Customers want to track their orders."}], "labels": {"requirements": [{"id": "REQ-001", "title": "Track order status", "type": "functional", "actor": "customer", "action": "view the current status of an order", "acceptance_criteria": ["status shown", "status updated"], "priority": "must", "source_messages": [0]}]}}"#;
@@ -47,15 +48,6 @@ fn goldgate(dir: &Path, args: &[&str]) -> (Output, Duration) {
     (output, started.elapsed())
 }
 
-/// What the command said: `suite lint` lists problems on stdout, errors go to stderr.
-fn stderr(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
 #[test]
 fn a_directory_cycle_is_named_at_once() {
     let (dir, suite) = project("cycle");
@@ -67,7 +59,7 @@ fn a_directory_cycle_is_named_at_once() {
         took < Duration::from_secs(5),
         "a cycle is found at once, not after walking it: {took:?}"
     );
-    let text = stderr(&out);
+    let text = said(&out);
     assert!(
         text.contains("suite/a") && text.contains("cycle"),
         "the link and the cycle are named: {text}"
@@ -87,7 +79,7 @@ fn links_that_leave_the_suite_are_refused() {
     symlink("/etc/passwd", suite.join("passwd.yaml")).unwrap();
     let (out, _) = goldgate(&dir.0, &["suite", "lint", "suite"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let text = stderr(&out);
+    let text = said(&out);
     for (link, target) in [
         ("suite/x.json", "elsewhere/x.json"),
         ("suite/more", "elsewhere"),
@@ -141,7 +133,7 @@ fn fifos_and_devices_are_refused_without_blocking() {
     let (out, took) = goldgate(&dir.0, &["suite", "lint", "suite"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(took < Duration::from_secs(5), "{took:?}");
-    let text = stderr(&out);
+    let text = said(&out);
     assert!(
         text.contains("suite/pipe.jsonl") && text.contains("FIFO"),
         "{text}"
@@ -153,7 +145,7 @@ fn fifos_and_devices_are_refused_without_blocking() {
     let (out, took) = goldgate(&dir.0, &["suite", "stats", "suite"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(took < Duration::from_secs(5), "{took:?}");
-    let text = stderr(&out);
+    let text = said(&out);
     assert!(
         text.contains("suite/zero.yaml") && text.contains("/dev/zero"),
         "{text}"
@@ -178,7 +170,7 @@ fn samples_over_the_size_cap_are_refused_and_the_cap_can_be_raised() {
     .unwrap();
     let (out, _) = goldgate(&dir.0, &["suite", "lint", "suite"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let text = stderr(&out);
+    let text = said(&out);
     assert!(
         text.contains("suite/big.json")
             && text.contains(&format!("{} bytes", big.len()))
@@ -209,7 +201,7 @@ fn samples_over_the_size_cap_are_refused_and_the_cap_can_be_raised() {
     .unwrap();
     let (out, _) = goldgate(&dir.0, &["check", "--format", "brief"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let text = stderr(&out);
+    let text = said(&out);
     assert!(
         text.contains("suite/ext-001.json") && text.contains("100 bytes"),
         "{text}"
@@ -240,7 +232,7 @@ fn every_command_that_reads_a_suite_refuses_it() {
         let (out, took) = goldgate(&dir.0, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
         assert!(took < Duration::from_secs(5), "{args:?}: {took:?}");
-        let text = stderr(&out);
+        let text = said(&out);
         assert!(
             text.contains("suite/loop") && text.contains("cycle"),
             "{args:?}: {text}"

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::support::mock_http::{MockServer, Response};
+use crate::support::pipelines::run_args;
+use crate::support::project::goldgate;
 use crate::support::TempDir;
 
 const SECRET: &str = "tok-9f8e7d-SECRET";
@@ -76,22 +78,8 @@ fn suite(dir: &Path, n: usize) {
 }
 
 fn run(dir: &Path, url: &str, extra: &[&str]) -> (std::process::Output, Vec<Value>) {
-    let mut args = vec![
-        "run",
-        "--suite",
-        "suite",
-        "--output",
-        "run.jsonl",
-        "--http",
-        url,
-    ];
-    args.extend_from_slice(extra);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
-        .args(&args)
-        .current_dir(dir)
-        .env("PIPELINE_TOKEN", SECRET)
-        .output()
-        .unwrap();
+    let args = run_args(&[&["--http", url], extra].concat());
+    let out = goldgate(dir, &args, &[("PIPELINE_TOKEN", SECRET)]);
     let records = std::fs::read_to_string(dir.join("run.jsonl"))
         .map(|t| {
             t.lines()

@@ -7,10 +7,11 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use crate::support::mock_http::{MockServer, Response};
 use crate::support::openai::{FakeOpenAi, Reply};
+use crate::support::output::{assert_exit, text};
 use crate::support::project::goldgate;
 use crate::support::TempDir;
 
@@ -27,21 +28,6 @@ fn sample_id(kind: &str) -> &'static str {
         "tuples" => "tup-001",
         other => panic!("no sample for {other}"),
     }
-}
-
-pub(crate) fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-#[track_caller]
-pub(crate) fn assert_exit(out: &Output, code: i32, what: &str) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{what}\nstdout:\n{}\nstderr:\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
 }
 
 /// Every file below `dir` (relative path → contents), `.goldgate/` left out.

@@ -6,7 +6,8 @@
 
 use std::process::{Command, Stdio};
 
-use crate::init::{assert_exit, files, text};
+use crate::init::files;
+use crate::support::output::{assert_exit, text};
 use crate::support::project::{git, goldgate};
 use crate::support::TempDir;
 

@@ -6,24 +6,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::run::{run_with, suite};
+use crate::support::pipelines::{python, run_with, suite};
+use crate::support::project::run_lines;
 use crate::support::TempDir;
-
-fn python(script: &str, args: &str) -> String {
-    format!(
-        "python3 {}/tests/pipelines/{script} {args}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-/// Every line of a run file.
-fn lines(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 #[test]
 fn requests_and_responses_carry_the_repeat_index() {
@@ -42,7 +27,7 @@ fn requests_and_responses_carry_the_repeat_index() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let records = lines(&dir.0.join("run.jsonl"));
+    let records = run_lines(&dir.0.join("run.jsonl"));
     assert_eq!(records.len(), 6);
     for r in &records {
         assert!(r["error"].is_null(), "{r}");
@@ -60,7 +45,7 @@ fn responses_without_a_repeat_still_work() {
         &["--mode", "jsonl", "--repeat", "2", "--jobs", "6"],
     );
     assert_eq!(out.status.code(), Some(0));
-    let records = lines(&dir.0.join("run.jsonl"));
+    let records = run_lines(&dir.0.join("run.jsonl"));
     assert_eq!(records.len(), 6);
     for r in &records {
         assert!(r["error"].is_null(), "{r}");
@@ -179,7 +164,7 @@ fn a_stray_line_never_fails_more_than_one_request() {
         &["--mode", "jsonl", "--jobs", "16"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let records = lines(&dir.0.join("run.jsonl"));
+    let records = run_lines(&dir.0.join("run.jsonl"));
     let failed: Vec<&Value> = records.iter().filter(|r| !r["error"].is_null()).collect();
     assert!(failed.len() <= 1, "{failed:?}\n{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");

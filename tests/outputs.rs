@@ -16,13 +16,23 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::support::output::said;
 use crate::support::project::goldgate;
-use crate::support::TempDir;
+use crate::support::{example, TempDir};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// The example project's suite, main answers and baseline.
+fn inputs() -> (String, String, String) {
+    (
+        example("suite"),
+        example("answers/main.jsonl"),
+        example("baselines/main.json"),
+    )
+}
 
-fn example(path: &str) -> String {
-    format!("{ROOT}/examples/requirements/{path}")
+/// `dir/pairs.jsonl` holding one pair of texts for `goldgate similarity`.
+fn pairs(dir: &Path, a: &str, b: &str) {
+    let line = serde_json::json!({"a": a, "b": b});
+    std::fs::write(dir.join("pairs.jsonl"), format!("{line}\n")).unwrap();
 }
 
 /// A FIFO at `path` and a reader draining it while a command runs. The reader holds both
@@ -79,21 +89,13 @@ impl Fifo {
     }
 }
 
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 /// `goldgate ARGS` in `dir` while the FIFOs `fifos` (names in `dir`) are read; what each got.
 fn with_fifos(dir: &Path, fifos: &[&str], args: &[&str], status: i32) -> Vec<String> {
     let readers: Vec<Fifo> = fifos.iter().map(|f| Fifo::new(dir.join(f))).collect();
     let out = goldgate(dir, args, &[]);
     // Anything written is in the pipe before the writer's process exits.
     let got: Vec<String> = readers.into_iter().map(Fifo::finish).collect();
-    assert_eq!(out.status.code(), Some(status), "{args:?}: {}", text(&out));
+    assert_eq!(out.status.code(), Some(status), "{args:?}: {}", said(&out));
     got
 }
 
@@ -101,16 +103,8 @@ fn with_fifos(dir: &Path, fifos: &[&str], args: &[&str], status: i32) -> Vec<Str
 fn every_output_that_is_a_fifo_is_written_to_and_stays_a_fifo() {
     let dir = TempDir::new("out-fifo");
     let d = &dir.0;
-    let (suite, answers, baseline) = (
-        example("suite"),
-        example("answers/main.jsonl"),
-        example("baselines/main.json"),
-    );
-    std::fs::write(
-        d.join("pairs.jsonl"),
-        "{\"a\": \"track orders\", \"b\": \"track my orders\"}\n",
-    )
-    .unwrap();
+    let (suite, answers, baseline) = inputs();
+    pairs(d, "track orders", "track my orders");
     let got = with_fifos(
         d,
         &["cosines"],
@@ -238,11 +232,7 @@ fn every_output_that_is_a_fifo_is_written_to_and_stays_a_fifo() {
 fn a_stream_link_is_written_through_and_a_link_to_a_file_is_replaced() {
     let dir = TempDir::new("out-link");
     let d = &dir.0;
-    std::fs::write(
-        d.join("pairs.jsonl"),
-        "{\"a\": \"x y z\", \"b\": \"x y z\"}\n",
-    )
-    .unwrap();
+    pairs(d, "x y z", "x y z");
     // Like `/dev/stdout` (a link to the process's stdout) when stdout is a pipe ...
     let fifo = Fifo::new(d.join("pipe"));
     std::os::unix::fs::symlink("pipe", d.join("stdout")).unwrap();
@@ -252,7 +242,7 @@ fn a_stream_link_is_written_through_and_a_link_to_a_file_is_replaced() {
         &[],
     );
     let got = fifo.finish();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     assert!(got.contains("\"cosine\":1.0"), "{got:?}");
     // ... and `/dev/stdout` itself, whatever stdout is (here a pipe to this test).
     let out = goldgate(
@@ -260,8 +250,8 @@ fn a_stream_link_is_written_through_and_a_link_to_a_file_is_replaced() {
         &["similarity", "--pairs", "pairs.jsonl", "-o", "/dev/stdout"],
         &[],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(text(&out).contains("\"cosine\":1.0"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(said(&out).contains("\"cosine\":1.0"), "{}", said(&out));
     assert!(std::fs::symlink_metadata("/dev/stdout")
         .unwrap()
         .file_type()
@@ -276,7 +266,7 @@ fn a_stream_link_is_written_through_and_a_link_to_a_file_is_replaced() {
         &["similarity", "--pairs", "pairs.jsonl", "-o", "link"],
         &[],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     assert_eq!(
         std::fs::read_to_string(d.join("file.jsonl")).unwrap(),
         victim
@@ -293,14 +283,10 @@ fn a_stream_link_is_written_through_and_a_link_to_a_file_is_replaced() {
 fn an_output_that_is_a_directory_is_an_error_naming_it() {
     let dir = TempDir::new("out-dir");
     let d = &dir.0;
-    std::fs::write(d.join("pairs.jsonl"), "{\"a\": \"x\", \"b\": \"y\"}\n").unwrap();
+    pairs(d, "x", "y");
     std::fs::create_dir(d.join("taken")).unwrap();
     std::fs::write(d.join("a-file"), "keep me").unwrap();
-    let (suite, answers, baseline) = (
-        example("suite"),
-        example("answers/main.jsonl"),
-        example("baselines/main.json"),
-    );
+    let (suite, answers, baseline) = inputs();
     let cases: [&[&str]; 5] = [
         &["similarity", "--pairs", "pairs.jsonl", "-o", "taken"],
         &[
@@ -340,7 +326,7 @@ fn an_output_that_is_a_directory_is_an_error_naming_it() {
     ];
     for args in cases {
         let out = goldgate(d, args, &[]);
-        let said = text(&out);
+        let said = said(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
         let named = args.last().unwrap();
         assert!(

@@ -10,13 +10,7 @@ use std::process::{Command, Output};
 use serde_json::{json, Value};
 
 use crate::github::{start, FakeGitHub, MARKER, TOKEN};
-use crate::support::TempDir;
-
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn example(path: &str) -> String {
-    format!("{ROOT}/examples/requirements/{path}")
-}
+use crate::support::{example, TempDir};
 
 /// The verdict of the example project's candidate answers (it fails: extraction dropped
 /// below its floors and regressed against the baseline).

@@ -8,38 +8,18 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::output::stderr;
+use crate::support::pipelines::{calls, run_args, script};
 use crate::support::project::{extraction_sample, extraction_suite, goldgate, run_lines};
 use crate::support::TempDir;
 
-fn count_script() -> String {
-    format!("sh {}/tests/pipelines/count.sh", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn calls(dir: &Path) -> usize {
-    std::fs::read_to_string(dir.join("calls.txt")).map_or(0, |t| t.lines().count())
-}
-
 /// `goldgate run` of the counting pipeline with `prompt.txt` as its fingerprint file.
 fn run(dir: &Path, extra: &[&str]) -> std::process::Output {
-    let command = count_script();
-    let mut args = vec![
-        "run",
-        "--suite",
-        "suite",
-        "--output",
-        "run.jsonl",
-        "--command",
-        &command,
-        "--fingerprint-file",
-        "prompt.txt",
-    ];
-    args.extend_from_slice(extra);
+    let command = script("count.sh");
+    let fingerprint = ["--command", &command, "--fingerprint-file", "prompt.txt"];
+    let args = run_args(&[&fingerprint[..], extra].concat());
     let count = dir.join("calls.txt");
     goldgate(dir, &args, &[("COUNT_FILE", count.to_str().unwrap())])
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]

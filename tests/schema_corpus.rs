@@ -14,7 +14,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::support::answers::{answer_variants, compliant, example_answers, files_below};
+use crate::support::answers::{
+    answer_text, answer_variants, compliant, example_answers, sample_id,
+};
+use crate::support::files_below;
 use crate::support::schema::problems;
 
 fn root() -> PathBuf {
@@ -87,15 +90,9 @@ fn answers_of(project: &str, run: &str, kind: &str, n: usize) -> Vec<(String, Va
     let mut out = Vec::new();
     for (i, line) in std::fs::read_to_string(&path).unwrap().lines().enumerate() {
         let record: Value = serde_json::from_str(line).unwrap();
-        let id = record
-            .get("sample_id")
-            .or(record.get("id"))
-            .and_then(Value::as_str)
-            .unwrap();
-        let text = match (record.get("raw_output"), record.get("output")) {
-            (Some(Value::String(s)), _) | (_, Some(Value::String(s))) => s.clone(),
-            (_, Some(v)) => v.to_string(),
-            _ => continue,
+        let id = sample_id(&record).unwrap();
+        let Some(text) = answer_text(&record) else {
+            continue;
         };
         if !ids.contains(id) {
             continue;
@@ -345,7 +342,7 @@ fn goldgate_reads(stem: &str, name: &str, value: &Value) -> Option<bool> {
 #[test]
 fn every_schema_has_a_corpus_judged_as_labelled() {
     let corpus = corpus();
-    let names = crate::schemas::schema_names();
+    let names = crate::support::schema::schema_names();
     let mut failures = Vec::new();
     for name in &names {
         let stem = name.trim_end_matches(".schema.json");

@@ -374,7 +374,7 @@ fn the_enums_compared_after_norm_are_the_codes() {
     );
     let mut failures = Vec::new();
     let mut seen = 0;
-    for name in crate::schemas::schema_names() {
+    for name in crate::support::schema::schema_names() {
         let before = load(&name);
         let mut after = before.clone();
         let mut changed = Vec::new();

@@ -9,24 +9,15 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::schema::{check, check_written, dir, load};
+use crate::support::answers::{answer_text, sample_id};
+use crate::support::files_below;
+use crate::support::schema::{check, check_written, load, schema_names};
 use crate::support::TempDir;
 
 const BASE: &str = "https://raw.githubusercontent.com/goldgate/goldgate/main/schemas/";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Every schema file's name.
-pub fn schema_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".schema.json"))
-        .collect();
-    names.sort();
-    names
 }
 
 /// Every place in `v` (at JSON pointer `at`) where a property or a definition has no
@@ -130,17 +121,6 @@ fn toml_file(path: &Path) -> Value {
     toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn files_below(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files_below(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
-
 /// The answer schema of a sample's kind.
 fn answer_schema(kind: &str) -> String {
     format!("answer-{}.schema.json", kind.to_lowercase())
@@ -168,9 +148,7 @@ fn the_shipped_examples_validate() {
     let mut failures = Vec::new();
     let mut checked = 0;
     let examples = root().join("examples");
-    let mut files = Vec::new();
-    files_below(&examples, &mut files);
-    files.sort();
+    let files = files_below(&examples);
     // Each sample's kind, for its answers.
     let mut kinds = std::collections::HashMap::new();
     for path in &files {
@@ -230,15 +208,9 @@ fn the_shipped_examples_validate() {
         let what = path.strip_prefix(root()).unwrap().display().to_string();
         for (i, line) in std::fs::read_to_string(path).unwrap().lines().enumerate() {
             let record: Value = serde_json::from_str(line).unwrap();
-            let id = record
-                .get("sample_id")
-                .or(record.get("id"))
-                .and_then(Value::as_str)
-                .unwrap();
-            let text = match (record.get("raw_output"), record.get("output")) {
-                (Some(Value::String(s)), _) | (_, Some(Value::String(s))) => s.clone(),
-                (_, Some(v)) => v.to_string(),
-                _ => continue,
+            let id = sample_id(&record).unwrap();
+            let Some(text) = answer_text(&record) else {
+                continue;
             };
             if record.get("error").is_some_and(|e| !e.is_null()) {
                 continue;
@@ -337,7 +309,7 @@ fn the_documented_examples_validate() {
     let mut failures = Vec::new();
     let mut counted = std::collections::BTreeMap::<&str, usize>::new();
     let mut docs: Vec<PathBuf> = vec![root().join("README.md")];
-    files_below(&root().join("docs"), &mut docs);
+    docs.extend(files_below(&root().join("docs")));
     docs.retain(|p| p.extension().is_some_and(|e| e == "md"));
     docs.sort();
     for doc in &docs {

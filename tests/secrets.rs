@@ -4,13 +4,14 @@
 //! credentials never follow a redirect to another origin.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
-use crate::run::{records, suite};
 use crate::support::mock_http::{MockServer, Response};
+use crate::support::output::said;
+use crate::support::pipelines::{python, records, suite};
 use crate::support::TempDir;
 
 const GITHUB_TOKEN: &str = "ghp_test0GITHUB0TOKEN0never0written";
@@ -22,13 +23,6 @@ const OTHER_TOKENS: [(&str, &str); 3] = [
         "idreq0TOKEN0never0written",
     ),
 ];
-
-fn env_echo() -> String {
-    format!(
-        "python3 {}/tests/pipelines/env_echo.py",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
 
 /// goldgate in `dir` with the CI's tokens (and `KEEP_ME`) in its environment.
 fn goldgate(dir: &Path, args: &[&str]) -> Command {
@@ -43,14 +37,6 @@ fn goldgate(dir: &Path, args: &[&str]) -> Command {
         command.env(name, value);
     }
     command
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// Every file below `dir`, with its text.
@@ -86,11 +72,17 @@ fn a_command_pipeline_never_gets_the_ci_tokens() {
     suite(&dir.0, 2);
     let out = goldgate(
         &dir.0,
-        &["run", "--suite", "suite", "--command", &env_echo()],
+        &[
+            "run",
+            "--suite",
+            "suite",
+            "--command",
+            &python("env_echo.py", ""),
+        ],
     )
     .output()
     .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     let recs = records(&dir.0.join("run.jsonl"));
     for r in recs.values() {
         let env = r["prediction"]["env"].as_object().unwrap();
@@ -109,7 +101,7 @@ fn a_command_pipeline_never_gets_the_ci_tokens() {
         &std::fs::read_to_string(dir.0.join("run.jsonl")).unwrap(),
         &all_tokens(),
     );
-    assert_clean("the output", &text(&out), &all_tokens());
+    assert_clean("the output", &said(&out), &all_tokens());
 }
 
 #[test]
@@ -120,14 +112,14 @@ fn env_clear_and_env_passthrough_decide_the_pipelines_environment() {
         dir.0.join("goldgate.toml"),
         format!(
             "[pipeline]\nkind = \"command\"\ncommand = \"{}\"\nenv_clear = true\nenv_passthrough = [\"GH_TOKEN\", \"KEEP_*\"]\n",
-            env_echo()
+            python("env_echo.py", "")
         ),
     )
     .unwrap();
     let out = goldgate(&dir.0, &["run", "--suite", "suite"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     let recs = records(&dir.0.join("run.jsonl"));
     for r in recs.values() {
         let env = r["prediction"]["env"].as_object().unwrap();
@@ -158,7 +150,7 @@ fn env_clear_and_env_passthrough_decide_the_pipelines_environment() {
             "flags.jsonl",
             "--no-cache",
             "--command",
-            &env_echo(),
+            &python("env_echo.py", ""),
             "--env-clear",
             "--env-passthrough",
             "OTHER_VAR",
@@ -166,7 +158,7 @@ fn env_clear_and_env_passthrough_decide_the_pipelines_environment() {
     )
     .output()
     .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     for r in records(&dir.0.join("flags.jsonl")).values() {
         let env = r["prediction"]["env"].as_object().unwrap();
         assert!(
@@ -227,7 +219,7 @@ fn an_echoed_token_is_written_nowhere_by_check() {
     )
     .output()
     .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     std::fs::write(
         dir.0.join("thresholds.toml"),
         "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.9\n[metrics.\"run.error_rate\"]\nmax = 0.5\n",
@@ -242,7 +234,7 @@ fn an_echoed_token_is_written_nowhere_by_check() {
             dir.0.join("goldgate.toml"),
             format!(
                 "[pipeline]\nkind = \"command\"\ncommand = \"{}\"\n{extra}\n[check]\nsuite = \"suite\"\nout_dir = \"out\"\n",
-                env_echo()
+                python("env_echo.py", "")
             ),
         )
         .unwrap();
@@ -266,9 +258,9 @@ fn an_echoed_token_is_written_nowhere_by_check() {
                 out.status.code(),
                 Some(1),
                 "the gate fails ({case}, {format}): {}",
-                text(&out)
+                said(&out)
             );
-            outputs.push((format, text(&out)));
+            outputs.push((format, said(&out)));
         }
         for (format, output) in &outputs {
             assert_clean(
@@ -358,17 +350,17 @@ fn an_http_pipelines_url_and_header_secrets_are_redacted() {
         .unwrap();
         let run = std::fs::read_to_string(dir.0.join(&output)).unwrap();
         assert_clean(&output, &run, &secrets);
-        assert_clean("the output", &text(&out), &secrets);
+        assert_clean("the output", &said(&out), &secrets);
         let recs = records(&dir.0.join(&output));
         if path == "ok" {
-            assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+            assert_eq!(out.status.code(), Some(0), "{}", said(&out));
             let echoed = recs["s-0"]["raw_output"].as_str().unwrap();
             assert!(
                 echoed.contains("token=***") && echoed.contains("Basic ***"),
                 "{echoed}"
             );
         } else {
-            assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+            assert_eq!(out.status.code(), Some(3), "{}", said(&out));
             let message = recs["s-0"]["error"]["message"].as_str().unwrap();
             assert!(
                 message.contains(&format!(
@@ -451,7 +443,7 @@ fn redirects_never_carry_credentials_or_query_tokens_to_another_origin() {
         let all = format!("{target} {headers:?}");
         assert_clean("a request to the other origin", &all, &[token, key]);
     }
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", said(&out));
     let recs = records(&dir.0.join("cross.jsonl"));
     let message = recs["s-0"]["error"]["message"].as_str().unwrap();
     assert!(
@@ -462,7 +454,7 @@ fn redirects_never_carry_credentials_or_query_tokens_to_another_origin() {
     );
     // Within the origin, a redirect is followed, and no Referer carries the query on.
     let out = run("same", "same.jsonl");
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     for r in records(&dir.0.join("same.jsonl")).values() {
         assert!(r["error"].is_null(), "{r}");
         assert_eq!(r["prediction"]["referer"], Value::Null, "{r}");

@@ -40,14 +40,15 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         ));
     }
     let paths = gated.written.named();
-    super::publish::to_actions(
+    let events = crate::publish::verdict::to_actions(
         &gated.verdict,
-        &s.gate,
+        &super::render(&s.gate),
         &paths,
         &gated.markdown,
+        &s.gate.publish,
         Some(&runtime),
-        reporter,
     )?;
+    super::show(&events, reporter);
     let show = super::compare::Show {
         format: s.format,
         comment: &gated.markdown,

@@ -31,8 +31,17 @@ pub fn compare(s: CompareSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
     }
     let mut paths = vec![("score", s.score.clone())];
     paths.extend(s.output.clone().map(|o| ("verdict-file", o)));
-    let comment = super::publish::comment(&verdict, &s.gate)?;
-    super::publish::to_actions(&verdict, &s.gate, &paths, &comment, None, reporter)?;
+    let render = super::render(&s.gate);
+    let comment = crate::publish::verdict::comment(&verdict, &render)?;
+    let events = crate::publish::verdict::to_actions(
+        &verdict,
+        &render,
+        &paths,
+        &comment,
+        &s.gate.publish,
+        None,
+    )?;
+    super::show(&events, reporter);
     let show = Show {
         format: s.format,
         comment: &comment,

@@ -5,21 +5,24 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use crate::init::{Pipeline, Plan, Written};
+use crate::init::{ask, names, Place, Plan};
 use crate::output::Reporter;
 use crate::settings::{defaults, InitSettings};
-use goldgate_core::error::{Error, Exit, Result};
-use goldgate_core::suite::Kind;
+use goldgate_core::error::{Exit, Result};
 
 pub fn init(s: InitSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let below_root = s.below_git_root;
+    let below_git_root = s.below_git_root;
     let plan = if s.interactive {
         choose(s, &mut std::io::stdin().lock(), reporter)?
     } else {
         with_defaults(s, reporter)
     };
     let written = crate::init::init(&plan)?;
-    reporter.out(&summary(&plan, &written, below_root));
+    let place = Place {
+        here: plan.dir == Path::new(defaults::INIT_DIR),
+        below_git_root,
+    };
+    reporter.out(&crate::init::summary(&plan, &written, place));
     Ok(Exit::Ok)
 }
 
@@ -51,50 +54,14 @@ fn with_defaults(s: InitSettings, reporter: &mut Reporter<'_>) -> Plan {
 
 /// Ask on stderr, read the answers from `input`, for what the flags left open.
 fn choose(s: InitSettings, input: &mut dyn BufRead, reporter: &mut Reporter<'_>) -> Result<Plan> {
+    let mut say = |text: &str| reporter.note(text);
     let kinds = match s.kinds {
         Some(kinds) => kinds,
-        None => {
-            let choices: Vec<(&str, &str)> = Kind::ALL
-                .iter()
-                .map(|k| (k.as_str(), crate::init::about(*k)))
-                .collect();
-            let default: Vec<usize> = defaults::INIT_KINDS
-                .iter()
-                .filter_map(|d| Kind::ALL.iter().position(|k| k == d))
-                .collect();
-            let picked = ask(
-                "Which task kinds does the pipeline do? (one example sample and its rules each)",
-                &choices,
-                &default,
-                true,
-                input,
-                reporter,
-            )?;
-            picked.into_iter().map(|i| Kind::ALL[i]).collect()
-        }
+        None => ask::kinds(defaults::INIT_KINDS, input, &mut say)?,
     };
     let pipeline = match s.pipeline {
         Some(pipeline) => pipeline,
-        None => {
-            let choices: Vec<(&str, &str)> = Pipeline::ALL
-                .iter()
-                .map(|p| (p.as_str(), p.about()))
-                .collect();
-            let default = Pipeline::ALL
-                .iter()
-                .position(|p| *p == defaults::INIT_PIPELINE)
-                .into_iter()
-                .collect::<Vec<_>>();
-            let picked = ask(
-                "How does goldgate call the pipeline?",
-                &choices,
-                &default,
-                false,
-                input,
-                reporter,
-            )?;
-            Pipeline::ALL[picked[0]]
-        }
+        None => ask::pipeline(defaults::INIT_PIPELINE, input, &mut say)?,
     };
     Ok(Plan {
         dir: s.dir,
@@ -104,156 +71,11 @@ fn choose(s: InitSettings, input: &mut dyn BufRead, reporter: &mut Reporter<'_>)
     })
 }
 
-/// One numbered question; the indexes chosen (one unless `many`). An empty answer takes the
-/// default, a wrong one is asked again, the end of input is an error.
-fn ask(
-    question: &str,
-    choices: &[(&str, &str)],
-    default: &[usize],
-    many: bool,
-    input: &mut dyn BufRead,
-    reporter: &mut Reporter<'_>,
-) -> Result<Vec<usize>> {
-    let width = choices.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
-    let mut text = format!("{question}\n");
-    for (i, (name, about)) in choices.iter().enumerate() {
-        text.push_str(&format!("  {}. {name:width$}  {about}\n", i + 1));
-    }
-    let numbers: Vec<String> = default.iter().map(|i| (i + 1).to_string()).collect();
-    let how = if many {
-        "Numbers or names, separated by spaces or commas"
-    } else {
-        "A number or a name"
-    };
-    reporter.note(&text);
-    loop {
-        reporter.note(&format!("{how} [{}]: ", numbers.join(" ")));
-        let mut line = String::new();
-        let read = input.read_line(&mut line).map_err(|e| {
-            Error::usage(
-                format!("cannot read an answer from stdin: {e}"),
-                "pass --kind and --pipeline instead",
-            )
-        })?;
-        if read == 0 {
-            reporter.note("\n");
-            return Err(Error::usage(
-                "stdin ended before the question was answered",
-                "pass --kind and --pipeline to choose without being asked",
-            ));
-        }
-        match parse_choice(&line, choices, many) {
-            Ok(picked) if picked.is_empty() => return Ok(default.to_vec()),
-            Ok(picked) => return Ok(picked),
-            Err(why) => reporter.note(&format!("  {why}\n")),
-        }
-    }
-}
-
-/// The indexes an answer names (empty: none, so the default), each once, in choice order.
-fn parse_choice(
-    line: &str,
-    choices: &[(&str, &str)],
-    many: bool,
-) -> std::result::Result<Vec<usize>, String> {
-    let mut picked = Vec::new();
-    for word in line.split(|c: char| c == ',' || c.is_whitespace()) {
-        let word = word.trim();
-        if word.is_empty() {
-            continue;
-        }
-        let index = match word.parse::<usize>() {
-            Ok(n) if (1..=choices.len()).contains(&n) => n - 1,
-            _ => choices
-                .iter()
-                .position(|(name, _)| name.eq_ignore_ascii_case(word))
-                .ok_or_else(|| {
-                    format!(
-                        "`{word}` is not one of the choices: answer 1 to {}, or a name",
-                        choices.len()
-                    )
-                })?,
-        };
-        if !picked.contains(&index) {
-            picked.push(index);
-        }
-    }
-    if !many && picked.len() > 1 {
-        return Err("choose one".to_string());
-    }
-    picked.sort_unstable();
-    Ok(picked)
-}
-
-/// The kinds' names, comma-separated (as `--kind` takes them).
-fn names(kinds: &[Kind]) -> String {
-    kinds
-        .iter()
-        .map(|k| k.as_str())
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// What was written, and the command to run next; below a git repository's root, that GitHub
-/// reads workflows only there.
-fn summary(plan: &Plan, written: &[Written], below_root: bool) -> String {
-    let here = plan.dir == Path::new(defaults::INIT_DIR);
-    let mut out = format!(
-        "goldgate init wrote {} files{} (task kinds: {}; pipeline: {}):\n",
-        written.len(),
-        if here {
-            String::new()
-        } else {
-            format!(" in {}", plan.dir.display())
-        },
-        names(&plan.kinds).replace(',', ", "),
-        plan.pipeline.as_str(),
-    );
-    for w in written {
-        let note = match (w.overwrote, w.note) {
-            (true, _) => "  (overwrote)".to_string(),
-            (false, Some(note)) => format!("  ({note})"),
-            (false, None) => String::new(),
-        };
-        out.push_str(&format!("  {}{note}\n", w.path.display()));
-    }
-    if below_root {
-        out.push_str(
-            "\nGitHub reads workflows only from .github/workflows at the repository's root: move them there (GOLDGATE.md says how)\n",
-        );
-    }
-    let cd = if here {
-        String::new()
-    } else {
-        format!("cd {} && ", shell_word(&plan.dir.display().to_string()))
-    };
-    let env = match plan.pipeline {
-        Pipeline::Command => "",
-        Pipeline::Http => "export PIPELINE_URL=<your service's URL> && ",
-        Pipeline::Chat => "export OPENAI_API_KEY=<your key> && ",
-    };
-    out.push_str(&format!(
-        "\nnext: {cd}{env}goldgate check\nthen GOLDGATE.md: wire in your pipeline, grow the suite, store a baseline, gate pull requests\n"
-    ));
-    out
-}
-
-/// `word` as one shell word: as it is when it is plain, else in single quotes.
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-/+:@%".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::init::Pipeline;
+    use goldgate_core::suite::Kind;
 
     fn settings(kinds: Option<Vec<Kind>>, pipeline: Option<Pipeline>) -> InitSettings {
         InitSettings {
@@ -335,12 +157,5 @@ mod tests {
             said.contains("--kind extraction") && !said.contains("--pipeline"),
             "{said}"
         );
-    }
-
-    #[test]
-    fn a_directory_with_spaces_is_quoted_in_the_next_command() {
-        assert_eq!(shell_word("gate/project"), "gate/project");
-        assert_eq!(shell_word("my gate"), "'my gate'");
-        assert_eq!(shell_word("it's"), r"'it'\''s'");
     }
 }

@@ -4,15 +4,18 @@
 //! kind (the fewest with which the gate can call a change significant at 95%), a Python
 //! stub of the pipeline (`command`) or its prompts (`chat`), the three GitHub workflows and
 //! `GOLDGATE.md` with the next steps; and `.goldgate/` in `.gitignore` ([`gitignore`]).
-//! [`init`] takes a plain [`Plan`] and returns what it wrote; it never asks or prints (the
-//! command does). A file that exists is never overwritten without [`Plan::force`]: without
-//! it, nothing is written. Nothing is written outside the directory: a directory link on
-//! the way to a file that resolves elsewhere is refused, and a link at a file's path is
-//! replaced, not followed.
+//! [`init`] takes a plain [`Plan`] and returns what it wrote, and [`summary`] says so; the
+//! questions asked for what the flags left open are in [`ask`]. Nothing here prints (the
+//! command shows the text). A file that exists is never overwritten without
+//! [`Plan::force`]: without it, nothing is written. Nothing is written outside the
+//! directory: a directory link on the way to a file that resolves elsewhere is refused, and
+//! a link at a file's path is replaced, not followed.
 
+pub mod ask;
 mod files;
 mod gitignore;
 mod stub;
+mod summary;
 mod workflows;
 
 use std::path::{Path, PathBuf};
@@ -21,6 +24,7 @@ use goldgate_core::error::{Error, Result};
 use goldgate_core::suite::Kind;
 
 pub use files::{scaffold, File};
+pub use summary::{names, summary, Place};
 
 /// How goldgate calls the new project's pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

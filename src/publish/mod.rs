@@ -1,12 +1,15 @@
 //! Publishing a verdict on GitHub: inside GitHub Actions, the job summary, step outputs
 //! and annotations ([`actions`]); through the REST API ([`api`], with GitHub's rate and
-//! size limits in [`limits`]), the sticky PR comment and the check run. Decisions (whether to post, what a check run concludes) live here; what
-//! happened comes back as [`Event`]s for the caller to show. Failing to publish never
-//! changes the gate's exit code.
+//! size limits in [`limits`]), the sticky PR comment and the check run; a command's verdict
+//! ([`verdict`]) and a saved one judged again ([`saved`]) posted from plain data. Decisions
+//! (whether to post, what a check run concludes) live here; what happened comes back as
+//! [`Event`]s for the caller to show. Failing to publish never changes the gate's exit code.
 
 pub mod actions;
 pub mod api;
 pub mod limits;
+pub mod saved;
+pub mod verdict;
 
 use std::path::{Path, PathBuf};
 

@@ -131,18 +131,22 @@ pub fn answer_variants() -> Vec<(String, Value)> {
     out
 }
 
-/// Every file below `dir`, in name order.
-pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        match path.is_dir() {
-            true => out.extend(files_below(&path)),
-            false => out.push(path),
-        }
+/// The sample id of a run record (`sample_id`) or of an outputs line (`id`).
+pub fn sample_id(record: &Value) -> Option<&str> {
+    record
+        .get("sample_id")
+        .or(record.get("id"))
+        .and_then(Value::as_str)
+}
+
+/// The answer a run record (`raw_output`) or an outputs line (`output`) holds, as text: a
+/// string as it is, anything else as its JSON.
+pub fn answer_text(record: &Value) -> Option<String> {
+    match (record.get("raw_output"), record.get("output")) {
+        (Some(Value::String(s)), _) | (_, Some(Value::String(s))) => Some(s.clone()),
+        (_, Some(v)) => Some(v.to_string()),
+        _ => None,
     }
-    out.sort();
-    out
 }
 
 /// Every answer of an extraction sample in the examples and the docs, parsed as goldgate
@@ -153,7 +157,7 @@ pub fn example_answers() -> Vec<(String, Value)> {
     for project in ["requirements", "reviews"] {
         let base = root.join("examples").join(project);
         let mut kinds = std::collections::HashMap::new();
-        for path in files_below(&base.join("suite")) {
+        for path in super::files_below(&base.join("suite")) {
             if path
                 .extension()
                 .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
@@ -180,20 +184,14 @@ pub fn example_answers() -> Vec<(String, Value)> {
             let what = path.strip_prefix(&root).unwrap().display().to_string();
             for (i, line) in std::fs::read_to_string(&path).unwrap().lines().enumerate() {
                 let record: Value = serde_json::from_str(line).unwrap();
-                let id = record
-                    .get("sample_id")
-                    .or(record.get("id"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
+                let id = sample_id(&record).unwrap_or_default();
                 if kinds.get(id).map(String::as_str) != Some("extraction")
                     || record.get("error").is_some_and(|e| !e.is_null())
                 {
                     continue;
                 }
-                let text = match (record.get("raw_output"), record.get("output")) {
-                    (Some(Value::String(s)), _) | (_, Some(Value::String(s))) => s.clone(),
-                    (_, Some(v)) => v.to_string(),
-                    _ => continue,
+                let Some(text) = answer_text(&record) else {
+                    continue;
                 };
                 if let Some(answer) = goldgate_core::parse::parse_answer(&text).value {
                     out.push((format!("{what}:{}", i + 1), answer));

@@ -1,8 +1,14 @@
 //! Helpers shared by the integration tests.
 
+pub mod agents;
 pub mod answers;
+pub mod embeddings;
+pub mod imports;
+pub mod judge;
 pub mod mock_http;
 pub mod openai;
+pub mod output;
+pub mod pipelines;
 pub mod project;
 pub mod schema;
 #[cfg(feature = "semantic")]
@@ -25,19 +31,40 @@ impl TempDir {
     }
 }
 
+/// Every file below `dir`, in name order.
+pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        match path.is_dir() {
+            true => out.extend(files_below(&path)),
+            false => out.push(path),
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `path` in the example project (`examples/requirements/PATH`), as a string for arguments.
+pub fn example(path: &str) -> String {
+    format!(
+        "{}/examples/requirements/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
 /// `goldgate check` on the example project (its suite, its main answers replayed) under
 /// `thresholds`, inside GitHub Actions (`GITHUB_ACTIONS=true`), run in `dir`; callers add
 /// the rest of the environment and arguments.
 pub fn check_example_in_actions(dir: &Path, thresholds: &str) -> Command {
-    let root = env!("CARGO_MANIFEST_DIR");
     let mut command = Command::new(env!("CARGO_BIN_EXE_goldgate"));
     command
         .args([
             "check",
             "--suite",
-            &format!("{root}/examples/requirements/suite"),
+            &example("suite"),
             "--replay",
-            &format!("{root}/examples/requirements/answers/main.jsonl"),
+            &example("answers/main.jsonl"),
             "--thresholds",
             thresholds,
         ])

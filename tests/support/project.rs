@@ -1,5 +1,6 @@
 //! A scratch project for tests that run pipelines: an extraction suite, the goldgate binary
-//! run in the project with extra environment, run files read back, and git.
+//! run in the project with extra environment (also under a memory cap, and against a chat
+//! API), run files read back, and git.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -28,8 +29,38 @@ pub fn extraction_sample(i: usize, text: &str) -> String {
 
 /// `goldgate ARGS` in `dir` with `env` added (and GitHub Actions' variables removed).
 pub fn goldgate(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
-        .args(args)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+    command.args(args);
+    output(command, dir, env)
+}
+
+/// `goldgate ARGS` as [`goldgate`] runs it, under a 2 GiB address-space limit, so that a
+/// regression reading a device or a huge entry whole fails the test instead of taking the
+/// machine's memory.
+pub fn goldgate_capped(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut script = String::from("ulimit -v 2097152 && exec \"$0\"");
+    for i in 1..=args.len() {
+        script.push_str(&format!(" \"${i}\""));
+    }
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_goldgate"))
+        .args(args);
+    output(command, dir, env)
+}
+
+/// `goldgate run --suite suite --chat --base-url BASE_URL ARGS` in `dir` with `env` added.
+pub fn run_chat(dir: &Path, base_url: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let chat = ["run", "--suite", "suite", "--chat", "--base-url", base_url];
+    goldgate(dir, &[&chat[..], args].concat(), env)
+}
+
+/// What `command` (goldgate, or a shell running it) did in `dir` with `env` added and GitHub
+/// Actions' variables removed; it must not have panicked.
+pub fn output(mut command: Command, dir: &Path, env: &[(&str, &str)]) -> Output {
+    let out = command
         .envs(env.iter().copied())
         .env_remove("GITHUB_ACTIONS")
         .current_dir(dir)
@@ -51,7 +82,15 @@ pub fn run_lines(path: &Path) -> Vec<Value> {
 
 /// `git ARGS` in `dir`, with no user or system configuration; panics when it fails.
 pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
+    let out = git_output(dir, args);
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What `git ARGS` did in `dir`, with no user or system configuration and GitHub Actions'
+/// variables removed (a hook git runs is run as it is outside Actions).
+pub fn git_output(dir: &Path, args: &[&str]) -> Output {
+    Command::new("git")
         .args(args)
         .current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -60,10 +99,9 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         .env("GIT_AUTHOR_EMAIL", "t@example.com")
         .env("GIT_COMMITTER_NAME", "t")
         .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env_remove("GITHUB_ACTIONS")
         .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+        .unwrap()
 }
 
 /// Make `dir` a git repository with everything in it committed. The files the test pipelines

@@ -14,6 +14,17 @@ pub fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas")
 }
 
+/// Every schema file's name.
+pub fn schema_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".schema.json"))
+        .collect();
+    names.sort();
+    names
+}
+
 /// A schema file as JSON.
 pub fn load(name: &str) -> Value {
     let path = dir().join(name);
