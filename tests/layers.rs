@@ -398,3 +398,55 @@ fn the_checker_reads_grouped_imports_mod_rs_test_code_and_macros() {
         "{found:?}"
     );
 }
+
+/// goldgate-core is plain synchronous data: nothing in its dependency tree (as Cargo.lock
+/// resolves it) is an async runtime, an HTTP client or a command-line parser.
+#[test]
+fn core_depends_on_no_runtime_client_or_cli() {
+    let lock: toml::Table = std::fs::read_to_string(Path::new(ROOT).join("Cargo.lock"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let packages = lock["package"].as_array().unwrap();
+    let deps = |name: &str| -> Vec<String> {
+        let package = packages
+            .iter()
+            .find(|p| p["name"].as_str() == Some(name))
+            .unwrap_or_else(|| panic!("{name} is not in Cargo.lock"));
+        package
+            .get("dependencies")
+            .and_then(|d| d.as_array())
+            .map(|d| {
+                d.iter()
+                    .map(|v| v.as_str().unwrap().split(' ').next().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // Cargo.lock lists dev-dependencies too: core's own (for its tests) are left out.
+    let manifest: toml::Table =
+        std::fs::read_to_string(Path::new(ROOT).join("crates/goldgate-core/Cargo.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+    let dev = manifest["dev-dependencies"].as_table().unwrap();
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<String> = deps("goldgate-core")
+        .into_iter()
+        .filter(|d| !dev.contains_key(d))
+        .collect();
+    while let Some(name) = stack.pop() {
+        if seen.insert(name.clone()) {
+            stack.extend(deps(&name));
+        }
+    }
+    let forbidden: Vec<&str> = ["tokio", "reqwest", "hyper", "clap", "axum", "octocrab"]
+        .into_iter()
+        .filter(|f| seen.contains(*f))
+        .collect();
+    assert!(
+        forbidden.is_empty(),
+        "goldgate-core depends (directly or through others) on {forbidden:?}"
+    );
+    assert!(seen.contains("serde_json"), "the walk found core's dependencies");
+}
