@@ -169,7 +169,30 @@ fn cli_cases() {
         "expected the CLI cases under {}",
         root.display()
     );
-    let failures: Vec<String> = dirs.iter().flat_map(|d| run_case(d)).collect();
+    // Each case is one goldgate process in a directory of its own: several run at once,
+    // and the failures are reported in the cases' order.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
+    let mut results: Vec<(usize, Vec<String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(dir) = dirs.get(i) else { break done };
+                        done.push((i, run_case(dir)));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    let failures: Vec<String> = results.into_iter().flat_map(|(_, f)| f).collect();
     assert!(
         failures.is_empty(),
         "{} failing CLI expectations:\n\n{}",

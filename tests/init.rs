@@ -228,66 +228,72 @@ fn walkthrough_init_check_refresh_and_a_worse_pipeline_fails() {
 /// the environment).
 #[test]
 fn every_kind_with_every_pipeline_lints_loads_and_passes_check() {
-    for kind in KINDS {
-        // The command scaffold of this kind: its stub answers the other two.
-        let stub = TempDir::new(&format!("init-{kind}-stub"));
-        for pipeline in PIPELINES {
-            let tmp = TempDir::new(&format!("init-{kind}-{pipeline}"));
-            let dir = if pipeline == "command" {
-                &stub.0
-            } else {
-                &tmp.0
-            };
-            let what = format!("--kind {kind} --pipeline {pipeline}");
-            let init = goldgate(dir, &["init", "--kind", kind, "--pipeline", pipeline], &[]);
-            assert_exit(&init, 0, &format!("init {what}"));
-            assert_eq!(dir.join("pipeline.py").is_file(), pipeline == "command");
-            let lint = goldgate(dir, &["suite", "lint", "."], &[]);
-            assert_exit(&lint, 0, &format!("suite lint ({what})"));
-            let rules = goldgate(dir, &["thresholds", "check", "thresholds.toml"], &[]);
-            assert_exit(&rules, 0, &format!("thresholds check ({what})"));
+    // The kinds are independent projects: they are checked side by side.
+    std::thread::scope(|scope| {
+        for kind in KINDS {
+            scope.spawn(move || {
+                // The command scaffold of this kind: its stub answers the other two.
+                let stub = TempDir::new(&format!("init-{kind}-stub"));
+                for pipeline in PIPELINES {
+                    let tmp = TempDir::new(&format!("init-{kind}-{pipeline}"));
+                    let dir = if pipeline == "command" {
+                        &stub.0
+                    } else {
+                        &tmp.0
+                    };
+                    let what = format!("--kind {kind} --pipeline {pipeline}");
+                    let init =
+                        goldgate(dir, &["init", "--kind", kind, "--pipeline", pipeline], &[]);
+                    assert_exit(&init, 0, &format!("init {what}"));
+                    assert_eq!(dir.join("pipeline.py").is_file(), pipeline == "command");
+                    let lint = goldgate(dir, &["suite", "lint", "."], &[]);
+                    assert_exit(&lint, 0, &format!("suite lint ({what})"));
+                    let rules = goldgate(dir, &["thresholds", "check", "thresholds.toml"], &[]);
+                    assert_exit(&rules, 0, &format!("thresholds check ({what})"));
 
-            let check = match pipeline {
-                "command" => goldgate(dir, &["check"], &[]),
-                "http" => {
-                    let stub_dir = stub.0.clone();
-                    let server = MockServer::start(move |request| {
-                        let body = String::from_utf8_lossy(&request.body).into_owned();
-                        Response::new("200 OK", stub_answer(&stub_dir, &body))
-                    });
-                    goldgate(dir, &["check"], &[("PIPELINE_URL", &server.url("/answer"))])
+                    let check = match pipeline {
+                        "command" => goldgate(dir, &["check"], &[]),
+                        "http" => {
+                            let stub_dir = stub.0.clone();
+                            let server = MockServer::start(move |request| {
+                                let body = String::from_utf8_lossy(&request.body).into_owned();
+                                Response::new("200 OK", stub_answer(&stub_dir, &body))
+                            });
+                            goldgate(dir, &["check"], &[("PIPELINE_URL", &server.url("/answer"))])
+                        }
+                        _ => {
+                            // Each sample's prompt holds its text: answer it with the stub's answer
+                            // to that sample.
+                            let answers = stub_answers(&stub.0);
+                            let count = answers.len();
+                            let server = FakeOpenAi::start(move |call| {
+                                Reply::content(answer_for(&call.text(), &answers))
+                            });
+                            let out = goldgate(
+                                dir,
+                                &["check"],
+                                &[
+                                    ("OPENAI_BASE_URL", &server.base_url()),
+                                    ("OPENAI_API_KEY", "sk-init-test"),
+                                ],
+                            );
+                            let calls = server.calls();
+                            assert_eq!(calls.len(), count, "{what}: one call per sample");
+                            assert!(
+                                calls[0].message("user").contains("JSON"),
+                                "{what}: the prompt asks for the answer format:\n{}",
+                                calls[0].message("user")
+                            );
+                            out
+                        }
+                    };
+                    assert_exit(&check, 0, &format!("the first check ({what})"));
+                    let verdict = text(&check.stdout);
+                    assert!(verdict.starts_with("PASS"), "{what}:\n{verdict}");
                 }
-                _ => {
-                    // Each sample's prompt holds its text: answer it with the stub's answer
-                    // to that sample.
-                    let answers = stub_answers(&stub.0);
-                    let count = answers.len();
-                    let server = FakeOpenAi::start(move |call| {
-                        Reply::content(answer_for(&call.text(), &answers))
-                    });
-                    let out = goldgate(
-                        dir,
-                        &["check"],
-                        &[
-                            ("OPENAI_BASE_URL", &server.base_url()),
-                            ("OPENAI_API_KEY", "sk-init-test"),
-                        ],
-                    );
-                    let calls = server.calls();
-                    assert_eq!(calls.len(), count, "{what}: one call per sample");
-                    assert!(
-                        calls[0].message("user").contains("JSON"),
-                        "{what}: the prompt asks for the answer format:\n{}",
-                        calls[0].message("user")
-                    );
-                    out
-                }
-            };
-            assert_exit(&check, 0, &format!("the first check ({what})"));
-            let verdict = text(&check.stdout);
-            assert!(verdict.starts_with("PASS"), "{what}:\n{verdict}");
+            });
         }
-    }
+    });
 }
 
 /// Every kind at once, as one project: one sample each, one stub answering all of them.

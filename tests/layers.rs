@@ -448,5 +448,8 @@ fn core_depends_on_no_runtime_client_or_cli() {
         forbidden.is_empty(),
         "goldgate-core depends (directly or through others) on {forbidden:?}"
     );
-    assert!(seen.contains("serde_json"), "the walk found core's dependencies");
+    assert!(
+        seen.contains("serde_json"),
+        "the walk found core's dependencies"
+    );
 }
