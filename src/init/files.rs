@@ -85,8 +85,6 @@ const WORKFLOWS: &[(&str, &str)] = &[
 ];
 
 /// The `chat` prompts of tuple samples (the built-in prompts cover the other kinds).
-const TUPLES_PROMPT: &str = include_str!("../../templates/init/prompts/tuples.j2");
-const TUPLES_SYSTEM: &str = include_str!("../../templates/init/prompts/tuples-system.j2");
 
 /// The samples a kind's template holds, each written to `suite/KIND/ID.yaml`: the rendered
 /// template cut at every `---` line, each part with its id and its value (the first part
@@ -194,36 +192,46 @@ fn environment() -> Environment<'static> {
     env
 }
 
-/// `prompts/system.j2`: the built-in system prompt, and for tuple samples one of their own.
+/// `prompts/system.j2`: the built-in system prompt, and a branch for each kind with a
+/// system prompt of its own.
 fn system_prompt(kinds: &[Kind]) -> String {
     let header = "{# The system prompt of every sample (goldgate.toml: system). A minijinja template;\n   the variables it can use are in goldgate's docs/pipelines.md#prompts. -#}\n";
     let built_in = goldgate_run::chat::prompts::BUILT_IN_SYSTEM.trim_end();
-    let tuples = TUPLES_SYSTEM.trim_end();
-    let body = match (kinds.contains(&Kind::Tuples), kinds.len()) {
-        (false, _) => format!("{built_in}\n"),
-        (true, 1) => format!("{tuples}\n"),
-        (true, _) => format!(
-            "{{% if kind == \"tuples\" -%}}\n{tuples}\n{{%- else -%}}\n{built_in}\n{{%- endif %}}\n"
-        ),
+    let own: Vec<(Kind, &str)> = kinds
+        .iter()
+        .filter_map(|k| Some((*k, goldgate_core::kinds::of(*k).chat_prompts().system?)))
+        .collect();
+    let body = match (own.as_slice(), kinds.len()) {
+        ([], _) => format!("{built_in}\n"),
+        ([(_, system)], 1) => format!("{}\n", system.trim_end()),
+        _ => {
+            let mut out = String::new();
+            for (i, (kind, system)) in own.iter().enumerate() {
+                let tag = if i == 0 { "{% if" } else { "{%- elif" };
+                out.push_str(&format!(
+                    "{tag} kind == \"{}\" -%}}\n{}\n",
+                    kind.as_str(),
+                    system.trim_end()
+                ));
+            }
+            if own.len() < kinds.len() {
+                out.push_str(&format!("{{%- else -%}}\n{built_in}\n"));
+            }
+            out.push_str("{%- endif %}\n");
+            out
+        }
     };
     format!("{header}{body}")
 }
 
-/// `prompts/user.j2`: the prompt of each kind's samples (the built-in one, or the tuple
-/// task's), one branch per kind; a kind added to the suite needs a branch of its own.
+/// `prompts/user.j2`: the prompt of each kind's samples (the one its folder starts a
+/// project with), one branch per kind; a kind added to the suite needs a branch of its own.
 fn user_prompt(kinds: &[Kind]) -> String {
     let mut out = String::from(
         "{# The prompt each sample is rendered into (goldgate.toml: prompt), one branch per task\n   kind: a kind you add to the suite needs one. A minijinja template; the variables it can\n   use are in goldgate's docs/pipelines.md#prompts. -#}\n",
     );
     for (i, kind) in kinds.iter().enumerate() {
-        let source = match kind {
-            Kind::Tuples => TUPLES_PROMPT,
-            other => goldgate_run::chat::prompts::BUILT_IN
-                .iter()
-                .find(|(k, _)| *k == other.as_str())
-                .map(|(_, source)| *source)
-                .unwrap_or_else(|| panic!("no built-in chat prompt for {}", other.as_str())),
-        };
+        let source = goldgate_core::kinds::of(*kind).chat_prompts().starter;
         let tag = if i == 0 { "{% if" } else { "{%- elif" };
         out.push_str(&format!(
             "{tag} kind == \"{}\" -%}}\n{}\n",
@@ -363,7 +371,13 @@ mod tests {
         };
         let (system, user) = (load("system.j2"), load("user.j2"));
         let extraction = json!({"kind": "extraction", "transcript": "[0] user: Track orders."});
-        let built_in = Template::builtin("extraction", goldgate_run::chat::prompts::BUILT_IN[0].1);
+        let built_in = Template::builtin(
+            "extraction",
+            goldgate_core::kinds::of(Kind::Extraction)
+                .chat_prompts()
+                .built_in
+                .unwrap(),
+        );
         assert_eq!(
             user.render(&extraction).unwrap(),
             built_in.render(&extraction).unwrap().trim_end().to_string() + "\n"

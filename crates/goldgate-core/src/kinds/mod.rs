@@ -70,6 +70,19 @@ pub struct Parsed<'r> {
     pub region: Option<&'r std::ops::Range<usize>>,
 }
 
+/// A kind's prompts for the `chat` pipeline: minijinja templates rendered with a sample's
+/// request.
+#[derive(Clone, Copy, Debug)]
+pub struct ChatPrompts {
+    /// The user prompt goldgate sends for the kind's samples when a project names none;
+    /// `None` when every project writes its own (a tuple task's fields are the suite's).
+    pub built_in: Option<&'static str>,
+    /// The user prompt `init` writes into a new project's `prompts/user.j2` for the kind.
+    pub starter: &'static str,
+    /// A system prompt of the kind's own that `init` writes (`None`: the shared one).
+    pub system: Option<&'static str>,
+}
+
 /// One task kind.
 pub trait TaskKind: Sync {
     /// The kind, as samples name it.
@@ -86,6 +99,9 @@ pub trait TaskKind: Sync {
     /// is better): without a `thresholds.toml`, the gate's built-in rules fail a significant
     /// drop of it.
     fn primary_metric(&self) -> &'static str;
+
+    /// Its prompts for the `chat` pipeline (`prompt.j2` in its folder).
+    fn chat_prompts(&self) -> ChatPrompts;
 
     /// Gold data prepared once per sample.
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> Gold;

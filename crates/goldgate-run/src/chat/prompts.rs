@@ -1,7 +1,8 @@
 //! The `chat` pipeline's prompts: the messages sent for a sample, each rendered from a
-//! minijinja template with the sample's request. Built in: one system prompt and one user
-//! prompt per task kind (under `templates/prompts/chat/`), asking for the answer format the
-//! kind is scored on. A project replaces them with its own files: `system` and `prompt`, or
+//! minijinja template with the sample's request. Built in: one system prompt
+//! (`prompts/chat/system.j2`) and, for each task kind that has one, the user prompt its
+//! folder holds (`TaskKind::chat_prompts`), asking for the answer format the kind is scored
+//! on. A project replaces them with its own files: `system` and `prompt`, or
 //! a whole `messages` list of role/template pairs. What a template can use is
 //! [`context`]'s variables; the templates' sources are part of the pipeline fingerprint.
 
@@ -10,6 +11,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use goldgate_core::error::{Error, Result};
+use goldgate_core::kinds;
 use goldgate_core::llm::prompt::Template;
 use goldgate_core::llm::Message;
 
@@ -49,20 +51,6 @@ pub struct Prompts {
     messages: Vec<(String, PerKind)>,
 }
 
-/// The built-in user prompts, one per kind.
-pub const BUILT_IN: [(&str, &str); 4] = [
-    (
-        "extraction",
-        include_str!("../../prompts/chat/extraction.j2"),
-    ),
-    ("inference", include_str!("../../prompts/chat/inference.j2")),
-    (
-        "validation",
-        include_str!("../../prompts/chat/validation.j2"),
-    ),
-    ("e2e", include_str!("../../prompts/chat/e2e.j2")),
-];
-
 /// The built-in system prompt.
 pub const BUILT_IN_SYSTEM: &str = include_str!("../../prompts/chat/system.j2");
 
@@ -87,10 +75,12 @@ impl Prompts {
         let user = match &files.prompt {
             Some(path) => PerKind::One(Box::new(Template::file(path)?)),
             None => PerKind::ByKind(
-                BUILT_IN
+                kinds::ALL
                     .iter()
-                    .map(|(kind, source)| {
-                        (*kind, Template::builtin(&format!("chat/{kind}.j2"), source))
+                    .filter_map(|k| {
+                        let kind = k.kind().as_str();
+                        let source = k.chat_prompts().built_in?;
+                        Some((kind, Template::builtin(&format!("chat/{kind}.j2"), source)))
                     })
                     .collect(),
             ),

@@ -179,6 +179,15 @@ impl super::TaskKind for E2e {
         "e2e.rd_score"
     }
 
+    fn chat_prompts(&self) -> super::ChatPrompts {
+        const PROMPT: &str = include_str!("prompt.j2");
+        super::ChatPrompts {
+            built_in: Some(PROMPT),
+            starter: PROMPT,
+            system: None,
+        }
+    }
+
     /// An SRS's requirements are matched to the gold ones exactly as extraction's are.
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Extraction.prepare(sample, cfg)

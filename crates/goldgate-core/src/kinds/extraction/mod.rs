@@ -316,6 +316,15 @@ impl super::TaskKind for Extraction {
         "extraction.f1"
     }
 
+    fn chat_prompts(&self) -> super::ChatPrompts {
+        const PROMPT: &str = include_str!("prompt.j2");
+        super::ChatPrompts {
+            built_in: Some(PROMPT),
+            starter: PROMPT,
+            system: None,
+        }
+    }
+
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Box::new(GoldRequirements::new(
             &sample.labels.requirements,

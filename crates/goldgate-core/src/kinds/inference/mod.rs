@@ -113,6 +113,15 @@ impl super::TaskKind for Inference {
         "inference.recall"
     }
 
+    fn chat_prompts(&self) -> super::ChatPrompts {
+        const PROMPT: &str = include_str!("prompt.j2");
+        super::ChatPrompts {
+            built_in: Some(PROMPT),
+            starter: PROMPT,
+            system: None,
+        }
+    }
+
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Box::new(GoldInferred::new(
             &sample.labels.inferred_requirements,

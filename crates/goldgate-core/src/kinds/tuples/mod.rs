@@ -51,6 +51,16 @@ impl TaskKind for Tuples {
         "tuples.strict_f1"
     }
 
+    /// No built-in prompt: a tuple task's fields are the suite's. `init` writes a starting
+    /// point for aspect sentiment, with a system prompt of its own.
+    fn chat_prompts(&self) -> super::ChatPrompts {
+        super::ChatPrompts {
+            built_in: None,
+            starter: include_str!("prompt.j2"),
+            system: Some(include_str!("system.j2")),
+        }
+    }
+
     fn prepare(&self, sample: &Sample, _cfg: &ScoringConfig) -> Gold {
         Box::new(TupleGold {
             set: gold_set(sample).unwrap_or_default(),

@@ -113,6 +113,15 @@ impl super::TaskKind for Validation {
         "validation.f1"
     }
 
+    fn chat_prompts(&self) -> super::ChatPrompts {
+        const PROMPT: &str = include_str!("prompt.j2");
+        super::ChatPrompts {
+            built_in: Some(PROMPT),
+            starter: PROMPT,
+            system: None,
+        }
+    }
+
     fn prepare(&self, _sample: &Sample, _cfg: &ScoringConfig) -> super::Gold {
         Box::new(())
     }
