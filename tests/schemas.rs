@@ -562,3 +562,31 @@ fn every_file_goldgate_writes_validates() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The published answer schemas are the kinds' own, byte for byte: a kind's folder holds
+/// its schema, and `schemas/answer-<kind>.schema.json` is a copy of it; every published
+/// answer schema belongs to a kind.
+#[test]
+fn the_published_answer_schemas_are_the_kinds_own() {
+    let mut published: Vec<String> = schema_names()
+        .into_iter()
+        .filter(|n| n.starts_with("answer-"))
+        .collect();
+    published.sort();
+    let mut expected = Vec::new();
+    for kind in goldgate_core::kinds::ALL {
+        let name = answer_schema(kind.kind().as_str());
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("schemas")
+            .join(&name);
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            text == kind.answer_schema(),
+            "schemas/{name} differs from its kind's answer.schema.json: copy it with\n  cp crates/goldgate-core/src/kinds/{0}/answer.schema.json schemas/answer-{0}.schema.json",
+            kind.kind().as_str()
+        );
+        expected.push(name);
+    }
+    expected.sort();
+    assert_eq!(published, expected, "answer schemas without a kind");
+}

@@ -103,6 +103,11 @@ pub trait TaskKind: Sync {
     /// Its prompts for the `chat` pipeline (`prompt.j2` in its folder).
     fn chat_prompts(&self) -> ChatPrompts;
 
+    /// The JSON Schema (2020-12) of a pipeline's answer to a sample of this kind
+    /// (`answer.schema.json` in its folder), published as
+    /// `schemas/answer-<kind>.schema.json`.
+    fn answer_schema(&self) -> &'static str;
+
     /// Gold data prepared once per sample.
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> Gold;
 

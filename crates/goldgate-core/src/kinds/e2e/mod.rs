@@ -179,6 +179,10 @@ impl super::TaskKind for E2e {
         "e2e.rd_score"
     }
 
+    fn answer_schema(&self) -> &'static str {
+        include_str!("answer.schema.json")
+    }
+
     fn chat_prompts(&self) -> super::ChatPrompts {
         const PROMPT: &str = include_str!("prompt.j2");
         super::ChatPrompts {

@@ -316,6 +316,10 @@ impl super::TaskKind for Extraction {
         "extraction.f1"
     }
 
+    fn answer_schema(&self) -> &'static str {
+        include_str!("answer.schema.json")
+    }
+
     fn chat_prompts(&self) -> super::ChatPrompts {
         const PROMPT: &str = include_str!("prompt.j2");
         super::ChatPrompts {

@@ -113,6 +113,10 @@ impl super::TaskKind for Inference {
         "inference.recall"
     }
 
+    fn answer_schema(&self) -> &'static str {
+        include_str!("answer.schema.json")
+    }
+
     fn chat_prompts(&self) -> super::ChatPrompts {
         const PROMPT: &str = include_str!("prompt.j2");
         super::ChatPrompts {

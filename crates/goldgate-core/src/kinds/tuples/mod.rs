@@ -51,6 +51,10 @@ impl TaskKind for Tuples {
         "tuples.strict_f1"
     }
 
+    fn answer_schema(&self) -> &'static str {
+        include_str!("answer.schema.json")
+    }
+
     /// No built-in prompt: a tuple task's fields are the suite's. `init` writes a starting
     /// point for aspect sentiment, with a system prompt of its own.
     fn chat_prompts(&self) -> super::ChatPrompts {
