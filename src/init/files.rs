@@ -46,26 +46,6 @@ const TEMPLATES: &[(&str, &str)] = &[
         "GOLDGATE.md",
         include_str!("../../templates/init/GOLDGATE.md.j2"),
     ),
-    (
-        "extraction",
-        include_str!("../../templates/init/suite/extraction.yaml.j2"),
-    ),
-    (
-        "inference",
-        include_str!("../../templates/init/suite/inference.yaml.j2"),
-    ),
-    (
-        "validation",
-        include_str!("../../templates/init/suite/validation.yaml.j2"),
-    ),
-    (
-        "e2e",
-        include_str!("../../templates/init/suite/e2e.yaml.j2"),
-    ),
-    (
-        "tuples",
-        include_str!("../../templates/init/suite/tuples.yaml.j2"),
-    ),
 ];
 
 /// The workflows, as written for every pipeline kind but the lines marked for others.
@@ -83,8 +63,6 @@ const WORKFLOWS: &[(&str, &str)] = &[
         include_str!("../../templates/init/workflows/goldgate-nightly.yml"),
     ),
 ];
-
-/// The `chat` prompts of tuple samples (the built-in prompts cover the other kinds).
 
 /// The samples a kind's template holds, each written to `suite/KIND/ID.yaml`: the rendered
 /// template cut at every `---` line, each part with its id and its value (the first part
@@ -188,6 +166,12 @@ fn environment() -> Environment<'static> {
     for (name, source) in TEMPLATES {
         env.add_template(name, source)
             .unwrap_or_else(|e| panic!("the init template {name} does not parse: {e:#}"));
+    }
+    // Each kind's example samples, from its folder, under the kind's name.
+    for kind in goldgate_core::kinds::ALL {
+        let name = kind.kind().as_str();
+        env.add_template(name, kind.example_samples())
+            .unwrap_or_else(|e| panic!("the init samples of {name} do not parse: {e:#}"));
     }
     env
 }

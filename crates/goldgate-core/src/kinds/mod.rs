@@ -108,6 +108,12 @@ pub trait TaskKind: Sync {
     /// `schemas/answer-<kind>.schema.json`.
     fn answer_schema(&self) -> &'static str;
 
+    /// The labelled samples `goldgate init` writes into a new project's suite
+    /// (`example.yaml.j2` in its folder): a minijinja template (with `docs`, the address of
+    /// goldgate's documentation) of YAML samples separated by `---` lines, the first with a
+    /// comment explaining the kind's samples.
+    fn example_samples(&self) -> &'static str;
+
     /// Gold data prepared once per sample.
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> Gold;
 

@@ -117,6 +117,10 @@ impl super::TaskKind for Inference {
         include_str!("answer.schema.json")
     }
 
+    fn example_samples(&self) -> &'static str {
+        include_str!("example.yaml.j2")
+    }
+
     fn chat_prompts(&self) -> super::ChatPrompts {
         const PROMPT: &str = include_str!("prompt.j2");
         super::ChatPrompts {

@@ -55,6 +55,10 @@ impl TaskKind for Tuples {
         include_str!("answer.schema.json")
     }
 
+    fn example_samples(&self) -> &'static str {
+        include_str!("example.yaml.j2")
+    }
+
     /// No built-in prompt: a tuple task's fields are the suite's. `init` writes a starting
     /// point for aspect sentiment, with a system prompt of its own.
     fn chat_prompts(&self) -> super::ChatPrompts {
