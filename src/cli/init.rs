@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, ValueEnum};
 
 #[derive(Debug, Args)]
@@ -16,8 +17,8 @@ pub struct InitArgs {
     /// A task kind the pipeline does: one example sample and the rules of its metrics each
     /// (repeat the flag, or separate kinds with commas) [default: extraction; asked when
     /// stdin is a terminal]
-    #[arg(long = "kind", value_enum, value_delimiter = ',', value_name = "KIND")]
-    pub kinds: Vec<KindArg>,
+    #[arg(long = "kind", value_parser = kind_names(), value_delimiter = ',', value_name = "KIND")]
+    pub kinds: Vec<String>,
     /// How goldgate calls the pipeline: a program (a Python stub is written), a URL, or a
     /// chat model with prompts [default: command; asked when stdin is a terminal]
     #[arg(long, value_enum)]
@@ -27,14 +28,13 @@ pub struct InitArgs {
     pub force: bool,
 }
 
-/// A task kind, as `--kind` names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum KindArg {
-    Extraction,
-    Inference,
-    Validation,
-    E2e,
-    Tuples,
+/// The task kinds `--kind` takes: every kind goldgate has, by the name samples use.
+fn kind_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        goldgate_core::kinds::ALL
+            .iter()
+            .map(|k| PossibleValue::new(k.kind().as_str())),
+    )
 }
 
 /// A pipeline kind, as `--pipeline` names it.

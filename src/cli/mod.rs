@@ -11,7 +11,7 @@ mod judge;
 mod pipeline;
 mod similarity;
 pub use format::{BaselineFormat, GateFormat, PublishFormat, ScoreFormat, SuiteFormat};
-pub use init::{InitArgs, KindArg, PipelineArg};
+pub use init::{InitArgs, PipelineArg};
 pub use judge::JudgeArgs;
 pub use pipeline::{ModeArg, PipelineArgs};
 pub use similarity::SimilarityArgs;

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use super::defaults;
-use crate::cli::{self, KindArg, PipelineArg};
+use crate::cli::{self, PipelineArg};
 use crate::init::Pipeline;
 use goldgate_core::error::Error;
 use goldgate_core::suite::Kind;
@@ -34,14 +34,12 @@ impl TryFrom<cli::InitArgs> for InitSettings {
         let kinds: Vec<Kind> = a
             .kinds
             .iter()
-            .map(|k| match k {
-                KindArg::Extraction => Kind::Extraction,
-                KindArg::Inference => Kind::Inference,
-                KindArg::Validation => Kind::Validation,
-                KindArg::E2e => Kind::E2e,
-                KindArg::Tuples => Kind::Tuples,
+            .map(|name| {
+                Kind::named(name).ok_or_else(|| {
+                    Error::internal(format!("--kind {name}: not a kind, though clap took it"))
+                })
             })
-            .collect();
+            .collect::<Result<_, Error>>()?;
         let dir = a.dir.unwrap_or_else(|| defaults::INIT_DIR.into());
         let place = git_place(&dir);
         Ok(InitSettings {

@@ -75,6 +75,11 @@ impl Kind {
         }
     }
 
+    /// The kind samples call `name`.
+    pub fn named(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The keys of `labels` (and of an annotation) a sample of this kind is labelled with.
     pub fn label_keys(self) -> &'static [&'static str] {
         match self {
