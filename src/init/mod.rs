@@ -63,13 +63,7 @@ impl Pipeline {
 
 /// What a task kind's samples ask of a pipeline, in a few words.
 pub fn about(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Extraction => "requirements stated in a conversation",
-        Kind::Inference => "requirements implied by agreed ones",
-        Kind::Validation => "quality issues and personal data in requirements",
-        Kind::E2e => "a whole SRS document from a stakeholder's statement",
-        Kind::Tuples => "fixed-shape tuples from a text (aspect sentiment, event arguments)",
-    }
+    goldgate_core::kinds::of(kind).about()
 }
 
 /// What to write: where, for which task kinds and which pipeline.

@@ -4,49 +4,17 @@
 //! literal. The samples are the one source: a sample added to the scaffold is answered
 //! without writing its answer twice.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use goldgate_core::suite::Kind;
 
 /// The confidence the stub gives every item it answers.
 const CONFIDENCE: f64 = 0.9;
 
-/// The items of `labels[key]`, each with the stub's confidence.
-fn confident(sample: &Value, key: &str) -> Value {
-    let items = sample["labels"][key]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    Value::Array(
-        items
-            .into_iter()
-            .map(|mut item| {
-                if let Some(fields) = item.as_object_mut() {
-                    fields.insert("confidence".into(), json!(CONFIDENCE));
-                }
-                item
-            })
-            .collect(),
-    )
-}
-
-/// A good answer to `sample` (a sample as its YAML reads): the keys its kind reads.
+/// A good answer to `sample` (a sample as its YAML reads): the keys its kind reads, each
+/// item with the stub's confidence.
 pub fn answer(kind: Kind, sample: &Value) -> Value {
-    match kind {
-        Kind::Extraction => json!({"requirements": confident(sample, "requirements")}),
-        Kind::Inference => {
-            json!({"inferred_requirements": confident(sample, "inferred_requirements")})
-        }
-        Kind::Validation => json!({
-            "issues": confident(sample, "issues"),
-            "pii": sample["labels"]["pii"].as_array().cloned().unwrap_or_default(),
-        }),
-        Kind::E2e => json!({
-            "requirements": confident(sample, "requirements"),
-            "srs_markdown": sample["reference_srs"].as_str().unwrap_or_default().trim_end(),
-        }),
-        Kind::Tuples => json!({"final_tuples": confident(sample, "tuples")}),
-    }
+    goldgate_core::kinds::of(kind).good_answer(sample, CONFIDENCE)
 }
 
 /// `EXAMPLES`' value: each sample's id to its [`answer`], in the order given.
@@ -105,6 +73,7 @@ pub fn python(value: &Value, indent: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn values_read_as_python() {

@@ -114,6 +114,14 @@ pub trait TaskKind: Sync {
     /// comment explaining the kind's samples.
     fn example_samples(&self) -> &'static str;
 
+    /// What its samples ask of a pipeline, in a few words (`goldgate init` asks with it).
+    fn about(&self) -> &'static str;
+
+    /// A good answer to `sample` (a sample as its YAML reads): its gold labels in the shape
+    /// of the kind's answer, each item with `confidence`. `goldgate init`'s stub pipeline
+    /// answers the example samples with it.
+    fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value;
+
     /// Gold data prepared once per sample.
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> Gold;
 
@@ -143,6 +151,25 @@ pub trait TaskKind: Sync {
         answer: Option<&Json<'_>>,
         pairs: &[aligned::Paired],
     ) -> aligned::Aligned;
+}
+
+/// The items of `sample.labels[key]`, each with `confidence`: a good answer's items.
+pub fn confident(sample: &serde_json::Value, key: &str, confidence: f64) -> serde_json::Value {
+    let items = sample["labels"][key]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    serde_json::Value::Array(
+        items
+            .into_iter()
+            .map(|mut item| {
+                if let Some(fields) = item.as_object_mut() {
+                    fields.insert("confidence".into(), serde_json::json!(confidence));
+                }
+                item
+            })
+            .collect(),
+    )
 }
 
 /// Every kind, in report order.

@@ -187,6 +187,17 @@ impl super::TaskKind for E2e {
         include_str!("example.yaml.j2")
     }
 
+    fn about(&self) -> &'static str {
+        "a whole SRS document from a stakeholder's statement"
+    }
+
+    fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value {
+        serde_json::json!({
+            "requirements": super::confident(sample, "requirements", confidence),
+            "srs_markdown": sample["reference_srs"].as_str().unwrap_or_default().trim_end(),
+        })
+    }
+
     fn chat_prompts(&self) -> super::ChatPrompts {
         const PROMPT: &str = include_str!("prompt.j2");
         super::ChatPrompts {

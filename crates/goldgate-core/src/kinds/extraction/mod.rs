@@ -324,6 +324,14 @@ impl super::TaskKind for Extraction {
         include_str!("example.yaml.j2")
     }
 
+    fn about(&self) -> &'static str {
+        "requirements stated in a conversation"
+    }
+
+    fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value {
+        serde_json::json!({"requirements": super::confident(sample, "requirements", confidence)})
+    }
+
     fn chat_prompts(&self) -> super::ChatPrompts {
         const PROMPT: &str = include_str!("prompt.j2");
         super::ChatPrompts {

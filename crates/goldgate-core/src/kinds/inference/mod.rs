@@ -121,6 +121,14 @@ impl super::TaskKind for Inference {
         include_str!("example.yaml.j2")
     }
 
+    fn about(&self) -> &'static str {
+        "requirements implied by agreed ones"
+    }
+
+    fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value {
+        serde_json::json!({"inferred_requirements": super::confident(sample, "inferred_requirements", confidence)})
+    }
+
     fn chat_prompts(&self) -> super::ChatPrompts {
         const PROMPT: &str = include_str!("prompt.j2");
         super::ChatPrompts {

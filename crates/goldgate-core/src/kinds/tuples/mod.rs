@@ -59,6 +59,14 @@ impl TaskKind for Tuples {
         include_str!("example.yaml.j2")
     }
 
+    fn about(&self) -> &'static str {
+        "fixed-shape tuples from a text (aspect sentiment, event arguments)"
+    }
+
+    fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value {
+        serde_json::json!({"final_tuples": super::confident(sample, "tuples", confidence)})
+    }
+
     /// No built-in prompt: a tuple task's fields are the suite's. `init` writes a starting
     /// point for aspect sentiment, with a system prompt of its own.
     fn chat_prompts(&self) -> super::ChatPrompts {

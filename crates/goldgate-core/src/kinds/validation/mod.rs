@@ -121,6 +121,17 @@ impl super::TaskKind for Validation {
         include_str!("example.yaml.j2")
     }
 
+    fn about(&self) -> &'static str {
+        "quality issues and personal data in requirements"
+    }
+
+    fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value {
+        serde_json::json!({
+            "issues": super::confident(sample, "issues", confidence),
+            "pii": sample["labels"]["pii"].as_array().cloned().unwrap_or_default(),
+        })
+    }
+
     fn chat_prompts(&self) -> super::ChatPrompts {
         const PROMPT: &str = include_str!("prompt.j2");
         super::ChatPrompts {
