@@ -13,7 +13,7 @@ use goldgate_core::error::Result;
 use goldgate_core::kinds::keys;
 use goldgate_core::parse::parse_answer;
 use goldgate_core::runfile::reader::RunIndex;
-use goldgate_core::suite::{Kind, Sample};
+use goldgate_core::suite::Sample;
 
 /// A machine-made draft of one sample's labels.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -80,22 +80,7 @@ pub fn draft(sample: &Sample, source: &str, text: &str) -> Draft {
             format!("the answer did not parse: {}", parsed.detail),
         );
     };
-    let mut labels = serde_json::Map::new();
-    for key in sample.kind.label_keys() {
-        let list = match (sample.kind, &value) {
-            (Kind::Tuples, _) => sample.task.as_ref().and_then(|task| {
-                task.final_paths
-                    .iter()
-                    .find_map(|p| value.pointer(p).filter(|v| v.is_array()))
-            }),
-            (Kind::Extraction | Kind::E2e, Value::Array(_)) => Some(&value),
-            _ => value.get(*key).filter(|v| v.is_array()),
-        };
-        labels.insert(
-            key.to_string(),
-            list.cloned().unwrap_or(Value::Array(Vec::new())),
-        );
-    }
+    let labels = goldgate_core::kinds::of(sample.kind).labels_from_answer(sample, &value);
     let task = sample.task.as_deref();
     let problem = keys::missing(sample.kind, task, &value).map(|found| {
         let expected = keys::expected(sample.kind, task);

@@ -122,6 +122,22 @@ pub trait TaskKind: Sync {
     /// answers the example samples with it.
     fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value;
 
+    /// The labels a parsed answer to `sample` would be, key by key (`goldgate annotate`
+    /// offers them as a draft): each of the kind's label keys with the list the answer
+    /// holds under it, an empty list where it holds none.
+    fn labels_from_answer(
+        &self,
+        sample: &Sample,
+        answer: &serde_json::Value,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let _ = sample;
+        self.kind()
+            .label_keys()
+            .iter()
+            .map(|key| (key.to_string(), list_or_empty(answer.get(*key))))
+            .collect()
+    }
+
     /// Gold data prepared once per sample.
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> Gold;
 
@@ -151,6 +167,14 @@ pub trait TaskKind: Sync {
         answer: Option<&Json<'_>>,
         pairs: &[aligned::Paired],
     ) -> aligned::Aligned;
+}
+
+/// `value` when it is a list, else an empty list.
+pub fn list_or_empty(value: Option<&serde_json::Value>) -> serde_json::Value {
+    value
+        .filter(|v| v.is_array())
+        .cloned()
+        .unwrap_or(serde_json::Value::Array(Vec::new()))
 }
 
 /// The items of `sample.labels[key]`, each with `confidence`: a good answer's items.

@@ -328,6 +328,21 @@ impl super::TaskKind for Extraction {
         "requirements stated in a conversation"
     }
 
+    /// A bare list of requirements is the requirements.
+    fn labels_from_answer(
+        &self,
+        _sample: &crate::suite::Sample,
+        answer: &serde_json::Value,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let list = match answer {
+            serde_json::Value::Array(_) => Some(answer),
+            _ => answer.get("requirements"),
+        };
+        [("requirements".to_string(), super::list_or_empty(list))]
+            .into_iter()
+            .collect()
+    }
+
     fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value {
         serde_json::json!({"requirements": super::confident(sample, "requirements", confidence)})
     }

@@ -63,6 +63,22 @@ impl TaskKind for Tuples {
         "fixed-shape tuples from a text (aspect sentiment, event arguments)"
     }
 
+    /// The tuples are the list at the first of the task's `final_paths` that names one.
+    fn labels_from_answer(
+        &self,
+        sample: &Sample,
+        answer: &serde_json::Value,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let list = sample.task.as_ref().and_then(|task| {
+            task.final_paths
+                .iter()
+                .find_map(|p| answer.pointer(p).filter(|v| v.is_array()))
+        });
+        [("tuples".to_string(), super::list_or_empty(list))]
+            .into_iter()
+            .collect()
+    }
+
     fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value {
         serde_json::json!({"final_tuples": super::confident(sample, "tuples", confidence)})
     }
