@@ -1,32 +1,15 @@
-//! Where a report shows each metric: the main table — which, for a suite with tuple
-//! samples, leads with the tuple headline (strict, relaxed and type F1, the parse rates,
-//! schema compliance, hallucination) — and the chain-of-thought diagnostics, which are
-//! never main rows and always come with their coverage. Every renderer (terminal,
-//! Markdown, HTML) lays its metrics out through here.
+//! Where a report shows each metric: the main table — which leads with the headline of
+//! each kind that has a layout of its own ([`kinds::ReportLayout`]) and data in the run —
+//! and the kinds' diagnostics, which are never main rows and always come with their
+//! coverage. Every renderer (terminal, Markdown, HTML) lays its metrics out through here.
 
 use goldgate_core::gate::verdict::{MetricResult, Verdict};
-use goldgate_core::kinds::tuples::metrics::is_cot;
+use goldgate_core::kinds::{self, ReportLayout};
 
-/// The rows a tuples suite's main table leads with, in this order.
-pub const TUPLES_HEADLINE: [&str; 9] = [
-    "tuples.strict_f1",
-    "tuples.relaxed_f1",
-    "tuples.type_f1",
-    "parse.raw_success_rate",
-    "parse.repair_success_rate",
-    "parse.error_rate",
-    "parse.no_json_rate",
-    "tuples.schema_compliance",
-    "tuples.hallucination_rate",
-];
-
-/// The rates of the diagnostics section, in this order.
-const COT_RATES: [&str; 4] = [
-    "tuples.cot_faithfulness",
-    "tuples.cot_type_consistency",
-    "tuples.cot_argument_consistency",
-    "tuples.cot_coverage_rate",
-];
+/// The layouts of the kinds that have one, in registry order.
+fn layouts() -> impl Iterator<Item = ReportLayout> {
+    kinds::ALL.iter().filter_map(|k| k.report_layout())
+}
 
 /// A report's metrics, by section.
 pub struct Sections<'v> {
@@ -55,36 +38,47 @@ fn has_value(m: &MetricResult) -> bool {
 /// table holds (gated ones, say, or those that moved).
 pub fn sections<'v>(v: &'v Verdict, shown: impl Fn(&MetricResult) -> bool) -> Sections<'v> {
     let find = |name: &str| v.metrics.iter().find(|m| m.name == name);
-    let tuples = find("tuples.strict_f1").is_some_and(has_value);
     let mut main: Vec<&MetricResult> = Vec::new();
-    if tuples {
-        main.extend(
-            TUPLES_HEADLINE
+    let mut headlines: Vec<&str> = Vec::new();
+    for layout in layouts() {
+        let present = layout
+            .headline
+            .first()
+            .and_then(|n| find(n))
+            .is_some_and(has_value);
+        if present {
+            main.extend(
+                layout
+                    .headline
+                    .iter()
+                    .filter_map(|n| find(n))
+                    .filter(|m| has_value(m)),
+            );
+            headlines.extend(layout.headline.iter().copied());
+        }
+    }
+    let diagnostic = |m: &MetricResult| layouts().any(|l| (l.is_diagnostic)(&m.name));
+    main.extend(
+        v.metrics
+            .iter()
+            .filter(|m| !diagnostic(m) && !headlines.contains(&m.name.as_str()) && shown(m)),
+    );
+    let mut diagnostics: Vec<&MetricResult> = Vec::new();
+    let mut coverage = None;
+    for layout in layouts() {
+        diagnostics.extend(
+            layout
+                .diagnostics
                 .iter()
                 .filter_map(|n| find(n))
                 .filter(|m| has_value(m)),
         );
+        let count = |name: &str| find(name).and_then(|m| m.candidate).map(|c| c as usize);
+        let [checked, skipped, failed] = layout.coverage.map(count);
+        if let (Some(a), Some(b), Some(c)) = (checked, skipped, failed) {
+            coverage = Some([a, b, c]);
+        }
     }
-    let headline = |m: &MetricResult| tuples && TUPLES_HEADLINE.contains(&m.name.as_str());
-    main.extend(
-        v.metrics
-            .iter()
-            .filter(|m| !is_cot(&m.name) && !headline(m) && shown(m)),
-    );
-    let diagnostics: Vec<&MetricResult> = COT_RATES
-        .iter()
-        .filter_map(|n| find(n))
-        .filter(|m| has_value(m))
-        .collect();
-    let count = |name: &str| find(name).and_then(|m| m.candidate).map(|c| c as usize);
-    let coverage = match (
-        count("tuples.cot_checked"),
-        count("tuples.cot_skipped"),
-        count("tuples.cot_parse_fail"),
-    ) {
-        (Some(a), Some(b), Some(c)) => Some([a, b, c]),
-        _ => None,
-    };
     Sections {
         main,
         diagnostics,

@@ -83,6 +83,21 @@ pub struct ChatPrompts {
     pub system: Option<&'static str>,
 }
 
+/// How reports lay out a kind's metrics, for a kind whose metrics need more than one row
+/// each in the order of the registry.
+#[derive(Clone, Copy, Debug)]
+pub struct ReportLayout {
+    /// The rows a report's main table leads with when the kind's first row has a value,
+    /// in order (they may include shared metrics, such as the parse rates).
+    pub headline: &'static [&'static str],
+    /// The diagnostic rates a report shows apart, in order: never main rows.
+    pub diagnostics: &'static [&'static str],
+    /// Whether a metric belongs to the diagnostics (shown apart, or not at all).
+    pub is_diagnostic: fn(&str) -> bool,
+    /// The counts the diagnostics' coverage is told with: checked, skipped, did not parse.
+    pub coverage: [&'static str; 3],
+}
+
 /// One task kind.
 pub trait TaskKind: Sync {
     /// The kind, as samples name it.
@@ -121,6 +136,12 @@ pub trait TaskKind: Sync {
     /// of the kind's answer, each item with `confidence`. `goldgate init`'s stub pipeline
     /// answers the example samples with it.
     fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value;
+
+    /// How reports lay out its metrics (`None`: one row each, in registry order, as the
+    /// report's rule for rows picks them).
+    fn report_layout(&self) -> Option<ReportLayout> {
+        None
+    }
 
     /// The labels a parsed answer to `sample` would be, key by key (`goldgate annotate`
     /// offers them as a draft): each of the kind's label keys with the list the answer

@@ -79,6 +79,37 @@ impl TaskKind for Tuples {
             .collect()
     }
 
+    /// The main table leads with the tuple headline (strict, relaxed and type F1, the
+    /// parse rates, schema compliance, hallucination); the chain-of-thought diagnostics are
+    /// never main rows and always come with their coverage.
+    fn report_layout(&self) -> Option<super::ReportLayout> {
+        Some(super::ReportLayout {
+            headline: &[
+                "tuples.strict_f1",
+                "tuples.relaxed_f1",
+                "tuples.type_f1",
+                "parse.raw_success_rate",
+                "parse.repair_success_rate",
+                "parse.error_rate",
+                "parse.no_json_rate",
+                "tuples.schema_compliance",
+                "tuples.hallucination_rate",
+            ],
+            diagnostics: &[
+                "tuples.cot_faithfulness",
+                "tuples.cot_type_consistency",
+                "tuples.cot_argument_consistency",
+                "tuples.cot_coverage_rate",
+            ],
+            is_diagnostic: metrics::is_cot,
+            coverage: [
+                "tuples.cot_checked",
+                "tuples.cot_skipped",
+                "tuples.cot_parse_fail",
+            ],
+        })
+    }
+
     fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value {
         serde_json::json!({"final_tuples": super::confident(sample, "tuples", confidence)})
     }
