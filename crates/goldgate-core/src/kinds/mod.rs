@@ -1,9 +1,13 @@
 //! Task kinds as plug-ins. A kind (extraction, inference, validation, e2e, tuples) owns, in its
-//! folder, everything specific to it: which answer keys it reads, how its gold data is
+//! folder, what is specific to it: which answer keys it reads, how its gold data is
 //! prepared, how a record is matched and scored into sums, its metrics and its primary
-//! score, and how its items read in a diff. The scorer, the metric registry and
+//! score, how its items read in a diff and how reports lay out its metrics, its chat
+//! prompts (`prompt.j2`), its answer's JSON Schema (`answer.schema.json`), the samples
+//! `init` writes (`example.yaml.j2`), a good answer to a sample and the labels an answer
+//! would be. The scorer, the metric registry, the chat pipeline, init, annotate's drafts and
 //! the reports reach a kind only through [`TaskKind`]; adding a kind means adding a folder
-//! and one line in [`of`] and [`ALL`]. docs/development.md walks through an example.
+//! and one line in [`of`] and [`ALL`] (and, today, its variant of `suite::Kind` and its
+//! labels in `suite`). docs/development.md walks through an example.
 
 pub mod aligned;
 pub mod bounds;
