@@ -6,7 +6,8 @@
 // `command` pipelines run under `sh -c` in a process group of their own that a timeout kills
 // whole (goldgate-run's process.rs), a run stops on SIGTERM (its runner.rs), and the
 // pre-push hook forwards POSIX signals to its child (hook/push.rs). Say so once, rather than
-// fail on the first of those calls (`pip install goldgate` builds from source where no wheel fits).
+// fail on the first of those calls (`pip install goldgate` builds from source where no wheel
+// fits).
 #[cfg(not(unix))]
 compile_error!(
     "goldgate runs on Linux and macOS: it drives pipelines in POSIX process groups and handles POSIX signals; on Windows, use WSL"
