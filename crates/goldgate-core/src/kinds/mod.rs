@@ -87,6 +87,18 @@ pub struct ChatPrompts {
     pub system: Option<&'static str>,
 }
 
+impl ChatPrompts {
+    /// One user prompt, sent by default and written by `init`, with the shared system
+    /// prompt.
+    pub const fn built_in(prompt: &'static str) -> ChatPrompts {
+        ChatPrompts {
+            built_in: Some(prompt),
+            starter: prompt,
+            system: None,
+        }
+    }
+}
+
 /// How reports lay out a kind's metrics, for a kind whose metrics need more than one row
 /// each in the order of the registry.
 #[derive(Clone, Copy, Debug)]

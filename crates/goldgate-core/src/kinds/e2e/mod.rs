@@ -191,19 +191,13 @@ impl super::TaskKind for E2e {
         "a whole SRS document from a stakeholder's statement"
     }
 
-    /// A bare list of requirements is the requirements.
+    /// An SRS answer's requirements read back as extraction's do.
     fn labels_from_answer(
         &self,
-        _sample: &crate::suite::Sample,
+        sample: &Sample,
         answer: &serde_json::Value,
     ) -> serde_json::Map<String, serde_json::Value> {
-        let list = match answer {
-            serde_json::Value::Array(_) => Some(answer),
-            _ => answer.get("requirements"),
-        };
-        [("requirements".to_string(), super::list_or_empty(list))]
-            .into_iter()
-            .collect()
+        Extraction.labels_from_answer(sample, answer)
     }
 
     fn good_answer(&self, sample: &serde_json::Value, confidence: f64) -> serde_json::Value {
@@ -214,12 +208,7 @@ impl super::TaskKind for E2e {
     }
 
     fn chat_prompts(&self) -> super::ChatPrompts {
-        const PROMPT: &str = include_str!("prompt.j2");
-        super::ChatPrompts {
-            built_in: Some(PROMPT),
-            starter: PROMPT,
-            system: None,
-        }
+        super::ChatPrompts::built_in(include_str!("prompt.j2"))
     }
 
     /// An SRS's requirements are matched to the gold ones exactly as extraction's are.

@@ -348,12 +348,7 @@ impl super::TaskKind for Extraction {
     }
 
     fn chat_prompts(&self) -> super::ChatPrompts {
-        const PROMPT: &str = include_str!("prompt.j2");
-        super::ChatPrompts {
-            built_in: Some(PROMPT),
-            starter: PROMPT,
-            system: None,
-        }
+        super::ChatPrompts::built_in(include_str!("prompt.j2"))
     }
 
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {

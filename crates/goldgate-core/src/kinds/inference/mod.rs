@@ -130,12 +130,7 @@ impl super::TaskKind for Inference {
     }
 
     fn chat_prompts(&self) -> super::ChatPrompts {
-        const PROMPT: &str = include_str!("prompt.j2");
-        super::ChatPrompts {
-            built_in: Some(PROMPT),
-            starter: PROMPT,
-            system: None,
-        }
+        super::ChatPrompts::built_in(include_str!("prompt.j2"))
     }
 
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {

@@ -133,12 +133,7 @@ impl super::TaskKind for Validation {
     }
 
     fn chat_prompts(&self) -> super::ChatPrompts {
-        const PROMPT: &str = include_str!("prompt.j2");
-        super::ChatPrompts {
-            built_in: Some(PROMPT),
-            starter: PROMPT,
-            system: None,
-        }
+        super::ChatPrompts::built_in(include_str!("prompt.j2"))
     }
 
     fn prepare(&self, _sample: &Sample, _cfg: &ScoringConfig) -> super::Gold {
