@@ -15,8 +15,9 @@
 # (PIP_CONSTRAINT: MATURIN_VERSION below, the version the release workflow pins too) and
 # chooses the build (MATURIN_PEP517_ARGS): the dev profile, stripped, without the `semantic`
 # feature. The release profile's fat LTO takes about ten minutes on two cores, and the
-# in-process model's crates (candle, built optimised even in the dev profile) add minutes
-# more, while the dev profile reuses most of what `cargo test` compiled. The package is the
+# in-process model's crates (the tokenizer and the matrix kernels, built optimised even in
+# the dev profile) add minutes more, while the dev profile reuses most of what `cargo test`
+# compiled. The package is the
 # same either way: the release workflow builds its wheels in the release profile with the
 # default features and checks each one with --from on its platform.
 #

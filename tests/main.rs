@@ -33,6 +33,8 @@ mod links;
 mod llm;
 #[cfg(feature = "semantic")]
 mod minilm;
+#[cfg(feature = "semantic")]
+mod minilm_agreement;
 mod openai_embed;
 mod openai_embed_errors;
 mod outputs;

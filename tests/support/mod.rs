@@ -10,6 +10,8 @@ pub mod openai;
 pub mod output;
 pub mod pipelines;
 pub mod project;
+#[cfg(feature = "semantic")]
+pub mod reference_bert;
 pub mod schema;
 #[cfg(feature = "semantic")]
 pub mod tiny_bert;

@@ -1,8 +1,10 @@
 //! A tiny sentence-transformers BERT written by the tests themselves (hidden size 32, two
 //! heads, one layer, a vocabulary of letters and a few words, seeded pseudo-random
 //! weights), so the `minilm` backend's loading, errors and pipeline are tested on any
-//! machine, without the real model. Its widths are whole vectors (so the fast encoder runs
-//! it) but not whole panels (48 intermediate units: the edges are tested too).
+//! machine, without the real model. Its widths are whole AVX-512 vectors but not whole
+//! kernel tiles (48 intermediate units: the edges are tested too); [`Variant`]s are
+//! narrower (heads of 6) or use another activation, and [`super::reference_bert`] computes
+//! what each must give.
 
 use std::path::Path;
 
@@ -84,20 +86,49 @@ pub fn tokenizer_json() -> Value {
     })
 }
 
+/// The shape and activation of a tiny model.
+#[derive(Clone, Copy, Debug)]
+pub struct Variant {
+    pub hidden: usize,
+    pub heads: usize,
+    /// `hidden_act`.
+    pub act: &'static str,
+}
+
+impl Variant {
+    /// The tiny model [`write`] writes.
+    pub const DEFAULT: Variant = Variant {
+        hidden: HIDDEN,
+        heads: 2,
+        act: "gelu",
+    };
+}
+
 /// `config.json` for a vocabulary of `vocab_size` tokens and hidden size `hidden`.
 pub fn config_json(vocab_size: usize, hidden: usize) -> Value {
+    config_json_of(
+        vocab_size,
+        Variant {
+            hidden,
+            ..Variant::DEFAULT
+        },
+    )
+}
+
+/// `config.json` of `variant`.
+pub fn config_json_of(vocab_size: usize, variant: Variant) -> Value {
     json!({
         "architectures": ["BertModel"],
         "attention_probs_dropout_prob": 0.1,
-        "hidden_act": "gelu",
+        "hidden_act": variant.act,
         "hidden_dropout_prob": 0.1,
-        "hidden_size": hidden,
+        "hidden_size": variant.hidden,
         "initializer_range": 0.02,
         "intermediate_size": INTERMEDIATE,
         "layer_norm_eps": 1e-12,
         "max_position_embeddings": POSITIONS,
         "model_type": "bert",
-        "num_attention_heads": 2,
+        "num_attention_heads": variant.heads,
         "num_hidden_layers": 1,
         "pad_token_id": 0,
         "position_embedding_type": "absolute",
@@ -106,11 +137,10 @@ pub fn config_json(vocab_size: usize, hidden: usize) -> Value {
     })
 }
 
-/// The weights as a safetensors file: every tensor BERT reads, filled from a seeded
-/// generator.
-pub fn safetensors(vocab_size: usize) -> Vec<u8> {
-    let (h, i) = (HIDDEN, INTERMEDIATE);
-    let mut tensors: Vec<(String, Vec<usize>)> = vec![
+/// Every tensor BERT reads, with its shape, filled from a seeded generator.
+pub fn tensors(vocab_size: usize, hidden: usize) -> Vec<(String, Vec<usize>, Vec<f32>)> {
+    let (h, i) = (hidden, INTERMEDIATE);
+    let mut shapes: Vec<(String, Vec<usize>)> = vec![
         (
             "embeddings.word_embeddings.weight".into(),
             vec![vocab_size, h],
@@ -142,7 +172,7 @@ pub fn safetensors(vocab_size: usize) -> Vec<u8> {
         ("output.LayerNorm.weight", vec![h]),
         ("output.LayerNorm.bias", vec![h]),
     ] {
-        tensors.push((format!("{layer}.{name}"), shape));
+        shapes.push((format!("{layer}.{name}"), shape));
     }
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
     let mut next = move || {
@@ -151,21 +181,35 @@ pub fn safetensors(vocab_size: usize) -> Vec<u8> {
         seed ^= seed << 17;
         (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
     };
+    shapes
+        .into_iter()
+        .map(|(name, shape)| {
+            let count: usize = shape.iter().product();
+            let values = (0..count)
+                .map(|_| {
+                    if name.ends_with("LayerNorm.weight") {
+                        1.0 + 0.1 * next()
+                    } else {
+                        next()
+                    }
+                })
+                .collect();
+            (name, shape, values)
+        })
+        .collect()
+}
+
+/// The weights as a safetensors file: [`tensors`] as F32.
+pub fn safetensors(vocab_size: usize, hidden: usize) -> Vec<u8> {
     let mut header = serde_json::Map::new();
     let mut data: Vec<u8> = Vec::new();
-    for (name, shape) in &tensors {
-        let count: usize = shape.iter().product();
+    for (name, shape, values) in tensors(vocab_size, hidden) {
         let start = data.len();
-        for _ in 0..count {
-            let x = if name.ends_with("LayerNorm.weight") {
-                1.0 + 0.1 * next()
-            } else {
-                next()
-            };
+        for x in values {
             data.extend_from_slice(&x.to_le_bytes());
         }
         header.insert(
-            name.clone(),
+            name,
             json!({"dtype": "F32", "shape": shape, "data_offsets": [start, data.len()]}),
         );
     }
@@ -181,12 +225,17 @@ pub fn safetensors(vocab_size: usize) -> Vec<u8> {
 
 /// Write the whole model directory into `dir`.
 pub fn write(dir: &Path) {
+    write_variant(dir, Variant::DEFAULT)
+}
+
+/// Write the model directory of `variant` into `dir`.
+pub fn write_variant(dir: &Path, variant: Variant) {
     let vocab_size = vocab().len();
     std::fs::create_dir_all(dir.join("1_Pooling")).unwrap();
     let put = |name: &str, value: &Value| {
         std::fs::write(dir.join(name), serde_json::to_string_pretty(value).unwrap()).unwrap()
     };
-    put("config.json", &config_json(vocab_size, HIDDEN));
+    put("config.json", &config_json_of(vocab_size, variant));
     put("tokenizer.json", &tokenizer_json());
     put(
         "sentence_bert_config.json",
@@ -202,9 +251,13 @@ pub fn write(dir: &Path) {
     );
     put(
         "1_Pooling/config.json",
-        &json!({"word_embedding_dimension": HIDDEN, "pooling_mode_cls_token": false,
+        &json!({"word_embedding_dimension": variant.hidden, "pooling_mode_cls_token": false,
                 "pooling_mode_mean_tokens": true, "pooling_mode_max_tokens": false,
                 "pooling_mode_mean_sqrt_len_tokens": false}),
     );
-    std::fs::write(dir.join("model.safetensors"), safetensors(vocab_size)).unwrap();
+    std::fs::write(
+        dir.join("model.safetensors"),
+        safetensors(vocab_size, variant.hidden),
+    )
+    .unwrap();
 }

@@ -8,10 +8,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use candle_transformers::models::bert::Config;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use super::config::Config;
 use goldgate_core::error::{Error, Location, Problem, Result};
 
 /// The files every model needs.
@@ -188,6 +188,18 @@ fn check_config(path: &Path, config: &Config) -> Result<()> {
                 config.hidden_size, config.num_attention_heads
             ),
             fetch_hint(),
+        ));
+    }
+    if let Some(kind) = config
+        .position_embedding_type
+        .as_deref()
+        .filter(|kind| *kind != "absolute")
+    {
+        return Err(problem(
+            path,
+            Some("position_embedding_type"),
+            format!("the model's position embeddings are `{kind}`; goldgate computes `absolute` ones (BERT's)"),
+            "use a sentence-transformers BERT model such as all-MiniLM-L6-v2, or `similarity = \"openai\"`",
         ));
     }
     if let Some(kind) = &config.model_type {

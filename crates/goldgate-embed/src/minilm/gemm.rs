@@ -1,267 +1,242 @@
-//! The encoder's linear layers, `y = x·Wᵀ + b`, on x86-64 with AVX-512: the weights are
-//! packed once, at load, into panels of 32 output columns stored k-major (so the kernel
-//! reads them front to back), and a 12×32 register-blocked kernel (24 accumulators) runs
-//! over the whole depth, reading 12 input rows where they are. The kernel
-//! is written in assembly: it is the one loop that decides the speed, and so it runs at
-//! full speed in unoptimised (test) builds too. The epilogue adds the bias and then
-//! applies GELU or adds a residual while the tile is in cache. [`Avx512`] is the proof
-//! that the CPU has the instructions.
+//! The encoder's linear layers, `y = x·Wᵀ + b`, then GELU or a residual: the product is
+//! gemm's (the `gemm-f32` kernels for the [`Isa`] chosen: AVX-512, AVX2+FMA, NEON or
+//! plain), the epilogue plain Rust. The weights are stored transposed at load (`k × n`), so
+//! gemm reads them as a column-major matrix and writes the output, token rows of `n`,
+//! where it belongs; gemm packs what it needs itself. The epilogue is one pass over the
+//! rows: the bias, then the residual or the activation. (Blocks of rows, each finished
+//! while in cache, measured slower: gemm then packs the weights once per block.)
 
-use std::arch::x86_64::*;
+use gemm_common::gemm::gemm_basic_generic;
+use gemm_common::Parallelism;
 
+use super::config::HiddenAct;
 use super::math;
-
-/// Output columns per panel (two vectors of 16).
-const NR: usize = 32;
-/// Input rows per kernel call.
-const MR: usize = 12;
-
-/// Proof that this CPU runs AVX-512F: only [`Avx512::detect`] makes one.
-#[derive(Clone, Copy, Debug)]
-pub struct Avx512(());
-
-impl Avx512 {
-    pub fn detect() -> Option<Avx512> {
-        std::arch::is_x86_feature_detected!("avx512f").then_some(Avx512(()))
-    }
-}
+use super::simd::Isa;
 
 /// What happens to `x·Wᵀ + b` before it is stored.
 #[derive(Clone, Copy)]
 pub enum Epilogue<'a> {
     /// Nothing more.
     Bias,
-    /// GELU (the exact one, with erf).
-    Gelu,
+    /// The activation.
+    Activation(HiddenAct),
     /// Add this matrix (same shape as the output).
     Residual(&'a [f32]),
 }
 
-/// A linear layer with its weights packed for the kernel.
+/// A linear layer with its weights transposed for gemm.
 pub struct Linear {
+    /// Outputs.
     pub n: usize,
+    /// Inputs.
     pub k: usize,
-    /// `ceil(n / 32)` panels of `k × 32`, columns past `n` zero.
-    panels: Vec<f32>,
-    /// The bias, padded with zeros to a whole panel.
+    /// `Wᵀ`: `k` rows of `n`.
+    transposed: Vec<f32>,
     bias: Vec<f32>,
 }
 
 impl Linear {
-    /// Pack `weight` (`n × k`, row-major, as PyTorch stores a linear layer) and `bias`.
+    /// Take `weight` (`n × k`, row-major, as PyTorch stores a linear layer) and `bias`.
     pub fn new(weight: &[f32], bias: &[f32], n: usize, k: usize) -> Linear {
         assert_eq!(weight.len(), n * k);
         assert_eq!(bias.len(), n);
-        let count = n.div_ceil(NR);
-        let mut panels = vec![0f32; count * k * NR];
-        for p in 0..count {
-            let panel = &mut panels[p * k * NR..(p + 1) * k * NR];
-            for j in 0..NR.min(n - p * NR) {
-                let row = &weight[(p * NR + j) * k..(p * NR + j + 1) * k];
-                for (kk, w) in row.iter().enumerate() {
-                    panel[kk * NR + j] = *w;
-                }
+        let mut transposed = vec![0f32; k * n];
+        for (j, row) in weight.chunks_exact(k).enumerate() {
+            for (kk, w) in row.iter().enumerate() {
+                transposed[kk * n + j] = *w;
             }
         }
-        let mut padded = bias.to_vec();
-        padded.resize(count * NR, 0.0);
         Linear {
             n,
             k,
-            panels,
-            bias: padded,
+            transposed,
+            bias: bias.to_vec(),
         }
     }
 
-    /// `out[m × n] = x[m × k]·Wᵀ + b`, then `epilogue`. `x` has room for
-    /// [`padded_rows`]`(m)` rows (the rows past `m` are read, whatever they hold, and
-    /// their results dropped).
-    pub fn forward(&self, cpu: Avx512, x: &[f32], m: usize, out: &mut [f32], epilogue: Epilogue) {
-        let _ = cpu;
-        assert!(x.len() >= padded_rows(m) * self.k && out.len() >= m * self.n);
-        if let Epilogue::Residual(r) = epilogue {
-            assert!(r.len() >= m * self.n);
-        }
-        // SAFETY: `cpu` proves AVX-512F; the sizes were checked above.
-        unsafe { self.forward_avx512(x, m, out, epilogue) }
-    }
-
-    #[target_feature(enable = "avx512f")]
-    unsafe fn forward_avx512(&self, x: &[f32], m: usize, out: &mut [f32], epilogue: Epilogue) {
-        let k = self.k;
-        // Panel by panel (the panel stays in cache), every block of rows through it.
-        let mut tile = [0f32; MR * NR];
-        for p in 0..self.n.div_ceil(NR) {
-            let panel = self.panels.as_ptr().add(p * k * NR);
-            for i0 in (0..m).step_by(MR) {
-                kernel(x.as_ptr().add(i0 * k), k, panel, &mut tile);
-                self.store(&tile, i0, MR.min(m - i0), p, out, epilogue);
-            }
+    /// `out[m × n] = x[m × k]·Wᵀ + b`, then `epilogue`.
+    pub fn forward(&self, isa: Isa, x: &[f32], m: usize, out: &mut [f32], epilogue: Epilogue) {
+        let (n, k) = (self.n, self.k);
+        let out = &mut out[..m * n];
+        product(isa, &x[..m * k], &self.transposed, out, n, k);
+        let (residual, act) = match epilogue {
+            Epilogue::Bias => (None, None),
+            Epilogue::Activation(act) => (None, Some(act)),
+            Epilogue::Residual(residual) => (Some(&residual[..m * n]), None),
+        };
+        if isa.has_fma() {
+            isa.vectorize(
+                #[inline(always)]
+                || self.finish::<true>(out, residual, act),
+            );
+        } else {
+            isa.vectorize(
+                #[inline(always)]
+                || self.finish::<false>(out, residual, act),
+            );
         }
     }
 
-    /// Add the bias, apply the epilogue and store the tile's `rows` rows.
-    #[target_feature(enable = "avx512f")]
-    unsafe fn store(
+    /// The epilogue of rows holding `x·Wᵀ`, in one pass: add the bias, then the residual
+    /// (in PyTorch's order) or the activation, a row at a time.
+    #[inline(always)]
+    fn finish<const FMA: bool>(
         &self,
-        tile: &[f32; MR * NR],
-        i0: usize,
-        rows: usize,
-        p: usize,
-        out: &mut [f32],
-        epilogue: Epilogue,
+        rows: &mut [f32],
+        residual: Option<&[f32]>,
+        act: Option<HiddenAct>,
     ) {
         let n = self.n;
-        let col = p * NR;
-        let bias = [
-            _mm512_loadu_ps(self.bias.as_ptr().add(col)),
-            _mm512_loadu_ps(self.bias.as_ptr().add(col + 16)),
-        ];
-        let masks: [__mmask16; 2] = [
-            lanes(n.saturating_sub(col)),
-            lanes(n.saturating_sub(col + 16)),
-        ];
-        for r in 0..rows {
-            let at = (i0 + r) * n + col;
-            for h in 0..2 {
-                if masks[h] == 0 {
-                    continue;
-                }
-                let sum = _mm512_loadu_ps(tile.as_ptr().add(r * NR + h * 16));
-                let mut v = _mm512_add_ps(sum, bias[h]);
-                match epilogue {
-                    Epilogue::Bias => {}
-                    Epilogue::Gelu => v = math::gelu(v),
-                    Epilogue::Residual(res) => {
-                        let add = _mm512_maskz_loadu_ps(masks[h], res.as_ptr().add(at + h * 16));
-                        v = _mm512_add_ps(v, add);
+        for (i, row) in rows.chunks_exact_mut(n).enumerate() {
+            match residual {
+                Some(residual) => {
+                    let residual = &residual[i * n..(i + 1) * n];
+                    for ((y, b), r) in row.iter_mut().zip(&self.bias).zip(residual) {
+                        *y = (*y + b) + r;
                     }
                 }
-                _mm512_mask_storeu_ps(out.as_mut_ptr().add(at + h * 16), masks[h], v);
+                None => row.iter_mut().zip(&self.bias).for_each(|(y, b)| *y += b),
+            }
+            if let Some(act) = act {
+                math::activate::<FMA>(act, row);
             }
         }
     }
 }
 
-/// The mask of the first `count` lanes (all 16 when `count >= 16`).
-fn lanes(count: usize) -> __mmask16 {
-    if count >= 16 {
-        0xFFFF
-    } else {
-        ((1u32 << count) - 1) as __mmask16
+/// `out[m × n] = x[m × k] · w[k × n]` (all row-major), by gemm's kernels for `isa`.
+fn product(isa: Isa, x: &[f32], w: &[f32], out: &mut [f32], n: usize, k: usize) {
+    let m = out.len() / n.max(1);
+    assert!(x.len() == m * k && w.len() == k * n && out.len() == m * n);
+    if m == 0 || n == 0 {
+        return;
+    }
+    // gemm computes dst = lhs·rhs on strided matrices. Read column-major, `out` is
+    // the n × m matrix outᵀ = wᵀ·xᵀ: dst outᵀ (row stride 1, column stride n), lhs wᵀ
+    // (n × k: row stride 1, column stride n), rhs xᵀ (k × m: row stride 1, column stride k).
+    macro_rules! gemm {
+        ($simd:expr, $kernels:ident, $lanes:expr) => {{
+            // SAFETY: gemm reads lhs at i + j·n for i < n, j < k (inside `w`, k·n long),
+            // rhs at i + j·k for i < k, j < m (inside `x`, m·k long), and writes dst at
+            // i + j·n for i < n, j < m (inside `out`, m·n long, which borrows nothing `x`
+            // or `w` do); all were checked above. The lanes and tile sizes are the kernel
+            // set's own (gemm's dispatcher instantiates each set with them), and `$simd` is
+            // the token `Isa` holds only after checking the CPU has the instructions the
+            // kernels use.
+            unsafe {
+                gemm_basic_generic::<
+                    _,
+                    f32,
+                    { $lanes },
+                    { $kernels::MR_DIV_N * $lanes },
+                    { $kernels::NR },
+                    { $kernels::MR_DIV_N },
+                    { $kernels::H_M },
+                    { $kernels::H_N },
+                >(
+                    $simd,
+                    n,
+                    m,
+                    k,
+                    out.as_mut_ptr(),
+                    n as isize,
+                    1,
+                    false,
+                    w.as_ptr(),
+                    n as isize,
+                    1,
+                    x.as_ptr(),
+                    k as isize,
+                    1,
+                    1.0,
+                    1.0,
+                    false,
+                    false,
+                    false,
+                    |a, b, c| a * b + c,
+                    &$kernels::UKR,
+                    &$kernels::H_UKR,
+                    false,
+                    Parallelism::None,
+                )
+            }
+        }};
+    }
+    // The lanes of each kernel set: f32 vectors of 16 (AVX-512), 8 (AVX2), 4 (NEON), 1.
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512(simd) => {
+            use gemm_f32::microkernel::avx512f::f32 as kernels;
+            gemm!(simd, kernels, 16)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2(simd) => {
+            use gemm_f32::microkernel::fma::f32 as kernels;
+            gemm!(simd, kernels, 8)
+        }
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => {
+            use gemm_f32::microkernel::neon::f32 as kernels;
+            gemm!(gemm_common::simd::Scalar, kernels, 4)
+        }
+        Isa::Scalar => {
+            use gemm_f32::microkernel::scalar::f32 as kernels;
+            gemm!(gemm_common::simd::Scalar, kernels, 1)
+        }
     }
 }
 
-/// `vxorps zmmI, zmmI, zmmI`.
-macro_rules! zero {
-    ($i:literal) => {
-        concat!("vxorps zmm", $i, ", zmm", $i, ", zmm", $i)
-    };
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::minilm::simd::Simd;
 
-/// One row of the tile for one `k`: broadcast the row's element at `ADDRESS` into `zmmBC`,
-/// multiply it by the panel's two vectors (zmm24, zmm25) into the row's accumulators
-/// `zmmLO`, `zmmHI`.
-#[rustfmt::skip]
-macro_rules! row {
-    ($lo:literal, $hi:literal, $bc:literal, $address:literal) => {
-        concat!(
-            "vbroadcastss zmm",
-            $bc,
-            ", dword ptr [",
-            $address,
-            "]\n",
-            "vfmadd231ps zmm",
-            $lo,
-            ", zmm",
-            $bc,
-            ", zmm24\n",
-            "vfmadd231ps zmm",
-            $hi,
-            ", zmm",
-            $bc,
-            ", zmm25"
-        )
-    };
-}
-
-/// `vmovups [c + OFFSET], zmmI`.
-macro_rules! store {
-    ($i:literal, $offset:literal) => {
-        concat!("vmovups [{c} + ", $offset, "], zmm", $i)
-    };
-}
-
-/// The 12×32 tile `a·b` over depth `k` into `tile` (row-major): `a` is the first of 12
-/// rows of `k` values one after another, `b` a panel (`k × 32`). Accumulators zmm0–23 (row
-/// r in zmm 2r and 2r+1), the panel's vectors in zmm24–25, the broadcast values rotate
-/// through zmm26–31. Rows are read in place: rows 0, 3, 6 and 9 through their own pointers,
-/// the two after each at one and two strides from it.
-#[target_feature(enable = "avx512f")]
-unsafe fn kernel(a: *const f32, k: usize, b: *const f32, tile: &mut [f32; MR * NR]) {
-    std::arch::asm!(
-        zero!(0), zero!(1), zero!(2), zero!(3), zero!(4), zero!(5),
-        zero!(6), zero!(7), zero!(8), zero!(9), zero!(10), zero!(11),
-        zero!(12), zero!(13), zero!(14), zero!(15), zero!(16), zero!(17),
-        zero!(18), zero!(19), zero!(20), zero!(21), zero!(22), zero!(23),
-        "lea {a3}, [{a} + {s} * 2]",
-        "add {a3}, {s}",
-        "lea {a6}, [{a3} + {s} * 2]",
-        "add {a6}, {s}",
-        "lea {a9}, [{a6} + {s} * 2]",
-        "add {a9}, {s}",
-        "test {k}, {k}",
-        "jz 3f",
-        "2:",
-        "vmovups zmm24, [{b}]",
-        "vmovups zmm25, [{b} + 64]",
-        row!(0, 1, 26, "{a}"),
-        row!(2, 3, 27, "{a} + {s}"),
-        row!(4, 5, 28, "{a} + {s} * 2"),
-        row!(6, 7, 29, "{a3}"),
-        row!(8, 9, 30, "{a3} + {s}"),
-        row!(10, 11, 31, "{a3} + {s} * 2"),
-        row!(12, 13, 26, "{a6}"),
-        row!(14, 15, 27, "{a6} + {s}"),
-        row!(16, 17, 28, "{a6} + {s} * 2"),
-        row!(18, 19, 29, "{a9}"),
-        row!(20, 21, 30, "{a9} + {s}"),
-        row!(22, 23, 31, "{a9} + {s} * 2"),
-        "add {a}, 4",
-        "add {a3}, 4",
-        "add {a6}, 4",
-        "add {a9}, 4",
-        "add {b}, 128",
-        "dec {k}",
-        "jnz 2b",
-        "3:",
-        store!(0, 0), store!(1, 64), store!(2, 128), store!(3, 192),
-        store!(4, 256), store!(5, 320), store!(6, 384), store!(7, 448),
-        store!(8, 512), store!(9, 576), store!(10, 640), store!(11, 704),
-        store!(12, 768), store!(13, 832), store!(14, 896), store!(15, 960),
-        store!(16, 1024), store!(17, 1088), store!(18, 1152), store!(19, 1216),
-        store!(20, 1280), store!(21, 1344), store!(22, 1408), store!(23, 1472),
-        a = inout(reg) a => _,
-        b = inout(reg) b => _,
-        k = inout(reg) k => _,
-        s = in(reg) k * 4,
-        a3 = out(reg) _,
-        a6 = out(reg) _,
-        a9 = out(reg) _,
-        c = in(reg) tile.as_mut_ptr(),
-        out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-        out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-        out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-        out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-        out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
-        out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
-        out("zmm24") _, out("zmm25") _, out("zmm26") _, out("zmm27") _,
-        out("zmm28") _, out("zmm29") _, out("zmm30") _, out("zmm31") _,
-        options(nostack),
-    );
-}
-
-/// Rows the buffers of `m` rows need for [`Linear::forward`]: whole blocks of 12.
-pub fn padded_rows(m: usize) -> usize {
-    m.div_ceil(MR) * MR
+    /// Every kernel set this CPU runs, on shapes that are whole vectors and panels and on
+    /// shapes that are not, against the definition in f64.
+    #[test]
+    fn every_kernel_set_computes_the_linear_layer() {
+        let mut rng = goldgate_core::rng::Rng::new(7);
+        let mut next = move || (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
+        let simds: Vec<Isa> = Simd::ALL.into_iter().filter_map(Simd::isa).collect();
+        assert!(simds.len() >= 2 || !cfg!(target_arch = "x86_64"));
+        for (m, n, k) in [
+            (1, 1, 1),
+            (7, 5, 3),
+            (70, 96, 64),
+            (33, 1536, 384),
+            (300, 12, 48),
+        ] {
+            let x: Vec<f32> = (0..m * k).map(|_| next()).collect();
+            let w: Vec<f32> = (0..n * k).map(|_| next()).collect();
+            let b: Vec<f32> = (0..n).map(|_| next()).collect();
+            let r: Vec<f32> = (0..m * n).map(|_| next()).collect();
+            let linear = Linear::new(&w, &b, n, k);
+            let want = |i: usize, j: usize| -> f64 {
+                b[j] as f64
+                    + (0..k)
+                        .map(|t| x[i * k + t] as f64 * w[j * k + t] as f64)
+                        .sum::<f64>()
+            };
+            for isa in &simds {
+                let mut out = vec![f32::NAN; m * n];
+                linear.forward(*isa, &x, m, &mut out, Epilogue::Bias);
+                let mut with_residual = vec![f32::NAN; m * n];
+                linear.forward(*isa, &x, m, &mut with_residual, Epilogue::Residual(&r));
+                let mut relu = vec![f32::NAN; m * n];
+                let act = Epilogue::Activation(HiddenAct::Relu);
+                linear.forward(*isa, &x, m, &mut relu, act);
+                for i in 0..m {
+                    for j in 0..n {
+                        let (at, y) = (i * n + j, want(i, j));
+                        let tolerance = 1e-5 * (1.0 + k as f64).sqrt();
+                        let what = format!("{:?} {m}×{n}×{k} at {i},{j}", isa.simd());
+                        assert!((out[at] as f64 - y).abs() < tolerance, "{what}");
+                        let z = y + r[at] as f64;
+                        assert!((with_residual[at] as f64 - z).abs() < tolerance, "{what}");
+                        assert!((relu[at] as f64 - y.max(0.0)).abs() < tolerance, "{what}");
+                    }
+                }
+            }
+        }
+    }
 }

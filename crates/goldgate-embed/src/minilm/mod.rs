@@ -4,18 +4,20 @@
 //! ([`files`]) without loading anything; the first [`Embedder::embed`] call loads the
 //! tokenizer ([`tokenize`]) and the weights ([`model`]), then every call tokenises its texts,
 //! sorts them by length into batches of about a thousand tokens and runs the batches side
-//! by side on the cores.
+//! by side on the cores. One forward pass runs on every CPU, on the fastest instructions it
+//! has ([`Simd`]), or on others it has when asked ([`MiniLm::with_simd`]).
 
-#[cfg(target_arch = "x86_64")]
+mod attention;
+pub mod config;
 mod encoder;
 pub mod files;
-#[cfg(target_arch = "x86_64")]
 mod gemm;
 pub mod locate;
-#[cfg(target_arch = "x86_64")]
 mod math;
 pub mod model;
+mod simd;
 pub mod tokenize;
+mod weights;
 
 use std::sync::{Mutex, OnceLock};
 
@@ -24,7 +26,8 @@ use rayon::prelude::*;
 use super::{Embedder, Identity};
 use files::ModelFiles;
 use goldgate_core::error::Result;
-use model::{Bert, Kernel};
+use model::Bert;
+pub use simd::Simd;
 use tokenize::WordPiece;
 
 /// Tokens per forward pass (at most): enough rows for the linear layers to run at full
@@ -35,7 +38,7 @@ const BATCH_TOKENS: usize = 1024;
 pub struct MiniLm {
     identity: Identity,
     files: ModelFiles,
-    kernel: Kernel,
+    simd: Simd,
     loaded: OnceLock<Loaded>,
     loading: Mutex<()>,
 }
@@ -65,23 +68,29 @@ impl MiniLm {
                 fingerprint: files.fingerprint.clone(),
             },
             files,
-            kernel: Kernel::Auto,
+            simd: Simd::detect(),
             loaded: OnceLock::new(),
             loading: Mutex::new(()),
         })
     }
 
-    /// Run the forward pass with `kernel` (before the first embedding; for comparisons).
-    pub fn with_kernel(mut self, kernel: Kernel) -> Self {
-        self.kernel = kernel;
+    /// Run the forward pass on `simd` instead of the fastest this CPU has (before the first
+    /// embedding; for tests and measurements). An instruction set this CPU lacks is an
+    /// error.
+    pub fn with_simd(mut self, simd: Simd) -> Result<Self> {
+        self.simd = simd.require()?;
         self.loaded = OnceLock::new();
-        self
+        Ok(self)
     }
 
-    /// Whether the forward pass is candle-transformers' BERT (this CPU has no faster one,
-    /// or it was asked for). Loads the model.
-    pub fn uses_candle(&self) -> Result<bool> {
-        Ok(self.loaded()?.bert.is_candle())
+    /// The instructions the forward pass runs on.
+    pub fn simd(&self) -> Simd {
+        self.simd
+    }
+
+    /// The instructions the loaded forward pass was built for (loads the model).
+    pub fn loaded_simd(&self) -> Result<Simd> {
+        Ok(self.loaded()?.bert.simd())
     }
 
     /// The model's files and settings.
@@ -120,7 +129,7 @@ impl MiniLm {
             files.lower_case,
             files.config.vocab_size,
         )?;
-        let bert = Bert::load(files, self.kernel)?;
+        let bert = Bert::load(files, self.simd)?;
         Ok(self.loaded.get_or_init(|| Loaded { tokenizer, bert }))
     }
 }
