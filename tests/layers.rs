@@ -44,14 +44,17 @@ const ALLOWED: &[(&str, Table)] = &[
             ("llm", &["error", "io", "quantity", "secrets", "text"]),
             ("judge", &["document", "llm", "metrics", "parse", "text"]),
             ("metrics", &["hash", "rng", "text"]),
-            (
-                "suite",
-                &["document", "error", "io", "lockfile", "metrics", "text"],
-            ),
+            ("sample", &["document", "error", "metrics", "text"]),
             (
                 "kinds",
                 &[
-                    "error", "hash", "judge", "metrics", "parse", "suite", "text",
+                    "error", "hash", "judge", "metrics", "parse", "sample", "text",
+                ],
+            ),
+            (
+                "suite",
+                &[
+                    "document", "error", "io", "kinds", "lockfile", "metrics", "sample", "text",
                 ],
             ),
             ("embed", &["cachedir", "error", "io", "metrics", "text"]),
@@ -65,17 +68,17 @@ const ALLOWED: &[(&str, Table)] = &[
                 "score",
                 &[
                     "cachedir", "document", "embed", "error", "io", "judge", "kinds", "metrics",
-                    "parse", "quantity", "runfile", "suite", "text",
+                    "parse", "quantity", "runfile", "sample", "suite", "text",
                 ],
             ),
             (
                 "gate",
                 &[
                     "document", "error", "escape", "io", "judge", "kinds", "metrics", "number",
-                    "parse", "rng", "runfile", "score", "suite", "text",
+                    "parse", "rng", "runfile", "sample", "score", "text",
                 ],
             ),
-            ("testkit", &["gate", "kinds", "metrics", "score", "suite"]),
+            ("testkit", &["gate", "kinds", "metrics", "sample", "score"]),
             ("lib", &["error"]),
         ],
     ),

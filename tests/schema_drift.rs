@@ -89,7 +89,7 @@ fn every_object_knows_the_keys_its_reader_knows() {
     use goldgate_core::judge::rubric::{ByCategory, Scores};
     use goldgate_core::runfile::record::*;
     use goldgate_core::runfile::trace::*;
-    use goldgate_core::suite::model::*;
+    use goldgate_core::sample::*;
     let sample = load("sample.schema.json");
     let run = load("run-record.schema.json");
     let config = load("goldgate-toml.schema.json");
@@ -181,8 +181,8 @@ fn every_enum_has_the_values_the_code_reads() {
     use goldgate_core::metrics::SchemaMode;
     use goldgate_core::parse::ParseOutcome;
     use goldgate_core::runfile::record::{CacheUse, ErrorKind};
-    use goldgate_core::suite::task::{MatchMode, Role, SupportMode};
-    use goldgate_core::suite::Kind;
+    use goldgate_core::sample::task::{MatchMode, Role, SupportMode};
+    use goldgate_core::sample::Kind;
     use goldgate_run::agents::state::Ablation;
     let files: Vec<(&str, Value)> = [
         "score.schema.json",
@@ -352,9 +352,11 @@ pub fn settle(
 
 #[test]
 fn the_enums_compared_after_norm_are_the_codes() {
-    use goldgate_core::suite::model::enums;
+    use goldgate_core::sample::enums;
+    // The kinds the loader accepts are the registry's.
+    let kinds: Vec<&str> = goldgate_core::kinds::all().map(|k| k.as_str()).collect();
     let defs: [(&str, &[&str]); 8] = [
-        ("kind", enums::KIND),
+        ("kind", &kinds),
         ("difficulty", enums::DIFFICULTY),
         ("requirementType", enums::REQUIREMENT_TYPE),
         ("priority", enums::PRIORITY),
@@ -363,15 +365,6 @@ fn the_enums_compared_after_norm_are_the_codes() {
         ("issueType", enums::ISSUE_TYPE),
         ("severity", enums::SEVERITY),
     ];
-    let kinds: Vec<&str> = goldgate_core::suite::Kind::ALL
-        .iter()
-        .map(|k| k.as_str())
-        .collect();
-    assert_eq!(
-        kinds,
-        enums::KIND,
-        "the kinds the loader checks are the kinds there are"
-    );
     let mut failures = Vec::new();
     let mut seen = 0;
     for name in crate::support::schema::schema_names() {
@@ -428,7 +421,7 @@ fn the_enums_compared_after_norm_are_the_codes() {
         "é-functional",
     ] {
         let by_schema = pattern.is_valid(&json!(spelling));
-        let by_goldgate = goldgate_core::suite::in_enum(spelling, enums::REQUIREMENT_TYPE);
+        let by_goldgate = goldgate_core::text::in_enum(spelling, enums::REQUIREMENT_TYPE);
         assert_eq!(by_schema, by_goldgate, "{spelling:?}");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -575,7 +575,7 @@ fn the_published_answer_schemas_are_the_kinds_own() {
     published.sort();
     let mut expected = Vec::new();
     for kind in goldgate_core::kinds::ALL {
-        let name = answer_schema(kind.kind().as_str());
+        let name = answer_schema(kind.name());
         let file = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("schemas")
             .join(&name);
@@ -583,7 +583,7 @@ fn the_published_answer_schemas_are_the_kinds_own() {
         assert!(
             text == kind.answer_schema(),
             "schemas/{name} differs from its kind's answer.schema.json: copy it with\n  cp crates/goldgate-core/src/kinds/{0}/answer.schema.json schemas/answer-{0}.schema.json",
-            kind.kind().as_str()
+            kind.name()
         );
         expected.push(name);
     }

@@ -13,7 +13,7 @@ use goldgate_core::error::Result;
 use goldgate_core::kinds::keys;
 use goldgate_core::parse::parse_answer;
 use goldgate_core::runfile::reader::RunIndex;
-use goldgate_core::suite::Sample;
+use goldgate_core::sample::Sample;
 
 /// A machine-made draft of one sample's labels.
 #[derive(Clone, Debug, PartialEq, Serialize)]

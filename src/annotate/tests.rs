@@ -202,7 +202,7 @@ fn progress_shows_the_kappas_of_suite_agreement_and_moves_with_each_save() {
         .iter()
         .find(|e| {
             e.sample.annotations.len() >= 2
-                && e.sample.kind == goldgate_core::suite::Kind::Extraction
+                && e.sample.kind == goldgate_core::sample::Kind::named("extraction").unwrap()
         })
         .unwrap()
         .sample
@@ -296,7 +296,7 @@ fn annotated_by_two(w: &Workspace) -> usize {
         .iter()
         .position(|e| {
             e.sample.annotations.len() >= 2
-                && e.sample.kind == goldgate_core::suite::Kind::Extraction
+                && e.sample.kind == goldgate_core::sample::Kind::named("extraction").unwrap()
         })
         .unwrap()
 }

@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use super::prefill::Draft;
 use super::workspace::Workspace;
+use goldgate_core::sample::task::Role;
+use goldgate_core::sample::{enums, DiscussionNote, Review};
 use goldgate_core::suite::agreement::{message_marks, Agreement, AgreementBuilder};
-use goldgate_core::suite::model::{enums, DiscussionNote, Review};
-use goldgate_core::suite::task::Role;
 
 /// Largest page of the queue.
 pub const MAX_PER_PAGE: usize = 200;
@@ -356,7 +356,7 @@ impl Workspace {
             })
             .collect();
         let agreement = builder.finish();
-        let count = |f: &dyn Fn(&goldgate_core::suite::Sample) -> bool| {
+        let count = |f: &dyn Fn(&goldgate_core::sample::Sample) -> bool| {
             self.entries.iter().filter(|e| f(&e.sample)).count()
         };
         Progress {

@@ -12,9 +12,10 @@ use regex::Regex;
 use super::prefill::Draft;
 use super::refusal::Refusal;
 use goldgate_core::error::{Error, Result};
+use goldgate_core::sample::{Kind, Sample};
 use goldgate_core::suite::agreement::{message_marks, Agreement, AgreementBuilder};
 use goldgate_core::suite::edit::{self, Format};
-use goldgate_core::suite::{Kind, RawDocument, Sample, Suite, UniqueIds};
+use goldgate_core::suite::{RawDocument, Suite, UniqueIds};
 
 /// What the server is started with.
 #[derive(Clone, Debug)]

@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 use super::refusal::{FieldProblem, Refusal};
 use super::workspace::{Entry, Workspace};
 use goldgate_core::document::pointer_of_field;
+use goldgate_core::sample::Kind;
 use goldgate_core::suite::edit::{self, Format};
-use goldgate_core::suite::{Kind, RawDocument, INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
+use goldgate_core::suite::{RawDocument, INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
 
 type Refused<T> = std::result::Result<T, Refusal>;
 

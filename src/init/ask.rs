@@ -7,7 +7,7 @@ use std::io::BufRead;
 
 use super::Pipeline;
 use goldgate_core::error::{Error, Result};
-use goldgate_core::suite::Kind;
+use goldgate_core::sample::Kind;
 
 /// The task kinds the pipeline does, asked with `default` preselected.
 pub fn kinds(
@@ -15,13 +15,11 @@ pub fn kinds(
     input: &mut dyn BufRead,
     say: &mut dyn FnMut(&str),
 ) -> Result<Vec<Kind>> {
-    let choices: Vec<(&str, &str)> = Kind::ALL
-        .iter()
-        .map(|k| (k.as_str(), super::about(*k)))
-        .collect();
+    let all: Vec<Kind> = goldgate_core::kinds::all().collect();
+    let choices: Vec<(&str, &str)> = all.iter().map(|k| (k.as_str(), super::about(*k))).collect();
     let default: Vec<usize> = default
         .iter()
-        .filter_map(|d| Kind::ALL.iter().position(|k| k == d))
+        .filter_map(|d| all.iter().position(|k| k == d))
         .collect();
     let picked = ask(
         "Which task kinds does the pipeline do? (one example sample and its rules each)",
@@ -31,7 +29,7 @@ pub fn kinds(
         input,
         say,
     )?;
-    Ok(picked.into_iter().map(|i| Kind::ALL[i]).collect())
+    Ok(picked.into_iter().map(|i| all[i]).collect())
 }
 
 /// How goldgate calls the pipeline, asked with `default` preselected.

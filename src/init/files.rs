@@ -11,7 +11,7 @@ use minijinja::{context, Environment, UndefinedBehavior};
 
 use super::{workflows, Pipeline};
 use goldgate_core::error::{Error, Result};
-use goldgate_core::suite::Kind;
+use goldgate_core::sample::Kind;
 
 /// One file of the scaffold.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,8 +96,7 @@ fn samples(kind: Kind, rendered: &str) -> Result<Vec<(String, String, serde_json
 /// Every file of a project with these task kinds (in goldgate's order, each once) and this
 /// pipeline, in the order they are listed.
 pub fn scaffold(kinds: &[Kind], pipeline: Pipeline) -> Result<Vec<File>> {
-    let kinds: Vec<Kind> = Kind::ALL
-        .into_iter()
+    let kinds: Vec<Kind> = goldgate_core::kinds::all()
         .filter(|k| kinds.contains(k))
         .collect();
     if kinds.is_empty() {
@@ -169,7 +168,7 @@ fn environment() -> Environment<'static> {
     }
     // Each kind's example samples, from its folder, under the kind's name.
     for kind in goldgate_core::kinds::ALL {
-        let name = kind.kind().as_str();
+        let name = kind.name();
         env.add_template(name, kind.example_samples())
             .unwrap_or_else(|e| panic!("the init samples of {name} do not parse: {e:#}"));
     }
@@ -236,7 +235,7 @@ mod tests {
     #[test]
     fn every_template_renders_for_every_kind_and_pipeline() {
         for pipeline in Pipeline::ALL {
-            for kind in Kind::ALL {
+            for kind in goldgate_core::kinds::all() {
                 let files = scaffold(&[kind], pipeline).unwrap();
                 let paths: Vec<String> =
                     files.iter().map(|f| f.path.display().to_string()).collect();
@@ -268,7 +267,11 @@ mod tests {
     #[test]
     fn kinds_come_in_goldgate_order_once() {
         let files = scaffold(
-            &[Kind::Tuples, Kind::Extraction, Kind::Tuples],
+            &[
+                Kind::named("tuples").unwrap(),
+                Kind::named("extraction").unwrap(),
+                Kind::named("tuples").unwrap(),
+            ],
             Pipeline::Http,
         )
         .unwrap();
@@ -298,7 +301,11 @@ mod tests {
             SAMPLES_PER_KIND,
             goldgate_core::gate::evidence::min_paired(confidence)
         );
-        let files = scaffold(&Kind::ALL, Pipeline::Command).unwrap();
+        let files = scaffold(
+            &goldgate_core::kinds::all().collect::<Vec<_>>(),
+            Pipeline::Command,
+        )
+        .unwrap();
         let stub = &files
             .iter()
             .find(|f| f.path.as_os_str() == "pipeline.py")
@@ -343,7 +350,11 @@ mod tests {
     #[test]
     fn the_chat_prompts_branch_on_the_kind() {
         let tmp = tempfile::tempdir().unwrap();
-        let files = scaffold(&Kind::ALL, Pipeline::Chat).unwrap();
+        let files = scaffold(
+            &goldgate_core::kinds::all().collect::<Vec<_>>(),
+            Pipeline::Chat,
+        )
+        .unwrap();
         let load = |name: &str| {
             let f = files
                 .iter()
@@ -357,7 +368,7 @@ mod tests {
         let extraction = json!({"kind": "extraction", "transcript": "[0] user: Track orders."});
         let built_in = Template::builtin(
             "extraction",
-            goldgate_core::kinds::of(Kind::Extraction)
+            goldgate_core::kinds::of(Kind::named("extraction").unwrap())
                 .chat_prompts()
                 .built_in
                 .unwrap(),

@@ -21,7 +21,7 @@ mod workflows;
 use std::path::{Path, PathBuf};
 
 use goldgate_core::error::{Error, Result};
-use goldgate_core::suite::Kind;
+use goldgate_core::sample::Kind;
 
 pub use files::{scaffold, File};
 pub use summary::{names, summary, Place};
@@ -203,7 +203,7 @@ mod tests {
     fn plan(dir: &Path, force: bool) -> Plan {
         Plan {
             dir: dir.to_path_buf(),
-            kinds: vec![Kind::Validation],
+            kinds: vec![Kind::named("validation").unwrap()],
             pipeline: Pipeline::Http,
             force,
         }

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use goldgate_core::suite::Kind;
+use goldgate_core::sample::Kind;
 
 /// The confidence the stub gives every item it answers.
 const CONFIDENCE: f64 = 0.9;
@@ -88,12 +88,12 @@ mod tests {
     fn an_answer_is_the_gold_with_a_confidence() {
         let sample = json!({"id": "s", "labels": {"tuples": [{"aspect_term": "a", "polarity": "positive"}]}});
         assert_eq!(
-            answer(Kind::Tuples, &sample),
+            answer(Kind::named("tuples").unwrap(), &sample),
             json!({"final_tuples": [{"aspect_term": "a", "polarity": "positive", "confidence": 0.9}]})
         );
         let e2e = json!({"reference_srs": "# 1 Introduction\n", "labels": {"requirements": []}});
         assert_eq!(
-            answer(Kind::E2e, &e2e),
+            answer(Kind::named("e2e").unwrap(), &e2e),
             json!({"requirements": [], "srs_markdown": "# 1 Introduction"})
         );
     }

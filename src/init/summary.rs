@@ -3,7 +3,7 @@
 //! root, and the command to run next.
 
 use super::{Pipeline, Plan, Written};
-use goldgate_core::suite::Kind;
+use goldgate_core::sample::Kind;
 
 /// Where the project is, for what to run next.
 #[derive(Clone, Copy, Debug, Default)]

@@ -87,14 +87,14 @@ pub fn markdown(keyless: &[Keyless]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use goldgate_core::suite::Kind;
+    use goldgate_core::sample::Kind;
 
     #[test]
     fn the_comment_says_them_within_bounds_whatever_the_verdict_claims() {
         let long = "k".repeat(500);
         let claimed: Vec<Keyless> = (0..30)
             .map(|i| Keyless {
-                kind: Kind::Extraction,
+                kind: Kind::named("extraction").unwrap(),
                 task: Some(format!("t{i}")),
                 answers: 3,
                 samples: 40,
@@ -118,7 +118,7 @@ mod tests {
     #[test]
     fn the_run_summary_names_the_keys_what_was_found_and_where_to_look() {
         let one = Keyless {
-            kind: Kind::Validation,
+            kind: Kind::named("validation").unwrap(),
             task: None,
             answers: 2,
             samples: 2,

@@ -10,10 +10,10 @@ use serde::Serialize;
 use goldgate_core::error::{Problem, Severity};
 use goldgate_core::escape::one_line;
 use goldgate_core::runfile::failures::FailedCalls;
+use goldgate_core::sample::Difficulty;
 use goldgate_core::score::ScoreFile;
 use goldgate_core::suite::agreement::Agreement;
-use goldgate_core::suite::stats::{SuiteStats, TARGETS, TOTAL_TARGET};
-use goldgate_core::suite::{Difficulty, Kind};
+use goldgate_core::suite::stats::{targets, SuiteStats, TOTAL_TARGET};
 use goldgate_core::text::plural;
 
 mod gate_table;
@@ -88,12 +88,15 @@ pub fn stats_table(s: &SuiteStats) -> String {
     );
     // The size targets are those of requirement suites; tuple samples have none.
     let requirements = s.has_requirement_samples();
-    let targets = TARGETS
-        .iter()
+    let targets = targets()
+        .into_iter()
         .filter(|_| requirements)
-        .map(|(k, t)| (*k, Some(*t)));
-    let tuples = (s.count(Kind::Tuples) > 0).then_some((Kind::Tuples, None));
-    for (kind, target) in targets.chain(tuples) {
+        .map(|(k, t)| (k, Some(t)));
+    // Kinds without a size target: a row when the suite has samples of them.
+    let untargeted = goldgate_core::kinds::all()
+        .filter(|k| goldgate_core::kinds::of(*k).suite_target().is_none() && s.count(*k) > 0)
+        .map(|k| (k, None));
+    for (kind, target) in targets.chain(untargeted) {
         let row = s.by_kind_and_difficulty.get(&kind);
         let d = |x: Difficulty| row.and_then(|r| r.get(&x)).copied().unwrap_or(0);
         let mark = match target {
@@ -240,10 +243,9 @@ pub fn score_summary(file: &ScoreFile, output: &Path) -> String {
             agg.n
         );
     }
-    let kinds: Vec<String> = Kind::ALL
-        .iter()
+    let kinds: Vec<String> = goldgate_core::kinds::all()
         .filter_map(|k| {
-            let n = file.samples.iter().filter(|s| s.kind == *k).count();
+            let n = file.samples.iter().filter(|s| s.kind == k).count();
             (n > 0).then(|| format!("{n} {}", k.as_str()))
         })
         .collect();

@@ -9,7 +9,7 @@ use super::defaults;
 use crate::cli::{self, PipelineArg};
 use crate::init::Pipeline;
 use goldgate_core::error::Error;
-use goldgate_core::suite::Kind;
+use goldgate_core::sample::Kind;
 
 /// `goldgate init`, before anything is asked.
 #[derive(Clone, Debug, PartialEq)]

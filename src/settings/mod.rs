@@ -103,8 +103,11 @@ pub mod defaults {
     pub const AGENTS_ATTEMPTS: [u32; 4] = [3, 3, 3, 5];
     /// `init`: the project directory.
     pub const INIT_DIR: &str = ".";
-    /// `init`: the task kinds when none is given and none can be asked.
-    pub const INIT_KINDS: &[goldgate_core::suite::Kind] = &[goldgate_core::suite::Kind::Extraction];
+    /// `init`: the task kinds when none is given and none can be asked: the first kind the
+    /// registry lists.
+    pub fn init_kinds() -> Vec<goldgate_core::sample::Kind> {
+        goldgate_core::kinds::all().take(1).collect()
+    }
     /// `init`: the pipeline kind when none is given and none can be asked.
     pub const INIT_PIPELINE: crate::init::Pipeline = crate::init::Pipeline::Command;
 }

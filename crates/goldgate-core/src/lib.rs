@@ -28,6 +28,7 @@ pub mod quantity;
 pub mod retry;
 pub mod rng;
 pub mod runfile;
+pub mod sample;
 pub mod score;
 pub mod secrets;
 pub mod suite;

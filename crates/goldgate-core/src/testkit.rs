@@ -33,9 +33,9 @@ pub fn file(samples: &[(f64, f64, f64, bool)], version: &str) -> ScoreFile {
             let r = crate::metrics::recall(tp, fp, fn_);
             SampleScore {
                 id: format!("s-{i}"),
-                kind: crate::suite::Kind::Extraction,
+                kind: crate::kinds::named("extraction").unwrap(),
                 domain: "d".into(),
-                difficulty: crate::suite::Difficulty::Medium,
+                difficulty: crate::sample::Difficulty::Medium,
                 task: None,
                 tags: Vec::new(),
                 repeats: 1,

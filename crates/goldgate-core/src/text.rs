@@ -34,6 +34,17 @@ pub fn norm(s: &str) -> String {
     collapse(nfkc.to_lowercase().chars(), nfkc.len())
 }
 
+/// Whether `value` equals one of the canonical `allowed` values after `norm`.
+pub fn in_enum(value: &str, allowed: &[&str]) -> bool {
+    let normed = norm(value);
+    // Canonical values are lower-case words joined by `-` or `_`: their norm joins with spaces.
+    allowed.iter().any(|a| {
+        a.chars()
+            .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+            .eq(normed.chars())
+    })
+}
+
 /// `chars` with non-alphanumerics as single spaces, trimmed; `len` is a capacity hint.
 fn collapse(chars: impl Iterator<Item = char>, len: usize) -> String {
     let mut out = String::with_capacity(len);

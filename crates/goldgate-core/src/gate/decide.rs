@@ -11,8 +11,8 @@ use crate::kinds::keys::Keyless;
 use crate::metrics::bootstrap::interval;
 use crate::metrics::registry::{Direction, Metric};
 use crate::number::value as fmt_value;
+use crate::sample::Kind;
 use crate::score::file::ScoreFile;
-use crate::suite::Kind;
 
 /// Judge `metric` of `candidate` against `baseline`: `draws` are the paired-bootstrap
 /// deltas, `paired` the samples both runs scored that count towards it.
@@ -33,7 +33,7 @@ pub(super) fn judge(
             .flatten()
             .filter_map(|(kind, metrics)| {
                 let value = metrics.get(metric.name).and_then(|a| a.value)?;
-                Some((Kind::from_norm(kind)?, value))
+                Some((crate::kinds::named(kind)?, value))
             })
             .collect(),
         false => Vec::new(),

@@ -11,8 +11,8 @@ use super::verdict::Detectable;
 use crate::kinds::keys::{Keyless, MAX_FOUND};
 use crate::metrics::registry::{Direction, Metric};
 use crate::metrics::stats::Sums;
+use crate::sample::Kind;
 use crate::score::file::ScoreFile;
-use crate::suite::Kind;
 
 /// The fewest paired samples with which a paired test of "no change" can reach
 /// `confidence`. Under no change, each pair's two runs are exchangeable, so an exact paired

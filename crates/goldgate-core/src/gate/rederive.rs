@@ -79,8 +79,7 @@ pub fn rederive(
             .collect(),
     };
     let has_baseline = baseline.is_some() || file.baseline_present;
-    let kinds: Vec<crate::suite::Kind> = crate::suite::Kind::ALL
-        .into_iter()
+    let kinds: Vec<crate::sample::Kind> = crate::kinds::all()
         .filter(|k| file.sample_results.iter().any(|s| s.kind == *k))
         .collect();
     let claimed: HashMap<&str, &MetricResult> =
@@ -121,14 +120,12 @@ pub fn rederive(
                     }
                 });
                 // A metric judged per kind: the file's value of each kind.
-                let by_kind: Vec<(crate::suite::Kind, f64)> = match metric.is_judged_per_kind() {
+                let by_kind: Vec<(crate::sample::Kind, f64)> = match metric.is_judged_per_kind() {
                     true => file
                         .groups
                         .iter()
                         .filter(|g| g.dimension == "kind" && g.metric == metric.name)
-                        .filter_map(|g| {
-                            Some((crate::suite::Kind::from_norm(&g.group)?, g.candidate?))
-                        })
+                        .filter_map(|g| Some((crate::kinds::named(&g.group)?, g.candidate?)))
                         .collect(),
                     false => Vec::new(),
                 };

@@ -227,7 +227,7 @@ pub fn summary_prefix(outcome: Outcome) -> &'static str {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SampleResult {
     pub id: String,
-    pub kind: crate::suite::Kind,
+    pub kind: crate::sample::Kind,
     pub primary: f64,
     pub baseline: Option<f64>,
     pub pass: bool,

@@ -9,8 +9,8 @@
 use crate::error::{Location, Problem};
 use crate::parse::json::Json;
 use crate::parse::{ParseOutcome, ParsedAnswer};
-use crate::suite::model::Labels;
-use crate::suite::Sample;
+use crate::sample::Labels;
+use crate::sample::Sample;
 
 /// The longest list anywhere in `answer` (of requirements, criteria, tuples, …); 0 without
 /// one.

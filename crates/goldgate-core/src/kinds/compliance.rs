@@ -122,11 +122,11 @@ pub fn token(key: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Whether `value` reads as one of `allowed` after `norm`, spelt in ASCII: the portable
-/// form of [`crate::suite::in_enum`] that the published answer schemas state as a pattern
+/// form of [`crate::text::in_enum`] that the published answer schemas state as a pattern
 /// (any case, words separated and surrounded by ASCII characters that are not letters or
 /// digits), so a schema validator and goldgate agree on every answer.
 pub fn in_ascii_enum(value: &str, allowed: &[&str]) -> bool {
-    value.is_ascii() && crate::suite::in_enum(value, allowed)
+    value.is_ascii() && crate::text::in_enum(value, allowed)
 }
 
 #[cfg(test)]

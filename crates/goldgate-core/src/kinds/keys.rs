@@ -11,47 +11,28 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::parse::json::Json;
-use crate::suite::task::Task;
-use crate::suite::{Kind, Sample};
+use crate::sample::task::Task;
+use crate::sample::{Kind, Sample};
 
 /// The type of value a kind reads under a key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Shape {
+pub enum Shape {
     List,
     Text,
 }
 
-/// What a kind reads at the top of an answer: each key with the type read there, and
-/// whether a bare list is read as its requirements.
-struct Reads {
-    kind: Kind,
-    keys: &'static [(&'static str, Shape)],
-    bare_list: bool,
+/// What a kind reads at the top of an answer ([`super::TaskKind::reads`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Reads {
+    /// Each key with the type read there, and whether a bare list is read as the answer's
+    /// first list.
+    Keys {
+        keys: &'static [(&'static str, Shape)],
+        bare_list: bool,
+    },
+    /// The lists at the final pointers of the sample's task.
+    TaskPointers,
 }
-
-/// Every kind but tuples, whose task's pointers say where its lists are.
-const READS: [Reads; 4] = [
-    Reads {
-        kind: Kind::Extraction,
-        keys: &[("requirements", Shape::List)],
-        bare_list: true,
-    },
-    Reads {
-        kind: Kind::Inference,
-        keys: &[("inferred_requirements", Shape::List)],
-        bare_list: false,
-    },
-    Reads {
-        kind: Kind::Validation,
-        keys: &[("issues", Shape::List), ("pii", Shape::List)],
-        bare_list: false,
-    },
-    Reads {
-        kind: Kind::E2e,
-        keys: &[("requirements", Shape::List), ("srs_markdown", Shape::Text)],
-        bare_list: true,
-    },
-];
 
 /// A parsed answer, whichever tree it was parsed into.
 pub trait Answer {
@@ -134,8 +115,8 @@ impl Answer for Json<'_> {
 /// The keys the kind reads in an answer: a tuple task's final pointers (`task`), the
 /// kind's keys otherwise.
 pub fn expected(kind: Kind, task: Option<&Task>) -> Vec<String> {
-    match (kind, task) {
-        (Kind::Tuples, Some(task)) => task.final_paths.clone(),
+    match (crate::kinds::of(kind).reads(), task) {
+        (Reads::TaskPointers, Some(task)) => task.final_paths.clone(),
         _ => crate::kinds::of(kind)
             .answer_keys()
             .iter()
@@ -148,22 +129,23 @@ pub fn expected(kind: Kind, task: Option<&Task>) -> Vec<String> {
 /// there (a list; `srs_markdown` a string), a bare list for extraction and e2e, or, for a
 /// tuple task, a list at one of its final pointers. Looks up at most two keys.
 pub fn holds<A: Answer>(kind: Kind, task: Option<&Task>, answer: &A) -> bool {
-    if kind == Kind::Tuples {
-        let paths = task.map_or(&[][..], |t| t.final_paths.as_slice());
-        return paths
-            .iter()
-            .any(|p| answer.at(p).is_some_and(Answer::is_list));
+    match crate::kinds::of(kind).reads() {
+        Reads::TaskPointers => {
+            let paths = task.map_or(&[][..], |t| t.final_paths.as_slice());
+            paths
+                .iter()
+                .any(|p| answer.at(p).is_some_and(Answer::is_list))
+        }
+        Reads::Keys { keys, bare_list } => {
+            (bare_list && answer.is_list())
+                || keys.iter().any(|(key, shape)| {
+                    answer.member(key).is_some_and(|v| match shape {
+                        Shape::List => v.is_list(),
+                        Shape::Text => v.is_text(),
+                    })
+                })
+        }
     }
-    let Some(reads) = READS.iter().find(|r| r.kind == kind) else {
-        return true;
-    };
-    (reads.bare_list && answer.is_list())
-        || reads.keys.iter().any(|(key, shape)| {
-            answer.member(key).is_some_and(|v| match shape {
-                Shape::List => v.is_list(),
-                Shape::Text => v.is_text(),
-            })
-        })
 }
 
 /// What an answer that holds nothing its kind reads holds instead: its top-level keys, or
@@ -342,11 +324,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn kind(name: &str) -> Kind {
+        crate::kinds::named(name).unwrap()
+    }
+
     #[test]
     fn each_kinds_table_names_the_keys_it_reads() {
-        for reads in READS {
-            let names: Vec<&str> = reads.keys.iter().map(|(k, _)| *k).collect();
-            assert_eq!(names, crate::kinds::of(reads.kind).answer_keys());
+        for kind in crate::kinds::ALL {
+            if let Reads::Keys { keys, .. } = kind.reads() {
+                let names: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
+                assert_eq!(names, kind.answer_keys());
+            }
         }
     }
 
@@ -354,54 +342,54 @@ mod tests {
     fn an_answer_without_the_kinds_keys_says_what_it_holds() {
         let wrong = json!({"extracted_requirements": [], "notes": "x"});
         assert_eq!(
-            missing(Kind::Extraction, None, &wrong),
+            missing(kind("extraction"), None, &wrong),
             Some(vec!["extracted_requirements".into(), "notes".into()])
         );
-        assert_eq!(missing(Kind::Extraction, None, &json!([])), None);
+        assert_eq!(missing(kind("extraction"), None, &json!([])), None);
         assert_eq!(
-            missing(Kind::Extraction, None, &json!({"requirements": []})),
+            missing(kind("extraction"), None, &json!({"requirements": []})),
             None
         );
         assert_eq!(
-            missing(Kind::Extraction, None, &json!({"requirements": {}})),
+            missing(kind("extraction"), None, &json!({"requirements": {}})),
             Some(vec!["requirements".into()]),
             "a key of the wrong type is not read"
         );
         assert_eq!(
-            missing(Kind::Inference, None, &json!([])),
+            missing(kind("inference"), None, &json!([])),
             Some(vec!["(a list)".into()])
         );
-        assert_eq!(missing(Kind::Validation, None, &json!({"pii": []})), None);
+        assert_eq!(missing(kind("validation"), None, &json!({"pii": []})), None);
         assert_eq!(
-            missing(Kind::E2e, None, &json!({"srs_markdown": "# x"})),
+            missing(kind("e2e"), None, &json!({"srs_markdown": "# x"})),
             None
         );
         assert_eq!(
-            missing(Kind::E2e, None, &json!({"srs_markdown": 3})),
+            missing(kind("e2e"), None, &json!({"srs_markdown": 3})),
             Some(vec!["srs_markdown".into()])
         );
         let text = r#"{"extracted_requirements": [1]}"#;
         let parsed = Json::parse(text).unwrap();
         assert_eq!(
-            missing(Kind::Extraction, None, &parsed),
+            missing(kind("extraction"), None, &parsed),
             Some(vec!["extracted_requirements".into()])
         );
     }
 
     #[test]
     fn a_tuple_task_reads_its_pointers() {
-        let tasks = crate::suite::task::parse_tasks(
+        let tasks = crate::sample::task::parse_tasks(
             "[tasks.t]\nfields = [{ name = \"a\", role = \"span\" }]\nfinal_paths = [\"/out/list\", \"\"]\n",
         );
         let task = tasks.get("t").map(|t| t.as_ref());
-        assert!(holds(Kind::Tuples, task, &json!({"out": {"list": []}})));
-        assert!(holds(Kind::Tuples, task, &json!([])));
+        assert!(holds(kind("tuples"), task, &json!({"out": {"list": []}})));
+        assert!(holds(kind("tuples"), task, &json!([])));
         assert_eq!(
-            missing(Kind::Tuples, task, &json!({"tuples": []})),
+            missing(kind("tuples"), task, &json!({"tuples": []})),
             Some(vec!["tuples".into()])
         );
-        assert_eq!(expected(Kind::Tuples, task), vec!["/out/list", ""]);
-        assert_eq!(expected(Kind::Validation, None), vec!["issues", "pii"]);
+        assert_eq!(expected(kind("tuples"), task), vec!["/out/list", ""]);
+        assert_eq!(expected(kind("validation"), None), vec!["issues", "pii"]);
     }
 
     #[test]
@@ -414,7 +402,7 @@ mod tests {
             ("b", vec!["y", "z"]),
         ] {
             let found: Vec<String> = found.into_iter().map(String::from).collect();
-            tally.add(id, Kind::Extraction, None, &expected, &found);
+            tally.add(id, kind("extraction"), None, &expected, &found);
         }
         let [group] = tally.finish().try_into().unwrap();
         assert_eq!(group.found, ["y", "x", "z"]);

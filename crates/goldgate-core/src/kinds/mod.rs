@@ -6,8 +6,7 @@
 //! `init` writes (`example.yaml.j2`), a good answer to a sample and the labels an answer
 //! would be. The scorer, the metric registry, the chat pipeline, init, annotate's drafts and
 //! the reports reach a kind only through [`TaskKind`]; adding a kind means adding a folder
-//! and one line in [`of`] and [`ALL`] (and, today, its variant of `suite::Kind` and its
-//! labels in `suite`). docs/development.md walks through an example.
+//! and one line in [`ALL`]. docs/development.md walks through an example.
 
 pub mod aligned;
 pub mod bounds;
@@ -17,6 +16,7 @@ pub mod explain;
 pub mod extraction;
 pub mod inference;
 pub mod keys;
+pub mod lint;
 #[cfg(test)]
 mod metric_tests;
 pub mod tuples;
@@ -31,7 +31,9 @@ use crate::parse::ParseOutcome;
 use crate::metrics::registry::{Metric, SHARED};
 use crate::metrics::stats::Stats;
 use crate::metrics::ScoringConfig;
-use crate::suite::{Kind, Sample};
+use crate::sample::findings::Findings;
+use crate::sample::task::Tasks;
+use crate::sample::{Kind, RawSample, Sample};
 
 /// Gold data a kind prepares once per sample; every repeat is scored against it.
 pub type Gold = Box<dyn Any + Send + Sync>;
@@ -116,11 +118,34 @@ pub struct ReportLayout {
 
 /// One task kind.
 pub trait TaskKind: Sync {
-    /// The kind, as samples name it.
-    fn kind(&self) -> Kind;
+    /// The kind's name, as samples write it (`kind: NAME`).
+    fn name(&self) -> &'static str;
+
+    /// The keys of `labels` (and of an annotation) a sample of this kind is labelled with.
+    fn label_keys(&self) -> &'static [&'static str];
+
+    /// Check a sample of this kind as written: its inputs and what only its labels need
+    /// (the loader checks the id, the kind, the difficulty and the tags before, and the
+    /// labels' common fields after).
+    fn check_sample(&self, raw: &RawSample, tasks: &Tasks, findings: &mut Findings);
+
+    /// What this kind forbids in a sample of another kind (the fields only it reads).
+    fn check_sample_of_other_kind(&self, raw: &RawSample, findings: &mut Findings) {
+        let _ = (raw, findings);
+    }
+
+    /// How many samples of this kind a suite aims for (`goldgate suite stats` measures a
+    /// suite against it); `None`: the kind has no size target.
+    fn suite_target(&self) -> Option<usize> {
+        None
+    }
 
     /// The keys of a pipeline's JSON answer this kind reads.
     fn answer_keys(&self) -> &'static [&'static str];
+
+    /// What it reads at the top of an answer, to tell an answer that holds none of it
+    /// ([`keys`]).
+    fn reads(&self) -> keys::Reads;
 
     /// Its metrics, in report order; their names start with the kind's name (the e2e kind's
     /// judge metrics with `judge.`).
@@ -168,8 +193,7 @@ pub trait TaskKind: Sync {
         answer: &serde_json::Value,
     ) -> serde_json::Map<String, serde_json::Value> {
         let _ = sample;
-        self.kind()
-            .label_keys()
+        self.label_keys()
             .iter()
             .map(|key| (key.to_string(), list_or_empty(answer.get(*key))))
             .collect()
@@ -233,8 +257,8 @@ pub fn confident(sample: &serde_json::Value, key: &str, confidence: f64) -> serd
     )
 }
 
-/// Every kind, in report order.
-pub static ALL: [&dyn TaskKind; 5] = [
+/// Every kind, in report order: the one line a kind adds to register itself.
+pub static ALL: &[&dyn TaskKind] = &[
     &extraction::Extraction,
     &inference::Inference,
     &validation::Validation,
@@ -242,15 +266,26 @@ pub static ALL: [&dyn TaskKind; 5] = [
     &tuples::Tuples,
 ];
 
+/// Every registered kind's handle, in registry order.
+pub fn all() -> impl Iterator<Item = Kind> {
+    ALL.iter()
+        .enumerate()
+        .map(|(index, kind)| Kind::registered(index, kind.name()))
+}
+
+/// The kind samples call `name` (exactly; the loader compares after `norm`).
+pub fn named(name: &str) -> Option<Kind> {
+    all().find(|k| k.as_str() == name)
+}
+
 /// The implementation of `kind`.
 pub fn of(kind: Kind) -> &'static dyn TaskKind {
-    match kind {
-        Kind::Extraction => &extraction::Extraction,
-        Kind::Inference => &inference::Inference,
-        Kind::Validation => &validation::Validation,
-        Kind::E2e => &e2e::E2e,
-        Kind::Tuples => &tuples::Tuples,
-    }
+    ALL[kind.index()]
+}
+
+/// The handle of a registered implementation.
+pub fn kind_of(implementation: &dyn TaskKind) -> Kind {
+    named(implementation.name()).expect("every implementation is registered")
 }
 
 /// Every metric goldgate reports, in report order: each kind's, then the shared parse and
@@ -316,16 +351,46 @@ pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric
 /// The kind whose metric `name` is (`None`: a metric every kind shares, or none).
 pub fn owner(name: &str) -> Option<Kind> {
     if name.starts_with(tuples::metrics::SOURCE_PREFIX) {
-        return Some(Kind::Tuples);
+        return named(tuples::Tuples.name());
     }
-    ALL.iter()
-        .find(|k| k.metrics().iter().any(|m| m.name == name))
-        .map(|k| k.kind())
+    all().find(|k| of(*k).metrics().iter().any(|m| m.name == name))
+}
+
+/// Whether `name` is a member of a metric family whose members depend on the answers (a
+/// `tuples.pred_source[POINTER]`), not one of [`metrics`].
+pub fn is_family_member(name: &str) -> bool {
+    !metrics().iter().any(|m| m.name == name) && find(name).is_some()
 }
 
 /// Every metric name, for did-you-mean hints.
 pub fn names() -> impl Iterator<Item = &'static str> {
     metrics().iter().map(|m| m.name)
+}
+
+impl Kind {
+    /// The kind samples call `name` (see [`named`]).
+    pub fn named(name: &str) -> Option<Kind> {
+        named(name)
+    }
+
+    /// The keys of `labels` its samples are labelled with ([`TaskKind::label_keys`]).
+    pub fn label_keys(self) -> &'static [&'static str] {
+        of(self).label_keys()
+    }
+}
+
+/// A kind is read by its name (score and verdict files), and only a registered kind is.
+impl<'de> serde::Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Kind, D::Error> {
+        let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(deserializer)?;
+        named(&name).ok_or_else(|| {
+            let names: Vec<String> = all().map(|k| format!("`{}`", k.as_str())).collect();
+            serde::de::Error::custom(format!(
+                "unknown variant `{name}`, expected one of {}",
+                names.join(", ")
+            ))
+        })
+    }
 }
 
 /// The prepared gold of the kind that made it.
@@ -340,12 +405,14 @@ mod tests {
 
     #[test]
     fn every_kind_is_registered_once_with_its_own_metrics() {
-        for kind in Kind::ALL {
-            assert_eq!(of(kind).kind(), kind);
-            assert!(ALL.iter().filter(|k| k.kind() == kind).count() == 1);
+        for kind in all() {
+            assert_eq!(of(kind).name(), kind.as_str());
+            assert_eq!(named(kind.as_str()), Some(kind));
+            assert!(ALL.iter().filter(|k| k.name() == kind.as_str()).count() == 1);
             let prefix = format!("{}.", kind.as_str());
             // The e2e kind also reports its judge's metrics.
-            let judged = |name: &str| kind == Kind::E2e && name.starts_with("judge.");
+            let judged =
+                |name: &str| of(kind).name() == e2e::E2e.name() && name.starts_with("judge.");
             assert!(of(kind)
                 .metrics()
                 .iter()

@@ -52,14 +52,14 @@ fn sample_metrics(
 ) -> Vec<Vec<(&'static str, f64)>> {
     let family: Vec<&crate::metrics::registry::Metric> = catalog
         .iter()
-        .filter(|m| m.name.starts_with(kinds::tuples::metrics::SOURCE_PREFIX))
+        .filter(|m| kinds::is_family_member(m.name))
         .collect();
     prepared.sample_values(|i| {
         let kind = samples[i].kind;
         let own = family
             .iter()
             .copied()
-            .filter(move |_| kind == crate::suite::Kind::Tuples);
+            .filter(move |m| kinds::owner(m.name) == Some(kind));
         kinds::of(kind).metrics().iter().chain(own).chain(SHARED)
     })
 }

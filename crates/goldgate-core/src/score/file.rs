@@ -12,7 +12,7 @@ use crate::error::{Error, Location, Problem, Result};
 use crate::metrics::bootstrap::{Aggregate, BootstrapConfig};
 use crate::metrics::stats::Stats;
 use crate::parse::ParseOutcome;
-use crate::suite::{Difficulty, Kind};
+use crate::sample::{Difficulty, Kind};
 use std::path::Path;
 
 pub const SCHEMA: &str = "goldgate.score/1";

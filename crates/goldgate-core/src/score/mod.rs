@@ -24,7 +24,8 @@ use crate::parse::json::Json;
 use crate::parse::{parse_answer_as, ParseOutcome};
 use crate::runfile::reader::{AnswerReader, RunIndex};
 use crate::runfile::record::Answer;
-use crate::suite::{Loaded, RawDocument, Sample, Suite, UniqueIds};
+use crate::sample::Sample;
+use crate::suite::{Loaded, RawDocument, Suite, UniqueIds};
 
 pub use file::{SampleScore, ScoreFile};
 pub use provenance::{rfc3339, Facts};

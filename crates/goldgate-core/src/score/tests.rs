@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::error::Location;
-use crate::suite::model::{Labels, Message, Written};
-use crate::suite::{Difficulty, Kind};
+use crate::sample::{Difficulty, Kind};
+use crate::sample::{Labels, Message, Written};
 
 fn sample(kind: Kind) -> Sample {
     let labels: Labels = serde_json::from_value(json!({
@@ -65,7 +65,7 @@ fn the_pairs_a_record_scored_line_its_diff_up() {
         kinds::of(kind).aligned(&sample(kind), Some(&parsed), &pairs)
     };
     let v = lined(
-        Kind::Validation,
+        crate::kinds::named("validation").unwrap(),
         json!({"issues": [{"issue_type": "ambiguity", "field": "title", "severity": "minor"},
             {"issue_type": "PII", "field": "Description", "severity": "warning"}], "pii": ["Bob", "jane  DOE"]}),
     );
@@ -77,7 +77,7 @@ fn the_pairs_a_record_scored_line_its_diff_up() {
     );
     assert_eq!(v.gold[1].text, "pii: Jane Doe");
     let i = lined(
-        Kind::Inference,
+        crate::kinds::named("inference").unwrap(),
         json!({"inferred_requirements": [{"requirement": {"id": "INF-1", "title": "Audit log",
             "type": "security", "actor": "system", "action": "log every access"}}]}),
     );
@@ -133,7 +133,7 @@ proptest! {
     /// Any answer, of any shape, scores without panicking into finite, in-range values.
     #[test]
     fn any_answer_scores_in_range(value in json_value(), wrap in 0..3usize, kind in 0..4usize, failed in any::<bool>()) {
-        let kind = Kind::ALL[kind];
+        let kind = crate::kinds::all().nth(kind).unwrap();
         let body = value.to_string();
         let text = match wrap {
             0 => body,

@@ -8,7 +8,7 @@ use crate::kinds::aligned::{Aligned, Paired};
 use crate::parse::json::Json;
 use crate::parse::parse_answer_as;
 use crate::runfile::record::Answer;
-use crate::suite::Sample;
+use crate::sample::Sample;
 
 /// One sample's gold and predicted items lined up, and its first answer.
 #[derive(Clone, Debug, PartialEq)]

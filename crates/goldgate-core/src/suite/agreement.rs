@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::Sample;
 use crate::metrics::agreement::{band, binary_kappa, fleiss_kappa};
+use crate::sample::Sample;
 
 /// Agreement of one annotator pair.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -13,11 +13,11 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use super::files::{self, format_of, Format};
-use super::task::Tasks;
 use super::validate::{self, Loaded};
 use crate::document::{self, Document};
 use crate::error::{Location, Problem};
 use crate::io::{read_line, Line};
+use crate::sample::task::Tasks;
 
 /// One document as read from disk: its text and where it starts, or the problem that kept
 /// it from being read.

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::findings::{child, Findings};
+use crate::sample::findings::{child, Findings};
 use crate::text::did_you_mean;
 
 const SAMPLE_KEYS: &[&str] = &[

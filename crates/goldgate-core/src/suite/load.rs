@@ -14,9 +14,9 @@ use toml::Spanned;
 
 use super::documents::{Documents, UniqueIds};
 use super::files;
-use super::task::{self, RawTask, Tasks};
 use super::validate::Loaded;
 use crate::error::{Error, Location, Problem, Result};
+use crate::sample::task::{self, RawTask, Tasks};
 
 /// `suite.toml` at the root of a suite.
 #[derive(Clone, Debug)]

@@ -5,23 +5,18 @@ pub mod agreement;
 pub mod documents;
 pub mod edit;
 mod files;
-mod findings;
 mod keys;
 pub mod load;
-pub mod model;
 mod rules;
 pub mod stats;
-pub mod task;
-mod tuples;
 mod validate;
-
-pub use rules::in_enum;
 
 pub use documents::{Documents, RawDocument, UniqueIds};
 pub use keys::{INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
 pub use load::{Suite, SuiteConfig, SuiteReader};
-pub use model::{Difficulty, Kind, Sample};
 pub use validate::Loaded;
+
+use crate::sample::Sample;
 
 impl Suite {
     /// Visit every sample of a valid suite, in order, and return the suite fingerprint; a

@@ -5,27 +5,17 @@
 
 use std::collections::HashSet;
 
-use super::findings::{child, Findings};
-use super::model::{enums, Kind, Labels, RawSample, Requirement};
-use super::task::Tasks;
-use crate::text::{hint_for, norm};
+use crate::kinds;
+use crate::sample::findings::{child, Findings};
+use crate::sample::task::Tasks;
+use crate::sample::{enums, Kind, Labels, RawSample, Requirement};
+use crate::text::{hint_for, in_enum, norm};
 
 fn is_valid_id(id: &str) -> bool {
     !id.is_empty()
         && id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-}
-
-/// Whether `value` equals one of the canonical `allowed` values after `norm`.
-pub fn in_enum(value: &str, allowed: &[&str]) -> bool {
-    let normed = norm(value);
-    // Canonical values are lower-case words joined by `-` or `_`: their norm joins with spaces.
-    allowed.iter().any(|a| {
-        a.chars()
-            .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-            .eq(normed.chars())
-    })
 }
 
 /// `pointer` is only built when there is something to report.
@@ -53,12 +43,13 @@ pub(super) fn check_sample(raw: &RawSample, tasks: &Tasks, findings: &mut Findin
             Some("use letters, digits, `.`, `_` and `-` only, e.g. `ext-001`".to_string()),
         );
     }
-    let kind = Kind::from_norm(&norm(&raw.kind));
+    let kind = kinds::named(&norm(&raw.kind));
     if kind.is_none() {
+        let names: Vec<&str> = kinds::all().map(Kind::as_str).collect();
         findings.error(
             "/kind",
             format!("`{}` is not a valid kind", raw.kind),
-            Some(hint_for(&raw.kind, enums::KIND)),
+            Some(hint_for(&raw.kind, &names)),
         );
     }
     if let Some(d) = &raw.difficulty {
@@ -70,48 +61,16 @@ pub(super) fn check_sample(raw: &RawSample, tasks: &Tasks, findings: &mut Findin
             findings,
         );
     }
-    super::tuples::check_tags(raw, findings);
-    if kind == Some(Kind::Tuples) {
-        super::tuples::check_tuples_sample(raw, tasks, findings);
-    } else {
-        super::tuples::check_no_tuples_fields(raw, findings);
+    check_tags(raw, findings);
+    // What each other kind forbids in a sample not of its kind, then the sample's own
+    // kind's rules on its inputs.
+    for other in kinds::all().filter(|k| Some(*k) != kind) {
+        kinds::of(other).check_sample_of_other_kind(raw, findings);
+    }
+    if let Some(kind) = kind {
+        kinds::of(kind).check_sample(raw, tasks, findings);
     }
     let messages = raw.conversation.as_ref().map_or(0, Vec::len);
-    match kind {
-        Some(Kind::Tuples) => {}
-        Some(Kind::E2e) => {
-            if messages == 0
-                && raw
-                    .user_input
-                    .as_deref()
-                    .is_none_or(|s| s.trim().is_empty())
-            {
-                findings.error(
-                    "",
-                    "an e2e sample needs a `conversation` or a `user_input`".to_string(),
-                    Some(
-                        "add the stakeholder conversation or a free-text requirement statement"
-                            .to_string(),
-                    ),
-                );
-            }
-            if raw.reference_srs.is_none() {
-                findings.warn(
-                    "",
-                    "e2e sample without `reference_srs`".to_string(),
-                    "the reference SRS is what a generated SRS is judged against",
-                );
-            }
-        }
-        Some(k) if messages == 0 => {
-            findings.error(
-                "/conversation",
-                format!("a {} sample needs a non-empty `conversation`", k.as_str()),
-                Some("add the messages the pipeline reads".to_string()),
-            );
-        }
-        _ => {}
-    }
     check_labels(&raw.labels, "/labels", messages, findings);
     check_kind_labels(raw, kind, findings);
     check_review(raw, findings);
@@ -139,6 +98,19 @@ pub(super) fn check_sample(raw: &RawSample, tasks: &Tasks, findings: &mut Findin
             tuples: Vec::new(),
         };
         check_labels(&labels, &pointer, messages, findings);
+    }
+}
+
+/// `tags`: a list of non-empty strings (each names a group in the reports).
+fn check_tags(raw: &RawSample, findings: &mut Findings) {
+    for (i, tag) in raw.tags.iter().flatten().enumerate() {
+        if tag.trim().is_empty() {
+            findings.error(
+                &format!("/tags/{i}"),
+                "empty tag".into(),
+                Some("a tag names a group in the reports, e.g. `implicit`".into()),
+            );
+        }
     }
 }
 
@@ -191,15 +163,11 @@ fn check_review(raw: &RawSample, findings: &mut Findings) {
     }
 }
 
+/// Labels under a key the sample's kind does not score (a warning).
 fn check_kind_labels(raw: &RawSample, kind: Option<Kind>, findings: &mut Findings) {
     let l = &raw.labels;
-    let scored = match kind {
-        Some(Kind::Extraction) | Some(Kind::E2e) => "requirements",
-        Some(Kind::Inference) => "inferred_requirements",
-        Some(Kind::Validation) => "issues",
-        Some(Kind::Tuples) => "tuples",
-        None => return,
-    };
+    let Some(kind) = kind else { return };
+    let scored = kinds::of(kind).label_keys();
     let present = [
         ("requirements", !l.requirements.is_empty()),
         ("inferred_requirements", !l.inferred_requirements.is_empty()),
@@ -207,7 +175,7 @@ fn check_kind_labels(raw: &RawSample, kind: Option<Kind>, findings: &mut Finding
         ("pii", !l.pii.is_empty()),
     ];
     for (key, non_empty) in present {
-        let allowed = key == scored || (key == "pii" && scored == "issues");
+        let allowed = scored.contains(&key);
         if non_empty && !allowed {
             findings.warn(
                 &format!("/labels/{key}"),

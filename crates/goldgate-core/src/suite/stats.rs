@@ -1,19 +1,18 @@
-//! `goldgate suite stats`: counts per kind, difficulty and domain against the seed's targets
-//! (80 extraction, 50 inference, 50 validation, 20 e2e; 150–200 samples in all).
+//! `goldgate suite stats`: counts per kind, difficulty and domain against the size targets
+//! (each kind's own, [`crate::kinds::TaskKind::suite_target`]; 150–200 samples in all).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{Difficulty, Kind, Sample};
+use crate::sample::{Difficulty, Kind, Sample};
 
-/// The seed's target number of samples per kind.
-pub const TARGETS: [(Kind, usize); 4] = [
-    (Kind::Extraction, 80),
-    (Kind::Inference, 50),
-    (Kind::Validation, 50),
-    (Kind::E2e, 20),
-];
+/// The target number of samples of each kind that has one, in registry order.
+pub fn targets() -> Vec<(Kind, usize)> {
+    crate::kinds::all()
+        .filter_map(|k| Some((k, crate::kinds::of(k).suite_target()?)))
+        .collect()
+}
 
 /// The seed's target suite size.
 pub const TOTAL_TARGET: (usize, usize) = (150, 200);
@@ -65,7 +64,7 @@ impl SuiteStats {
 
     /// Whether the suite has requirement samples (the size targets are theirs).
     pub fn has_requirement_samples(&self) -> bool {
-        TARGETS.iter().any(|(k, _)| self.count(*k) > 0)
+        targets().iter().any(|(k, _)| self.count(*k) > 0)
     }
 
     pub fn count(&self, kind: Kind) -> usize {
@@ -74,7 +73,7 @@ impl SuiteStats {
 
     /// Whether every kind meets its target and the total is in range.
     pub fn meets_targets(&self) -> bool {
-        TARGETS.iter().all(|(k, t)| self.count(*k) >= *t)
+        targets().iter().all(|(k, t)| self.count(*k) >= *t)
             && (TOTAL_TARGET.0..=TOTAL_TARGET.1).contains(&self.total)
     }
 }

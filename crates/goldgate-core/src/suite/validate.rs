@@ -8,13 +8,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::findings::{locate, Findings};
 use super::keys::walk_sample_keys;
-use super::model::{Difficulty, Kind, RawSample, Sample, Written, UNSPECIFIED_DOMAIN};
 use super::rules::check_sample;
-use super::task::Tasks;
 use crate::document::{pointer_of, Positions};
 use crate::error::{Location, Problem};
+use crate::sample::findings::{locate, Findings};
+use crate::sample::task::Tasks;
+use crate::sample::{Difficulty, Kind, RawSample, Sample, Written, UNSPECIFIED_DOMAIN};
 use crate::text::{explain_serde, norm};
 
 /// One document read from the suite: the sample when it has no errors, and every problem
@@ -68,11 +68,14 @@ fn check_raw(
     positions: impl FnOnce() -> Positions,
 ) -> Loaded {
     check_sample(&raw, tasks, &mut findings);
-    let sample = build_sample(raw, origin, tasks);
     let problems = locate(path, findings, positions);
     let ok = !problems.iter().any(Problem::is_error);
+    // A sample without errors is of a registered kind (an unknown kind is an error).
+    let kind = crate::kinds::named(&norm(&raw.kind));
     Loaded {
-        sample: ok.then_some(sample),
+        sample: kind
+            .filter(|_| ok)
+            .map(|kind| build_sample(raw, kind, origin, tasks)),
         problems,
     }
 }
@@ -108,7 +111,7 @@ fn deserialize(value: &Value, findings: &mut Findings) -> Option<RawSample> {
     }
 }
 
-fn build_sample(raw: RawSample, origin: Location, tasks: &Tasks) -> Sample {
+fn build_sample(raw: RawSample, kind: Kind, origin: Location, tasks: &Tasks) -> Sample {
     let mut tags: Vec<String> = Vec::new();
     for tag in raw.tags.unwrap_or_default() {
         if !tags.contains(&tag) {
@@ -123,7 +126,7 @@ fn build_sample(raw: RawSample, origin: Location, tasks: &Tasks) -> Sample {
         requirements: raw.requirements,
     };
     Sample {
-        kind: Kind::from_norm(&norm(&raw.kind)).unwrap_or(Kind::Extraction),
+        kind,
         difficulty: raw
             .difficulty
             .as_deref()

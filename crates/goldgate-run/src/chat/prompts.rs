@@ -78,7 +78,7 @@ impl Prompts {
                 kinds::ALL
                     .iter()
                     .filter_map(|k| {
-                        let kind = k.kind().as_str();
+                        let kind = k.name();
                         let source = k.chat_prompts().built_in?;
                         Some((kind, Template::builtin(&format!("chat/{kind}.j2"), source)))
                     })

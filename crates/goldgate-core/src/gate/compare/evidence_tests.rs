@@ -81,7 +81,7 @@ fn a_rule_whose_metric_has_no_data_makes_the_run_incomplete() {
         prompt_fingerprint: "sha256:0".into(),
     });
     for s in &mut judged.samples {
-        s.kind = crate::suite::Kind::E2e;
+        s.kind = crate::kinds::named("e2e").unwrap();
         s.stats.add("parse.records", 1.0);
         s.stats.add("parse.raw", 1.0);
         s.stats.add("judge.judgements", 1.0);
@@ -244,7 +244,7 @@ fn keyless_answers_are_judged_per_kind() {
         kinds.insert(kind.into(), metrics);
     }
     mixed.keyless = vec![Keyless {
-        kind: crate::suite::Kind::Extraction,
+        kind: crate::kinds::named("extraction").unwrap(),
         task: None,
         answers: 2,
         samples: 2,

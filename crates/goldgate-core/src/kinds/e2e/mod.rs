@@ -12,7 +12,9 @@ use crate::parse::json::Json;
 
 use crate::metrics::registry::Metric;
 use crate::parse::prediction::{self, PredRequirement, Prediction};
-use crate::suite::{Kind, Sample};
+use crate::sample::findings::Findings;
+use crate::sample::task::Tasks;
+use crate::sample::{RawSample, Sample};
 use crate::text::norm;
 
 /// The 12 IEEE 830 section keywords looked for in headings.
@@ -154,8 +156,52 @@ pub mod metrics;
 pub struct E2e;
 
 impl super::TaskKind for E2e {
-    fn kind(&self) -> Kind {
-        Kind::E2e
+    fn name(&self) -> &'static str {
+        "e2e"
+    }
+
+    fn reads(&self) -> super::keys::Reads {
+        super::keys::Reads::Keys {
+            keys: &[
+                ("requirements", super::keys::Shape::List),
+                ("srs_markdown", super::keys::Shape::Text),
+            ],
+            bare_list: true,
+        }
+    }
+
+    fn label_keys(&self) -> &'static [&'static str] {
+        &["requirements"]
+    }
+
+    fn check_sample(&self, raw: &RawSample, _tasks: &Tasks, findings: &mut Findings) {
+        let messages = raw.conversation.as_ref().map_or(0, Vec::len);
+        if messages == 0
+            && raw
+                .user_input
+                .as_deref()
+                .is_none_or(|s| s.trim().is_empty())
+        {
+            findings.error(
+                "",
+                "an e2e sample needs a `conversation` or a `user_input`".to_string(),
+                Some(
+                    "add the stakeholder conversation or a free-text requirement statement"
+                        .to_string(),
+                ),
+            );
+        }
+        if raw.reference_srs.is_none() {
+            findings.warn(
+                "",
+                "e2e sample without `reference_srs`".to_string(),
+                "the reference SRS is what a generated SRS is judged against",
+            );
+        }
+    }
+
+    fn suite_target(&self) -> Option<usize> {
+        Some(20)
     }
 
     fn answer_keys(&self) -> &'static [&'static str] {

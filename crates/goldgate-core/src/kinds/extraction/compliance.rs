@@ -11,7 +11,7 @@ use crate::kinds::compliance::{in_ascii_enum, quoted, what, Violations};
 use crate::metrics::{SchemaMode, ScoringConfig};
 use crate::parse::json::Json;
 use crate::parse::prediction::integer;
-use crate::suite::model::enums;
+use crate::sample::enums;
 
 /// Acceptance criteria a requirement needs at least.
 pub const MIN_CRITERIA: usize = 2;

@@ -16,8 +16,10 @@ use crate::metrics::texts::{joined, Similarity, Text, TextIndex};
 use crate::metrics::{f1, precision, recall, ScoringConfig};
 use crate::parse::json::Json;
 use crate::parse::prediction::{self, PredRequirement, Prediction};
-use crate::suite::model::Requirement;
-use crate::suite::{Kind, Sample};
+use crate::sample::findings::Findings;
+use crate::sample::task::Tasks;
+use crate::sample::Requirement;
+use crate::sample::{RawSample, Sample};
 use crate::text::norm;
 
 /// What matching needs of gold requirements, computed once per sample (repeats reuse it).
@@ -300,8 +302,27 @@ pub mod metrics;
 pub struct Extraction;
 
 impl super::TaskKind for Extraction {
-    fn kind(&self) -> Kind {
-        Kind::Extraction
+    fn name(&self) -> &'static str {
+        "extraction"
+    }
+
+    fn reads(&self) -> super::keys::Reads {
+        super::keys::Reads::Keys {
+            keys: &[("requirements", super::keys::Shape::List)],
+            bare_list: true,
+        }
+    }
+
+    fn label_keys(&self) -> &'static [&'static str] {
+        &["requirements"]
+    }
+
+    fn check_sample(&self, raw: &RawSample, _tasks: &Tasks, findings: &mut Findings) {
+        super::lint::needs_conversation(self.name(), raw, findings);
+    }
+
+    fn suite_target(&self) -> Option<usize> {
+        Some(80)
     }
 
     fn answer_keys(&self) -> &'static [&'static str] {
@@ -331,7 +352,7 @@ impl super::TaskKind for Extraction {
     /// A bare list of requirements is the requirements.
     fn labels_from_answer(
         &self,
-        _sample: &crate::suite::Sample,
+        _sample: &crate::sample::Sample,
         answer: &serde_json::Value,
     ) -> serde_json::Map<String, serde_json::Value> {
         let list = match answer {

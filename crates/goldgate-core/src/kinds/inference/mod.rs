@@ -15,8 +15,10 @@ use crate::parse::json::Json;
 
 use crate::metrics::registry::Metric;
 use crate::parse::prediction::{self, PredRequirement, Prediction};
-use crate::suite::model::InferredRequirement;
-use crate::suite::{Kind, Sample};
+use crate::sample::findings::Findings;
+use crate::sample::task::Tasks;
+use crate::sample::InferredRequirement;
+use crate::sample::{RawSample, Sample};
 use crate::text::norm;
 
 /// Gold inferred requirements prepared for matching, once per sample.
@@ -97,8 +99,27 @@ pub mod metrics;
 pub struct Inference;
 
 impl super::TaskKind for Inference {
-    fn kind(&self) -> Kind {
-        Kind::Inference
+    fn name(&self) -> &'static str {
+        "inference"
+    }
+
+    fn reads(&self) -> super::keys::Reads {
+        super::keys::Reads::Keys {
+            keys: &[("inferred_requirements", super::keys::Shape::List)],
+            bare_list: false,
+        }
+    }
+
+    fn label_keys(&self) -> &'static [&'static str] {
+        &["inferred_requirements"]
+    }
+
+    fn check_sample(&self, raw: &RawSample, _tasks: &Tasks, findings: &mut Findings) {
+        super::lint::needs_conversation(self.name(), raw, findings);
+    }
+
+    fn suite_target(&self) -> Option<usize> {
+        Some(50)
     }
 
     fn answer_keys(&self) -> &'static [&'static str] {

@@ -4,7 +4,7 @@
 
 use super::read::Member;
 use crate::kinds::Parsed;
-use crate::suite::task::Task;
+use crate::sample::task::Task;
 use crate::text::norm;
 
 /// How a record fares under the chain-of-thought rules.

@@ -7,6 +7,7 @@
 //! conflicts. The primary score is the record's strict F1.
 
 mod cot;
+mod lint;
 pub mod metrics;
 pub mod read;
 pub mod relaxed;
@@ -17,8 +18,10 @@ use crate::metrics::stats::Stats;
 use crate::metrics::PrfKeys;
 use crate::metrics::{SchemaMode, ScoringConfig};
 use crate::parse::json::Json;
-use crate::suite::task::{SupportMode, Task};
-use crate::suite::{Kind, Sample};
+use crate::sample::findings::Findings;
+use crate::sample::task::Tasks;
+use crate::sample::task::{SupportMode, Task};
+use crate::sample::{RawSample, Sample};
 use read::{Member, TupleSet};
 use stages::Fraction;
 
@@ -35,8 +38,24 @@ struct TupleGold {
 }
 
 impl TaskKind for Tuples {
-    fn kind(&self) -> Kind {
-        Kind::Tuples
+    fn name(&self) -> &'static str {
+        "tuples"
+    }
+
+    fn reads(&self) -> super::keys::Reads {
+        super::keys::Reads::TaskPointers
+    }
+
+    fn label_keys(&self) -> &'static [&'static str] {
+        &["tuples"]
+    }
+
+    fn check_sample(&self, raw: &RawSample, tasks: &Tasks, findings: &mut Findings) {
+        lint::check_tuples_sample(raw, tasks, findings);
+    }
+
+    fn check_sample_of_other_kind(&self, raw: &RawSample, findings: &mut Findings) {
+        lint::check_no_tuples_fields(raw, findings);
     }
 
     fn answer_keys(&self) -> &'static [&'static str] {

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use crate::hash::FastSet;
 use crate::kinds::compliance::{quoted, token, what, Violations};
 use crate::parse::json::Json;
-use crate::suite::task::{Role, Task};
+use crate::sample::task::{Role, Task};
 
 /// One member of a tuple set.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::read::Member;
-use crate::suite::task::{MatchMode, Role, Task};
+use crate::sample::task::{MatchMode, Role, Task};
 
 /// Where each span value of a member is in the text: `[start, end)` in characters, or
 /// `None` when it has no span.

@@ -4,9 +4,9 @@ use super::*;
 use crate::error::Location;
 use crate::metrics::stats::Sums;
 use crate::parse::{parse_answer_as, ParseOutcome};
-use crate::suite::model::{Labels, Written};
-use crate::suite::task::parse_tasks;
-use crate::suite::Difficulty;
+use crate::sample::task::parse_tasks;
+use crate::sample::Difficulty;
+use crate::sample::{Labels, Written};
 
 const ABSA: &str = r#"
 [tasks.absa]
@@ -22,7 +22,7 @@ fn sample(toml: &str, task: &str, text: &str, gold: serde_json::Value) -> Sample
     let tasks = parse_tasks(toml);
     Sample {
         id: "s".into(),
-        kind: Kind::Tuples,
+        kind: crate::kinds::kind_of(&super::Tuples),
         domain: "d".into(),
         difficulty: Difficulty::Medium,
         conversation: vec![],

@@ -13,8 +13,10 @@ use super::aligned::{Aligned, Item, Paired};
 use crate::metrics::registry::Metric;
 use crate::metrics::ScoringConfig;
 use crate::parse::prediction::{self, Prediction};
-use crate::suite::model::Issue;
-use crate::suite::{Kind, Sample};
+use crate::sample::findings::Findings;
+use crate::sample::task::Tasks;
+use crate::sample::Issue;
+use crate::sample::{RawSample, Sample};
 use crate::text::norm;
 
 fn key(issue_type: Option<&str>, field: Option<&str>) -> (String, String) {
@@ -97,8 +99,30 @@ pub mod metrics;
 pub struct Validation;
 
 impl super::TaskKind for Validation {
-    fn kind(&self) -> Kind {
-        Kind::Validation
+    fn name(&self) -> &'static str {
+        "validation"
+    }
+
+    fn reads(&self) -> super::keys::Reads {
+        super::keys::Reads::Keys {
+            keys: &[
+                ("issues", super::keys::Shape::List),
+                ("pii", super::keys::Shape::List),
+            ],
+            bare_list: false,
+        }
+    }
+
+    fn label_keys(&self) -> &'static [&'static str] {
+        &["issues", "pii"]
+    }
+
+    fn check_sample(&self, raw: &RawSample, _tasks: &Tasks, findings: &mut Findings) {
+        super::lint::needs_conversation(self.name(), raw, findings);
+    }
+
+    fn suite_target(&self) -> Option<usize> {
+        Some(50)
     }
 
     fn answer_keys(&self) -> &'static [&'static str] {

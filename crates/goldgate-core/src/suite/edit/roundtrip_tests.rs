@@ -26,7 +26,7 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The sample of a one-file suite at `dir` after writing `text` as `name` there.
-fn load_alone(name: &str, text: &str) -> crate::suite::Sample {
+fn load_alone(name: &str, text: &str) -> crate::sample::Sample {
     let dir = std::env::temp_dir().join(format!(
         "goldgate-edit-{}-{}",
         std::process::id(),

@@ -1,29 +1,16 @@
 //! The labelling rules of `kind: tuples` samples (docs/tuples.md): the task they name,
 //! their `text`, and every gold tuple against the task — its fields, its label values
-//! against the task's values, its offsets against the text — plus the rules on `tags` (any
-//! kind) and on tuple fields given to a sample of another kind.
+//! against the task's values, its offsets against the text — and the rule that a sample of
+//! another kind carries no tuple fields.
 
 use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::findings::{child, Findings};
-use super::model::RawSample;
-use super::task::{Role, SupportMode, Task, Tasks};
+use crate::sample::findings::{child, Findings};
+use crate::sample::task::{Role, SupportMode, Task, Tasks};
+use crate::sample::RawSample;
 use crate::text::{did_you_mean, norm};
-
-/// `tags`: a list of non-empty strings (each names a group in the reports).
-pub(super) fn check_tags(raw: &RawSample, findings: &mut Findings) {
-    for (i, tag) in raw.tags.iter().flatten().enumerate() {
-        if tag.trim().is_empty() {
-            findings.error(
-                &format!("/tags/{i}"),
-                "empty tag".into(),
-                Some("a tag names a group in the reports, e.g. `implicit`".into()),
-            );
-        }
-    }
-}
 
 /// A sample of another kind carries none of the tuple fields.
 pub(super) fn check_no_tuples_fields(raw: &RawSample, findings: &mut Findings) {

@@ -7,7 +7,7 @@ use crate::document::{escape_pointer_segment, field_of, Positions};
 use crate::error::{Location, Problem};
 
 /// A problem found in a document, located by JSON pointer until positions are known.
-pub(super) struct Finding {
+pub struct Finding {
     pointer: String,
     message: String,
     hint: Option<String>,
@@ -15,15 +15,10 @@ pub(super) struct Finding {
 }
 
 #[derive(Default)]
-pub(super) struct Findings(pub(super) Vec<Finding>);
+pub struct Findings(pub(crate) Vec<Finding>);
 
 impl Findings {
-    pub(super) fn error(
-        &mut self,
-        pointer: &str,
-        message: String,
-        hint: impl Into<Option<String>>,
-    ) {
+    pub fn error(&mut self, pointer: &str, message: String, hint: impl Into<Option<String>>) {
         self.0.push(Finding {
             pointer: pointer.to_string(),
             message,
@@ -32,7 +27,7 @@ impl Findings {
         });
     }
 
-    pub(super) fn warn(&mut self, pointer: &str, message: String, hint: &str) {
+    pub fn warn(&mut self, pointer: &str, message: String, hint: &str) {
         self.0.push(Finding {
             pointer: pointer.to_string(),
             message,
@@ -42,12 +37,12 @@ impl Findings {
     }
 }
 
-pub(super) fn child(pointer: &str, key: &str) -> String {
+pub fn child(pointer: &str, key: &str) -> String {
     format!("{pointer}/{}", escape_pointer_segment(key))
 }
 
 /// The findings as problems with their place in `path`.
-pub(super) fn locate(
+pub(crate) fn locate(
     path: &Path,
     findings: Findings,
     positions: impl FnOnce() -> Positions,

@@ -16,7 +16,7 @@ use crate::text::norm;
 /// A `[tasks.NAME]` table as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(in crate::suite) struct RawTask {
+pub(crate) struct RawTask {
     fields: Spanned<Vec<Spanned<RawField>>>,
     #[serde(default)]
     type_field: Option<Spanned<String>>,
@@ -84,7 +84,7 @@ pub const RESERVED: &[&str] = &["implicit", "start", "end", "confidence", "drop_
 pub const DEFAULT_FINAL_PATHS: [&str; 2] = ["/final_tuples", "/tuples"];
 
 /// Resolve and check every task; `at` turns a byte offset of `suite.toml` into a location.
-pub(in crate::suite) fn resolve(
+pub(crate) fn resolve(
     raw: BTreeMap<String, Spanned<RawTask>>,
     at: &dyn Fn(usize) -> Location,
 ) -> Result<Tasks, Vec<Problem>> {

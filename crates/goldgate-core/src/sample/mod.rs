@@ -1,19 +1,23 @@
-//! The gold-sample data model: samples, requirements, inferred requirements,
-//! issues and annotations, as they are written in suite files. Every struct denies unknown
-//! fields; enum-valued fields are kept as written and checked (after `norm`) by the loader.
+//! The gold-sample data model, below the task kinds: a sample as written in a suite file
+//! and as the loader checked it, its kind (a handle the kinds' registry gives out), its
+//! labels and annotations, and the tuple tasks samples refer to ([`task`]). Every struct
+//! denies unknown fields; enum-valued fields are kept as written and checked (after `norm`)
+//! by the loader.
+
+pub mod findings;
+pub mod task;
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::task::Task;
+use task::Task;
 
 use crate::error::Location;
 
 /// Allowed values of the enum fields, in their canonical spelling (compared after `norm`).
 pub mod enums {
-    pub const KIND: &[&str] = &["extraction", "inference", "validation", "e2e", "tuples"];
     pub const DIFFICULTY: &[&str] = &["easy", "medium", "hard"];
     pub const REQUIREMENT_TYPE: &[&str] = &[
         "functional",
@@ -43,56 +47,43 @@ pub mod enums {
     pub const SEVERITY: &[&str] = &["error", "warning", "info"];
 }
 
-/// What a sample tests (`kind`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    Extraction,
-    Inference,
-    Validation,
-    E2e,
-    /// Sets of fixed-shape tuples from a text (event arguments, aspect sentiments), as a
-    /// suite's task defines them.
-    Tuples,
+/// What a sample tests (`kind`): one of the task kinds, as the registry
+/// (`kinds::ALL`) lists them. Only the registry makes one ([`Kind::registered`]), so a
+/// `Kind` always names a registered kind; kinds compare in the registry's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Kind {
+    /// Its place in the registry.
+    index: usize,
+    name: &'static str,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
-        Kind::Extraction,
-        Kind::Inference,
-        Kind::Validation,
-        Kind::E2e,
-        Kind::Tuples,
-    ];
+    /// The kind at `index` of the registry, named `name`: for the registry alone.
+    #[doc(hidden)]
+    pub const fn registered(index: usize, name: &'static str) -> Kind {
+        Kind { index, name }
+    }
 
+    /// Its name, as samples write it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Extraction => "extraction",
-            Kind::Inference => "inference",
-            Kind::Validation => "validation",
-            Kind::E2e => "e2e",
-            Kind::Tuples => "tuples",
-        }
+        self.name
     }
 
-    /// The kind samples call `name`.
-    pub fn named(name: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.as_str() == name)
+    /// Its place in the registry.
+    pub fn index(self) -> usize {
+        self.index
     }
+}
 
-    /// The keys of `labels` (and of an annotation) a sample of this kind is labelled with.
-    pub fn label_keys(self) -> &'static [&'static str] {
-        match self {
-            Kind::Extraction | Kind::E2e => &["requirements"],
-            Kind::Inference => &["inferred_requirements"],
-            Kind::Validation => &["issues", "pii"],
-            Kind::Tuples => &["tuples"],
-        }
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
     }
+}
 
-    /// Parse a kind after `norm` ("E2E" and "Extraction" are accepted).
-    pub fn from_norm(s: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name)
     }
 }
 

@@ -198,7 +198,7 @@ impl Tasks {
 
 mod read;
 
-pub(super) use read::{resolve, RawTask};
+pub(crate) use read::{resolve, RawTask};
 
 #[cfg(test)]
 mod tests;
