@@ -252,7 +252,7 @@ fn the_answer_schema_is_the_compliance_rules() {
 /// The schema fragment of one compliance rule (its description is the schema's own).
 fn rule_schema(rule: goldgate_core::kinds::extraction::compliance::Rule) -> Value {
     use goldgate_core::kinds::extraction::compliance::{Rule, MIN_CRITERIA};
-    use goldgate_core::sample::enums;
+    use goldgate_core::kinds::extraction::labels::enums;
     match rule {
         Rule::Id => {
             json!({"type": "string", "pattern": goldgate_core::metrics::DEFAULT_ID_PATTERN, "not": {"pattern": "\\n"}})

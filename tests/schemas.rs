@@ -574,7 +574,7 @@ fn the_published_answer_schemas_are_the_kinds_own() {
         .collect();
     published.sort();
     let mut expected = Vec::new();
-    for kind in goldgate_core::kinds::ALL {
+    for kind in goldgate_core::kinds::ALL.iter().filter(|k| k.listed()) {
         let name = answer_schema(kind.name());
         let file = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("schemas")

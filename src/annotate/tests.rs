@@ -327,10 +327,7 @@ fn promotion_writes_the_gold_labels_and_who_promoted_them_from_whom() {
     .unwrap();
     let w = reopen(dir.path(), "lead", None);
     let sample = &w.entries[w.index(&id).unwrap()].sample;
-    assert_eq!(
-        sample.labels.requirements,
-        sample.annotations[0].requirements
-    );
+    assert_eq!(sample.labels, sample.annotations[0].labels);
     let review = sample.review.as_ref().unwrap();
     assert_eq!(
         (review.promoted_by.as_str(), review.from.clone()),
@@ -439,12 +436,15 @@ fn tuples_and_json_lines_samples_are_annotated_in_place() {
     let index = 0;
     let id = w.entries[index].sample.id.clone();
     let text = w.entries[index].sample.text.clone().unwrap();
-    let tuple = w.entries[index].sample.labels.tuples[0].clone();
+    let tuple = w.entries[index].sample.labels.to_json_of("tuples")[0].clone();
     let fp = fingerprint(&mut w, &id);
     w.save_annotation(&id, &fp, &json!({"tuples": [tuple]}))
         .unwrap();
     let w2 = reopen(dir.path(), "carol", None);
-    assert_eq!(w2.entries[index].sample.annotations[0].tuples.len(), 1);
+    assert_eq!(
+        w2.entries[index].sample.annotations[0].labels.len("tuples"),
+        1
+    );
     assert!(!text.is_empty());
 
     // A JSONL suite: only the sample's line changes.

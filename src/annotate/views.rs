@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::prefill::Draft;
 use super::workspace::Workspace;
 use goldgate_core::sample::task::Role;
-use goldgate_core::sample::{enums, DiscussionNote, Review};
+use goldgate_core::sample::{DiscussionNote, Review};
 use goldgate_core::suite::agreement::{message_marks, Agreement, AgreementBuilder};
 
 /// Largest page of the queue.
@@ -155,14 +155,11 @@ pub struct AnnotatorProgress {
 impl Workspace {
     pub fn session(&self) -> Session {
         let root = &self.suite.root;
-        let enums = BTreeMap::from([
-            ("requirement_type", enums::REQUIREMENT_TYPE),
-            ("priority", enums::PRIORITY),
-            ("inference_type", enums::INFERENCE_TYPE),
-            ("necessity", enums::NECESSITY),
-            ("issue_type", enums::ISSUE_TYPE),
-            ("severity", enums::SEVERITY),
-        ]);
+        let enums: BTreeMap<&'static str, &'static [&'static str]> =
+            goldgate_core::kinds::label_shapes()
+                .iter()
+                .flat_map(|shape| shape.enums().iter().copied())
+                .collect();
         let tasks = self
             .suite
             .config

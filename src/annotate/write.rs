@@ -14,7 +14,7 @@ use super::workspace::{Entry, Workspace};
 use goldgate_core::document::pointer_of_field;
 use goldgate_core::sample::Kind;
 use goldgate_core::suite::edit::{self, Format};
-use goldgate_core::suite::{RawDocument, INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
+use goldgate_core::suite::RawDocument;
 
 type Refused<T> = std::result::Result<T, Refusal>;
 
@@ -316,26 +316,28 @@ fn labels_of(kind: Kind, sent: &Value) -> Refused<Map<String, Value>> {
         ));
     };
     let mut out = Map::new();
-    for key in kind.label_keys() {
-        let items = match sent.get(*key) {
+    for shape in goldgate_core::kinds::of(kind).label_shapes() {
+        let key = shape.key();
+        let items = match sent.get(key) {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items.clone(),
             Some(_) => return Err(Refusal::BadRequest(format!("`{key}` must be a list"))),
         };
         let items = items
             .into_iter()
-            .map(|item| match *key {
-                "requirements" => ordered(item, REQUIREMENT_KEYS),
-                "inferred_requirements" => {
-                    let mut item = ordered(item, INFERRED_KEYS);
-                    if let Some(r) = item.get_mut("requirement") {
-                        *r = ordered(r.take(), REQUIREMENT_KEYS);
+            .map(|item| {
+                let mut item = item;
+                for (field, order) in shape.write_order() {
+                    match *field {
+                        "" => item = ordered(item, order),
+                        field => {
+                            if let Some(inner) = item.get_mut(field) {
+                                *inner = ordered(inner.take(), order);
+                            }
+                        }
                     }
-                    item
                 }
-                "issues" => ordered(item, ISSUE_KEYS),
-                "tuples" => ordered(item, &[]),
-                _ => item,
+                item
             })
             .collect();
         out.insert(key.to_string(), Value::Array(items));

@@ -33,7 +33,7 @@ fn kind_names() -> PossibleValuesParser {
     PossibleValuesParser::new(
         goldgate_core::kinds::ALL
             .iter()
-            .map(|k| PossibleValue::new(k.name())),
+            .map(|k| PossibleValue::new(k.name()).hide(!k.listed())),
     )
 }
 

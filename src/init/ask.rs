@@ -15,7 +15,7 @@ pub fn kinds(
     input: &mut dyn BufRead,
     say: &mut dyn FnMut(&str),
 ) -> Result<Vec<Kind>> {
-    let all: Vec<Kind> = goldgate_core::kinds::all().collect();
+    let all: Vec<Kind> = goldgate_core::kinds::listed().collect();
     let choices: Vec<(&str, &str)> = all.iter().map(|k| (k.as_str(), super::about(*k))).collect();
     let default: Vec<usize> = default
         .iter()

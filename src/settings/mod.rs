@@ -104,9 +104,9 @@ pub mod defaults {
     /// `init`: the project directory.
     pub const INIT_DIR: &str = ".";
     /// `init`: the task kinds when none is given and none can be asked: the first kind the
-    /// registry lists.
+    /// registry lists (of those it offers).
     pub fn init_kinds() -> Vec<goldgate_core::sample::Kind> {
-        goldgate_core::kinds::all().take(1).collect()
+        goldgate_core::kinds::listed().take(1).collect()
     }
     /// `init`: the pipeline kind when none is given and none can be asked.
     pub const INIT_PIPELINE: crate::init::Pipeline = crate::init::Pipeline::Command;

@@ -4,8 +4,8 @@
 //! items ([`super::TaskKind::aligned`]); the pairs are the ones its `score` matched
 //! ([`super::Record::pairs`]), so the diff shows exactly what the metrics counted.
 
+use super::extraction::labels::Requirement;
 use crate::parse::prediction::PredRequirement;
-use crate::sample::Requirement;
 
 /// One item: its name (an id, empty when items have none), the line it reads as, and its
 /// fields (a matched pair's differing fields are shown).

@@ -31,38 +31,21 @@ pub fn longest_list(answer: &Json<'_>) -> usize {
 
 /// The longest list of gold labels: its field and length.
 pub fn longest_gold(labels: &Labels) -> (String, usize) {
-    let mut lists = vec![
-        ("labels.requirements".to_string(), labels.requirements.len()),
-        (
-            "labels.inferred_requirements".to_string(),
-            labels.inferred_requirements.len(),
-        ),
-        ("labels.issues".to_string(), labels.issues.len()),
-        ("labels.pii".to_string(), labels.pii.len()),
-        ("labels.tuples".to_string(), labels.tuples.len()),
-    ];
-    let criteria =
-        |list: &str, i: usize, n: usize| (format!("labels.{list}[{i}].acceptance_criteria"), n);
-    lists.extend(
-        labels
-            .requirements
-            .iter()
-            .enumerate()
-            .map(|(i, r)| criteria("requirements", i, r.acceptance_criteria.len())),
-    );
-    lists.extend(
-        labels
-            .inferred_requirements
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                criteria(
-                    "inferred_requirements",
-                    i,
-                    r.requirement.acceptance_criteria.len(),
-                )
-            }),
-    );
+    let mut lists: Vec<(String, usize)> = labels
+        .iter()
+        .map(|(key, list)| (format!("labels.{key}"), list.len()))
+        .collect();
+    for (key, list) in labels.iter() {
+        let Some(shape) = super::label_shapes().iter().find(|s| s.key() == key) else {
+            continue;
+        };
+        lists.extend(
+            shape
+                .inner_lists(list)
+                .into_iter()
+                .map(|(i, field, n)| (format!("labels.{key}[{i}].{field}"), n)),
+        );
+    }
     lists
         .into_iter()
         .fold((String::new(), 0), |best, list| match list.1 > best.1 {
@@ -141,10 +124,7 @@ mod tests {
         .unwrap();
         assert_eq!(longest_list(&answer), 5);
         assert_eq!(longest_list(&Json::parse_owned("7").unwrap()), 0);
-        let labels = Labels {
-            pii: vec!["a".into(); 3],
-            ..Labels::default()
-        };
+        let labels = crate::testkit::labels(serde_json::json!({"pii": ["a", "a", "a"]}));
         assert_eq!(longest_gold(&labels), ("labels.pii".to_string(), 3));
         let origin = Location::file(std::path::Path::new("s.yaml"));
         assert!(gold_over_cap(&labels, &origin, 3).is_none());

@@ -19,6 +19,8 @@ pub mod keys;
 pub mod lint;
 #[cfg(test)]
 mod metric_tests;
+#[cfg(any(test, feature = "test-support"))]
+pub mod probe;
 pub mod tuples;
 pub mod validation;
 
@@ -33,7 +35,7 @@ use crate::metrics::stats::Stats;
 use crate::metrics::ScoringConfig;
 use crate::sample::findings::Findings;
 use crate::sample::task::Tasks;
-use crate::sample::{Kind, RawSample, Sample};
+use crate::sample::{Kind, LabelList, LabelShape, Labels, RawSample, Sample};
 
 /// Gold data a kind prepares once per sample; every repeat is scored against it.
 pub type Gold = Box<dyn Any + Send + Sync>;
@@ -121,8 +123,20 @@ pub trait TaskKind: Sync {
     /// The kind's name, as samples write it (`kind: NAME`).
     fn name(&self) -> &'static str;
 
+    /// Whether the kind is offered where kinds are listed (`init`'s choices, the published
+    /// schemas, the documented metrics); a kind that only tests build is not.
+    fn listed(&self) -> bool {
+        true
+    }
+
+    /// Its label keys (under `labels`, and in an annotation), each with its shape: how the
+    /// list is read and checked (`labels.rs` in its folder). Kinds may share a shape.
+    fn label_shapes(&self) -> &'static [&'static dyn LabelShape];
+
     /// The keys of `labels` (and of an annotation) a sample of this kind is labelled with.
-    fn label_keys(&self) -> &'static [&'static str];
+    fn label_keys(&self) -> Vec<&'static str> {
+        self.label_shapes().iter().map(|s| s.key()).collect()
+    }
 
     /// Check a sample of this kind as written: its inputs and what only its labels need
     /// (the loader checks the id, the kind, the difficulty and the tags before, and the
@@ -264,13 +278,101 @@ pub static ALL: &[&dyn TaskKind] = &[
     &validation::Validation,
     &e2e::E2e,
     &tuples::Tuples,
+    #[cfg(any(test, feature = "test-support"))]
+    &probe::Probe,
 ];
+
+/// Every label key's shape, each once, in registry order (a kind's own, then the next
+/// kind's new ones).
+pub fn label_shapes() -> &'static [&'static dyn LabelShape] {
+    static SHAPES: LazyLock<Vec<&'static dyn LabelShape>> = LazyLock::new(|| {
+        let mut shapes: Vec<&'static dyn LabelShape> = Vec::new();
+        for shape in ALL.iter().flat_map(|k| k.label_shapes().iter().copied()) {
+            if !shapes.iter().any(|s| s.key() == shape.key()) {
+                shapes.push(shape);
+            }
+        }
+        shapes
+    });
+    &SHAPES
+}
+
+/// The labels of a mapping of label lists as written (`labels`, or an annotation's lists),
+/// each read by its key's shape in the order written, every other key empty. An error names
+/// the first list that does not read, with serde's path below it; keys no shape has are
+/// left out.
+pub fn read_labels(
+    lists: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Labels, (&'static str, serde_path_to_error::Error<serde_json::Error>)> {
+    let shapes = label_shapes();
+    let mut read: Vec<(&'static str, Box<dyn LabelList>)> = Vec::new();
+    for (key, value) in lists {
+        if let Some(shape) = shapes.iter().find(|s| s.key() == key) {
+            read.push((
+                shape.key(),
+                shape.read(value).map_err(|e| (shape.key(), e))?,
+            ));
+        }
+    }
+    Ok(Labels::new(
+        shapes
+            .iter()
+            .map(|shape| {
+                let list = match read.iter().position(|(k, _)| *k == shape.key()) {
+                    Some(i) => read.swap_remove(i).1,
+                    None => shape.empty(),
+                };
+                (shape.key(), list)
+            })
+            .collect(),
+    ))
+}
+
+/// A label list of `T`s read from JSON (for [`LabelShape::read`]).
+fn read_list<T>(
+    value: &serde_json::Value,
+) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>>
+where
+    T: serde::de::DeserializeOwned
+        + serde::Serialize
+        + Clone
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    serde_path_to_error::deserialize::<_, Vec<T>>(value).map(|v| Box::new(v) as Box<dyn LabelList>)
+}
+
+/// The items of a list its shape read as `T`s.
+fn items<T: 'static>(list: &dyn LabelList) -> &[T] {
+    list.as_any()
+        .downcast_ref::<Vec<T>>()
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Each item of a list as written, with its pointer below `pointer`.
+fn each_item<'a>(
+    list: &'a serde_json::Value,
+    pointer: &'a str,
+) -> impl Iterator<Item = (String, &'a serde_json::Value)> + 'a {
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(move |(i, v)| (format!("{pointer}/{i}"), v))
+}
 
 /// Every registered kind's handle, in registry order.
 pub fn all() -> impl Iterator<Item = Kind> {
     ALL.iter()
         .enumerate()
         .map(|(index, kind)| Kind::registered(index, kind.name()))
+}
+
+/// Every kind offered where kinds are listed ([`TaskKind::listed`]), in registry order.
+pub fn listed() -> impl Iterator<Item = Kind> {
+    all().filter(|k| of(*k).listed())
 }
 
 /// The kind samples call `name` (exactly; the loader compares after `norm`).
@@ -362,6 +464,12 @@ pub fn is_family_member(name: &str) -> bool {
     !metrics().iter().any(|m| m.name == name) && find(name).is_some()
 }
 
+/// Whether a metric belongs to a listed kind or to none ([`TaskKind::listed`]): what the
+/// published schemas and the documentation name.
+pub fn is_listed_metric(name: &str) -> bool {
+    owner(name).is_none_or(|k| of(k).listed())
+}
+
 /// Every metric name, for did-you-mean hints.
 pub fn names() -> impl Iterator<Item = &'static str> {
     metrics().iter().map(|m| m.name)
@@ -374,7 +482,7 @@ impl Kind {
     }
 
     /// The keys of `labels` its samples are labelled with ([`TaskKind::label_keys`]).
-    pub fn label_keys(self) -> &'static [&'static str] {
+    pub fn label_keys(self) -> Vec<&'static str> {
         of(self).label_keys()
     }
 }

@@ -5,7 +5,10 @@
 //! by the loader.
 
 pub mod findings;
+pub mod labels;
 pub mod task;
+
+pub use labels::{LabelList, LabelShape, Labels};
 
 use std::sync::Arc;
 
@@ -16,35 +19,10 @@ use task::Task;
 
 use crate::error::Location;
 
-/// Allowed values of the enum fields, in their canonical spelling (compared after `norm`).
+/// Allowed values of the enum fields every sample has, in their canonical spelling (compared
+/// after `norm`); a kind's own enums are in its folder.
 pub mod enums {
     pub const DIFFICULTY: &[&str] = &["easy", "medium", "hard"];
-    pub const REQUIREMENT_TYPE: &[&str] = &[
-        "functional",
-        "non-functional",
-        "security",
-        "data",
-        "interface",
-        "constraint",
-    ];
-    pub const PRIORITY: &[&str] = &["must", "should", "could"];
-    pub const INFERENCE_TYPE: &[&str] = &[
-        "security",
-        "performance",
-        "scalability",
-        "compliance",
-        "usability",
-    ];
-    pub const NECESSITY: &[&str] = &["necessary", "recommended", "optional"];
-    pub const ISSUE_TYPE: &[&str] = &[
-        "ambiguous_verb",
-        "missing_actor",
-        "too_broad",
-        "contradictory",
-        "pii",
-        "untestable",
-    ];
-    pub const SEVERITY: &[&str] = &["error", "warning", "info"];
 }
 
 /// What a sample tests (`kind`): one of the task kinds, as the registry
@@ -120,98 +98,22 @@ pub struct Message {
     pub content: String,
 }
 
-/// A requirement as a labeller writes it. `type` and `priority` are kept as
-/// written; the loader checks them against [`enums`] after `norm`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Requirement {
-    pub id: String,
-    pub title: String,
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub actor: String,
-    pub action: String,
-    #[serde(default)]
-    pub condition: Option<String>,
-    #[serde(default)]
-    pub acceptance_criteria: Vec<String>,
-    #[serde(default)]
-    pub priority: Option<String>,
-    #[serde(default)]
-    pub source_messages: Vec<i64>,
-    #[serde(default)]
-    pub rationale: Option<String>,
-    #[serde(default)]
-    pub confidence: Option<f64>,
-}
-
-/// An implied requirement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct InferredRequirement {
-    pub requirement: Requirement,
-    pub inference_type: String,
-    #[serde(default)]
-    pub triggered_by: Vec<String>,
-    pub necessity: String,
-    #[serde(default)]
-    pub rationale: Option<String>,
-    #[serde(default)]
-    pub confidence: Option<f64>,
-}
-
-/// A quality issue in a requirement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Issue {
-    pub issue_type: String,
-    pub severity: String,
-    #[serde(default)]
-    pub field: Option<String>,
-    #[serde(default)]
-    pub location: Option<Value>,
-    #[serde(default)]
-    pub message: Option<String>,
-    #[serde(default)]
-    pub suggested_fix: Option<String>,
-    #[serde(default)]
-    pub confidence: Option<f64>,
-}
-
-/// The gold answer of a sample. Never sent to the pipeline.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Labels {
-    #[serde(default)]
-    pub requirements: Vec<Requirement>,
-    #[serde(default)]
-    pub inferred_requirements: Vec<InferredRequirement>,
-    #[serde(default)]
-    pub issues: Vec<Issue>,
-    #[serde(default)]
-    pub pii: Vec<String>,
-    /// Tuples of a `kind: tuples` sample, as written: objects holding the task's fields
-    /// (checked against the task by the loader, since the fields are the task's).
-    #[serde(default)]
-    pub tuples: Vec<Value>,
-}
-
 /// One annotator's independent labels, for inter-annotator agreement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Annotation {
     pub annotator: String,
-    #[serde(default)]
-    pub requirements: Vec<Requirement>,
-    #[serde(default)]
-    pub inferred_requirements: Vec<InferredRequirement>,
-    #[serde(default)]
-    pub issues: Vec<Issue>,
-    #[serde(default)]
-    pub pii: Vec<String>,
-    /// An annotator's tuples on a `kind: tuples` sample (checked like the gold tuples).
-    #[serde(default)]
-    pub tuples: Vec<Value>,
+    pub labels: Labels,
+}
+
+/// Written as one mapping: `annotator` and the label lists.
+impl Serialize for Annotation {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("annotator", &self.annotator)?;
+        self.labels.serialize_entries(&mut map)?;
+        map.end()
+    }
 }
 
 /// An annotator's "needs discussion" note on a sample (top-level `discussion`).
@@ -234,42 +136,30 @@ pub struct Review {
     pub at: String,
 }
 
-/// A sample as written in a suite file, before the loader's checks.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A sample as written in a suite file, its labels read by their kinds' shapes, before the
+/// loader's checks.
+#[derive(Clone, Debug)]
 pub struct RawSample {
     pub id: String,
     pub kind: String,
-    #[serde(default)]
     pub domain: Option<String>,
-    #[serde(default)]
     pub difficulty: Option<String>,
-    #[serde(default)]
     pub conversation: Option<Vec<Message>>,
-    #[serde(default)]
     pub user_input: Option<String>,
     /// Base requirements given to inference/validation pipelines. Kept as written: validation
     /// inputs are deliberately flawed, so they are not held to the labelling schema.
-    #[serde(default)]
     pub requirements: Option<Vec<Value>>,
-    #[serde(default)]
     pub reference_srs: Option<String>,
     /// The tuple task a `kind: tuples` sample belongs to (a `[tasks.NAME]` of suite.toml).
-    #[serde(default)]
     pub task: Option<String>,
     /// The input of a `kind: tuples` sample.
-    #[serde(default)]
     pub text: Option<String>,
     /// Free-form labels; every metric is also reported per tag. Never sent to the pipeline.
-    #[serde(default)]
     pub tags: Option<Vec<String>>,
     pub labels: Labels,
-    #[serde(default)]
     pub annotations: Vec<Annotation>,
     /// Notes of annotators who marked the sample as needing discussion.
-    #[serde(default)]
     pub discussion: Vec<DiscussionNote>,
-    #[serde(default)]
     pub review: Option<Review>,
 }
 

@@ -10,15 +10,14 @@ use crate::sample::{Difficulty, Kind};
 use crate::sample::{Labels, Message, Written};
 
 fn sample(kind: Kind) -> Sample {
-    let labels: Labels = serde_json::from_value(json!({
+    let labels: Labels = crate::testkit::labels(json!({
         "requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer",
                           "action": "track orders", "acceptance_criteria": ["a", "b"], "source_messages": [0]}],
         "inferred_requirements": [{"requirement": {"id": "REQ-101", "title": "Audit", "type": "security", "actor": "system",
                           "action": "log access"}, "inference_type": "security", "necessity": "necessary"}],
         "issues": [{"issue_type": "pii", "severity": "error", "field": "description"}],
         "pii": ["Jane Doe"]
-    }))
-    .unwrap();
+    }));
     Sample {
         id: "s".into(),
         kind,

@@ -46,8 +46,11 @@ pub fn message_marks(sample: &Sample) -> Vec<(&str, Vec<bool>)> {
         .iter()
         .map(|a| {
             let mut marks = vec![false; n];
-            for i in a.requirements.iter().flat_map(|r| &r.source_messages) {
-                if let Some(m) = usize::try_from(*i).ok().and_then(|i| marks.get_mut(i)) {
+            let cited = crate::kinds::label_shapes()
+                .iter()
+                .filter_map(|shape| shape.cited_messages(a.labels.get(shape.key())?));
+            for i in cited.flatten() {
+                if let Some(m) = usize::try_from(i).ok().and_then(|i| marks.get_mut(i)) {
                     *m = true;
                 }
             }

@@ -88,7 +88,7 @@ fn load_jsonl_line(path: &Path, line: usize, text: &str, tasks: &Tasks) -> Loade
         positions
     };
     // Fast path: a valid line deserializes straight into the typed sample.
-    if let Ok(raw) = serde_json::from_str(text) {
+    if let Some(raw) = super::read::read_valid(text) {
         return validate::check_typed(path, Location::new(path, line, 1), raw, tasks, positions);
     }
     // Slow path: locate every problem (duplicate keys are errors here, as in .json files).

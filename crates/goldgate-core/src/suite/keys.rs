@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use crate::sample::findings::{child, Findings};
-use crate::text::did_you_mean;
+use crate::kinds;
+use crate::sample::findings::{check_keys, child, items, Findings};
 
 const SAMPLE_KEYS: &[&str] = &[
     "id",
@@ -24,102 +24,8 @@ const SAMPLE_KEYS: &[&str] = &[
     "review",
 ];
 const MESSAGE_KEYS: &[&str] = &["role", "content"];
-const LABEL_KEYS: &[&str] = &[
-    "requirements",
-    "inferred_requirements",
-    "issues",
-    "pii",
-    "tuples",
-];
-const ANNOTATION_KEYS: &[&str] = &[
-    "annotator",
-    "requirements",
-    "inferred_requirements",
-    "issues",
-    "pii",
-    "tuples",
-];
 const DISCUSSION_KEYS: &[&str] = &["annotator", "note"];
 const REVIEW_KEYS: &[&str] = &["promoted_by", "from", "at"];
-/// In the order the labelling schema lists them (and an edit writes them).
-pub const REQUIREMENT_KEYS: &[&str] = &[
-    "id",
-    "title",
-    "type",
-    "actor",
-    "action",
-    "condition",
-    "acceptance_criteria",
-    "priority",
-    "source_messages",
-    "rationale",
-    "confidence",
-];
-/// In the order the labelling schema lists them (and an edit writes them).
-pub const INFERRED_KEYS: &[&str] = &[
-    "requirement",
-    "inference_type",
-    "triggered_by",
-    "necessity",
-    "rationale",
-    "confidence",
-];
-/// In the order the labelling schema lists them (and an edit writes them).
-pub const ISSUE_KEYS: &[&str] = &[
-    "issue_type",
-    "severity",
-    "field",
-    "location",
-    "message",
-    "suggested_fix",
-    "confidence",
-];
-
-/// Report unknown and missing keys of one object; returns the unknown keys' pointers.
-fn keys(
-    value: &Value,
-    pointer: &str,
-    allowed: &[&str],
-    required: &[&str],
-    findings: &mut Findings,
-) -> Vec<String> {
-    let Some(map) = value.as_object() else {
-        return Vec::new();
-    };
-    let mut unknown = Vec::new();
-    for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
-        let hint = match did_you_mean(key, allowed.iter().copied()) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!("known fields here: {}", allowed.join(", ")),
-        };
-        let at = child(pointer, key);
-        findings.error(&at, format!("unknown field `{key}`"), Some(hint));
-        unknown.push(at);
-    }
-    for key in required.iter().filter(|k| !map.contains_key(**k)) {
-        findings.error(
-            pointer,
-            format!("missing field `{key}`"),
-            Some(format!(
-                "add `{key}`; docs/suites.md lists what each object needs"
-            )),
-        );
-    }
-    unknown
-}
-
-fn items<'a>(value: &'a Value, pointer: &str, key: &str) -> Vec<(String, &'a Value)> {
-    let base = child(pointer, key);
-    match value.get(key).and_then(Value::as_array) {
-        Some(list) => list
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (format!("{base}/{i}"), v))
-            .collect(),
-        None => Vec::new(),
-    }
-}
-
 pub(super) fn walk_sample_keys(value: &Value, findings: &mut Findings) -> Vec<String> {
     if !value.is_object() {
         findings.error(
@@ -129,33 +35,49 @@ pub(super) fn walk_sample_keys(value: &Value, findings: &mut Findings) -> Vec<St
         );
         return Vec::new();
     }
-    let mut unknown = keys(value, "", SAMPLE_KEYS, &["id", "kind", "labels"], findings);
+    let mut unknown = check_keys(value, "", SAMPLE_KEYS, &["id", "kind", "labels"], findings);
     for (p, message) in items(value, "", "conversation") {
-        unknown.extend(keys(message, &p, MESSAGE_KEYS, MESSAGE_KEYS, findings));
+        unknown.extend(check_keys(
+            message,
+            &p,
+            MESSAGE_KEYS,
+            MESSAGE_KEYS,
+            findings,
+        ));
     }
+    let label_keys: Vec<&str> = kinds::label_shapes().iter().map(|s| s.key()).collect();
     if let Some(labels) = value.get("labels") {
         unknown.extend(walk_label_keys(
             labels,
             "/labels",
-            LABEL_KEYS,
+            &label_keys,
             &[],
             findings,
         ));
     }
+    let annotation_keys: Vec<&str> = std::iter::once("annotator")
+        .chain(label_keys.iter().copied())
+        .collect();
     for (p, annotation) in items(value, "", "annotations") {
         unknown.extend(walk_label_keys(
             annotation,
             &p,
-            ANNOTATION_KEYS,
+            &annotation_keys,
             &["annotator"],
             findings,
         ));
     }
     for (p, note) in items(value, "", "discussion") {
-        unknown.extend(keys(note, &p, DISCUSSION_KEYS, DISCUSSION_KEYS, findings));
+        unknown.extend(check_keys(
+            note,
+            &p,
+            DISCUSSION_KEYS,
+            DISCUSSION_KEYS,
+            findings,
+        ));
     }
     if let Some(review) = value.get("review") {
-        unknown.extend(keys(
+        unknown.extend(check_keys(
             review,
             "/review",
             REVIEW_KEYS,
@@ -166,6 +88,8 @@ pub(super) fn walk_sample_keys(value: &Value, findings: &mut Findings) -> Vec<St
     unknown
 }
 
+/// The keys of a label mapping (`labels`, or an annotation), then each list's items by its
+/// shape.
 fn walk_label_keys(
     value: &Value,
     pointer: &str,
@@ -173,43 +97,11 @@ fn walk_label_keys(
     required: &[&str],
     findings: &mut Findings,
 ) -> Vec<String> {
-    const REQUIREMENT_REQUIRED: &[&str] = &["id", "title", "type", "actor", "action"];
-    let mut unknown = keys(value, pointer, allowed, required, findings);
-    for (p, r) in items(value, pointer, "requirements") {
-        unknown.extend(keys(
-            r,
-            &p,
-            REQUIREMENT_KEYS,
-            REQUIREMENT_REQUIRED,
-            findings,
-        ));
-    }
-    for (p, inferred) in items(value, pointer, "inferred_requirements") {
-        unknown.extend(keys(
-            inferred,
-            &p,
-            INFERRED_KEYS,
-            &["requirement", "inference_type", "necessity"],
-            findings,
-        ));
-        if let Some(r) = inferred.get("requirement") {
-            unknown.extend(keys(
-                r,
-                &child(&p, "requirement"),
-                REQUIREMENT_KEYS,
-                REQUIREMENT_REQUIRED,
-                findings,
-            ));
+    let mut unknown = check_keys(value, pointer, allowed, required, findings);
+    for shape in kinds::label_shapes() {
+        if let Some(list) = value.get(shape.key()) {
+            unknown.extend(shape.walk_keys(list, &child(pointer, shape.key()), findings));
         }
-    }
-    for (p, issue) in items(value, pointer, "issues") {
-        unknown.extend(keys(
-            issue,
-            &p,
-            ISSUE_KEYS,
-            &["issue_type", "severity"],
-            findings,
-        ));
     }
     unknown
 }

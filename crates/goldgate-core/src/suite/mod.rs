@@ -7,13 +7,14 @@ pub mod edit;
 mod files;
 mod keys;
 pub mod load;
+mod read;
 mod rules;
 pub mod stats;
 mod validate;
 
 pub use documents::{Documents, RawDocument, UniqueIds};
-pub use keys::{INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
 pub use load::{Suite, SuiteConfig, SuiteReader};
+pub use read::SampleDoc;
 pub use validate::Loaded;
 
 use crate::sample::Sample;

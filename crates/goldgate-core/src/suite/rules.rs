@@ -6,33 +6,16 @@
 use std::collections::HashSet;
 
 use crate::kinds;
-use crate::sample::findings::{child, Findings};
+use crate::sample::findings::{check_enum, child, Findings};
 use crate::sample::task::Tasks;
-use crate::sample::{enums, Kind, Labels, RawSample, Requirement};
-use crate::text::{hint_for, in_enum, norm};
+use crate::sample::{enums, Kind, Labels, RawSample};
+use crate::text::{hint_for, norm};
 
 fn is_valid_id(id: &str) -> bool {
     !id.is_empty()
         && id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-}
-
-/// `pointer` is only built when there is something to report.
-fn check_enum(
-    value: &str,
-    allowed: &[&'static str],
-    pointer: impl FnOnce() -> String,
-    what: &str,
-    findings: &mut Findings,
-) {
-    if !in_enum(value, allowed) {
-        findings.error(
-            &pointer(),
-            format!("`{value}` is not a valid {what}"),
-            Some(hint_for(value, allowed)),
-        );
-    }
 }
 
 pub(super) fn check_sample(raw: &RawSample, tasks: &Tasks, findings: &mut Findings) {
@@ -90,14 +73,7 @@ pub(super) fn check_sample(raw: &RawSample, tasks: &Tasks, findings: &mut Findin
                 Some("give each annotator one annotation per sample".to_string()),
             );
         }
-        let labels = Labels {
-            requirements: a.requirements.clone(),
-            inferred_requirements: a.inferred_requirements.clone(),
-            issues: a.issues.clone(),
-            pii: a.pii.clone(),
-            tuples: Vec::new(),
-        };
-        check_labels(&labels, &pointer, messages, findings);
+        check_labels(&a.labels, &pointer, messages, findings);
     }
 }
 
@@ -163,20 +139,18 @@ fn check_review(raw: &RawSample, findings: &mut Findings) {
     }
 }
 
-/// Labels under a key the sample's kind does not score (a warning).
+/// Labels under a key the sample's kind does not score (a warning; a key only its own
+/// kind may carry is that kind's error, [`kinds::TaskKind::check_sample_of_other_kind`]).
 fn check_kind_labels(raw: &RawSample, kind: Option<Kind>, findings: &mut Findings) {
-    let l = &raw.labels;
     let Some(kind) = kind else { return };
     let scored = kinds::of(kind).label_keys();
-    let present = [
-        ("requirements", !l.requirements.is_empty()),
-        ("inferred_requirements", !l.inferred_requirements.is_empty()),
-        ("issues", !l.issues.is_empty()),
-        ("pii", !l.pii.is_empty()),
-    ];
-    for (key, non_empty) in present {
-        let allowed = scored.contains(&key);
-        if non_empty && !allowed {
+    let exclusive = |key: &str| {
+        kinds::label_shapes()
+            .iter()
+            .any(|s| s.key() == key && s.exclusive())
+    };
+    for (key, list) in raw.labels.iter() {
+        if !list.is_empty() && !scored.contains(&key) && !exclusive(key) {
             findings.warn(
                 &format!("/labels/{key}"),
                 format!("`labels.{key}` is not scored for {} samples", raw.kind),
@@ -186,144 +160,11 @@ fn check_kind_labels(raw: &RawSample, kind: Option<Kind>, findings: &mut Finding
     }
 }
 
+/// The checks of every label list, each by its shape.
 fn check_labels(labels: &Labels, pointer: &str, messages: usize, findings: &mut Findings) {
-    let mut ids = HashSet::new();
-    for (i, r) in labels.requirements.iter().enumerate() {
-        let p = format!("{pointer}/requirements/{i}");
-        if !ids.insert(r.id.as_str()) {
-            findings.error(
-                &child(&p, "id"),
-                format!("duplicate requirement id `{}` in this sample", r.id),
-                Some("requirement ids must be unique within a sample".to_string()),
-            );
+    for (key, list) in labels.iter() {
+        if let Some(shape) = kinds::label_shapes().iter().find(|s| s.key() == key) {
+            shape.check(list, &format!("{pointer}/{key}"), messages, findings);
         }
-        check_requirement(r, &p, messages, findings);
-    }
-    for (i, inferred) in labels.inferred_requirements.iter().enumerate() {
-        let p = format!("{pointer}/inferred_requirements/{i}");
-        check_requirement(
-            &inferred.requirement,
-            &child(&p, "requirement"),
-            messages,
-            findings,
-        );
-        check_enum(
-            &inferred.inference_type,
-            enums::INFERENCE_TYPE,
-            || child(&p, "inference_type"),
-            "inference_type",
-            findings,
-        );
-        check_enum(
-            &inferred.necessity,
-            enums::NECESSITY,
-            || child(&p, "necessity"),
-            "necessity",
-            findings,
-        );
-        check_confidence(inferred.confidence, || child(&p, "confidence"), findings);
-    }
-    for (i, issue) in labels.issues.iter().enumerate() {
-        let p = format!("{pointer}/issues/{i}");
-        check_enum(
-            &issue.issue_type,
-            enums::ISSUE_TYPE,
-            || child(&p, "issue_type"),
-            "issue_type",
-            findings,
-        );
-        check_enum(
-            &issue.severity,
-            enums::SEVERITY,
-            || child(&p, "severity"),
-            "severity",
-            findings,
-        );
-        check_confidence(issue.confidence, || child(&p, "confidence"), findings);
-    }
-    for (i, pii) in labels.pii.iter().enumerate() {
-        if norm(pii).is_empty() {
-            findings.warn(
-                &format!("{pointer}/pii/{i}"),
-                "empty PII string".to_string(),
-                "list the PII text exactly as it appears in the input",
-            );
-        }
-    }
-}
-
-fn check_requirement(r: &Requirement, pointer: &str, messages: usize, findings: &mut Findings) {
-    check_enum(
-        &r.type_,
-        enums::REQUIREMENT_TYPE,
-        || child(pointer, "type"),
-        "requirement type",
-        findings,
-    );
-    match &r.priority {
-        Some(p) => check_enum(
-            p,
-            enums::PRIORITY,
-            || child(pointer, "priority"),
-            "priority",
-            findings,
-        ),
-        None => findings.warn(
-            pointer,
-            format!("requirement `{}` has no `priority`", r.id),
-            "add must, should or could",
-        ),
-    }
-    for (i, &index) in r.source_messages.iter().enumerate() {
-        if index < 0 || index as usize >= messages {
-            let range = match messages {
-                0 => "the sample has no conversation".to_string(),
-                n => format!("the conversation has {n} messages (indexes 0 to {})", n - 1),
-            };
-            findings.error(
-                &format!("{pointer}/source_messages/{i}"),
-                format!("source_messages index {index} is out of range: {range}"),
-                Some("indexes are 0-based positions in `conversation`".to_string()),
-            );
-        }
-    }
-    check_confidence(r.confidence, || child(pointer, "confidence"), findings);
-    for (key, value) in [
-        ("title", &r.title),
-        ("actor", &r.actor),
-        ("action", &r.action),
-    ] {
-        if value.trim().is_empty() {
-            findings.warn(
-                &child(pointer, key),
-                format!("empty `{key}`"),
-                "every requirement names its title, actor and action",
-            );
-        }
-    }
-    if r.acceptance_criteria.len() < 2 {
-        findings.warn(
-            &child(pointer, "acceptance_criteria"),
-            format!(
-                "requirement `{}` has {} acceptance criteria",
-                r.id,
-                r.acceptance_criteria.len()
-            ),
-            "the labelling schema asks for at least 2 testable criteria",
-        );
-    }
-}
-
-fn check_confidence(
-    confidence: Option<f64>,
-    pointer: impl FnOnce() -> String,
-    findings: &mut Findings,
-) {
-    if let Some(c) = confidence.filter(|c| !(0.0..=1.0).contains(c)) {
-        findings.error(
-            &pointer(),
-            format!("confidence {c} is outside [0, 1]"),
-            None,
-        );
     }
 }

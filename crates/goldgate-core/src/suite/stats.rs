@@ -48,12 +48,7 @@ impl SuiteStats {
             .entry(s.difficulty)
             .or_default() += 1;
         self.annotated += usize::from(s.annotations.len() >= 2);
-        let l = &s.labels;
-        self.gold_items += l.requirements.len()
-            + l.inferred_requirements.len()
-            + l.issues.len()
-            + l.pii.len()
-            + l.tuples.len();
+        self.gold_items += s.labels.iter().map(|(_, list)| list.len()).sum::<usize>();
         for tag in &s.tags {
             *self.by_tag.entry(tag.clone()).or_default() += 1;
         }

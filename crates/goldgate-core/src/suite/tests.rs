@@ -64,7 +64,13 @@ fn a_valid_sample_loads_without_problems() {
     assert_eq!(problems(&loaded), Vec::<String>::new());
     let sample = loaded[0].sample.as_ref().unwrap();
     assert_eq!(sample.id, "ext-001");
-    assert_eq!(sample.labels.requirements[0].title, "Track orders");
+    assert_eq!(
+        sample
+            .labels
+            .list::<crate::kinds::extraction::labels::Requirement>("requirements")[0]
+            .title,
+        "Track orders"
+    );
 }
 
 #[test]

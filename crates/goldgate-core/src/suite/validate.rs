@@ -10,12 +10,12 @@ use serde_json::Value;
 
 use super::keys::walk_sample_keys;
 use super::rules::check_sample;
-use crate::document::{pointer_of, Positions};
+use crate::document::Positions;
 use crate::error::{Location, Problem};
 use crate::sample::findings::{locate, Findings};
 use crate::sample::task::Tasks;
 use crate::sample::{Difficulty, Kind, RawSample, Sample, Written, UNSPECIFIED_DOMAIN};
-use crate::text::{explain_serde, norm};
+use crate::text::norm;
 
 /// One document read from the suite: the sample when it has no errors, and every problem
 /// found in it (errors and labelling warnings).
@@ -39,7 +39,7 @@ pub(crate) fn check_document(
     for pointer in &unknown {
         remove(&mut value, pointer);
     }
-    match deserialize(&value, &mut findings) {
+    match super::read::read(&value, &mut findings) {
         Some(raw) => check_raw(path, origin, raw, tasks, findings, positions),
         None => Loaded {
             sample: None,
@@ -89,25 +89,6 @@ fn remove(value: &mut Value, pointer: &str) {
     let key = key.replace("~1", "/").replace("~0", "~");
     if let Some(Value::Object(map)) = value.pointer_mut(parent) {
         map.remove(&key);
-    }
-}
-
-fn deserialize(value: &Value, findings: &mut Findings) -> Option<RawSample> {
-    match serde_path_to_error::deserialize::<_, RawSample>(value) {
-        Ok(raw) => Some(raw),
-        Err(e) => {
-            let pointer = pointer_of(e.path());
-            let message = e.into_inner().to_string();
-            // Missing fields were all reported by the key walk already.
-            if !message.starts_with("missing field") || findings.0.is_empty() {
-                let (message, hint) = explain_serde(&message);
-                let hint = hint.unwrap_or_else(|| {
-                    "check the value's type against the sample format in docs/suites.md".to_string()
-                });
-                findings.error(&pointer, message, Some(hint));
-            }
-            None
-        }
     }
 }
 

@@ -170,8 +170,8 @@ impl super::TaskKind for E2e {
         }
     }
 
-    fn label_keys(&self) -> &'static [&'static str] {
-        &["requirements"]
+    fn label_shapes(&self) -> &'static [&'static dyn crate::sample::LabelShape] {
+        &[&super::extraction::labels::Requirements]
     }
 
     fn check_sample(&self, raw: &RawSample, _tasks: &Tasks, findings: &mut Findings) {

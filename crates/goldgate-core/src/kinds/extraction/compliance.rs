@@ -7,11 +7,11 @@
 //! (the schema holds the default). Under `schema = "syntax_only"` only the top-level shape
 //! counts.
 
+use super::labels::enums;
 use crate::kinds::compliance::{in_ascii_enum, quoted, what, Violations};
 use crate::metrics::{SchemaMode, ScoringConfig};
 use crate::parse::json::Json;
 use crate::parse::prediction::integer;
-use crate::sample::enums;
 
 /// Acceptance criteria a requirement needs at least.
 pub const MIN_CRITERIA: usize = 2;

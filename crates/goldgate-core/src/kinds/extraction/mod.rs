@@ -18,9 +18,9 @@ use crate::parse::json::Json;
 use crate::parse::prediction::{self, PredRequirement, Prediction};
 use crate::sample::findings::Findings;
 use crate::sample::task::Tasks;
-use crate::sample::Requirement;
 use crate::sample::{RawSample, Sample};
 use crate::text::norm;
+use labels::Requirement;
 
 /// What matching needs of gold requirements, computed once per sample (repeats reuse it).
 #[derive(Clone, Debug, Default)]
@@ -146,7 +146,11 @@ pub fn score(
     s.add("ext.fp", fp);
     s.add("ext.fn", fn_);
     s.add("ext.f1_sum", sample_f1);
-    type_sets(&sample.labels.requirements, &pred.requirements, &mut s);
+    type_sets(
+        &sample.labels.list::<Requirement>("requirements"),
+        &pred.requirements,
+        &mut s,
+    );
     completeness(gold, pred, &pairs, cfg, &mut s);
     identification(sample, &pred.requirements, &mut s);
     type_agreement(gold, &items, &sims, cfg, &mut s);
@@ -216,7 +220,7 @@ fn identification(sample: &Sample, pred: &[PredRequirement], s: &mut Stats) {
     let n = sample.conversation.len();
     let mut gold = vec![false; n];
     let mut predicted = vec![false; n];
-    for r in &sample.labels.requirements {
+    for r in sample.labels.list::<Requirement>("requirements") {
         mark(&mut gold, r.source_messages.iter().copied());
     }
     for r in pred {
@@ -296,6 +300,7 @@ fn supported(r: &PredRequirement, text: &str, messages: usize, cfg: &ScoringConf
 }
 
 pub mod compliance;
+pub mod labels;
 pub mod metrics;
 
 /// Requirements extracted from a conversation.
@@ -313,8 +318,8 @@ impl super::TaskKind for Extraction {
         }
     }
 
-    fn label_keys(&self) -> &'static [&'static str] {
-        &["requirements"]
+    fn label_shapes(&self) -> &'static [&'static dyn crate::sample::LabelShape] {
+        &[&labels::Requirements]
     }
 
     fn check_sample(&self, raw: &RawSample, _tasks: &Tasks, findings: &mut Findings) {
@@ -374,13 +379,13 @@ impl super::TaskKind for Extraction {
 
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Box::new(GoldRequirements::new(
-            &sample.labels.requirements,
+            &sample.labels.list::<Requirement>("requirements"),
             &cfg.similarity,
         ))
     }
 
     fn texts(&self, sample: &Sample, answers: &[Option<&Json<'_>>], out: &mut Vec<String>) {
-        gold_texts(&sample.labels.requirements, out);
+        gold_texts(&sample.labels.list::<Requirement>("requirements"), out);
         for answer in answers {
             predicted_texts(&prediction::requirements(*answer), out);
         }
@@ -403,7 +408,11 @@ impl super::TaskKind for Extraction {
 
     fn aligned(&self, sample: &Sample, answer: Option<&Json<'_>>, pairs: &[Paired]) -> Aligned {
         let preds = prediction::requirements(answer);
-        requirements_aligned(&sample.labels.requirements, &preds, pairs)
+        requirements_aligned(
+            &sample.labels.list::<Requirement>("requirements"),
+            &preds,
+            pairs,
+        )
     }
 }
 

@@ -17,9 +17,9 @@ use crate::metrics::registry::Metric;
 use crate::parse::prediction::{self, PredRequirement, Prediction};
 use crate::sample::findings::Findings;
 use crate::sample::task::Tasks;
-use crate::sample::InferredRequirement;
 use crate::sample::{RawSample, Sample};
 use crate::text::norm;
+use labels::InferredRequirement;
 
 /// Gold inferred requirements prepared for matching, once per sample.
 #[derive(Clone, Debug, Default)]
@@ -93,6 +93,7 @@ pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> sup
     }
 }
 
+pub mod labels;
 pub mod metrics;
 
 /// Requirements inferred from (implied by) explicit ones.
@@ -110,8 +111,8 @@ impl super::TaskKind for Inference {
         }
     }
 
-    fn label_keys(&self) -> &'static [&'static str] {
-        &["inferred_requirements"]
+    fn label_shapes(&self) -> &'static [&'static dyn crate::sample::LabelShape] {
+        &[&labels::InferredRequirements]
     }
 
     fn check_sample(&self, raw: &RawSample, _tasks: &Tasks, findings: &mut Findings) {
@@ -156,7 +157,9 @@ impl super::TaskKind for Inference {
 
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Box::new(GoldInferred::new(
-            &sample.labels.inferred_requirements,
+            &sample
+                .labels
+                .list::<InferredRequirement>("inferred_requirements"),
             &cfg.similarity,
         ))
     }
@@ -164,7 +167,7 @@ impl super::TaskKind for Inference {
     fn texts(&self, sample: &Sample, answers: &[Option<&Json<'_>>], out: &mut Vec<String>) {
         let gold: Vec<_> = sample
             .labels
-            .inferred_requirements
+            .list::<InferredRequirement>("inferred_requirements")
             .iter()
             .map(|i| i.requirement.clone())
             .collect();
@@ -199,7 +202,9 @@ impl super::TaskKind for Inference {
         answer: Option<&Json<'_>>,
         pairs: &[super::aligned::Paired],
     ) -> super::aligned::Aligned {
-        let gold = &sample.labels.inferred_requirements;
+        let gold = &sample
+            .labels
+            .list::<InferredRequirement>("inferred_requirements");
         let preds: Vec<PredRequirement> = prediction::inferred_requirements(answer)
             .into_iter()
             .map(|i| i.requirement)
@@ -207,7 +212,7 @@ impl super::TaskKind for Inference {
         let requirements: Vec<_> = gold.iter().map(|i| i.requirement.clone()).collect();
         let mut aligned = requirements_aligned(&requirements, &preds, pairs);
         // The gold item's necessity weighs its match: shown with it.
-        for (item, inferred) in aligned.gold.iter_mut().zip(gold) {
+        for (item, inferred) in aligned.gold.iter_mut().zip(gold.iter()) {
             item.text = format!("{} ({})", item.text, inferred.necessity);
         }
         aligned

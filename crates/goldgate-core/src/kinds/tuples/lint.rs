@@ -9,15 +9,47 @@ use serde_json::Value;
 
 use crate::sample::findings::{child, Findings};
 use crate::sample::task::{Role, SupportMode, Task, Tasks};
-use crate::sample::RawSample;
+use crate::sample::{LabelList, LabelShape, RawSample};
 use crate::text::{did_you_mean, norm};
+
+/// `labels.tuples`: objects holding the task's fields, as written (checked against the
+/// task by [`check_tuples_sample`], since the fields are the task's). Only tuples samples
+/// carry them.
+pub struct TupleLabels;
+
+impl LabelShape for TupleLabels {
+    fn key(&self) -> &'static str {
+        "tuples"
+    }
+
+    fn read(
+        &self,
+        value: &Value,
+    ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
+        super::super::read_list::<Value>(value)
+    }
+
+    fn empty(&self) -> Box<dyn LabelList> {
+        Box::new(Vec::<Value>::new())
+    }
+
+    fn check(&self, _: &dyn LabelList, _: &str, _: usize, _: &mut Findings) {}
+
+    fn exclusive(&self) -> bool {
+        true
+    }
+
+    fn write_order(&self) -> &'static [(&'static str, &'static [&'static str])] {
+        &[("", &[])]
+    }
+}
 
 /// A sample of another kind carries none of the tuple fields.
 pub(super) fn check_no_tuples_fields(raw: &RawSample, findings: &mut Findings) {
     let given = [
         ("/task", raw.task.is_some()),
         ("/text", raw.text.is_some()),
-        ("/labels/tuples", !raw.labels.tuples.is_empty()),
+        ("/labels/tuples", raw.labels.len(TupleLabels.key()) > 0),
     ]
     .into_iter()
     .filter(|(_, present)| *present)
@@ -26,7 +58,7 @@ pub(super) fn check_no_tuples_fields(raw: &RawSample, findings: &mut Findings) {
         .annotations
         .iter()
         .enumerate()
-        .filter(|(_, a)| !a.tuples.is_empty())
+        .filter(|(_, a)| a.labels.len(TupleLabels.key()) > 0)
         .map(|(i, _)| format!("/annotations/{i}/tuples"));
     for pointer in given.chain(annotated) {
         findings.error(
@@ -98,16 +130,14 @@ pub(super) fn check_tuples_sample(raw: &RawSample, tasks: &Tasks, findings: &mut
         }
     };
     let labels = &raw.labels;
-    let other = [
-        ("requirements", labels.requirements.is_empty()),
-        (
-            "inferred_requirements",
-            labels.inferred_requirements.is_empty(),
-        ),
-        ("issues", labels.issues.is_empty()),
-        ("pii", labels.pii.is_empty()),
-    ];
-    for (key, empty) in other {
+    let other = |labels: &'_ crate::sample::Labels| -> Vec<(&'static str, bool)> {
+        labels
+            .iter()
+            .filter(|(key, _)| *key != TupleLabels.key())
+            .map(|(key, list)| (key, list.is_empty()))
+            .collect()
+    };
+    for (key, empty) in other(labels) {
         if !empty {
             findings.error(
                 &format!("/labels/{key}"),
@@ -117,16 +147,10 @@ pub(super) fn check_tuples_sample(raw: &RawSample, tasks: &Tasks, findings: &mut
         }
     }
     for (i, annotation) in raw.annotations.iter().enumerate() {
-        let other = [
-            ("requirements", annotation.requirements.is_empty()),
-            (
-                "inferred_requirements",
-                annotation.inferred_requirements.is_empty(),
-            ),
-            ("issues", annotation.issues.is_empty()),
-            ("pii", annotation.pii.is_empty()),
-        ];
-        for (key, _) in other.into_iter().filter(|(_, empty)| !empty) {
+        for (key, _) in other(&annotation.labels)
+            .into_iter()
+            .filter(|(_, empty)| !empty)
+        {
             findings.error(
                 &format!("/annotations/{i}/{key}"),
                 format!("`{key}` is not labelled on tuples samples"),
@@ -137,12 +161,16 @@ pub(super) fn check_tuples_sample(raw: &RawSample, tasks: &Tasks, findings: &mut
     if let Some(task) = task {
         let text = text.unwrap_or_default();
         let normed = norm(text);
-        let lists = std::iter::once(("/labels/tuples".to_string(), &labels.tuples)).chain(
-            raw.annotations
-                .iter()
-                .enumerate()
-                .map(|(i, a)| (format!("/annotations/{i}/tuples"), &a.tuples)),
-        );
+        let lists = std::iter::once((
+            "/labels/tuples".to_string(),
+            labels.list::<Value>(TupleLabels.key()),
+        ))
+        .chain(raw.annotations.iter().enumerate().map(|(i, a)| {
+            (
+                format!("/annotations/{i}/tuples"),
+                a.labels.list::<Value>(TupleLabels.key()),
+            )
+        }));
         for (base, tuples) in lists {
             let mut keys = HashSet::new();
             for (i, tuple) in tuples.iter().enumerate() {

@@ -46,8 +46,8 @@ impl TaskKind for Tuples {
         super::keys::Reads::TaskPointers
     }
 
-    fn label_keys(&self) -> &'static [&'static str] {
-        &["tuples"]
+    fn label_shapes(&self) -> &'static [&'static dyn crate::sample::LabelShape] {
+        &[&lint::TupleLabels]
     }
 
     fn check_sample(&self, raw: &RawSample, tasks: &Tasks, findings: &mut Findings) {
@@ -188,7 +188,8 @@ impl TaskKind for Tuples {
 /// The gold tuples of a sample, read like an answer.
 fn gold_set(sample: &Sample) -> Option<TupleSet> {
     let task = sample.task.as_deref()?;
-    let text = serde_json::Value::Array(sample.labels.tuples.clone()).to_string();
+    let text = serde_json::Value::Array(sample.labels.list::<serde_json::Value>("tuples").to_vec())
+        .to_string();
     let list = Json::parse_owned(&text).ok()?;
     Some(TupleSet::read(task, list.as_array()?))
 }

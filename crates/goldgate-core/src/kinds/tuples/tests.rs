@@ -6,7 +6,7 @@ use crate::metrics::stats::Sums;
 use crate::parse::{parse_answer_as, ParseOutcome};
 use crate::sample::task::parse_tasks;
 use crate::sample::Difficulty;
-use crate::sample::{Labels, Written};
+use crate::sample::Written;
 
 const ABSA: &str = r#"
 [tasks.absa]
@@ -31,10 +31,7 @@ fn sample(toml: &str, task: &str, text: &str, gold: serde_json::Value) -> Sample
         task: tasks.get(task).cloned(),
         text: Some(text.into()),
         tags: vec![],
-        labels: Labels {
-            tuples: gold.as_array().unwrap().clone(),
-            ..Labels::default()
-        },
+        labels: crate::testkit::labels(serde_json::json!({"tuples": gold})),
         annotations: vec![],
         discussion: vec![],
         review: None,

@@ -15,9 +15,9 @@ use crate::metrics::ScoringConfig;
 use crate::parse::prediction::{self, Prediction};
 use crate::sample::findings::Findings;
 use crate::sample::task::Tasks;
-use crate::sample::Issue;
 use crate::sample::{RawSample, Sample};
 use crate::text::norm;
+use labels::Issue;
 
 fn key(issue_type: Option<&str>, field: Option<&str>) -> (String, String) {
     (norm(issue_type.unwrap_or("")), norm(field.unwrap_or("")))
@@ -93,6 +93,7 @@ fn pii_item(value: &str) -> Item {
     }
 }
 
+pub mod labels;
 pub mod metrics;
 
 /// Quality issues (and personal data) found in requirements.
@@ -113,8 +114,8 @@ impl super::TaskKind for Validation {
         }
     }
 
-    fn label_keys(&self) -> &'static [&'static str] {
-        &["issues", "pii"]
+    fn label_shapes(&self) -> &'static [&'static dyn crate::sample::LabelShape] {
+        &[&labels::Issues, &labels::Pii]
     }
 
     fn check_sample(&self, raw: &RawSample, _tasks: &Tasks, findings: &mut Findings) {
@@ -177,17 +178,23 @@ impl super::TaskKind for Validation {
             pii: prediction::pii(answer),
             ..Prediction::default()
         };
-        score(&sample.labels.issues, &sample.labels.pii, &pred)
+        score(
+            &sample.labels.list::<Issue>("issues"),
+            &sample.labels.list::<String>("pii"),
+            &pred,
+        )
     }
 
     /// Issues paired as scoring paired them, then personal data: a gold string is matched
     /// by a predicted one equal after `norm`, as the PII metrics count them.
     fn aligned(&self, sample: &Sample, answer: Option<&Json<'_>>, pairs: &[Paired]) -> Aligned {
-        let l = &sample.labels;
+        let (gold_issues, gold_pii) = (
+            sample.labels.list::<Issue>("issues"),
+            sample.labels.list::<String>("pii"),
+        );
         let issues = prediction::issues(answer);
         let pii = prediction::pii(answer);
-        let mut gold: Vec<Item> = l
-            .issues
+        let mut gold: Vec<Item> = gold_issues
             .iter()
             .map(|i| issue_item(&i.issue_type, i.field.as_deref().unwrap_or(""), &i.severity))
             .collect();
@@ -203,10 +210,10 @@ impl super::TaskKind for Validation {
             .collect();
         let mut pairs = pairs.to_vec();
         let (gold_at, pred_at) = (gold.len(), predicted.len());
-        gold.extend(l.pii.iter().map(|p| pii_item(p)));
+        gold.extend(gold_pii.iter().map(|p| pii_item(p)));
         predicted.extend(pii.iter().map(|p| pii_item(p)));
         let mut taken = vec![false; pii.len()];
-        for (i, g) in l.pii.iter().enumerate() {
+        for (i, g) in gold_pii.iter().enumerate() {
             let g = norm(g);
             let found = (0..pii.len()).find(|&j| !taken[j] && norm(pii[j]) == g);
             if let Some(j) = found {

@@ -99,7 +99,7 @@ fn replacing_an_example_annotator_changes_only_its_item() {
     let loaded = load_alone("ext-001.yaml", &out);
     let annotators: Vec<_> = loaded.annotations.iter().map(|a| &a.annotator).collect();
     assert_eq!(annotators, ["a1", "a2", "a3"]);
-    assert!(loaded.annotations[1].requirements.is_empty());
+    assert!(loaded.annotations[1].labels.is_empty());
 }
 
 #[test]

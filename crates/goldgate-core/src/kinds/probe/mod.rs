@@ -1,0 +1,219 @@
+//! `probe`, a task kind that exists only in test builds (`cfg(test)` or the `test-support`
+//! feature): it proves that a kind is its folder plus one registration line. A sample names
+//! some marks in a conversation (`labels.marks`, a list of strings); the pipeline answers
+//! `{"marks": [...]}`; marks match as sets of `norm`'d strings. Nothing outside this folder
+//! names it: lint, scoring, the gate, the reports, `init` and `annotate` reach it through
+//! the registry, as they reach every kind. It is not listed where kinds are offered.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::aligned::{Aligned, Item, Paired};
+use crate::metrics::registry::{m, Higher, Metric};
+use crate::metrics::stats::{Stats, Sums};
+use crate::metrics::{f1, precision, recall, Prf, PrfKeys, ScoringConfig};
+use crate::parse::json::Json;
+use crate::sample::findings::Findings;
+use crate::sample::task::Tasks;
+use crate::sample::{LabelList, LabelShape, RawSample, Sample};
+use crate::text::norm;
+
+/// The test-only kind.
+pub struct Probe;
+
+/// `labels.marks`: the marks a conversation names, as strings.
+pub struct Marks;
+
+impl LabelShape for Marks {
+    fn key(&self) -> &'static str {
+        "marks"
+    }
+
+    fn read(
+        &self,
+        value: &Value,
+    ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
+        super::read_list::<String>(value)
+    }
+
+    fn empty(&self) -> Box<dyn LabelList> {
+        Box::new(Vec::<String>::new())
+    }
+
+    fn check(&self, list: &dyn LabelList, pointer: &str, _: usize, findings: &mut Findings) {
+        for (i, mark) in super::items::<String>(list).iter().enumerate() {
+            if norm(mark).is_empty() {
+                findings.error(
+                    &format!("{pointer}/{i}"),
+                    "empty mark".into(),
+                    Some("a mark is a word the conversation names".into()),
+                );
+            }
+        }
+    }
+}
+
+const KEYS: PrfKeys = PrfKeys {
+    tp: "probe.tp",
+    fp: "probe.fp",
+    fn_: "probe.fn",
+};
+
+fn precision_(s: &dyn Sums) -> Option<f64> {
+    Some(Prf::of(s, &KEYS).precision)
+}
+fn recall_(s: &dyn Sums) -> Option<f64> {
+    Some(Prf::of(s, &KEYS).recall)
+}
+fn f1_(s: &dyn Sums) -> Option<f64> {
+    Some(Prf::of(s, &KEYS).f1)
+}
+
+static METRICS: &[Metric] = &[
+    m(
+        "probe.precision",
+        Higher,
+        "probe.records",
+        precision_,
+        "micro precision of the marks",
+    ),
+    m(
+        "probe.recall",
+        Higher,
+        "probe.records",
+        recall_,
+        "micro recall of the marks",
+    ),
+    m(
+        "probe.f1",
+        Higher,
+        "probe.records",
+        f1_,
+        "micro F1 of the marks",
+    ),
+];
+
+/// The marks of an answer, each `norm`'d once.
+fn answered(answer: Option<&Json<'_>>) -> Vec<String> {
+    answer
+        .and_then(|a| a.get("marks"))
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+        .map(str::to_string)
+        .collect()
+}
+
+fn item(mark: &str) -> Item {
+    Item {
+        name: String::new(),
+        text: mark.to_string(),
+        fields: vec![("mark".into(), mark.to_string())],
+    }
+}
+
+impl super::TaskKind for Probe {
+    fn name(&self) -> &'static str {
+        "probe"
+    }
+
+    fn listed(&self) -> bool {
+        false
+    }
+
+    fn label_shapes(&self) -> &'static [&'static dyn LabelShape] {
+        &[&Marks]
+    }
+
+    fn check_sample(&self, raw: &RawSample, _: &Tasks, findings: &mut Findings) {
+        super::lint::needs_conversation(self.name(), raw, findings);
+    }
+
+    fn answer_keys(&self) -> &'static [&'static str] {
+        &["marks"]
+    }
+
+    fn reads(&self) -> super::keys::Reads {
+        super::keys::Reads::Keys {
+            keys: &[("marks", super::keys::Shape::List)],
+            bare_list: false,
+        }
+    }
+
+    fn metrics(&self) -> &'static [Metric] {
+        METRICS
+    }
+
+    fn primary_metric(&self) -> &'static str {
+        "probe.f1"
+    }
+
+    fn chat_prompts(&self) -> super::ChatPrompts {
+        super::ChatPrompts::built_in(include_str!("prompt.j2"))
+    }
+
+    fn answer_schema(&self) -> &'static str {
+        include_str!("answer.schema.json")
+    }
+
+    fn example_samples(&self) -> &'static str {
+        include_str!("example.yaml.j2")
+    }
+
+    fn about(&self) -> &'static str {
+        "the marks a conversation names (a kind for goldgate's own tests)"
+    }
+
+    fn good_answer(&self, sample: &Value, _confidence: f64) -> Value {
+        serde_json::json!({"marks": super::list_or_empty(sample["labels"].get("marks"))})
+    }
+
+    fn prepare(&self, _: &Sample, _: &ScoringConfig) -> super::Gold {
+        Box::new(())
+    }
+
+    fn score(
+        &self,
+        sample: &Sample,
+        _: &super::Gold,
+        answer: &super::Parsed<'_>,
+        _: &ScoringConfig,
+    ) -> super::Record {
+        let gold: BTreeSet<String> = sample
+            .labels
+            .list::<String>("marks")
+            .iter()
+            .map(|m| norm(m))
+            .collect();
+        let predicted: BTreeSet<String> = answered(answer.value).iter().map(|m| norm(m)).collect();
+        let (tp, fp, fn_) = crate::metrics::set_counts(&gold, &predicted);
+        let mut s = Stats::default();
+        s.add("probe.records", 1.0);
+        s.add_count("probe.tp", tp);
+        s.add_count("probe.fp", fp);
+        s.add_count("probe.fn", fn_);
+        let (tp, fp, fn_) = (tp as f64, fp as f64, fn_ as f64);
+        (s, f1(precision(tp, fp, fn_), recall(tp, fp, fn_))).into()
+    }
+
+    fn aligned(&self, sample: &Sample, answer: Option<&Json<'_>>, _: &[Paired]) -> Aligned {
+        let gold: Vec<&String> = sample.labels.list::<String>("marks").iter().collect();
+        let predicted = answered(answer);
+        let mut taken = vec![false; predicted.len()];
+        let mut pairs = Vec::new();
+        for (i, g) in gold.iter().enumerate() {
+            let found = (0..predicted.len()).find(|&j| !taken[j] && norm(&predicted[j]) == norm(g));
+            if let Some(j) = found {
+                taken[j] = true;
+                pairs.push(Paired::exact(i, j));
+            }
+        }
+        Aligned::new(
+            gold.iter().map(|g| item(g)).collect(),
+            predicted.iter().map(|p| item(p)).collect(),
+            &pairs,
+        )
+    }
+}

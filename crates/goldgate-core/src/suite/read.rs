@@ -1,0 +1,139 @@
+//! Reading a sample document into a [`RawSample`]: its fields by serde, its labels (and each
+//! annotation's) by the shape the kinds declare for each label key, so a type error in a
+//! label list is reported where it is, as serde reports any other.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::document::pointer_of;
+use crate::kinds;
+use crate::sample::findings::Findings;
+use crate::sample::{Annotation, DiscussionNote, Labels, Message, RawSample, Review};
+use crate::text::explain_serde;
+
+/// A sample as written, its label lists not yet read.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleDoc {
+    pub id: String,
+    pub kind: String,
+    #[serde(default)]
+    pub domain: Option<String>,
+    #[serde(default)]
+    pub difficulty: Option<String>,
+    #[serde(default)]
+    pub conversation: Option<Vec<Message>>,
+    #[serde(default)]
+    pub user_input: Option<String>,
+    /// Base requirements given to inference/validation pipelines. Kept as written: validation
+    /// inputs are deliberately flawed, so they are not held to the labelling schema.
+    #[serde(default)]
+    pub requirements: Option<Vec<Value>>,
+    #[serde(default)]
+    pub reference_srs: Option<String>,
+    /// The tuple task a `kind: tuples` sample belongs to (a `[tasks.NAME]` of suite.toml).
+    #[serde(default)]
+    pub task: Option<String>,
+    /// The input of a `kind: tuples` sample.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Free-form labels; every metric is also reported per tag. Never sent to the pipeline.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    pub labels: Map<String, Value>,
+    #[serde(default)]
+    pub annotations: Vec<AnnotationDoc>,
+    /// Notes of annotators who marked the sample as needing discussion.
+    #[serde(default)]
+    pub discussion: Vec<DiscussionNote>,
+    #[serde(default)]
+    pub review: Option<Review>,
+}
+
+/// An annotation as written: its annotator and its label lists, not yet read.
+#[derive(Debug, Deserialize)]
+pub struct AnnotationDoc {
+    annotator: String,
+    #[serde(flatten)]
+    lists: Map<String, Value>,
+}
+
+/// The sample of a document whose keys were checked (unknown keys removed), or `None`
+/// with the first type error in `findings` (a missing field is reported by the key walk).
+pub(super) fn read(value: &Value, findings: &mut Findings) -> Option<RawSample> {
+    let doc: SampleDoc = match serde_path_to_error::deserialize(value) {
+        Ok(doc) => doc,
+        Err(e) => {
+            let pointer = pointer_of(e.path());
+            report(findings, pointer, e.into_inner().to_string());
+            return None;
+        }
+    };
+    assemble(doc, findings)
+}
+
+/// The sample of a JSON text when it reads without a problem (the fast path for valid
+/// JSONL lines; anything else goes the way of [`read`], which locates the problem).
+pub(super) fn read_valid(text: &str) -> Option<RawSample> {
+    let doc: SampleDoc = serde_json::from_str(text).ok()?;
+    let mut findings = Findings::default();
+    assemble(doc, &mut findings)
+}
+
+/// The sample of a document read by serde, its label lists read by the kinds' shapes.
+fn assemble(doc: SampleDoc, findings: &mut Findings) -> Option<RawSample> {
+    let labels = read_labels(&doc.labels, "/labels", findings)?;
+    let mut annotations = Vec::with_capacity(doc.annotations.len());
+    for (i, a) in doc.annotations.into_iter().enumerate() {
+        let labels = read_labels(&a.lists, &format!("/annotations/{i}"), findings)?;
+        annotations.push(Annotation {
+            annotator: a.annotator,
+            labels,
+        });
+    }
+    Some(RawSample {
+        id: doc.id,
+        kind: doc.kind,
+        domain: doc.domain,
+        difficulty: doc.difficulty,
+        conversation: doc.conversation,
+        user_input: doc.user_input,
+        requirements: doc.requirements,
+        reference_srs: doc.reference_srs,
+        task: doc.task,
+        text: doc.text,
+        tags: doc.tags,
+        labels,
+        annotations,
+        discussion: doc.discussion,
+        review: doc.review,
+    })
+}
+
+/// The labels of `lists` (at `pointer`), read by the kinds' shapes; `None` with the first
+/// type error in `findings`.
+fn read_labels(
+    lists: &Map<String, Value>,
+    pointer: &str,
+    findings: &mut Findings,
+) -> Option<Labels> {
+    match kinds::read_labels(lists) {
+        Ok(labels) => Some(labels),
+        Err((key, e)) => {
+            let at = format!("{pointer}/{key}{}", pointer_of(e.path()));
+            report(findings, at, e.into_inner().to_string());
+            None
+        }
+    }
+}
+
+/// A serde error at `pointer`, unless it is a missing field the key walk has reported.
+fn report(findings: &mut Findings, pointer: String, message: String) {
+    if !message.starts_with("missing field") || findings.0.is_empty() {
+        let (message, hint) = explain_serde(&message);
+        let hint = hint.unwrap_or_else(|| {
+            "check the value's type against the sample format in docs/suites.md".to_string()
+        });
+        findings.error(&pointer, message, Some(hint));
+    }
+}
