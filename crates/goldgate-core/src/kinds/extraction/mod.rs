@@ -384,6 +384,10 @@ impl super::TaskKind for Extraction {
         let preds = prediction::requirements(answer);
         requirements_aligned(&sample.labels.requirements, &preds, pairs)
     }
+
+    fn annotate_form(&self) -> &'static str {
+        include_str!("annotate.js")
+    }
 }
 
 /// Gold and predicted requirements as items, lined up by the pairs scoring matched.
