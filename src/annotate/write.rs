@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 use super::refusal::{FieldProblem, Refusal};
 use super::workspace::{Entry, Workspace};
 use goldgate_core::document::pointer_of_field;
+use goldgate_core::kinds::TaskKind;
 use goldgate_core::suite::edit::{self, Format};
-use goldgate_core::suite::{Kind, RawDocument, INFERRED_KEYS, ISSUE_KEYS, REQUIREMENT_KEYS};
+use goldgate_core::suite::{Kind, RawDocument};
 
 type Refused<T> = std::result::Result<T, Refusal>;
 
@@ -307,8 +308,10 @@ fn relative(pointer: &str, scope: &str) -> String {
 }
 
 /// The kind's label keys of what the page sent, each a list, items in the schema's field
-/// order without empty optional fields; anything else sent is ignored.
+/// order (the kind's [`TaskKind::label_field_order`]) without empty optional fields;
+/// anything else sent is ignored.
 fn labels_of(kind: Kind, sent: &Value) -> Refused<Map<String, Value>> {
+    let task_kind = goldgate_core::kinds::of(kind);
     let Some(sent) = sent.as_object() else {
         return Err(Refusal::BadRequest(
             "the labels must be a JSON object".into(),
@@ -323,23 +326,30 @@ fn labels_of(kind: Kind, sent: &Value) -> Refused<Map<String, Value>> {
         };
         let items = items
             .into_iter()
-            .map(|item| match *key {
-                "requirements" => ordered(item, REQUIREMENT_KEYS),
-                "inferred_requirements" => {
-                    let mut item = ordered(item, INFERRED_KEYS);
-                    if let Some(r) = item.get_mut("requirement") {
-                        *r = ordered(r.take(), REQUIREMENT_KEYS);
-                    }
-                    item
-                }
-                "issues" => ordered(item, ISSUE_KEYS),
-                "tuples" => ordered(item, &[]),
-                _ => item,
-            })
+            .map(|item| in_order(task_kind, key, &mut Vec::new(), item))
             .collect();
         out.insert(key.to_string(), Value::Array(items));
     }
     Ok(out)
+}
+
+/// `value`, an item of the label list `key` (`path` empty) or an object nested in one under
+/// `path`, [`ordered`] as the kind orders it, and so the objects nested in it; kept as sent
+/// where the kind gives no order.
+fn in_order(kind: &dyn TaskKind, key: &str, path: &mut Vec<String>, value: Value) -> Value {
+    let at: Vec<&str> = path.iter().map(String::as_str).collect();
+    let Some(order) = kind.label_field_order(key, &at) else {
+        return value;
+    };
+    let mut value = ordered(value, order);
+    if let Value::Object(fields) = &mut value {
+        for (field, nested) in fields.iter_mut().filter(|(_, v)| v.is_object()) {
+            path.push(field.clone());
+            *nested = in_order(kind, key, path, nested.take());
+            path.pop();
+        }
+    }
+    value
 }
 
 /// An object with `order`'s keys first, in that order, then the others as sent; null
@@ -363,4 +373,65 @@ fn ordered(item: Value, order: &[&str]) -> Value {
     }
     out.extend(map);
     Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An item of `key` under `path` with `order`'s fields in reverse (an object nested
+    /// where the kind orders one), after a field the kind does not name and a blank one.
+    fn reversed(kind: &dyn TaskKind, key: &str, path: &[&str], order: &[&str]) -> Value {
+        let mut item = Map::new();
+        item.insert("unnamed".into(), Value::from("kept"));
+        item.insert("blank".into(), Value::from(" "));
+        for field in order.iter().rev() {
+            let inner: Vec<&str> = path.iter().copied().chain([*field]).collect();
+            let value = match kind.label_field_order(key, &inner) {
+                Some(nested) => reversed(kind, key, &inner, nested),
+                None => Value::from("x"),
+            };
+            item.insert(field.to_string(), value);
+        }
+        Value::Object(item)
+    }
+
+    /// `written`'s fields are `order`'s, in order, then the unnamed one; nested too.
+    fn assert_ordered(kind: &dyn TaskKind, key: &str, path: &[&str], written: &Value) {
+        let order = kind.label_field_order(key, path).unwrap();
+        let fields: Vec<&str> = written
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let want: Vec<&str> = order.iter().copied().chain(["unnamed"]).collect();
+        assert_eq!(fields, want, "{} `{key}` {path:?}", kind.kind().as_str());
+        for field in order {
+            let inner: Vec<&str> = path.iter().copied().chain([*field]).collect();
+            if kind.label_field_order(key, &inner).is_some() {
+                assert_ordered(kind, key, &inner, &written[*field]);
+            }
+        }
+    }
+
+    /// Every registered kind's label items are written in the field order the kind gives,
+    /// the objects nested in them too, whatever order the page sent; blank fields are left
+    /// out, fields the kind does not name kept after the others.
+    #[test]
+    fn label_items_are_written_in_each_kinds_field_order() {
+        let mut checked = 0;
+        for kind in goldgate_core::kinds::ALL {
+            for key in kind.kind().label_keys() {
+                let Some(order) = kind.label_field_order(key, &[]) else {
+                    continue;
+                };
+                let sent = serde_json::json!({ *key: [reversed(kind, key, &[], order)] });
+                let labels = labels_of(kind.kind(), &sent).unwrap();
+                assert_ordered(kind, key, &[], &labels[*key][0]);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 4, "{checked} label keys checked");
+    }
 }

@@ -212,6 +212,12 @@ pub trait TaskKind: Sync {
     /// in and out, its checks and its review columns. It imports the page's modules as
     /// `../NAME.js` and another kind's form as `./KIND.js`.
     fn annotate_form(&self) -> &'static str;
+
+    /// The order `goldgate annotate` writes the fields of a label item in: of an item of
+    /// the label list `key` (`path` empty), or of an object nested in one under `path`
+    /// (such as `["requirement"]`), the labelling schema's order (fields it does not name
+    /// follow as sent, empty optional fields are left out). `None`: written as sent.
+    fn label_field_order(&self, key: &str, path: &[&str]) -> Option<&'static [&'static str]>;
 }
 
 /// `value` when it is a list, else an empty list.

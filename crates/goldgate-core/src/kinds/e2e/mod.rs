@@ -248,6 +248,10 @@ impl super::TaskKind for E2e {
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }
+
+    fn label_field_order(&self, key: &str, path: &[&str]) -> Option<&'static [&'static str]> {
+        Extraction.label_field_order(key, path)
+    }
 }
 
 #[cfg(test)]

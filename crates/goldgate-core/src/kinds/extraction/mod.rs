@@ -388,6 +388,13 @@ impl super::TaskKind for Extraction {
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }
+
+    fn label_field_order(&self, key: &str, path: &[&str]) -> Option<&'static [&'static str]> {
+        match (key, path) {
+            ("requirements", []) => Some(crate::suite::REQUIREMENT_KEYS),
+            _ => None,
+        }
+    }
 }
 
 /// Gold and predicted requirements as items, lined up by the pairs scoring matched.

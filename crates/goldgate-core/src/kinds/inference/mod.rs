@@ -195,4 +195,12 @@ impl super::TaskKind for Inference {
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }
+
+    fn label_field_order(&self, key: &str, path: &[&str]) -> Option<&'static [&'static str]> {
+        match (key, path) {
+            ("inferred_requirements", []) => Some(crate::suite::INFERRED_KEYS),
+            ("inferred_requirements", ["requirement"]) => Some(crate::suite::REQUIREMENT_KEYS),
+            _ => None,
+        }
+    }
 }

@@ -168,6 +168,14 @@ impl TaskKind for Tuples {
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }
+
+    fn label_field_order(&self, key: &str, path: &[&str]) -> Option<&'static [&'static str]> {
+        // A tuple's fields are its task's, written as sent.
+        match (key, path) {
+            ("tuples", []) => Some(&[]),
+            _ => None,
+        }
+    }
 }
 
 /// The gold tuples of a sample, read like an answer.

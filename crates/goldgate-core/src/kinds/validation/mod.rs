@@ -196,4 +196,11 @@ impl super::TaskKind for Validation {
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }
+
+    fn label_field_order(&self, key: &str, path: &[&str]) -> Option<&'static [&'static str]> {
+        match (key, path) {
+            ("issues", []) => Some(crate::suite::ISSUE_KEYS),
+            _ => None,
+        }
+    }
 }
