@@ -1,8 +1,8 @@
 // goldgate annotate: the label form's building blocks, as methods of LabelView — the whole
 // form drawn from the model by the kind's sections (`renderForm`), a section with its add
-// button, a labelled field
-// and a group of controls (each with the place its problems are shown), text inputs and
-// selects bound to the model, an item's head (move / remove) and its card.
+// button, a labelled field and a group of controls (each with the place its problems are
+// shown), text inputs and selects bound to the model, an item's head (move / remove) and
+// its card.
 
 import { fill, h, kbd, uid } from './dom.js';
 import { FIELD_LABEL } from './fields.js';
