@@ -124,8 +124,11 @@ mod tests {
             "the page names kinds:\n{}",
             found.join("\n")
         );
-        assert_eq!(lines_naming("a tuples b", "tuples"), ["a tuples b"]);
-        assert!(lines_naming("inference_type, tuple", "inference").is_empty());
+        // The reading itself: a name on its own is found, one inside a longer name is not.
+        let kind = name(ALL[0]);
+        let alone = format!("a '{kind}' b");
+        assert_eq!(lines_naming(&alone, kind), [alone.as_str()]);
+        assert!(lines_naming(&format!("{kind}_type, x{kind}"), kind).is_empty());
     }
 
     /// Each kind's form imports only modules that are served: the page's own (`../NAME.js`,
