@@ -8,8 +8,10 @@
 //!
 //! [`workspace`] holds the suite, [`views`] builds what the page reads, [`write`] checks
 //! and saves what it sends, [`prefill`] turns a run file into drafts, [`server`] is the
-//! HTTP side and [`listen`] serves its connections within [`Limits`].
+//! HTTP side (serving each kind's form, [`kind_forms`], from the registry of kinds) and
+//! [`listen`] serves its connections within [`Limits`].
 
+pub mod kind_forms;
 pub mod listen;
 pub mod prefill;
 pub mod refusal;

@@ -1,11 +1,11 @@
 //! The HTTP side of `goldgate annotate` (axum): the page (index.html, its style sheet and
-//! its script modules, embedded in the binary and served from a fixed table, [`ASSETS`]) and
-//! the JSON API over the [`Workspace`], behind the guards every request passes — the Host
-//! header must name this server (a web page elsewhere cannot rebind a name to it), the
-//! access token when bound beyond loopback, JSON bodies only, at most [`MAX_BODY`] bytes
-//! arriving within the request timeout, and a strict Content-Security-Policy on every
-//! response. Ids come from the
-//! client, never paths: what does not name a sample of the suite is a 404.
+//! its script modules, embedded in the binary and served from a fixed table, [`ASSETS`],
+//! and each registered kind's form, [`kind_forms`]) and the JSON API over the
+//! [`Workspace`], behind the guards every request passes — the Host header must name this
+//! server (a web page elsewhere cannot rebind a name to it), the access token when bound
+//! beyond loopback, JSON bodies only, at most [`MAX_BODY`] bytes arriving within the
+//! request timeout, and a strict Content-Security-Policy on every response. Ids come from
+//! the client, never paths: what does not name a sample of the suite is a 404.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,6 +19,7 @@ use axum::routing::{get, post, put};
 use axum::Router;
 use serde_json::Value;
 
+use super::kind_forms;
 use super::refusal::Refusal;
 use super::views::{Order, Show, PER_PAGE};
 use super::workspace::Workspace;
@@ -29,12 +30,11 @@ pub const MAX_BODY: usize = 1 << 20;
 const TOKEN_COOKIE: &str = "goldgate_token";
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const INDEX_HTML: &str = include_str!("assets/index.html");
 const JS: &str = "text/javascript; charset=utf-8";
 
-/// Every file the page loads besides index.html: (path, content type, text), each embedded
-/// at build time. Each path is a route of its own; no path from a request ever reaches the
-/// file system.
+/// Every file the page loads besides index.html and the kinds' forms
+/// ([`kind_forms::modules`]): (path, content type, text), each embedded at build time. Each
+/// path is a route of its own; no path from a request ever reaches the file system.
 pub const ASSETS: &[(&str, &str, &str)] = &[
     (
         "/app.css",
@@ -43,8 +43,10 @@ pub const ASSETS: &[(&str, &str, &str)] = &[
     ),
     ("/js/main.js", JS, include_str!("assets/js/main.js")),
     ("/js/api.js", JS, include_str!("assets/js/api.js")),
+    ("/js/checks.js", JS, include_str!("assets/js/checks.js")),
     ("/js/dom.js", JS, include_str!("assets/js/dom.js")),
-    ("/js/kinds.js", JS, include_str!("assets/js/kinds.js")),
+    ("/js/fields.js", JS, include_str!("assets/js/fields.js")),
+    ("/js/form.js", JS, include_str!("assets/js/form.js")),
     (
         "/js/label-check.js",
         JS,
@@ -66,14 +68,14 @@ pub const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("assets/js/label-model.js"),
     ),
     (
+        "/js/label-requirement.js",
+        JS,
+        include_str!("assets/js/label-requirement.js"),
+    ),
+    (
         "/js/label-save.js",
         JS,
         include_str!("assets/js/label-save.js"),
-    ),
-    (
-        "/js/label-sections.js",
-        JS,
-        include_str!("assets/js/label-sections.js"),
     ),
     (
         "/js/label-view.js",
@@ -82,6 +84,21 @@ pub const ASSETS: &[(&str, &str, &str)] = &[
     ),
     ("/js/queue.js", JS, include_str!("assets/js/queue.js")),
     ("/js/review.js", JS, include_str!("assets/js/review.js")),
+    (
+        "/js/section-lists.js",
+        JS,
+        include_str!("assets/js/section-lists.js"),
+    ),
+    (
+        "/js/section-requirements.js",
+        JS,
+        include_str!("assets/js/section-requirements.js"),
+    ),
+    (
+        "/js/section-tuple-table.js",
+        JS,
+        include_str!("assets/js/section-tuple-table.js"),
+    ),
     ("/js/shared.js", JS, include_str!("assets/js/shared.js")),
     ("/js/state.js", JS, include_str!("assets/js/state.js")),
     ("/js/text.js", JS, include_str!("assets/js/text.js")),
@@ -109,6 +126,10 @@ pub fn router(app: Arc<App>) -> Router {
     for &(path, content_type, text) in ASSETS {
         router = router.route(path, get(move || async move { asset(text, content_type) }));
     }
+    for (path, text) in kind_forms::modules() {
+        let text = text.as_str();
+        router = router.route(path, get(move || async move { asset(text, JS) }));
+    }
     router
         .route("/api/session", get(session))
         .route("/api/queue", get(queue))
@@ -134,7 +155,7 @@ fn asset(text: &'static str, content_type: &'static str) -> Response {
 }
 
 async fn index(State(app): State<Arc<App>>, Query(q): Query<HashMap<String, String>>) -> Response {
-    let mut response = asset(INDEX_HTML, "text/html; charset=utf-8");
+    let mut response = asset(kind_forms::index_html(), "text/html; charset=utf-8");
     // The token arrived in the URL (the guard checked it): keep it in a cookie so the
     // page's own requests carry it.
     if let (Some(token), Some(_)) = (&app.token, q.get("token")) {

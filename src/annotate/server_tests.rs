@@ -277,3 +277,43 @@ fn a_request_naming_another_host_is_refused_with_421_with_or_without_a_token() {
         }
     }
 }
+
+/// The body of a GET of `path` on loopback: its status and text.
+fn body(server: &Running, path: &str) -> (u16, String) {
+    let host = format!("127.0.0.1:{}", server.address.port());
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    let (status, answer) = exchange(server, &request, Duration::from_secs(20));
+    let text = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, text.to_string())
+}
+
+/// Every registered kind's annotate form is served at `/js/kinds/<kind>.js` as the kind
+/// holds it, the page's table `/js/kinds.js` imports each by its kind's name, and the page
+/// asks for each at once.
+#[test]
+fn every_registered_kinds_form_is_served_and_listed_by_its_name() {
+    let server = start(false, limits(10.0, 16));
+    let (status, table) = body(&server, "/js/kinds.js");
+    assert_eq!(status, 200, "/js/kinds.js");
+    let (_, index) = body(&server, "/");
+    for kind in goldgate_core::kinds::ALL {
+        let name = kind.name();
+        let path = format!("/js/kinds/{name}.js");
+        let (status, text) = body(&server, &path);
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(text, kind.annotate_form(), "{path}");
+        assert!(
+            table.contains(&format!(" from './kinds/{name}.js';\n")),
+            "/js/kinds.js does not import {path}:\n{table}"
+        );
+        assert!(
+            table.contains(&format!("[\"{name}\", ")),
+            "/js/kinds.js does not list {name}:\n{table}"
+        );
+        assert!(
+            index.contains(&format!(r#"<link rel="modulepreload" href="{path}">"#)),
+            "index.html does not preload {path}"
+        );
+    }
+    assert_eq!(body(&server, "/js/kinds/nope.js").0, 404);
+}

@@ -200,10 +200,7 @@ fn progress_shows_the_kappas_of_suite_agreement_and_moves_with_each_save() {
     let id = w
         .entries
         .iter()
-        .find(|e| {
-            e.sample.annotations.len() >= 2
-                && e.sample.kind == goldgate_core::sample::Kind::named("extraction").unwrap()
-        })
+        .find(|e| e.sample.annotations.len() >= 2 && e.sample.kind.as_str() == "extraction")
         .unwrap()
         .sample
         .id
@@ -294,10 +291,7 @@ fn discussion_notes_are_set_replaced_and_removed() {
 fn annotated_by_two(w: &Workspace) -> usize {
     w.entries
         .iter()
-        .position(|e| {
-            e.sample.annotations.len() >= 2
-                && e.sample.kind == goldgate_core::sample::Kind::named("extraction").unwrap()
-        })
+        .position(|e| e.sample.annotations.len() >= 2 && e.sample.kind.as_str() == "extraction")
         .unwrap()
 }
 

@@ -308,7 +308,10 @@ fn relative(pointer: &str, scope: &str) -> String {
 }
 
 /// The kind's label keys of what the page sent, each a list, items in the schema's field
-/// order without empty optional fields; anything else sent is ignored.
+/// order (their shape's [`LabelShape::write_order`]) without empty optional fields;
+/// anything else sent is ignored.
+///
+/// [`LabelShape::write_order`]: goldgate_core::sample::LabelShape::write_order
 fn labels_of(kind: Kind, sent: &Value) -> Refused<Map<String, Value>> {
     let Some(sent) = sent.as_object() else {
         return Err(Refusal::BadRequest(
@@ -366,4 +369,67 @@ fn ordered(item: Value, order: &[&str]) -> Value {
     }
     out.extend(map);
     Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An object with `order`'s fields in reverse, after a field no order names and a blank
+    /// one; `nested` fields hold such an object themselves.
+    fn reversed(order: &[&str], nested: &[(&str, &[&str])]) -> Value {
+        let mut item = Map::new();
+        item.insert("unnamed".into(), Value::from("kept"));
+        item.insert("blank".into(), Value::from(" "));
+        for field in order.iter().rev() {
+            let value = match nested.iter().find(|(f, _)| f == field) {
+                Some((_, inner)) => reversed(inner, &[]),
+                None => Value::from("x"),
+            };
+            item.insert(field.to_string(), value);
+        }
+        Value::Object(item)
+    }
+
+    fn fields(written: &Value) -> Vec<&str> {
+        written
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// Every registered kind's label items are written in the field order its shapes give,
+    /// the objects nested in them too, whatever order the page sent; blank fields are left
+    /// out, fields no order names kept after the others.
+    #[test]
+    fn label_items_are_written_in_each_kinds_field_order() {
+        let mut checked = 0;
+        for kind in goldgate_core::kinds::all() {
+            for shape in goldgate_core::kinds::of(kind).label_shapes() {
+                let write = shape.write_order();
+                let Some((_, order)) = write.iter().find(|(f, _)| f.is_empty()) else {
+                    continue;
+                };
+                let nested: Vec<(&str, &[&str])> = write
+                    .iter()
+                    .filter(|(f, _)| !f.is_empty())
+                    .copied()
+                    .collect();
+                let key = shape.key();
+                let sent = serde_json::json!({ key: [reversed(order, &nested)] });
+                let labels = labels_of(kind, &sent).unwrap();
+                let written = &labels[key][0];
+                let want: Vec<&str> = order.iter().copied().chain(["unnamed"]).collect();
+                assert_eq!(fields(written), want, "{kind} `{key}`");
+                for (field, inner) in &nested {
+                    let want: Vec<&str> = inner.iter().copied().chain(["unnamed"]).collect();
+                    assert_eq!(fields(&written[*field]), want, "{kind} `{key}.{field}`");
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 4, "{checked} label keys checked");
+    }
 }

@@ -242,6 +242,14 @@ pub trait TaskKind: Sync {
         answer: Option<&Json<'_>>,
         pairs: &[aligned::Paired],
     ) -> aligned::Aligned;
+
+    /// Its form on the labelling page of `goldgate annotate` (`annotate.js` in its folder,
+    /// served at `/js/kinds/<kind>.js`): an ES module whose default export is the kind's
+    /// `kindForm` (the page's `form.js`), made of the page's shared section builders —
+    /// its label keys, whether its requirements cite messages as sources, the form's model
+    /// in and out, its checks and its review columns. It imports the page's modules as
+    /// `../NAME.js` and another kind's form as `./KIND.js`.
+    fn annotate_form(&self) -> &'static str;
 }
 
 /// `value` when it is a list, else an empty list.

@@ -1,89 +1,16 @@
 // goldgate annotate: checking the label form, as methods of LabelView — the rules a save must
-// pass (the same the server applies), each problem under its field, what blocks the save, the
-// list of problems in the status line, and the status line itself (`say`).
+// pass (the kind's checks, the same the server applies), each problem under its field, what
+// blocks the save, the list of problems in the status line, and the status line itself
+// (`say`).
 
 import { fill, h } from './dom.js';
-import { FIELD_LABEL, NUMBER_RE } from './kinds.js';
-import { S } from './state.js';
-import { norm, str } from './text.js';
+import { FIELD_LABEL } from './fields.js';
 
 export const checkMethods = {
+  // Every problem of the form, by the kind's checks (the same the server applies).
   validate() {
     const P = [];
-    const add = (pointer, message) => P.push({ pointer, message });
-    const e = this.enums;
-    const conf = (v, ptr) => {
-      if (v.trim() === '') return;
-      if (!NUMBER_RE.test(v)) add(ptr, 'must be a number from 0 to 1');
-      else if (Number(v) < 0 || Number(v) > 1) add(ptr, `${v.trim()} is outside [0, 1]`);
-    };
-    const enumCheck = (v, allowed, ptr, what) => {
-      if (!v) add(ptr, `choose a ${what}`);
-      else if (Array.isArray(allowed) && allowed.length && !allowed.includes(v)) add(ptr, `${v} is not a valid ${what}`);
-    };
-    const reqCheck = (r, ptr) => {
-      const id = r.id.trim();
-      if (!id) add(`${ptr}/id`, 'required');
-      else if (S.idRe && !S.idRe.test(id)) add(`${ptr}/id`, `${id} does not follow the id pattern ${S.session.id_pattern}`);
-      if (!r.title.trim()) add(`${ptr}/title`, 'required');
-      enumCheck(r.type, e.requirement_type, `${ptr}/type`, 'type');
-      if (!r.actor.trim()) add(`${ptr}/actor`, 'required');
-      if (!r.action.trim()) add(`${ptr}/action`, 'required');
-      enumCheck(r.priority, e.priority, `${ptr}/priority`, 'priority');
-      const n = r.acceptance_criteria.filter((c) => c.trim()).length;
-      if (n < 2) add(`${ptr}/acceptance_criteria`, `at least 2 acceptance criteria are needed (${n} filled in)`);
-      for (const i of r.source_messages) if (i < 0 || i >= this.conv.length) add(`${ptr}/source_messages`, `message ${i} does not exist`);
-      conf(r.confidence, `${ptr}/confidence`);
-    };
-    const uniq = (list, idOf, ptrOf) => {
-      const seen = new Map();
-      list.forEach((x, i) => {
-        const id = idOf(x).trim();
-        if (!id) return;
-        if (seen.has(id)) add(ptrOf(i), `duplicate id ${id}: item ${seen.get(id) + 1} already uses it`);
-        else seen.set(id, i);
-      });
-    };
-    const m = this.model;
-    if (m.requirements) {
-      m.requirements.forEach((r, i) => reqCheck(r, `/requirements/${i}`));
-      uniq(m.requirements, (r) => r.id, (i) => `/requirements/${i}/id`);
-    }
-    if (m.inferred_requirements) {
-      m.inferred_requirements.forEach((x, i) => {
-        const p = `/inferred_requirements/${i}`;
-        reqCheck(x.requirement, `${p}/requirement`);
-        enumCheck(x.inference_type, e.inference_type, `${p}/inference_type`, 'inference type');
-        enumCheck(x.necessity, e.necessity, `${p}/necessity`, 'necessity');
-        conf(x.confidence, `${p}/confidence`);
-      });
-      uniq(m.inferred_requirements, (x) => x.requirement.id, (i) => `/inferred_requirements/${i}/requirement/id`);
-    }
-    if (m.issues) {
-      m.issues.forEach((x, i) => {
-        const p = `/issues/${i}`;
-        enumCheck(x.issue_type, e.issue_type, `${p}/issue_type`, 'issue type');
-        enumCheck(x.severity, e.severity, `${p}/severity`, 'severity');
-        conf(x.confidence, `${p}/confidence`);
-      });
-    }
-    if (m.pii) m.pii.forEach((p, i) => !norm(p.value) && add(`/pii/${i}`, 'empty PII string: fill it in or remove it'));
-    if (m.tuples && this.task) {
-      const text = norm(this.s.text || '');
-      const seen = new Map();
-      m.tuples.forEach((t, i) => {
-        const p = `/tuples/${i}`;
-        for (const f of this.task.fields || []) {
-          const v = str(t[f.name]).trim();
-          if (!v) add(`${p}/${f.name}`, 'required');
-          else if (f.kind === 'label' && Array.isArray(f.values) && f.values.length && !f.values.includes(v)) add(`${p}/${f.name}`, `${v} is not one of the task's values`);
-          else if (f.kind === 'span' && !t.implicit && !` ${text} `.includes(` ${norm(v)} `) && !text.includes(norm(v))) add(`${p}/${f.name}`, 'not found in the text (tick implicit if the tuple is only implied)');
-        }
-        const key = JSON.stringify([(this.task.fields || []).map((f) => norm(t[f.name])), !!t.implicit]);
-        if (seen.has(key)) add(`${p}/${(this.task.fields || [{ name: 'implicit' }])[0].name}`, `the same tuple as tuple ${seen.get(key) + 1}`);
-        else seen.set(key, i);
-      });
-    }
+    if (this.form) this.form.check(this, (pointer, message) => P.push({ pointer, message }));
     return P;
   },
 

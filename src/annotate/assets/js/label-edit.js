@@ -3,53 +3,26 @@
 // the requirement being edited (toggled from the conversation, shown on messages and chips).
 
 import { h, kbd } from './dom.js';
-import { blankReq, nextId } from './label-model.js';
-import { str } from './text.js';
 
 export const editMethods = {
   mainKey() {
     return this.keys[0];
   },
 
+  // The requirements that may cite messages ({ req, i, ptr, noun } each), in form order.
   reqList() {
-    if (this.model.requirements) return this.model.requirements.map((req, i) => ({ req, i }));
-    if (this.model.inferred_requirements) return this.model.inferred_requirements.map((x, i) => ({ req: x.requirement, i }));
-    return [];
+    return this.form ? this.form.requirements(this.model) : [];
   },
 
   allIds() {
-    const ids = this.reqList().map((x) => x.req.id.trim());
-    if (this.kind === 'inference' && Array.isArray(this.s.requirements)) for (const r of this.s.requirements) if (r && r.id) ids.push(str(r.id));
-    return ids.filter(Boolean);
+    return (this.form ? this.form.ids(this.model, this.s) : []).filter(Boolean);
   },
 
   add(key) {
     const list = this.model[key];
-    if (!list) return false;
-    let focus;
-    if (key === 'requirements') {
-      const r = blankReq(nextId(this.allIds()));
-      list.push(r);
-      this.active = r;
-      focus = `/requirements/${list.length - 1}/${r.id ? 'type' : 'id'}`;
-    } else if (key === 'inferred_requirements') {
-      const r = blankReq(nextId(this.allIds()));
-      list.push({ requirement: r, inference_type: '', triggered_by: [], necessity: '', rationale: '', confidence: '' });
-      this.active = r;
-      focus = `/inferred_requirements/${list.length - 1}/inference_type`;
-    } else if (key === 'issues') {
-      list.push({ issue_type: '', severity: '', field: '', location: '', message: '', suggested_fix: '', confidence: '' });
-      focus = `/issues/${list.length - 1}/issue_type`;
-    } else if (key === 'pii') {
-      list.push({ value: '' });
-      focus = `/pii/${list.length - 1}`;
-    } else if (key === 'tuples') {
-      const t = { implicit: false };
-      for (const f of (this.task && this.task.fields) || []) t[f.name] = '';
-      list.push(t);
-      const first = ((this.task && this.task.fields) || [])[0];
-      focus = first ? `/tuples/${list.length - 1}/${first.name}` : null;
-    }
+    const section = this.form && this.form.section(key);
+    if (!list || !section) return false;
+    const focus = section.blank(this, list);
     this.structural(focus);
     const card = this.formEl.querySelector(`[data-item="/${key}/${list.length - 1}"]`);
     if (card) card.scrollIntoView({ block: 'nearest' });
@@ -171,10 +144,8 @@ export const editMethods = {
     r.source_messages.sort((a, b) => a - b);
     this.touch(r, 'source_messages');
     this.refreshSources();
-    const list = this.reqList();
-    const idx = list.findIndex((x) => x.req === r);
-    const base = this.kind === 'inference' ? `/inferred_requirements/${idx}/requirement` : `/requirements/${idx}`;
-    this.edited(`${base}/source_messages`);
+    const entry = this.reqList().find((x) => x.req === r);
+    if (entry) this.edited(`${entry.ptr}/source_messages`);
     this.say(`${at >= 0 ? 'Removed' : 'Added'} message ${i} ${at >= 0 ? 'from' : 'to'} the sources of ${r.id.trim() || 'the requirement being edited'}.`);
   },
 

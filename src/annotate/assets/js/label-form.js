@@ -1,10 +1,11 @@
 // goldgate annotate: the label form's building blocks, as methods of LabelView — the whole
-// form drawn from the model (`renderForm`), a section with its add button, a labelled field
-// and a group of controls (each with the place its problems are shown), text inputs and
-// selects bound to the model, an item's head (move / remove) and its card.
+// form drawn from the model by the kind's sections (`renderForm`), a section with its add
+// button, a labelled field and a group of controls (each with the place its problems are
+// shown), text inputs and selects bound to the model, an item's head (move / remove) and
+// its card.
 
 import { fill, h, kbd, uid } from './dom.js';
-import { FIELD_LABEL } from './kinds.js';
+import { FIELD_LABEL } from './fields.js';
 import { str } from './text.js';
 
 export const formMethods = {
@@ -13,12 +14,7 @@ export const formMethods = {
     this.cards = new Map();
     this.chips = new Map();
     const f = this.formEl;
-    const sections = [];
-    if (this.model.requirements) sections.push(this.sectionReqs());
-    if (this.model.inferred_requirements) sections.push(this.sectionInferred());
-    if (this.model.issues) sections.push(this.sectionIssues());
-    if (this.model.pii) sections.push(this.sectionPii());
-    if (this.model.tuples) sections.push(this.sectionTuples());
+    const sections = this.form ? this.form.sections.filter((s) => this.model[s.key]).map((s) => s.render(this, this.model[s.key])) : [];
     if (!sections.length) sections.push(h('p', { class: 'hint' }, `The page has no form for samples of kind ${str(this.kind)}.`));
     fill(f, ...sections);
     this.refreshSources();

@@ -3,19 +3,21 @@
 // The class holds the view's state and layout; its other methods live in the label-*.js
 // modules by concern and are installed on its prototype below:
 //   label-form.js      the form's building blocks (fields, groups, cards, sections)
-//   label-sections.js  the form of each kind (requirements, inferred, issues, PII, tuples)
+//   label-requirement.js  a requirement's fields, chips and title
 //   label-edit.js      adding, moving and removing items; message sources
-//   label-check.js     validation, problems at their fields, the status line
+//   label-check.js     the checks, problems at their fields, the status line
 //   label-save.js      banners, the discussion note, save / conflict / reload / skip
+// What the form holds is the sample's kind's: its module (/js/kinds/NAME.js, in KINDS by
+// the name samples give the kind) lists its sections, made by the shared builders of
+// section-*.js (see form.js).
 
 import { enc, fill, h, kbd, navKey } from './dom.js';
-import { KIND_KEYS, SOURCE_KINDS } from './kinds.js';
+import { KINDS } from './kinds.js';
 import { checkMethods } from './label-check.js';
 import { editMethods } from './label-edit.js';
 import { formMethods } from './label-form.js';
-import { modelIn, modelOut } from './label-model.js';
+import { requirementMethods } from './label-requirement.js';
 import { saveMethods } from './label-save.js';
-import { sectionMethods } from './label-sections.js';
 import { agreementPanel, messageNodes, sampleMeta } from './shared.js';
 import { S, go } from './state.js';
 import { str } from './text.js';
@@ -30,14 +32,15 @@ export class LabelView {
   init(s) {
     this.s = s;
     this.kind = s.kind;
-    this.keys = KIND_KEYS[s.kind] || [];
+    this.form = KINDS.get(s.kind) || null;
+    this.keys = this.form ? this.form.keys : [];
     this.task = s.task && S.session.tasks ? S.session.tasks[s.task] : null;
     this.enums = S.session.enums || {};
     this.conv = Array.isArray(s.conversation) ? s.conversation : [];
-    this.sourcesOn = SOURCE_KINDS.includes(s.kind) && this.conv.length > 0;
+    this.sourcesOn = !!(this.form && this.form.sources) && this.conv.length > 0;
     this.fromDraft = !s.mine && !!(s.draft && s.draft.labels);
     const labels = s.mine || (this.fromDraft ? s.draft.labels : null);
-    this.model = modelIn(this.kind, labels, this.enums, this.task);
+    this.model = this.form ? this.form.modelIn(labels, this.ctx()) : {};
     this.touched = new WeakMap();
     this.showAll = !!s.mine || this.fromDraft;
     this.serverProblems = [];
@@ -49,8 +52,14 @@ export class LabelView {
     this.render();
   }
 
+  // What the kind's model is read and written with: the session's choices, the sample's
+  // task and text.
+  ctx() {
+    return { enums: this.enums, task: this.task, text: this.s.text };
+  }
+
   out() {
-    return modelOut(this.kind, this.model, this.task, this.s.text);
+    return this.form ? this.form.modelOut(this.model, this.ctx()) : {};
   }
 
   isDirty() {
@@ -200,8 +209,10 @@ export class LabelView {
       this.add(this.mainKey());
       return true;
     }
-    if (e.altKey && !ctrl && !e.shiftKey && e.code === 'KeyP' && this.model.pii) {
-      this.add('pii');
+    // A section's own Alt+key (Alt+N, above, adds to the first).
+    const section = e.altKey && !ctrl && !e.shiftKey && this.form && this.form.sections.find((sec) => e.code === `Key${sec.shortcut}`);
+    if (section) {
+      this.add(section.key);
       return true;
     }
     if (e.altKey && !ctrl && !e.shiftKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown') && this.sourcesOn && document.activeElement.tagName !== 'SELECT') {
@@ -216,4 +227,4 @@ export class LabelView {
   }
 }
 
-Object.assign(LabelView.prototype, formMethods, sectionMethods, editMethods, checkMethods, saveMethods);
+Object.assign(LabelView.prototype, formMethods, requirementMethods, editMethods, checkMethods, saveMethods);

@@ -1,22 +1,15 @@
 // goldgate annotate: the review view — every annotator's labels side by side with the gold,
-// items matched across annotators (by id, else by position), the fields where they differ
-// marked, and promotion to gold of one annotator's labels or of items picked row by row.
+// items matched across annotators (by the key the kind's section gives, such as an id, else
+// by position), the fields where they differ marked (the section's columns), and promotion
+// to gold of one annotator's labels or of items picked row by row.
 
 import { api } from './api.js';
 import { $, enc, fill, h, navKey, uid } from './dom.js';
-import { FIELD_LABEL, INF_FIELDS, ISSUE_FIELDS, KIND_KEYS, REQ_FIELDS } from './kinds.js';
+import { FIELD_LABEL } from './fields.js';
+import { KINDS } from './kinds.js';
 import { discussionList, marksTable, messageNodes, reviewLine, sampleMeta } from './shared.js';
 import { S, go } from './state.js';
-import { clone, norm, str } from './text.js';
-
-function itemKeyFn(key, task) {
-  if (key === 'requirements') return (r) => (r && r.id != null ? `id:${str(r.id).trim()}` : '');
-  if (key === 'inferred_requirements') return (x) => (x && x.requirement && x.requirement.id != null ? `id:${str(x.requirement.id).trim()}` : '');
-  if (key === 'issues') return (x) => (x ? `${norm(x.issue_type)}|${norm(x.field)}|${norm(str(x.location))}` : '');
-  if (key === 'pii') return (x) => norm(x);
-  if (key === 'tuples') return (t) => (t ? ((task && task.fields) || []).map((f) => norm(t[f.name])).join('|') : '');
-  return () => '';
-}
+import { clone, str } from './text.js';
 
 // Rows of items across columns: matched by key (id) first, the rest by position.
 function matchItems(lists, keyFn) {
@@ -51,17 +44,6 @@ function matchItems(lists, keyFn) {
   return keep;
 }
 
-function fieldsFor(key, task) {
-  const short = { acceptance_criteria: 'Criteria', source_messages: 'Sources' };
-  const req = REQ_FIELDS.map((f) => [f, short[f] || FIELD_LABEL[f]]);
-  if (key === 'requirements') return req;
-  if (key === 'inferred_requirements') return [...INF_FIELDS.map((f) => [f, FIELD_LABEL[f]]), ...req.map(([f, l]) => [`requirement.${f}`, l])];
-  if (key === 'issues') return ISSUE_FIELDS.map((f) => [f, FIELD_LABEL[f]]);
-  if (key === 'pii') return [['', 'PII']];
-  if (key === 'tuples') return [...((task && task.fields) || []).map((f) => [f.name, f.name]), ['implicit', 'implicit']];
-  return [];
-}
-
 function getPath(obj, path) {
   if (!path) return obj;
   let v = obj;
@@ -85,14 +67,6 @@ function valueNode(path, v) {
   return str(v);
 }
 
-const SECTION_TITLE = {
-  requirements: 'Requirements',
-  inferred_requirements: 'Inferred requirements',
-  issues: 'Validation issues',
-  pii: 'PII strings',
-  tuples: 'Tuples',
-};
-
 export class ReviewView {
   constructor(s) {
     this.title = `Review ${s.id}`;
@@ -102,7 +76,8 @@ export class ReviewView {
 
   init(s) {
     this.s = s;
-    this.keys = KIND_KEYS[s.kind] || [];
+    this.form = KINDS.get(s.kind) || null;
+    this.keys = this.form ? this.form.keys : [];
     this.task = s.task && S.session.tasks ? S.session.tasks[s.task] : null;
     this.cols = (Array.isArray(s.annotations) ? s.annotations : []).filter((a) => a && typeof a === 'object');
     this.picks = new Map(); // `${key}/${row}` -> column index
@@ -175,8 +150,10 @@ export class ReviewView {
 
   section(key) {
     const all = [...this.cols.map((a) => (Array.isArray(a[key]) ? a[key] : [])), Array.isArray((this.s.labels || {})[key]) ? this.s.labels[key] : []];
-    const groups = matchItems(all, itemKeyFn(key, this.task));
-    const fields = fieldsFor(key, this.task);
+    // The kind's section of `key` says how its items match across columns, and its columns.
+    const review = (this.form && this.form.section(key) && this.form.section(key).review) || null;
+    const groups = matchItems(all, review ? review.itemKey(this.task) : () => '');
+    const fields = review ? review.columns(this.task) : [];
     const gold = this.cols.length;
     const head = h(
       'tr',
@@ -231,7 +208,7 @@ export class ReviewView {
     return h(
       'section',
       { class: 'form-section' },
-      h('h2', { class: 'section-title' }, SECTION_TITLE[key] || key),
+      h('h2', { class: 'section-title' }, (review && review.title) || key),
       groups.length ? h('table', { class: 'grid review-table' }, h('thead', null, head), h('tbody', null, rows)) : h('p', { class: 'hint' }, 'No items from any annotator.'),
     );
   }
@@ -243,7 +220,7 @@ export class ReviewView {
       const v = getPath(item, path);
       const d = diffs.has(path);
       if (valueKey(v) === '' && !d) continue;
-      rows.push(h('dt', { class: d ? 'diff' : null }, path.startsWith('requirement.') ? `req. ${label}` : label), h('dd', { class: d ? 'diff' : null }, valueKey(v) === '' ? '—' : valueNode(path, v)));
+      rows.push(h('dt', { class: d ? 'diff' : null }, label), h('dd', { class: d ? 'diff' : null }, valueKey(v) === '' ? '—' : valueNode(path, v)));
     }
     return h('div', { class: 'cell-item' }, h('dl', null, rows));
   }

@@ -290,6 +290,10 @@ impl super::TaskKind for E2e {
     ) -> super::aligned::Aligned {
         Extraction.aligned(sample, answer, pairs)
     }
+
+    fn annotate_form(&self) -> &'static str {
+        include_str!("annotate.js")
+    }
 }
 
 #[cfg(test)]

@@ -414,6 +414,10 @@ impl super::TaskKind for Extraction {
             pairs,
         )
     }
+
+    fn annotate_form(&self) -> &'static str {
+        include_str!("annotate.js")
+    }
 }
 
 /// Gold and predicted requirements as items, lined up by the pairs scoring matched.

@@ -217,4 +217,8 @@ impl super::TaskKind for Inference {
         }
         aligned
     }
+
+    fn annotate_form(&self) -> &'static str {
+        include_str!("annotate.js")
+    }
 }

@@ -170,6 +170,10 @@ impl super::TaskKind for Probe {
         serde_json::json!({"marks": super::list_or_empty(sample["labels"].get("marks"))})
     }
 
+    fn annotate_form(&self) -> &'static str {
+        include_str!("annotate.js")
+    }
+
     fn prepare(&self, _: &Sample, _: &ScoringConfig) -> super::Gold {
         Box::new(())
     }

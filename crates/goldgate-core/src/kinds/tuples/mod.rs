@@ -183,6 +183,10 @@ impl TaskKind for Tuples {
             sample.text.as_deref().unwrap_or_default(),
         )
     }
+
+    fn annotate_form(&self) -> &'static str {
+        include_str!("annotate.js")
+    }
 }
 
 /// The gold tuples of a sample, read like an answer.

@@ -223,4 +223,8 @@ impl super::TaskKind for Validation {
         }
         Aligned::new(gold, predicted, &pairs)
     }
+
+    fn annotate_form(&self) -> &'static str {
+        include_str!("annotate.js")
+    }
 }

@@ -1,15 +1,6 @@
-// goldgate annotate: what each sample kind labels — its label keys, which kinds cite
-// messages as sources, the fields of a requirement, an inferred requirement and an issue,
-// the name each field is shown with, and what a confidence must look like.
+// goldgate annotate: the fields of the label items the shared sections edit (a
+// requirement, an inferred requirement, an issue) and the name each field is shown with.
 
-export const KIND_KEYS = {
-  extraction: ['requirements'],
-  e2e: ['requirements'],
-  inference: ['inferred_requirements'],
-  validation: ['issues', 'pii'],
-  tuples: ['tuples'],
-};
-export const SOURCE_KINDS = ['extraction', 'e2e', 'inference'];
 export const REQ_FIELDS = [
   'id',
   'title',
@@ -48,4 +39,3 @@ export const FIELD_LABEL = {
 };
 export const ISSUE_FIELDS = ['issue_type', 'severity', 'field', 'location', 'message', 'suggested_fix', 'confidence'];
 export const INF_FIELDS = ['inference_type', 'triggered_by', 'necessity', 'rationale', 'confidence'];
-export const NUMBER_RE = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
