@@ -384,6 +384,18 @@ impl super::TaskKind for Extraction {
         let preds = prediction::requirements(answer);
         requirements_aligned(&sample.labels.requirements, &preds, pairs)
     }
+
+    fn init_files(&self) -> super::InitFiles {
+        super::InitFiles {
+            thresholds: include_str!("init/thresholds.toml.j2"),
+            settings: None,
+            matching: true,
+            stub: include_str!("init/pipeline.py.j2"),
+            suite: None,
+            guide: None,
+            example: ("F1", "extracted_requirements"),
+        }
+    }
 }
 
 /// Gold and predicted requirements as items, lined up by the pairs scoring matched.
