@@ -30,7 +30,7 @@ pub fn init(s: InitSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
 fn with_defaults(s: InitSettings, reporter: &mut Reporter<'_>) -> Plan {
     let mut used = Vec::new();
     let kinds = s.kinds.unwrap_or_else(|| {
-        let kinds = defaults::INIT_KINDS.to_vec();
+        let kinds = defaults::init_kinds();
         used.push(format!("--kind {}", names(&kinds)));
         kinds
     });
@@ -57,7 +57,7 @@ fn choose(s: InitSettings, input: &mut dyn BufRead, reporter: &mut Reporter<'_>)
     let mut say = |text: &str| reporter.note(text);
     let kinds = match s.kinds {
         Some(kinds) => kinds,
-        None => ask::kinds(defaults::INIT_KINDS, input, &mut say)?,
+        None => ask::kinds(&defaults::init_kinds(), input, &mut say)?,
     };
     let pipeline = match s.pipeline {
         Some(pipeline) => pipeline,
@@ -75,7 +75,13 @@ fn choose(s: InitSettings, input: &mut dyn BufRead, reporter: &mut Reporter<'_>)
 mod tests {
     use super::*;
     use crate::init::Pipeline;
+    use goldgate_core::kinds::ALL;
     use goldgate_core::suite::Kind;
+
+    /// The kind at `i` in the registry's order (the order the question lists them in).
+    fn kind(i: usize) -> Kind {
+        ALL[i].kind()
+    }
 
     fn settings(kinds: Option<Vec<Kind>>, pipeline: Option<Pipeline>) -> InitSettings {
         InitSettings {
@@ -101,19 +107,26 @@ mod tests {
     fn an_empty_answer_takes_the_default() {
         let (plan, said) = asked(settings(None, None), "\n\n");
         let plan = plan.unwrap();
-        assert_eq!(plan.kinds, defaults::INIT_KINDS);
+        assert_eq!(plan.kinds, defaults::init_kinds());
         assert_eq!(plan.pipeline, defaults::INIT_PIPELINE);
-        assert!(said.contains("  1. extraction  "), "{said}");
-        assert!(said.contains("  5. tuples  "), "{said}");
+        for (i, k) in ALL.iter().enumerate() {
+            let choice = format!("  {}. {}  ", i + 1, k.kind().as_str());
+            assert!(said.contains(&choice), "{choice}: {said}");
+        }
         assert!(said.contains("[1]: "), "{said}");
         assert!(said.contains("  3. chat  "), "{said}");
     }
 
     #[test]
     fn numbers_and_names_choose_and_a_wrong_answer_is_asked_again() {
-        let (plan, said) = asked(settings(None, None), "2,E2E 2\n0\nhttp chat\nhttp\n");
+        // A number, a name in capitals and the first number again: two kinds.
+        let answers = format!(
+            "2,{} 2\n0\nhttp chat\nhttp\n",
+            kind(3).as_str().to_uppercase()
+        );
+        let (plan, said) = asked(settings(None, None), &answers);
         let plan = plan.unwrap();
-        assert_eq!(plan.kinds, [Kind::Inference, Kind::E2e]);
+        assert_eq!(plan.kinds, [kind(1), kind(3)]);
         assert_eq!(plan.pipeline, Pipeline::Http);
         assert!(
             said.contains("`0` is not one of the choices: answer 1 to 3"),
@@ -124,14 +137,12 @@ mod tests {
 
     #[test]
     fn only_what_the_flags_left_open_is_asked() {
-        let (plan, said) = asked(settings(Some(vec![Kind::Tuples]), None), "3\n");
+        let last = kind(ALL.len() - 1);
+        let (plan, said) = asked(settings(Some(vec![last]), None), "3\n");
         let plan = plan.unwrap();
-        assert_eq!(
-            (plan.kinds, plan.pipeline),
-            (vec![Kind::Tuples], Pipeline::Chat)
-        );
+        assert_eq!((plan.kinds, plan.pipeline), (vec![last], Pipeline::Chat));
         assert!(!said.contains("task kinds"), "{said}");
-        let (plan, said) = asked(settings(Some(vec![Kind::E2e]), Some(Pipeline::Http)), "");
+        let (plan, said) = asked(settings(Some(vec![kind(3)]), Some(Pipeline::Http)), "");
         assert!(plan.is_ok() && said.is_empty(), "{said}");
     }
 
@@ -151,10 +162,11 @@ mod tests {
             s.interactive = false;
             with_defaults(s, &mut reporter)
         };
-        assert_eq!(plan.kinds, defaults::INIT_KINDS);
+        assert_eq!(plan.kinds, defaults::init_kinds());
         let said = String::from_utf8(err).unwrap();
+        let default = format!("--kind {}", kind(0).as_str());
         assert!(
-            said.contains("--kind extraction") && !said.contains("--pipeline"),
+            said.contains(&default) && !said.contains("--pipeline"),
             "{said}"
         );
     }

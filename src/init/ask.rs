@@ -15,13 +15,14 @@ pub fn kinds(
     input: &mut dyn BufRead,
     say: &mut dyn FnMut(&str),
 ) -> Result<Vec<Kind>> {
-    let choices: Vec<(&str, &str)> = Kind::ALL
+    let all: Vec<Kind> = goldgate_core::kinds::ALL.iter().map(|k| k.kind()).collect();
+    let choices: Vec<(&str, &str)> = goldgate_core::kinds::ALL
         .iter()
-        .map(|k| (k.as_str(), super::about(*k)))
+        .map(|k| (k.kind().as_str(), k.about()))
         .collect();
     let default: Vec<usize> = default
         .iter()
-        .filter_map(|d| Kind::ALL.iter().position(|k| k == d))
+        .filter_map(|d| all.iter().position(|k| k == d))
         .collect();
     let picked = ask(
         "Which task kinds does the pipeline do? (one example sample and its rules each)",
@@ -31,7 +32,7 @@ pub fn kinds(
         input,
         say,
     )?;
-    Ok(picked.into_iter().map(|i| Kind::ALL[i]).collect())
+    Ok(picked.into_iter().map(|i| all[i]).collect())
 }
 
 /// How goldgate calls the pipeline, asked with `default` preselected.

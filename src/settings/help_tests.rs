@@ -77,7 +77,7 @@ fn help_states_the_defaults_settings_applies() {
         (vec!["init"], format!("[default: {}]", defaults::INIT_DIR)),
         (
             vec!["init"],
-            format!("[default: {};", defaults::INIT_KINDS[0].as_str()),
+            format!("[default: {};", defaults::init_kinds()[0].as_str()),
         ),
         (
             vec!["init"],

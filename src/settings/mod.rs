@@ -103,8 +103,12 @@ pub mod defaults {
     pub const AGENTS_ATTEMPTS: [u32; 4] = [3, 3, 3, 5];
     /// `init`: the project directory.
     pub const INIT_DIR: &str = ".";
-    /// `init`: the task kinds when none is given and none can be asked.
-    pub const INIT_KINDS: &[goldgate_core::suite::Kind] = &[goldgate_core::suite::Kind::Extraction];
+    /// `init`: the task kinds when none is given and none can be asked: the first kind of the
+    /// registry (`goldgate_core::kinds::ALL`), the one whose samples the scaffold's comments
+    /// cite as their example.
+    pub fn init_kinds() -> Vec<goldgate_core::suite::Kind> {
+        vec![goldgate_core::kinds::ALL[0].kind()]
+    }
     /// `init`: the pipeline kind when none is given and none can be asked.
     pub const INIT_PIPELINE: crate::init::Pipeline = crate::init::Pipeline::Command;
 }
