@@ -75,7 +75,13 @@ fn choose(s: InitSettings, input: &mut dyn BufRead, reporter: &mut Reporter<'_>)
 mod tests {
     use super::*;
     use crate::init::Pipeline;
+    use goldgate_core::kinds::ALL;
     use goldgate_core::sample::Kind;
+
+    /// The kind at `i` in the registry's order (the order the question lists them in).
+    fn kind(i: usize) -> Kind {
+        goldgate_core::kinds::kind_of(ALL[i])
+    }
 
     fn settings(kinds: Option<Vec<Kind>>, pipeline: Option<Pipeline>) -> InitSettings {
         InitSettings {
@@ -103,23 +109,24 @@ mod tests {
         let plan = plan.unwrap();
         assert_eq!(plan.kinds, defaults::init_kinds());
         assert_eq!(plan.pipeline, defaults::INIT_PIPELINE);
-        assert!(said.contains("  1. extraction  "), "{said}");
-        assert!(said.contains("  5. tuples  "), "{said}");
+        for (i, k) in goldgate_core::kinds::listed().enumerate() {
+            let choice = format!("  {}. {}  ", i + 1, k.as_str());
+            assert!(said.contains(&choice), "{choice}: {said}");
+        }
         assert!(said.contains("[1]: "), "{said}");
         assert!(said.contains("  3. chat  "), "{said}");
     }
 
     #[test]
     fn numbers_and_names_choose_and_a_wrong_answer_is_asked_again() {
-        let (plan, said) = asked(settings(None, None), "2,E2E 2\n0\nhttp chat\nhttp\n");
-        let plan = plan.unwrap();
-        assert_eq!(
-            plan.kinds,
-            [
-                Kind::named("inference").unwrap(),
-                Kind::named("e2e").unwrap()
-            ]
+        // A number, a name in capitals and the first number again: two kinds.
+        let answers = format!(
+            "2,{} 2\n0\nhttp chat\nhttp\n",
+            kind(3).as_str().to_uppercase()
         );
+        let (plan, said) = asked(settings(None, None), &answers);
+        let plan = plan.unwrap();
+        assert_eq!(plan.kinds, [kind(1), kind(3)]);
         assert_eq!(plan.pipeline, Pipeline::Http);
         assert!(
             said.contains("`0` is not one of the choices: answer 1 to 3"),
@@ -130,23 +137,12 @@ mod tests {
 
     #[test]
     fn only_what_the_flags_left_open_is_asked() {
-        let (plan, said) = asked(
-            settings(Some(vec![Kind::named("tuples").unwrap()]), None),
-            "3\n",
-        );
+        let last = kind(ALL.len() - 1);
+        let (plan, said) = asked(settings(Some(vec![last]), None), "3\n");
         let plan = plan.unwrap();
-        assert_eq!(
-            (plan.kinds, plan.pipeline),
-            (vec![Kind::named("tuples").unwrap()], Pipeline::Chat)
-        );
+        assert_eq!((plan.kinds, plan.pipeline), (vec![last], Pipeline::Chat));
         assert!(!said.contains("task kinds"), "{said}");
-        let (plan, said) = asked(
-            settings(
-                Some(vec![Kind::named("e2e").unwrap()]),
-                Some(Pipeline::Http),
-            ),
-            "",
-        );
+        let (plan, said) = asked(settings(Some(vec![kind(3)]), Some(Pipeline::Http)), "");
         assert!(plan.is_ok() && said.is_empty(), "{said}");
     }
 
@@ -168,8 +164,9 @@ mod tests {
         };
         assert_eq!(plan.kinds, defaults::init_kinds());
         let said = String::from_utf8(err).unwrap();
+        let default = format!("--kind {}", kind(0).as_str());
         assert!(
-            said.contains("--kind extraction") && !said.contains("--pipeline"),
+            said.contains(&default) && !said.contains("--pipeline"),
             "{said}"
         );
     }

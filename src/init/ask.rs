@@ -16,7 +16,10 @@ pub fn kinds(
     say: &mut dyn FnMut(&str),
 ) -> Result<Vec<Kind>> {
     let all: Vec<Kind> = goldgate_core::kinds::listed().collect();
-    let choices: Vec<(&str, &str)> = all.iter().map(|k| (k.as_str(), super::about(*k))).collect();
+    let choices: Vec<(&str, &str)> = all
+        .iter()
+        .map(|k| (k.as_str(), goldgate_core::kinds::of(*k).about()))
+        .collect();
     let default: Vec<usize> = default
         .iter()
         .filter_map(|d| all.iter().position(|k| k == d))

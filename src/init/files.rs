@@ -1,16 +1,19 @@
 //! The files of a new project, rendered for its task kinds and pipeline: the templates under
 //! `templates/init/` (built into the binary; minijinja, with `pipeline`, `kinds` and `docs`,
-//! the address of goldgate's documentation), each kind's samples (its template holds them
-//! all, cut at `---` lines into one file each), the stub's answers to them (see
-//! [`super::stub`]), the workflows (see [`super::workflows`]) and, for a `chat` pipeline, its
-//! prompts made from the built-in ones, one branch per kind.
+//! the address of goldgate's documentation, and what [`context`] says of the kinds), which
+//! name no kind: each includes, for each of the project's kinds, the part its folder holds
+//! (`TaskKind::init_files`, registered as `KIND/thresholds.toml` and so on). Then each
+//! kind's samples (its template holds them all, cut at `---` lines into one file each), the
+//! stub's answers to them (see [`super::stub`]), the workflows (see [`super::workflows`])
+//! and, for a `chat` pipeline, its prompts made from the built-in ones, one branch per kind.
 
 use std::path::PathBuf;
 
-use minijinja::{context, Environment, UndefinedBehavior};
+use minijinja::{context, Environment, UndefinedBehavior, Value};
 
 use super::{workflows, Pipeline};
 use goldgate_core::error::{Error, Result};
+use goldgate_core::kinds::{TaskKind, ALL};
 use goldgate_core::sample::Kind;
 
 /// One file of the scaffold.
@@ -67,7 +70,10 @@ const WORKFLOWS: &[(&str, &str)] = &[
 /// The samples a kind's template holds, each written to `suite/KIND/ID.yaml`: the rendered
 /// template cut at every `---` line, each part with its id and its value (the first part
 /// keeps the comment that explains the kind's samples).
-fn samples(kind: Kind, rendered: &str) -> Result<Vec<(String, String, serde_json::Value)>> {
+fn samples(
+    kind: &dyn TaskKind,
+    rendered: &str,
+) -> Result<Vec<(String, String, serde_json::Value)>> {
     let mut parts = vec![String::new()];
     for line in rendered.split_inclusive('\n') {
         match line.trim_end() == "---" {
@@ -79,7 +85,7 @@ fn samples(kind: Kind, rendered: &str) -> Result<Vec<(String, String, serde_json
         .into_iter()
         .map(|text| {
             let bug = |what: String| {
-                Error::internal(format!("the init samples of {}: {what}", kind.as_str()))
+                Error::internal(format!("the init samples of {}: {what}", name(kind)))
             };
             let value = goldgate_core::document::parse_yaml(&text)
                 .map_err(|e| bug(e.message))?
@@ -96,18 +102,20 @@ fn samples(kind: Kind, rendered: &str) -> Result<Vec<(String, String, serde_json
 /// Every file of a project with these task kinds (in goldgate's order, each once) and this
 /// pipeline, in the order they are listed.
 pub fn scaffold(kinds: &[Kind], pipeline: Pipeline) -> Result<Vec<File>> {
-    let kinds: Vec<Kind> = goldgate_core::kinds::all()
-        .filter(|k| kinds.contains(k))
+    let kinds: Vec<&'static dyn TaskKind> = ALL
+        .iter()
+        .copied()
+        .filter(|k| kinds.contains(&goldgate_core::kinds::kind_of(*k)))
         .collect();
     if kinds.is_empty() {
+        let names: Vec<&str> = ALL.iter().map(|k| name(*k)).collect();
         return Err(Error::usage(
             "goldgate init needs at least one task kind",
-            "pass --kind extraction (or inference, validation, e2e, tuples)",
+            format!("pass --kind {} (or {})", names[0], names[1..].join(", ")),
         ));
     }
     let env = environment();
-    let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
-    let ctx = context! { pipeline => pipeline.as_str(), kinds => names, docs => DOCS };
+    let ctx = context(&kinds, pipeline);
     let render = |name: &str| -> Result<String> {
         env.get_template(name)
             .and_then(|t| t.render(&ctx))
@@ -124,8 +132,8 @@ pub fn scaffold(kinds: &[Kind], pipeline: Pipeline) -> Result<Vec<File>> {
     ];
     let mut answered = Vec::new();
     for kind in &kinds {
-        for (id, text, value) in samples(*kind, &render(kind.as_str())?)? {
-            files.push(file(format!("suite/{}/{id}.yaml", kind.as_str()), text));
+        for (id, text, value) in samples(*kind, &render(name(*kind))?)? {
+            files.push(file(format!("suite/{}/{id}.yaml", name(*kind)), text));
             answered.push((*kind, value));
         }
     }
@@ -154,6 +162,50 @@ pub fn scaffold(kinds: &[Kind], pipeline: Pipeline) -> Result<Vec<File>> {
     Ok(files)
 }
 
+/// A kind's name, as samples, `--kind` and the templates name it.
+fn name(kind: &dyn TaskKind) -> &'static str {
+    kind.name()
+}
+
+/// What the templates are rendered with: the pipeline, the kinds' names in goldgate's
+/// order, the address of the docs, and what the shared parts need to know of the kinds —
+/// whether one's metrics follow `[matching]` (`matching`), the kinds with settings
+/// (`settings`) or a part of `suite.toml` (`suites`) of their own, the pages of the docs on
+/// their samples (`guides`: `page` and `about`), and the example the comments cite (the
+/// first kind of the registry, `init`'s default: `example.kind`, `.primary`, `.misnamed`
+/// and `.key`).
+fn context(kinds: &[&'static dyn TaskKind], pipeline: Pipeline) -> Value {
+    let having = |part: fn(&dyn TaskKind) -> bool| -> Vec<&str> {
+        kinds
+            .iter()
+            .filter(|k| part(**k))
+            .map(|k| name(*k))
+            .collect()
+    };
+    let guides: Vec<Value> = kinds
+        .iter()
+        .filter_map(|k| k.init_files().guide)
+        .map(|(page, about)| context! { page, about })
+        .collect();
+    let first = ALL[0];
+    let (primary, misnamed) = first.init_files().example;
+    context! {
+        pipeline => pipeline.as_str(),
+        kinds => kinds.iter().map(|k| name(*k)).collect::<Vec<_>>(),
+        docs => DOCS,
+        matching => kinds.iter().any(|k| k.init_files().matching),
+        settings => having(|k| k.init_files().settings.is_some()),
+        suites => having(|k| k.init_files().suite.is_some()),
+        guides,
+        example => context! {
+            kind => name(first),
+            primary,
+            misnamed,
+            key => first.answer_keys().first().copied().unwrap_or_default(),
+        },
+    }
+}
+
 /// The templates, parsed: a line holding only a block tag leaves nothing behind, and a
 /// missing variable is goldgate's bug, not an empty string.
 fn environment() -> Environment<'static> {
@@ -166,23 +218,36 @@ fn environment() -> Environment<'static> {
         env.add_template(name, source)
             .unwrap_or_else(|e| panic!("the init template {name} does not parse: {e:#}"));
     }
-    // Each kind's example samples, from its folder, under the kind's name.
-    for kind in goldgate_core::kinds::ALL {
-        let name = kind.name();
-        env.add_template(name, kind.example_samples())
-            .unwrap_or_else(|e| panic!("the init samples of {name} do not parse: {e:#}"));
+    // Each kind's example samples, from its folder, under the kind's name, and its parts of
+    // the shared files as `KIND/FILE`.
+    for &kind in ALL {
+        let kind_name = name(kind);
+        let files = kind.init_files();
+        let parts = [
+            ("", Some(kind.example_samples())),
+            ("/thresholds.toml", Some(files.thresholds)),
+            ("/settings.toml", files.settings),
+            ("/pipeline.py", Some(files.stub)),
+            ("/suite.toml", files.suite),
+        ];
+        for (file, source) in parts {
+            let Some(source) = source else { continue };
+            let template = format!("{kind_name}{file}");
+            env.add_template_owned(template.clone(), source)
+                .unwrap_or_else(|e| panic!("the init template {template} does not parse: {e:#}"));
+        }
     }
     env
 }
 
 /// `prompts/system.j2`: the built-in system prompt, and a branch for each kind with a
 /// system prompt of its own.
-fn system_prompt(kinds: &[Kind]) -> String {
+fn system_prompt(kinds: &[&dyn TaskKind]) -> String {
     let header = "{# The system prompt of every sample (goldgate.toml: system). A minijinja template;\n   the variables it can use are in goldgate's docs/pipelines.md#prompts. -#}\n";
     let built_in = goldgate_run::chat::prompts::BUILT_IN_SYSTEM.trim_end();
-    let own: Vec<(Kind, &str)> = kinds
+    let own: Vec<(&str, &str)> = kinds
         .iter()
-        .filter_map(|k| Some((*k, goldgate_core::kinds::of(*k).chat_prompts().system?)))
+        .filter_map(|k| Some((name(*k), k.chat_prompts().system?)))
         .collect();
     let body = match (own.as_slice(), kinds.len()) {
         ([], _) => format!("{built_in}\n"),
@@ -192,8 +257,7 @@ fn system_prompt(kinds: &[Kind]) -> String {
             for (i, (kind, system)) in own.iter().enumerate() {
                 let tag = if i == 0 { "{% if" } else { "{%- elif" };
                 out.push_str(&format!(
-                    "{tag} kind == \"{}\" -%}}\n{}\n",
-                    kind.as_str(),
+                    "{tag} kind == \"{kind}\" -%}}\n{}\n",
                     system.trim_end()
                 ));
             }
@@ -209,16 +273,16 @@ fn system_prompt(kinds: &[Kind]) -> String {
 
 /// `prompts/user.j2`: the prompt of each kind's samples (the one its folder starts a
 /// project with), one branch per kind; a kind added to the suite needs a branch of its own.
-fn user_prompt(kinds: &[Kind]) -> String {
+fn user_prompt(kinds: &[&dyn TaskKind]) -> String {
     let mut out = String::from(
         "{# The prompt each sample is rendered into (goldgate.toml: prompt), one branch per task\n   kind: a kind you add to the suite needs one. A minijinja template; the variables it can\n   use are in goldgate's docs/pipelines.md#prompts. -#}\n",
     );
     for (i, kind) in kinds.iter().enumerate() {
-        let source = goldgate_core::kinds::of(*kind).chat_prompts().starter;
+        let source = kind.chat_prompts().starter;
         let tag = if i == 0 { "{% if" } else { "{%- elif" };
         out.push_str(&format!(
             "{tag} kind == \"{}\" -%}}\n{}\n",
-            kind.as_str(),
+            name(*kind),
             source.trim_end()
         ));
     }
@@ -230,12 +294,25 @@ fn user_prompt(kinds: &[Kind]) -> String {
 mod tests {
     use super::*;
     use goldgate_core::llm::prompt::Template;
-    use serde_json::json;
+
+    /// Every kind, as a plan names it.
+    fn all() -> Vec<Kind> {
+        goldgate_core::kinds::all().collect()
+    }
+
+    /// The paths of the sample files among `files`, in order.
+    fn sample_paths(files: &[File]) -> Vec<String> {
+        files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .filter(|p| p.ends_with(".yaml"))
+            .collect()
+    }
 
     #[test]
     fn every_template_renders_for_every_kind_and_pipeline() {
         for pipeline in Pipeline::ALL {
-            for kind in goldgate_core::kinds::all() {
+            for kind in all() {
                 let files = scaffold(&[kind], pipeline).unwrap();
                 let paths: Vec<String> =
                     files.iter().map(|f| f.path.display().to_string()).collect();
@@ -264,27 +341,86 @@ mod tests {
         assert!(e.contains("at least one task kind"), "{e}");
     }
 
+    /// A kind's part of a new project comes from its folder: the shared templates loop over
+    /// the project's kinds and name none of them, so a kind added to the registry needs no
+    /// edit here.
+    #[test]
+    fn the_shared_templates_name_no_kind() {
+        for (name, source) in TEMPLATES.iter().chain(WORKFLOWS) {
+            for &kind in ALL {
+                let kind = kind.name();
+                assert!(
+                    !source.contains(kind),
+                    "templates/init/{name} names the kind {kind}: move it to the kind's folder"
+                );
+            }
+        }
+    }
+
+    /// Each kind's parts are written for the projects that have it, and only for those:
+    /// its rules, its own settings, its stub function and its part of `suite.toml`.
+    #[test]
+    fn each_kind_brings_its_own_parts() {
+        let text = |files: &[File], path: &str| {
+            files
+                .iter()
+                .find(|f| f.path.as_os_str() == path)
+                .map(|f| f.text.clone())
+                .unwrap()
+        };
+        let with = scaffold(&all(), Pipeline::Command).unwrap();
+        for &kind in ALL {
+            let own = kind.init_files();
+            let others: Vec<Kind> = all()
+                .into_iter()
+                .filter(|k| *k != goldgate_core::kinds::kind_of(kind))
+                .collect();
+            let without = scaffold(&others, Pipeline::Command).unwrap();
+            let first_line = |part: &str| part.lines().next().unwrap_or_default().to_string();
+            let parts = [
+                ("thresholds.toml", Some(own.thresholds)),
+                ("thresholds.toml", own.settings),
+                ("pipeline.py", Some(own.stub)),
+                ("suite/suite.toml", own.suite),
+            ];
+            for (path, part) in parts {
+                let Some(part) = part else { continue };
+                let line = first_line(part);
+                assert!(text(&with, path).contains(&line), "{path}: {line}");
+                assert!(!text(&without, path).contains(&line), "{path}: {line}");
+            }
+            let stub = format!("def {}(request):", kind.name());
+            assert!(own.stub.starts_with(&stub), "{stub}");
+        }
+        // `[matching]` is written when a kind of the project's metrics follow it.
+        for &kind in ALL {
+            let files = scaffold(&[goldgate_core::kinds::kind_of(kind)], Pipeline::Http).unwrap();
+            let thresholds = text(&files, "thresholds.toml");
+            assert_eq!(
+                thresholds.contains("\n[matching]\n"),
+                kind.init_files().matching,
+                "{}",
+                kind.name()
+            );
+        }
+    }
+
     #[test]
     fn kinds_come_in_goldgate_order_once() {
-        let files = scaffold(
-            &[
-                Kind::named("tuples").unwrap(),
-                Kind::named("extraction").unwrap(),
-                Kind::named("tuples").unwrap(),
-            ],
-            Pipeline::Http,
-        )
-        .unwrap();
-        let samples: Vec<String> = files
+        let (first, last) = (
+            goldgate_core::kinds::kind_of(ALL[0]),
+            goldgate_core::kinds::kind_of(ALL[ALL.len() - 1]),
+        );
+        let files = scaffold(&[last, first, last], Pipeline::Http).unwrap();
+        let expected: Vec<String> = [first, last]
             .iter()
-            .map(|f| f.path.display().to_string())
-            .filter(|p| p.ends_with(".yaml"))
+            .flat_map(|k| sample_paths(&scaffold(&[*k], Pipeline::Http).unwrap()))
             .collect();
-        let expected: Vec<String> = ["extraction/ext", "tuples/tup"]
+        assert_eq!(sample_paths(&files), expected);
+        assert_eq!(expected.len(), 2 * SAMPLES_PER_KIND);
+        assert!(expected[..SAMPLES_PER_KIND]
             .iter()
-            .flat_map(|k| (1..=SAMPLES_PER_KIND).map(move |i| format!("suite/{k}-{i:03}.yaml")))
-            .collect();
-        assert_eq!(samples, expected);
+            .all(|p| p.starts_with(&format!("suite/{}/", first.as_str()))));
     }
 
     /// The fewest paired samples with which a change can be significant at the default
@@ -301,11 +437,7 @@ mod tests {
             SAMPLES_PER_KIND,
             goldgate_core::gate::evidence::min_paired(confidence)
         );
-        let files = scaffold(
-            &goldgate_core::kinds::all().collect::<Vec<_>>(),
-            Pipeline::Command,
-        )
-        .unwrap();
+        let files = scaffold(&all(), Pipeline::Command).unwrap();
         let stub = &files
             .iter()
             .find(|f| f.path.as_os_str() == "pipeline.py")
@@ -329,32 +461,30 @@ mod tests {
         }
         // Each kind's first sample keeps the comment that explains it; the others start
         // with their id.
-        let first = files
-            .iter()
-            .find(|f| f.path.as_os_str() == "suite/extraction/ext-001.yaml")
-            .unwrap();
-        assert!(
-            first.text.starts_with("# An extraction sample"),
-            "{}",
-            first.text
-        );
-        let second = files
-            .iter()
-            .find(|f| f.path.as_os_str() == "suite/extraction/ext-002.yaml")
-            .unwrap();
-        assert!(second.text.starts_with("id: ext-002\n"), "{}", second.text);
+        for kind in all() {
+            let dir = format!("suite/{}/", kind.as_str());
+            let samples: Vec<&File> = files
+                .iter()
+                .filter(|f| f.path.display().to_string().starts_with(&dir))
+                .collect();
+            assert!(samples[0].text.starts_with("# "), "{}", samples[0].text);
+            let second = samples[1];
+            let id = second.path.file_stem().unwrap().to_str().unwrap();
+            assert!(
+                second.text.starts_with(&format!("id: {id}\n")),
+                "{}",
+                second.text
+            );
+        }
     }
 
-    /// The chat prompts render each kind's sample into its built-in prompt (the tuple task's
-    /// for tuples), exactly as goldgate renders the built-in ones.
+    /// The chat prompts render each kind's sample into its built-in prompt (the one its
+    /// folder starts a project with, for a kind with none), exactly as goldgate renders the
+    /// built-in ones, and into its own system prompt, for a kind with one.
     #[test]
     fn the_chat_prompts_branch_on_the_kind() {
         let tmp = tempfile::tempdir().unwrap();
-        let files = scaffold(
-            &goldgate_core::kinds::all().collect::<Vec<_>>(),
-            Pipeline::Chat,
-        )
-        .unwrap();
+        let files = scaffold(&all(), Pipeline::Chat).unwrap();
         let load = |name: &str| {
             let f = files
                 .iter()
@@ -365,29 +495,39 @@ mod tests {
             Template::file(&path).unwrap()
         };
         let (system, user) = (load("system.j2"), load("user.j2"));
-        let extraction = json!({"kind": "extraction", "transcript": "[0] user: Track orders."});
-        let built_in = Template::builtin(
-            "extraction",
-            goldgate_core::kinds::of(Kind::named("extraction").unwrap())
-                .chat_prompts()
-                .built_in
-                .unwrap(),
-        );
-        assert_eq!(
-            user.render(&extraction).unwrap(),
-            built_in.render(&extraction).unwrap().trim_end().to_string() + "\n"
-        );
-        let tuples = json!({"kind": "tuples", "text": "The battery is great."});
-        let prompt = user.render(&tuples).unwrap();
-        assert!(prompt.starts_with("Find every aspect"), "{prompt}");
-        assert!(prompt.contains("The battery is great.") && prompt.contains("final_tuples"));
-        assert!(system
-            .render(&tuples)
-            .unwrap()
-            .starts_with("You read texts"));
-        assert!(system
-            .render(&extraction)
-            .unwrap()
-            .starts_with("You are a senior requirements engineer"));
+        let built_in_system =
+            Template::builtin("system", goldgate_run::chat::prompts::BUILT_IN_SYSTEM);
+        for &kind in ALL {
+            let name = kind.name();
+            let sample = files
+                .iter()
+                .find(|f| f.path.starts_with(format!("suite/{name}")))
+                .unwrap();
+            let mut request = goldgate_core::document::parse_yaml(&sample.text)
+                .unwrap()
+                .value;
+            request.as_object_mut().unwrap().remove("labels");
+            let context = goldgate_run::chat::prompts::context(&request);
+            let prompts = kind.chat_prompts();
+            let built_in = Template::builtin(name, prompts.built_in.unwrap_or(prompts.starter));
+            assert_eq!(
+                user.render(&context).unwrap(),
+                built_in.render(&context).unwrap().trim_end().to_string() + "\n",
+                "{name}"
+            );
+            let own = prompts.system.map(|s| Template::builtin(name, s));
+            assert_eq!(
+                system.render(&context).unwrap().trim_end(),
+                own.as_ref()
+                    .unwrap_or(&built_in_system)
+                    .render(&context)
+                    .unwrap()
+                    .trim_end(),
+                "{name}"
+            );
+        }
+        // Both branches of the system prompt are tried.
+        assert!(ALL.iter().any(|k| k.chat_prompts().system.is_some()));
+        assert!(ALL.iter().any(|k| k.chat_prompts().system.is_none()));
     }
 }

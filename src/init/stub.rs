@@ -1,24 +1,24 @@
 //! The stub pipeline's `EXAMPLES` (`pipeline.py`): what a good pipeline answers for each
-//! sample the scaffold writes, made from the sample itself — its gold labels, each item with
-//! a `confidence`, and for e2e its reference SRS as the document — and written as a Python
-//! literal. The samples are the one source: a sample added to the scaffold is answered
+//! sample the scaffold writes, made from the sample itself by its kind
+//! (`TaskKind::good_answer`: its gold labels in the shape of the kind's answer, each item
+//! with a `confidence`) and written as a Python literal. The samples are the one source: a sample added to the scaffold is answered
 //! without writing its answer twice.
 
 use serde_json::{Map, Value};
 
-use goldgate_core::sample::Kind;
+use goldgate_core::kinds::TaskKind;
 
 /// The confidence the stub gives every item it answers.
 const CONFIDENCE: f64 = 0.9;
 
 /// A good answer to `sample` (a sample as its YAML reads): the keys its kind reads, each
 /// item with the stub's confidence.
-pub fn answer(kind: Kind, sample: &Value) -> Value {
-    goldgate_core::kinds::of(kind).good_answer(sample, CONFIDENCE)
+pub fn answer(kind: &dyn TaskKind, sample: &Value) -> Value {
+    kind.good_answer(sample, CONFIDENCE)
 }
 
 /// `EXAMPLES`' value: each sample's id to its [`answer`], in the order given.
-pub fn examples(samples: &[(Kind, Value)]) -> String {
+pub fn examples(samples: &[(&dyn TaskKind, Value)]) -> String {
     let mut all = Map::new();
     for (kind, sample) in samples {
         let id = sample["id"].as_str().unwrap_or_default().to_string();
@@ -84,17 +84,74 @@ mod tests {
         );
     }
 
+    /// Every item of `lists` (the values of an object: lists, or anything else).
+    fn items(lists: &Value) -> Vec<Value> {
+        let lists = lists.as_object().cloned().unwrap_or_default();
+        lists
+            .into_values()
+            .flat_map(|v| v.as_array().cloned().unwrap_or_default())
+            .collect()
+    }
+
+    /// `item` with the stub's confidence, when it is an object (a list of strings, such as
+    /// personal data found, has no confidence to give).
+    fn with_confidence(item: &Value) -> Value {
+        let mut item = item.clone();
+        if let Some(fields) = item.as_object_mut() {
+            fields.insert("confidence".into(), json!(CONFIDENCE));
+        }
+        item
+    }
+
     #[test]
     fn an_answer_is_the_gold_with_a_confidence() {
-        let sample = json!({"id": "s", "labels": {"tuples": [{"aspect_term": "a", "polarity": "positive"}]}});
-        assert_eq!(
-            answer(Kind::named("tuples").unwrap(), &sample),
-            json!({"final_tuples": [{"aspect_term": "a", "polarity": "positive", "confidence": 0.9}]})
-        );
-        let e2e = json!({"reference_srs": "# 1 Introduction\n", "labels": {"requirements": []}});
-        assert_eq!(
-            answer(Kind::named("e2e").unwrap(), &e2e),
-            json!({"requirements": [], "srs_markdown": "# 1 Introduction"})
-        );
+        let mut answered = 0;
+        for &kind in goldgate_core::kinds::ALL {
+            let files = crate::init::scaffold(
+                &[goldgate_core::kinds::kind_of(kind)],
+                crate::init::Pipeline::Http,
+            )
+            .unwrap();
+            let samples = files.iter().filter(|f| f.path.starts_with("suite/"));
+            for f in samples.filter(|f| f.path.extension().is_some_and(|e| e == "yaml")) {
+                let sample = goldgate_core::document::parse_yaml(&f.text).unwrap().value;
+                let answer = answer(kind, &sample);
+                let what = format!("{}: {answer}", f.path.display());
+                let keys = answer.as_object().unwrap().keys();
+                assert!(
+                    keys.into_iter()
+                        .all(|k| kind.answer_keys().contains(&k.as_str())),
+                    "the keys its kind reads: {what}"
+                );
+                // Every gold item, with a confidence, and nothing else.
+                let gold: Vec<Value> = items(&sample["labels"])
+                    .iter()
+                    .map(with_confidence)
+                    .collect();
+                let mut given = items(&answer);
+                assert_eq!(given.len(), gold.len(), "{what}");
+                for item in &gold {
+                    let at = given.iter().position(|g| g == item);
+                    assert!(at.is_some(), "{item} in {what}");
+                    given.remove(at.unwrap_or_default());
+                }
+                answered += gold.len();
+                // A text the answer holds is the sample's own (a reference document), trimmed.
+                for text in answer
+                    .as_object()
+                    .unwrap()
+                    .values()
+                    .filter_map(Value::as_str)
+                {
+                    let own = sample
+                        .as_object()
+                        .unwrap()
+                        .values()
+                        .filter_map(Value::as_str);
+                    assert!(own.map(str::trim_end).any(|t| t == text), "{what}");
+                }
+            }
+        }
+        assert!(answered > 0);
     }
 }

@@ -104,7 +104,8 @@ pub mod defaults {
     /// `init`: the project directory.
     pub const INIT_DIR: &str = ".";
     /// `init`: the task kinds when none is given and none can be asked: the first kind the
-    /// registry lists (of those it offers).
+    /// registry lists (`goldgate_core::kinds::listed`), the one whose samples the scaffold's
+    /// comments cite as their example.
     pub fn init_kinds() -> Vec<goldgate_core::sample::Kind> {
         goldgate_core::kinds::listed().take(1).collect()
     }

@@ -3,10 +3,12 @@
 //! prepared, how a record is matched and scored into sums, its metrics and its primary
 //! score, how its items read in a diff and how reports lay out its metrics, its chat
 //! prompts (`prompt.j2`), its answer's JSON Schema (`answer.schema.json`), the samples
-//! `init` writes (`example.yaml.j2`), a good answer to a sample and the labels an answer
-//! would be. The scorer, the metric registry, the chat pipeline, init, annotate's drafts and
-//! the reports reach a kind only through [`TaskKind`]; adding a kind means adding a folder
-//! and one line in [`ALL`]. docs/development.md walks through an example.
+//! `init` writes (`example.yaml.j2`) and its parts of init's other files (`init/`), its
+//! labels (`labels.rs`: their shapes, types and checks), its annotate form
+//! (`annotate.js`), a good answer to a sample and the labels an answer would be. The
+//! loader, the scorer, the metric registry, the chat pipeline, init, annotate and the
+//! reports reach a kind only through [`TaskKind`]; adding a kind means adding a folder and
+//! one line in [`ALL`]. docs/development.md walks through an example.
 
 pub mod aligned;
 pub mod bounds;
@@ -116,6 +118,40 @@ pub struct ReportLayout {
     pub is_diagnostic: fn(&str) -> bool,
     /// The counts the diagnostics' coverage is told with: checked, skipped, did not parse.
     pub coverage: [&'static str; 3],
+}
+
+/// What `goldgate init` writes for a kind besides its samples ([`TaskKind::example_samples`]):
+/// minijinja templates from the `init/` of its folder (with `docs`, the address of
+/// goldgate's documentation), which the shared templates under `templates/init/` include
+/// for each kind a new project has, and what those templates say of it.
+#[derive(Clone, Copy, Debug)]
+pub struct InitFiles {
+    /// Its rules in `thresholds.toml` (`init/thresholds.toml.j2`): a comment saying what
+    /// its samples are, then a commented `[metrics."NAME"]` table for each metric a new
+    /// project gates.
+    pub thresholds: &'static str,
+    /// Tables of its own settings, written in `thresholds.toml` after the shared ones
+    /// (`init/settings.toml.j2`); `None`: it has none.
+    pub settings: Option<&'static str>,
+    /// Its metrics depend on how requirements are matched: `thresholds.toml` gets the
+    /// `[matching]` table when one of the project's kinds' do.
+    pub matching: bool,
+    /// Its function in the stub pipeline `pipeline.py` (`init/pipeline.py.j2`), named after
+    /// the kind: what a request holds and what the answer must be, answering the example
+    /// samples from `EXAMPLES` until a user calls their pipeline there.
+    pub stub: &'static str,
+    /// Its part of `suite/suite.toml` (`init/suite.toml.j2`), such as the tuple task its
+    /// samples name; `None`: it needs none.
+    pub suite: Option<&'static str>,
+    /// The page of goldgate's documentation on its samples, beyond `suites.md`, that
+    /// `GOLDGATE.md` points to, and what the page is about: `("tuples.md", "tuple
+    /// tasks")`; `None`: `suites.md` says it all.
+    pub guide: Option<(&'static str, &'static str)>,
+    /// Its primary score in a word or two (`F1`), and a key a pipeline might answer
+    /// instead of the first of its [`TaskKind::answer_keys`]
+    /// (`extracted_requirements`): what the comments of `thresholds.toml` cite as an
+    /// example when the kind is `init`'s default (the first of [`ALL`]).
+    pub example: (&'static str, &'static str),
 }
 
 /// One task kind.
@@ -250,6 +286,9 @@ pub trait TaskKind: Sync {
     /// in and out, its checks and its review columns. It imports the page's modules as
     /// `../NAME.js` and another kind's form as `./KIND.js`.
     fn annotate_form(&self) -> &'static str;
+
+    /// What `goldgate init` writes for it besides its samples (the `init/` of its folder).
+    fn init_files(&self) -> InitFiles;
 }
 
 /// `value` when it is a list, else an empty list.
@@ -279,7 +318,8 @@ pub fn confident(sample: &serde_json::Value, key: &str, confidence: f64) -> serd
     )
 }
 
-/// Every kind, in report order: the one line a kind adds to register itself.
+/// Every kind, in report order: the one line a kind adds to register itself. The first
+/// listed one is the one `goldgate init` starts a project with when nobody chooses.
 pub static ALL: &[&dyn TaskKind] = &[
     &extraction::Extraction,
     &inference::Inference,

@@ -294,6 +294,18 @@ impl super::TaskKind for E2e {
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }
+
+    fn init_files(&self) -> super::InitFiles {
+        super::InitFiles {
+            thresholds: include_str!("init/thresholds.toml.j2"),
+            settings: Some(include_str!("init/settings.toml.j2")),
+            matching: true,
+            stub: include_str!("init/pipeline.py.j2"),
+            suite: None,
+            guide: None,
+            example: ("RD score", "extracted_requirements"),
+        }
+    }
 }
 
 #[cfg(test)]

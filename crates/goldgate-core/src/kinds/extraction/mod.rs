@@ -418,6 +418,18 @@ impl super::TaskKind for Extraction {
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }
+
+    fn init_files(&self) -> super::InitFiles {
+        super::InitFiles {
+            thresholds: include_str!("init/thresholds.toml.j2"),
+            settings: None,
+            matching: true,
+            stub: include_str!("init/pipeline.py.j2"),
+            suite: None,
+            guide: None,
+            example: ("F1", "extracted_requirements"),
+        }
+    }
 }
 
 /// Gold and predicted requirements as items, lined up by the pairs scoring matched.

@@ -170,6 +170,18 @@ impl super::TaskKind for Probe {
         serde_json::json!({"marks": super::list_or_empty(sample["labels"].get("marks"))})
     }
 
+    fn init_files(&self) -> super::InitFiles {
+        super::InitFiles {
+            thresholds: include_str!("init/thresholds.toml.j2"),
+            settings: None,
+            matching: false,
+            stub: include_str!("init/pipeline.py.j2"),
+            suite: None,
+            guide: None,
+            example: ("F1", "found_marks"),
+        }
+    }
+
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }

@@ -187,6 +187,18 @@ impl TaskKind for Tuples {
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }
+
+    fn init_files(&self) -> super::InitFiles {
+        super::InitFiles {
+            thresholds: include_str!("init/thresholds.toml.j2"),
+            settings: None,
+            matching: false,
+            stub: include_str!("init/pipeline.py.j2"),
+            suite: Some(include_str!("init/suite.toml.j2")),
+            guide: Some(("tuples.md", "tuple tasks")),
+            example: ("strict F1", "aspects"),
+        }
+    }
 }
 
 /// The gold tuples of a sample, read like an answer.

@@ -227,4 +227,16 @@ impl super::TaskKind for Validation {
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }
+
+    fn init_files(&self) -> super::InitFiles {
+        super::InitFiles {
+            thresholds: include_str!("init/thresholds.toml.j2"),
+            settings: None,
+            matching: false,
+            stub: include_str!("init/pipeline.py.j2"),
+            suite: None,
+            guide: None,
+            example: ("F1", "problems"),
+        }
+    }
 }
