@@ -15,19 +15,17 @@ use crate::support::output::{assert_exit, text};
 use crate::support::project::goldgate;
 use crate::support::TempDir;
 
-const KINDS: [&str; 5] = ["extraction", "inference", "validation", "e2e", "tuples"];
 const PIPELINES: [&str; 3] = ["command", "http", "chat"];
 
-/// The sample `init` writes for each kind, by id.
-fn sample_id(kind: &str) -> &'static str {
-    match kind {
-        "extraction" => "ext-001",
-        "inference" => "inf-001",
-        "validation" => "val-001",
-        "e2e" => "e2e-001",
-        "tuples" => "tup-001",
-        other => panic!("no sample for {other}"),
-    }
+/// Every registered kind's name (the test build's own kind too): init, lint and check
+/// reach each through the registry.
+fn kinds() -> Vec<&'static str> {
+    goldgate_core::kinds::all().map(|k| k.as_str()).collect()
+}
+
+/// The kinds `init` offers (what its snapshots hold).
+fn listed_kinds() -> Vec<&'static str> {
+    goldgate_core::kinds::listed().map(|k| k.as_str()).collect()
 }
 
 /// Every file below `dir` (relative path → contents), `.goldgate/` left out.
@@ -230,7 +228,7 @@ fn walkthrough_init_check_refresh_and_a_worse_pipeline_fails() {
 fn every_kind_with_every_pipeline_lints_loads_and_passes_check() {
     // The kinds are independent projects: they are checked side by side.
     std::thread::scope(|scope| {
-        for kind in KINDS {
+        for kind in kinds() {
             scope.spawn(move || {
                 // The command scaffold of this kind: its stub answers the other two.
                 let stub = TempDir::new(&format!("init-{kind}-stub"));
@@ -301,23 +299,14 @@ fn every_kind_with_every_pipeline_lints_loads_and_passes_check() {
 fn all_kinds_in_one_project_pass_check() {
     let tmp = TempDir::new("init-all-kinds");
     let dir = &tmp.0;
-    let init = goldgate(
-        dir,
-        &[
-            "init",
-            "--kind",
-            "extraction,inference,validation,e2e,tuples",
-        ],
-        &[],
-    );
+    let init = goldgate(dir, &["init", "--kind", &kinds().join(",")], &[]);
     assert_exit(&init, 0, "init with every kind");
-    for kind in KINDS {
-        let id = sample_id(kind);
+    for kind in kinds() {
         assert!(
             files(dir)
                 .keys()
-                .any(|f| f.ends_with(&format!("{id}.yaml"))),
-            "no {id}"
+                .any(|f| f.starts_with(&format!("suite/{kind}/")) && f.ends_with(".yaml")),
+            "no sample of {kind}"
         );
     }
     assert_exit(
@@ -328,13 +317,21 @@ fn all_kinds_in_one_project_pass_check() {
     let check = goldgate(dir, &["check"], &[]);
     assert_exit(&check, 0, "check with every kind");
     let verdict = text(&check.stdout);
-    for metric in [
-        "extraction.f1",
-        "inference.recall",
-        "validation.f1",
-        "e2e.rd_score",
-        "tuples.strict_f1",
-    ] {
+    // Every metric the written rules gate, each kind's among them.
+    let rules = std::fs::read_to_string(dir.join("thresholds.toml")).unwrap();
+    let gated: Vec<&str> = rules
+        .lines()
+        .filter_map(|l| l.strip_prefix("[metrics.\""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    for kind in goldgate_core::kinds::all() {
+        let own = format!("{}.", kind.as_str());
+        assert!(
+            gated.iter().any(|m| m.starts_with(&own)),
+            "no rule for {kind}: {rules}"
+        );
+    }
+    for metric in gated {
         assert!(
             verdict.contains(metric),
             "{metric} is not gated:\n{verdict}"
@@ -351,7 +348,13 @@ fn the_scaffold_files() {
         let tmp = TempDir::new(&format!("init-snap-{pipeline}"));
         let out = goldgate(
             &tmp.0,
-            &["init", "--kind", &KINDS.join(","), "--pipeline", pipeline],
+            &[
+                "init",
+                "--kind",
+                &listed_kinds().join(","),
+                "--pipeline",
+                pipeline,
+            ],
             &[],
         );
         assert_exit(&out, 0, pipeline);

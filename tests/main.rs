@@ -38,6 +38,7 @@ mod minilm_agreement;
 mod openai_embed;
 mod openai_embed_errors;
 mod outputs;
+mod probe_kind;
 mod provenance;
 mod publish;
 mod readers;

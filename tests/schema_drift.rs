@@ -96,9 +96,10 @@ fn every_object_knows_the_keys_its_reader_knows() {
     let thresholds = load("thresholds.schema.json");
     let suite = load("suite-toml.schema.json");
     // The label keys are the kinds' (an annotation adds its annotator).
-    let label_keys: BTreeSet<String> = goldgate_core::kinds::label_shapes()
+    let label_keys: BTreeSet<String> = goldgate_core::kinds::ALL
         .iter()
-        .map(|s| s.key().to_string())
+        .filter(|k| k.listed())
+        .flat_map(|k| k.label_shapes().iter().map(|s| s.key().to_string()))
         .collect();
     let mut annotation_keys = label_keys.clone();
     annotation_keys.insert("annotator".into());

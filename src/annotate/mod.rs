@@ -153,6 +153,8 @@ async fn shutdown() {
 }
 
 #[cfg(test)]
+mod kind_tests;
+#[cfg(test)]
 mod server_tests;
 #[cfg(test)]
 mod tests;

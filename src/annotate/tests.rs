@@ -37,7 +37,7 @@ fn open(example: &str, annotator: &str) -> (tempfile::TempDir, Workspace) {
     (dir, workspace)
 }
 
-fn reopen(dir: &Path, annotator: &str, prefill: Option<PathBuf>) -> Workspace {
+pub(super) fn reopen(dir: &Path, annotator: &str, prefill: Option<PathBuf>) -> Workspace {
     Workspace::open(Options {
         suite: dir.join("suite"),
         annotator: annotator.into(),
@@ -62,13 +62,13 @@ fn path_of(w: &Workspace, id: &str) -> PathBuf {
     w.entries[w.index(id).unwrap()].path.clone()
 }
 
-fn fingerprint(w: &mut Workspace, id: &str) -> String {
+pub(super) fn fingerprint(w: &mut Workspace, id: &str) -> String {
     let index = w.index(id).unwrap();
     w.refresh(index).unwrap().fingerprint.clone()
 }
 
 /// The first sample of `kind` that `w`'s annotator has not labelled.
-fn unlabelled(w: &Workspace, kind: &str) -> String {
+pub(super) fn unlabelled(w: &Workspace, kind: &str) -> String {
     let page = w.queue(Order::Suite, Show::Todo, 1, 200);
     page.items
         .iter()

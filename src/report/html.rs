@@ -68,10 +68,10 @@ pub fn report_with_traces(
     }
     let sample_pass = v.samples.as_ref().map(|s| s.sample_pass);
     let mut charts = Vec::new();
-    for (prefix, title) in [
-        ("ext.cal", "Reliability: extraction"),
-        ("inf.cal", "Reliability: inference"),
-    ] {
+    let calibrated = goldgate_core::kinds::ALL
+        .iter()
+        .filter_map(|k| Some((k.calibration()?, format!("Reliability: {}", k.name()))));
+    for (prefix, title) in calibrated {
         let bins = bins_from(prefix, &totals);
         if bins.total() > 0.0 {
             let note = format!(

@@ -51,7 +51,7 @@ pub fn chat_settings(
             "--temperature",
             "temperature",
             &format!("{t} is out of range"),
-            "use a temperature from 0 to 2 (0.2 is usual for extraction)",
+            "use a temperature from 0 to 2 (0.2 is usual for structured answers)",
         ));
     }
     if a.max_tokens.or(p.max_tokens) == Some(0) {

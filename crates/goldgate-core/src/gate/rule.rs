@@ -110,6 +110,7 @@ fn built_in_judge(metric: &Metric, thresholds: &Thresholds) -> bool {
 pub fn built_in_rules() -> String {
     let primaries: Vec<&str> = crate::kinds::ALL
         .iter()
+        .filter(|k| k.listed())
         .map(|k| k.primary_metric())
         .collect();
     format!(
@@ -309,7 +310,7 @@ mod tests {
         assert!(
             t.is_built_in() && t.source.to_string() == super::super::thresholds::BUILT_IN_SOURCE
         );
-        for kind in crate::kinds::ALL {
+        for kind in crate::kinds::ALL.iter().filter(|k| k.listed()) {
             let metric = crate::kinds::find(kind.primary_metric()).unwrap();
             let (rule, _, severity) = rule_for(metric, &t).unwrap();
             assert_eq!(rule.describe(), "Δ ≤ 0.02 (sig.)");

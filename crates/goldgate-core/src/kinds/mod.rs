@@ -12,6 +12,7 @@
 
 pub mod aligned;
 pub mod bounds;
+mod catalog;
 pub mod compliance;
 pub mod e2e;
 pub mod explain;
@@ -32,12 +33,14 @@ use std::sync::LazyLock;
 use crate::parse::json::Json;
 use crate::parse::ParseOutcome;
 
-use crate::metrics::registry::{Metric, SHARED};
+use crate::metrics::registry::Metric;
 use crate::metrics::stats::Stats;
 use crate::metrics::ScoringConfig;
 use crate::sample::findings::Findings;
 use crate::sample::task::Tasks;
 use crate::sample::{Kind, LabelList, LabelShape, Labels, RawSample, Sample};
+
+pub use catalog::{catalog, find, is_family_member, is_listed_metric, metrics, names, owner};
 
 /// Gold data a kind prepares once per sample; every repeat is scored against it.
 pub type Gold = Box<dyn Any + Send + Sync>;
@@ -152,6 +155,14 @@ pub struct InitFiles {
     /// (`extracted_requirements`): what the comments of `thresholds.toml` cite as an
     /// example when the kind is `init`'s default (the first of [`ALL`]).
     pub example: (&'static str, &'static str),
+}
+
+/// What the LLM judge compares for a kind: a sample's reference document (a field of the
+/// request) with the document the pipeline wrote (a key of its answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JudgedDocument {
+    pub reference: &'static str,
+    pub answer: &'static str,
 }
 
 /// One task kind.
@@ -289,6 +300,18 @@ pub trait TaskKind: Sync {
 
     /// What `goldgate init` writes for it besides its samples (the `init/` of its folder).
     fn init_files(&self) -> InitFiles;
+
+    /// The prefix of its confidence-bin sums (`PREFIX.b0` …), when its answers carry a
+    /// confidence the reports chart for calibration; `None`: no chart.
+    fn calibration(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The document the LLM judge reviews for its samples, when it has one: the request
+    /// field holding the reference and the answer key holding the pipeline's document.
+    fn judged_document(&self) -> Option<JudgedDocument> {
+        None
+    }
 }
 
 /// `value` when it is a list, else an empty list.
@@ -438,91 +461,6 @@ pub fn kind_of(implementation: &dyn TaskKind) -> Kind {
     named(implementation.name()).expect("every implementation is registered")
 }
 
-/// Every metric goldgate reports, in report order: each kind's, then the shared parse and
-/// run-health metrics.
-pub fn metrics() -> &'static [Metric] {
-    static ALL_METRICS: LazyLock<Vec<Metric>> = LazyLock::new(|| {
-        ALL.iter()
-            .flat_map(|k| k.metrics().iter().copied())
-            .chain(SHARED.iter().copied())
-            .collect()
-    });
-    &ALL_METRICS
-}
-
-/// Look a metric up by name (a `tuples.pred_source[POINTER]` too).
-pub fn find(name: &str) -> Option<&'static Metric> {
-    metrics()
-        .iter()
-        .find(|m| m.name == name)
-        .or_else(|| tuples::metrics::source(name))
-}
-
-/// Every metric of a score whose metric names or sum keys are `names`: [`metrics`], with
-/// each per-pointer source count among `names` (`tuples.pred_source[POINTER]`, a family
-/// whose members depend on the answers) after the other tuples metrics, in name order.
-pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric] {
-    use std::collections::{BTreeSet, HashMap};
-    use std::sync::Mutex;
-    static MADE: LazyLock<Mutex<HashMap<Vec<String>, &'static [Metric]>>> =
-        LazyLock::new(Mutex::default);
-    let family: BTreeSet<&str> = names
-        .into_iter()
-        .filter(|n| n.starts_with(tuples::metrics::SOURCE_PREFIX))
-        .collect();
-    if family.is_empty() {
-        return metrics();
-    }
-    let key: Vec<String> = family.iter().map(|s| s.to_string()).collect();
-    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(list) = made.get(&key) {
-        return list;
-    }
-    let all = metrics();
-    let at = all
-        .iter()
-        .rposition(|m| m.name.starts_with("tuples."))
-        .map_or(all.len(), |i| i + 1);
-    let members = family
-        .iter()
-        .filter_map(|n| tuples::metrics::source(n))
-        .copied();
-    let list: Vec<Metric> = all[..at]
-        .iter()
-        .copied()
-        .chain(members)
-        .chain(all[at..].iter().copied())
-        .collect();
-    let list: &'static [Metric] = Box::leak(list.into_boxed_slice());
-    made.insert(key, list);
-    list
-}
-
-/// The kind whose metric `name` is (`None`: a metric every kind shares, or none).
-pub fn owner(name: &str) -> Option<Kind> {
-    if name.starts_with(tuples::metrics::SOURCE_PREFIX) {
-        return named(tuples::Tuples.name());
-    }
-    all().find(|k| of(*k).metrics().iter().any(|m| m.name == name))
-}
-
-/// Whether `name` is a member of a metric family whose members depend on the answers (a
-/// `tuples.pred_source[POINTER]`), not one of [`metrics`].
-pub fn is_family_member(name: &str) -> bool {
-    !metrics().iter().any(|m| m.name == name) && find(name).is_some()
-}
-
-/// Whether a metric belongs to a listed kind or to none ([`TaskKind::listed`]): what the
-/// published schemas and the documentation name.
-pub fn is_listed_metric(name: &str) -> bool {
-    owner(name).is_none_or(|k| of(k).listed())
-}
-
-/// Every metric name, for did-you-mean hints.
-pub fn names() -> impl Iterator<Item = &'static str> {
-    metrics().iter().map(|m| m.name)
-}
-
 impl Kind {
     /// The kind samples call `name` (see [`named`]).
     pub fn named(name: &str) -> Option<Kind> {
@@ -540,7 +478,7 @@ impl<'de> serde::Deserialize<'de> for Kind {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Kind, D::Error> {
         let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(deserializer)?;
         named(&name).ok_or_else(|| {
-            let names: Vec<String> = all().map(|k| format!("`{}`", k.as_str())).collect();
+            let names: Vec<String> = listed().map(|k| format!("`{}`", k.as_str())).collect();
             serde::de::Error::custom(format!(
                 "unknown variant `{name}`, expected one of {}",
                 names.join(", ")

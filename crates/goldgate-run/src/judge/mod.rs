@@ -327,19 +327,22 @@ impl Judge {
     }
 }
 
-/// The texts a record is reviewed on: `None` when the judge has nothing to do with it
-/// (not an e2e sample, or no reference SRS); `Some(Err(why))` when it should have been
-/// reviewed but has no document (the pipeline call failed, the answer is not JSON, or it
-/// has no non-empty `srs_markdown` string).
+/// The texts a record is reviewed on: `None` when the judge has nothing to do with it (its
+/// sample's kind has no judged document, or the sample no reference); `Some(Err(why))` when
+/// it should have been reviewed but has no document (the pipeline call failed, the answer
+/// is not JSON, or it has no non-empty string under the kind's document key, e2e's
+/// `srs_markdown`).
 pub fn document<'a>(
     request: &'a Value,
     record: &'a RunRecord,
 ) -> Option<std::result::Result<(&'a str, &'a str), String>> {
-    if request.get("kind").and_then(Value::as_str) != Some("e2e") {
-        return None;
-    }
+    let judged = request
+        .get("kind")
+        .and_then(Value::as_str)
+        .and_then(goldgate_core::kinds::named)
+        .and_then(|k| goldgate_core::kinds::of(k).judged_document())?;
     let reference = request
-        .get("reference_srs")
+        .get(judged.reference)
         .and_then(Value::as_str)
         .filter(|r| !r.trim().is_empty())?;
     let why = |w: &str| Some(Err(format!("{NOTHING_TO_JUDGE}{w}")));
@@ -349,17 +352,18 @@ pub fn document<'a>(
     let Some(answer) = &record.prediction else {
         return why("the answer is not JSON");
     };
-    let markdown = match answer {
-        Value::Object(o) => o.get("srs_markdown"),
+    let key = judged.answer;
+    let document = match answer {
+        Value::Object(o) => o.get(key),
         _ => None,
     };
-    match markdown {
-        None | Some(Value::Null) => why("the answer has no `srs_markdown`"),
+    match document {
+        None | Some(Value::Null) => why(&format!("the answer has no `{key}`")),
         Some(Value::String(s)) if s.trim().is_empty() => {
-            why("the answer's `srs_markdown` is empty")
+            why(&format!("the answer's `{key}` is empty"))
         }
         Some(Value::String(s)) => Some(Ok((reference, s.as_str()))),
-        Some(_) => why("the answer's `srs_markdown` is not a string"),
+        Some(_) => why(&format!("the answer's `{key}` is not a string")),
     }
 }
 

@@ -270,11 +270,12 @@ impl Thresholds {
     }
 
     /// The rules that apply when no rules file is found: a significant drop of more than
-    /// the default allowed regression in each kind's primary metric fails (only kinds the
-    /// run has are judged), and [`super::rule`] adds the run-health ceilings.
+    /// the default allowed regression in each listed kind's primary metric fails (only
+    /// kinds the run has are judged), and [`super::rule`] adds the run-health ceilings.
     pub fn built_in() -> Thresholds {
         let metrics = crate::kinds::ALL
             .iter()
+            .filter(|k| k.listed())
             .map(|k| {
                 (
                     Spanned::new(0..0, k.primary_metric().to_string()),

@@ -291,6 +291,13 @@ impl super::TaskKind for E2e {
         Extraction.aligned(sample, answer, pairs)
     }
 
+    fn judged_document(&self) -> Option<super::JudgedDocument> {
+        Some(super::JudgedDocument {
+            reference: "reference_srs",
+            answer: "srs_markdown",
+        })
+    }
+
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }

@@ -415,6 +415,10 @@ impl super::TaskKind for Extraction {
         )
     }
 
+    fn calibration(&self) -> Option<&'static str> {
+        Some("ext.cal")
+    }
+
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }

@@ -218,6 +218,10 @@ impl super::TaskKind for Inference {
         aligned
     }
 
+    fn calibration(&self) -> Option<&'static str> {
+        Some("inf.cal")
+    }
+
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
     }

@@ -1,0 +1,131 @@
+//! The metric registry: every metric of the kinds goldgate lists and the shared ones, in
+//! report order; a score's catalog (with the metric families and the unlisted kinds its
+//! statistics hold); looking a metric up and finding its kind.
+
+use std::sync::LazyLock;
+
+use super::{all, named, of, tuples, TaskKind, ALL};
+use crate::metrics::registry::{Metric, SHARED};
+use crate::sample::Kind;
+
+/// Every metric goldgate reports, in report order: each listed kind's
+/// ([`TaskKind::listed`]), then the shared parse and run-health metrics. A kind that is not
+/// listed (a test build's own) joins a score's [`catalog`] only where the score has its
+/// statistics, so every other output is the same with or without it.
+pub fn metrics() -> &'static [Metric] {
+    static LISTED: LazyLock<Vec<Metric>> = LazyLock::new(|| {
+        ALL.iter()
+            .filter(|k| k.listed())
+            .flat_map(|k| k.metrics().iter().copied())
+            .chain(SHARED.iter().copied())
+            .collect()
+    });
+    &LISTED
+}
+
+/// Every kind's metrics, listed or not, then the shared ones.
+fn every_metric() -> &'static [Metric] {
+    static EVERY: LazyLock<Vec<Metric>> = LazyLock::new(|| {
+        ALL.iter()
+            .flat_map(|k| k.metrics().iter().copied())
+            .chain(SHARED.iter().copied())
+            .collect()
+    });
+    &EVERY
+}
+
+/// Look a metric up by name (a `tuples.pred_source[POINTER]` too, and a metric of a kind
+/// that is not listed).
+pub fn find(name: &str) -> Option<&'static Metric> {
+    every_metric()
+        .iter()
+        .find(|m| m.name == name)
+        .or_else(|| tuples::metrics::source(name))
+}
+
+/// Every metric of a score whose metric names or sum keys are `names`: [`metrics`], with
+/// the metrics of each kind that is not listed whose statistics are among `names` (names
+/// starting with `KIND.`), in registry order, and each per-pointer source count among
+/// `names` (`tuples.pred_source[POINTER]`, a family whose members depend on the answers)
+/// after the other tuples metrics, in name order.
+pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric] {
+    use std::collections::{BTreeSet, HashMap};
+    use std::sync::Mutex;
+    static MADE: LazyLock<Mutex<HashMap<Vec<String>, &'static [Metric]>>> =
+        LazyLock::new(Mutex::default);
+    let names: Vec<&str> = names.into_iter().collect();
+    let family: BTreeSet<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| n.starts_with(tuples::metrics::SOURCE_PREFIX))
+        .collect();
+    let present = |kind: &dyn TaskKind| {
+        let prefix = format!("{}.", kind.name());
+        names.iter().any(|n| n.starts_with(&prefix))
+    };
+    let unlisted: Vec<&'static dyn TaskKind> = ALL
+        .iter()
+        .copied()
+        .filter(|k| !k.listed() && present(*k))
+        .collect();
+    if family.is_empty() && unlisted.is_empty() {
+        return metrics();
+    }
+    let key: Vec<String> = family
+        .iter()
+        .map(|s| s.to_string())
+        .chain(unlisted.iter().map(|k| format!("kind:{}", k.name())))
+        .collect();
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(list) = made.get(&key) {
+        return list;
+    }
+    let kinds: Vec<Metric> = ALL
+        .iter()
+        .filter(|k| k.listed() || unlisted.iter().any(|u| u.name() == k.name()))
+        .flat_map(|k| k.metrics().iter().copied())
+        .collect();
+    let at = kinds
+        .iter()
+        .rposition(|m| m.name.starts_with("tuples."))
+        .map_or(kinds.len(), |i| i + 1);
+    let members = family
+        .iter()
+        .filter_map(|n| tuples::metrics::source(n))
+        .copied();
+    let list: Vec<Metric> = kinds[..at]
+        .iter()
+        .copied()
+        .chain(members)
+        .chain(kinds[at..].iter().copied())
+        .chain(SHARED.iter().copied())
+        .collect();
+    let list: &'static [Metric] = Box::leak(list.into_boxed_slice());
+    made.insert(key, list);
+    list
+}
+
+/// The kind whose metric `name` is (`None`: a metric every kind shares, or none).
+pub fn owner(name: &str) -> Option<Kind> {
+    if name.starts_with(tuples::metrics::SOURCE_PREFIX) {
+        return named(tuples::Tuples.name());
+    }
+    all().find(|k| of(*k).metrics().iter().any(|m| m.name == name))
+}
+
+/// Whether `name` is a member of a metric family whose members depend on the answers (a
+/// `tuples.pred_source[POINTER]`), not one of [`metrics`].
+pub fn is_family_member(name: &str) -> bool {
+    !every_metric().iter().any(|m| m.name == name) && find(name).is_some()
+}
+
+/// Whether a metric belongs to a listed kind or to none ([`TaskKind::listed`]): what the
+/// published schemas and the documentation name.
+pub fn is_listed_metric(name: &str) -> bool {
+    owner(name).is_none_or(|k| of(k).listed())
+}
+
+/// Every metric name, for did-you-mean hints.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    metrics().iter().map(|m| m.name)
+}
