@@ -42,7 +42,7 @@ const ALLOWED: &[(&str, Table)] = &[
             ("io", &["error"]),
             ("env", &["error", "secrets"]),
             ("llm", &["error", "io", "quantity", "secrets", "text"]),
-            ("judge", &["document", "llm", "metrics", "parse", "text"]),
+            ("judge", &["document", "llm", "metrics", "text"]),
             ("metrics", &["hash", "rng", "text"]),
             ("sample", &["document", "error", "metrics", "text"]),
             (

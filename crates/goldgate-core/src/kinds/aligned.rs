@@ -5,7 +5,7 @@
 //! ([`super::Record::pairs`]), so the diff shows exactly what the metrics counted.
 
 use super::extraction::labels::Requirement;
-use crate::parse::prediction::PredRequirement;
+use super::extraction::prediction::PredRequirement;
 
 /// One item: its name (an id, empty when items have none), the line it reads as, and its
 /// fields (a matched pair's differing fields are shown).

@@ -13,13 +13,14 @@
 //!    `{` to the last `}`, (c) the span from the first `[` to the last `]`.
 //! 4. `error`: everything else.
 //!
-//! Reading a prediction out of the value is not done here. Parsing never
-//! panics; it is linear in the length of the answer.
+//! Reading a prediction out of the value is each kind's (its `prediction.rs`, over the
+//! field readers of [`answer`]). Parsing never panics; it is linear in the length of the
+//! answer.
 
+pub mod answer;
 #[cfg(test)]
 pub mod arbitrary;
 pub mod json;
-pub mod prediction;
 mod repair;
 
 use std::borrow::Cow;

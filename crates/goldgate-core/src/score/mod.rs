@@ -444,7 +444,10 @@ fn score_record(
     }
     run_health(answer, &mut stats);
     let suspect = answer.judge.as_ref().map_or_else(Vec::new, |judge| {
-        crate::judge::metrics::sums(judge, parsed.value.as_ref(), &mut stats)
+        let document = kind
+            .judged_document()
+            .and_then(|d| parsed.value.as_ref()?.get(d.answer)?.as_str());
+        crate::judge::metrics::sums(judge, document, &mut stats)
     });
     RecordScore {
         stats,

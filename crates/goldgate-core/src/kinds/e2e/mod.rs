@@ -10,8 +10,9 @@ use crate::metrics::stats::Stats;
 use crate::metrics::{precision, recall, ScoringConfig};
 use crate::parse::json::Json;
 
+use super::extraction::prediction::{self, PredRequirement};
 use crate::metrics::registry::Metric;
-use crate::parse::prediction::{self, PredRequirement, Prediction};
+use crate::parse::answer::{object, string};
 use crate::sample::findings::Findings;
 use crate::sample::task::Tasks;
 use crate::sample::{RawSample, Sample};
@@ -33,25 +34,31 @@ pub const SECTIONS: [&str; 12] = [
     "specific requirements",
 ];
 
+/// The document of an answer: its `srs_markdown` string.
+pub fn srs_markdown<'a>(value: Option<&'a Json<'_>>) -> Option<&'a str> {
+    object(value).and_then(|map| string(map, "srs_markdown"))
+}
+
 /// Score one e2e record. Returns its sums and its RD score.
 pub fn score(
     sample: &Sample,
     gold: &GoldRequirements,
-    pred: &Prediction,
+    preds: &[PredRequirement],
+    markdown: Option<&str>,
     cfg: &ScoringConfig,
 ) -> super::Record {
-    let items = pred_items(&pred.requirements, &cfg.similarity);
-    let (pairs, matching) = match_requirements(gold, &pred.requirements, &items, cfg);
+    let items = pred_items(&preds, &cfg.similarity);
+    let (pairs, matching) = match_requirements(gold, &preds, &items, cfg);
     let tp = pairs.len() as f64;
     let (fp, fn_) = (items.len() as f64 - tp, gold.items.len() as f64 - tp);
     let coverage = recall(tp, fp, fn_);
     let accuracy = precision(tp, fp, fn_);
-    let markdown = pred.srs_markdown.unwrap_or("");
+    let markdown = markdown.unwrap_or("");
     let structure = structure(markdown);
     let messages = sample
         .has_conversation()
         .then_some(sample.conversation.len());
-    let traceability = traceability(&pred.requirements, markdown, messages);
+    let traceability = traceability(&preds, markdown, messages);
     let w = cfg.rd_weights;
     let rd = w.coverage * coverage
         + w.accuracy * accuracy
@@ -274,12 +281,8 @@ impl super::TaskKind for E2e {
         cfg: &ScoringConfig,
     ) -> super::Record {
         let answer = parsed.value;
-        let pred = Prediction {
-            requirements: prediction::requirements(answer),
-            srs_markdown: prediction::srs_markdown(answer),
-            ..Prediction::default()
-        };
-        score(sample, super::gold(gold), &pred, cfg)
+        let preds = prediction::requirements(answer);
+        score(sample, super::gold(gold), &preds, srs_markdown(answer), cfg)
     }
 
     fn aligned(
@@ -318,6 +321,21 @@ impl super::TaskKind for E2e {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_document_is_a_string_or_nothing() {
+        let read = |v: serde_json::Value| {
+            let text = v.to_string();
+            let json = Json::parse(&text).unwrap();
+            srs_markdown(Some(&json)).map(str::to_string)
+        };
+        assert_eq!(read(serde_json::json!({"srs_markdown": 3})), None);
+        assert_eq!(
+            read(serde_json::json!({"srs_markdown": "# S"})).as_deref(),
+            Some("# S")
+        );
+        assert_eq!(srs_markdown(None), None);
+    }
 
     #[test]
     fn headings_as_commonmark_parses_them() {

@@ -10,8 +10,8 @@
 use super::labels::enums;
 use crate::kinds::compliance::{in_ascii_enum, quoted, what, Violations};
 use crate::metrics::{SchemaMode, ScoringConfig};
+use crate::parse::answer::integer;
 use crate::parse::json::Json;
-use crate::parse::prediction::integer;
 
 /// Acceptance criteria a requirement needs at least.
 pub const MIN_CRITERIA: usize = 2;

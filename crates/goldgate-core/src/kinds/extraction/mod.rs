@@ -15,12 +15,12 @@ use crate::metrics::stats::Stats;
 use crate::metrics::texts::{joined, Similarity, Text, TextIndex};
 use crate::metrics::{f1, precision, recall, ScoringConfig};
 use crate::parse::json::Json;
-use crate::parse::prediction::{self, PredRequirement, Prediction};
 use crate::sample::findings::Findings;
 use crate::sample::task::Tasks;
 use crate::sample::{RawSample, Sample};
 use crate::text::norm;
 use labels::Requirement;
+use prediction::PredRequirement;
 
 /// What matching needs of gold requirements, computed once per sample (repeats reuse it).
 #[derive(Clone, Debug, Default)]
@@ -129,15 +129,15 @@ pub fn explain(
 pub fn score(
     sample: &Sample,
     gold: &GoldRequirements,
-    pred: &Prediction,
+    preds: &[PredRequirement],
     answer: Option<&Json<'_>>,
     cfg: &ScoringConfig,
 ) -> Record {
     let mut s = Stats::default();
-    let items = pred_items(&pred.requirements, &cfg.similarity);
+    let items = pred_items(&preds, &cfg.similarity);
     let sims = similarities(&cfg.similarity, &gold.index, &items);
     let pairs = match_with(&gold.items, &items, &sims, cfg.rules(cfg.type_rule));
-    let matching = explain(gold, &pred.requirements, &items, &sims, &pairs, cfg);
+    let matching = explain(gold, &preds, &items, &sims, &pairs, cfg);
     let (g, p, tp) = (gold.items.len(), items.len(), pairs.len());
     let (fp, fn_) = ((p - tp) as f64, (g - tp) as f64);
     let sample_f1 = f1(precision(tp as f64, fp, fn_), recall(tp as f64, fp, fn_));
@@ -148,14 +148,14 @@ pub fn score(
     s.add("ext.f1_sum", sample_f1);
     type_sets(
         &sample.labels.list::<Requirement>("requirements"),
-        &pred.requirements,
+        &preds,
         &mut s,
     );
-    completeness(gold, pred, &pairs, cfg, &mut s);
-    identification(sample, &pred.requirements, &mut s);
+    completeness(gold, preds, &pairs, cfg, &mut s);
+    identification(sample, &preds, &mut s);
     type_agreement(gold, &items, &sims, cfg, &mut s);
     let mut bins = Bins::default();
-    for (j, r) in pred.requirements.iter().enumerate() {
+    for (j, r) in preds.iter().enumerate() {
         if let Some(c) = calibration::usable(r.confidence) {
             bins.add(c, pairs.iter().any(|pair| pair.pred == j));
         }
@@ -165,7 +165,7 @@ pub fn score(
     if violations.is_empty() {
         s.add("ext.schema_ok", 1.0);
     }
-    hallucination(sample, &pred.requirements, cfg, &mut s);
+    hallucination(sample, &preds, cfg, &mut s);
     Record {
         stats: s,
         primary: sample_f1,
@@ -187,7 +187,7 @@ fn type_sets(gold: &[Requirement], pred: &[PredRequirement], s: &mut Stats) {
 
 fn completeness(
     gold: &GoldRequirements,
-    pred: &Prediction,
+    preds: &[PredRequirement],
     pairs: &[Pair],
     cfg: &ScoringConfig,
     s: &mut Stats,
@@ -195,7 +195,7 @@ fn completeness(
     for pair in pairs {
         let wanted = &gold.criteria[pair.gold];
         let sim = &cfg.similarity;
-        let offered: Vec<Text> = pred.requirements[pair.pred]
+        let offered: Vec<Text> = preds[pair.pred]
             .acceptance_criteria
             .iter()
             .map(|c| sim.text(&[c]))
@@ -302,6 +302,7 @@ fn supported(r: &PredRequirement, text: &str, messages: usize, cfg: &ScoringConf
 pub mod compliance;
 pub mod labels;
 pub mod metrics;
+pub mod prediction;
 
 /// Requirements extracted from a conversation.
 pub struct Extraction;
@@ -399,11 +400,8 @@ impl super::TaskKind for Extraction {
         cfg: &ScoringConfig,
     ) -> Record {
         let answer = parsed.value;
-        let pred = Prediction {
-            requirements: prediction::requirements(answer),
-            ..Prediction::default()
-        };
-        score(sample, super::gold(gold), &pred, answer, cfg)
+        let preds = prediction::requirements(answer);
+        score(sample, super::gold(gold), &preds, answer, cfg)
     }
 
     fn aligned(&self, sample: &Sample, answer: Option<&Json<'_>>, pairs: &[Paired]) -> Aligned {

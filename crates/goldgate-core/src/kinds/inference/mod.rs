@@ -13,13 +13,14 @@ use crate::metrics::texts::Similarity;
 use crate::metrics::{f1, precision, recall, ScoringConfig};
 use crate::parse::json::Json;
 
+use super::extraction::prediction::PredRequirement;
 use crate::metrics::registry::Metric;
-use crate::parse::prediction::{self, PredRequirement, Prediction};
 use crate::sample::findings::Findings;
 use crate::sample::task::Tasks;
 use crate::sample::{RawSample, Sample};
 use crate::text::norm;
 use labels::InferredRequirement;
+use prediction::PredInferred;
 
 /// Gold inferred requirements prepared for matching, once per sample.
 #[derive(Clone, Debug, Default)]
@@ -47,18 +48,14 @@ impl GoldInferred {
 }
 
 /// Score one inference record: its sums, its F1 of inferred requirements and its matching.
-pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> super::Record {
+pub fn score(gold: &GoldInferred, preds: &[PredInferred], cfg: &ScoringConfig) -> super::Record {
     let mut s = Stats::default();
-    let reqs: Vec<PredRequirement> = pred
-        .inferred_requirements
-        .iter()
-        .map(|i| i.requirement.clone())
-        .collect();
+    let reqs: Vec<PredRequirement> = preds.iter().map(|i| i.requirement.clone()).collect();
     let items = pred_items(&reqs, &cfg.similarity);
     let (pairs, matching) = match_requirements(&gold.requirements, &reqs, &items, cfg);
     let mut bins = Bins::default();
     let (mut relevance, mut zero) = (0.0, 0usize);
-    for (j, item) in pred.inferred_requirements.iter().enumerate() {
+    for (j, item) in preds.iter().enumerate() {
         let matched = pairs.iter().find(|p| p.pred == j);
         let score = matched.map_or(0.0, |p| gold.weight[p.gold]);
         relevance += score;
@@ -95,6 +92,7 @@ pub fn score(gold: &GoldInferred, pred: &Prediction, cfg: &ScoringConfig) -> sup
 
 pub mod labels;
 pub mod metrics;
+pub mod prediction;
 
 /// Requirements inferred from (implied by) explicit ones.
 pub struct Inference;
@@ -189,11 +187,11 @@ impl super::TaskKind for Inference {
         cfg: &ScoringConfig,
     ) -> super::Record {
         let answer = parsed.value;
-        let pred = Prediction {
-            inferred_requirements: prediction::inferred_requirements(answer),
-            ..Prediction::default()
-        };
-        score(super::gold(gold), &pred, cfg)
+        score(
+            super::gold(gold),
+            &prediction::inferred_requirements(answer),
+            cfg,
+        )
     }
 
     fn aligned(

@@ -12,12 +12,12 @@ use crate::parse::json::Json;
 use super::aligned::{Aligned, Item, Paired};
 use crate::metrics::registry::Metric;
 use crate::metrics::ScoringConfig;
-use crate::parse::prediction::{self, Prediction};
 use crate::sample::findings::Findings;
 use crate::sample::task::Tasks;
 use crate::sample::{RawSample, Sample};
 use crate::text::norm;
 use labels::Issue;
+use prediction::PredIssue;
 
 fn key(issue_type: Option<&str>, field: Option<&str>) -> (String, String) {
     (norm(issue_type.unwrap_or("")), norm(field.unwrap_or("")))
@@ -25,7 +25,12 @@ fn key(issue_type: Option<&str>, field: Option<&str>) -> (String, String) {
 
 /// Score one validation record: its sums, its issue F1, and the issues it paired (each
 /// gold issue with a predicted one of the same type and field, in document order).
-pub fn score(gold: &[Issue], pii: &[String], pred: &Prediction) -> super::Record {
+pub fn score(
+    gold: &[Issue],
+    pii: &[String],
+    issues: &[PredIssue],
+    answered_pii: &[&str],
+) -> super::Record {
     let mut s = Stats::default();
     type Side = Vec<(usize, String)>;
     let mut by_key: BTreeMap<(String, String), (Side, Side)> = BTreeMap::new();
@@ -33,7 +38,7 @@ pub fn score(gold: &[Issue], pii: &[String], pred: &Prediction) -> super::Record
         let k = key(Some(&g.issue_type), g.field.as_deref());
         by_key.entry(k).or_default().0.push((i, norm(&g.severity)));
     }
-    for (j, p) in pred.issues.iter().enumerate() {
+    for (j, p) in issues.iter().enumerate() {
         let k = key(p.issue_type, p.field);
         by_key
             .entry(k)
@@ -50,13 +55,13 @@ pub fn score(gold: &[Issue], pii: &[String], pred: &Prediction) -> super::Record
         }
     }
     let tp = pairs.len();
-    let (fp, fn_) = ((pred.issues.len() - tp) as f64, (gold.len() - tp) as f64);
+    let (fp, fn_) = ((issues.len() - tp) as f64, (gold.len() - tp) as f64);
     s.add("val.records", 1.0);
     s.add_count("val.tp", tp);
     s.add("val.fp", fp);
     s.add("val.fn", fn_);
     let gold_pii: BTreeSet<String> = pii.iter().map(|p| norm(p)).collect();
-    let pred_pii: BTreeSet<String> = pred.pii.iter().map(|p| norm(p)).collect();
+    let pred_pii: BTreeSet<String> = answered_pii.iter().map(|p| norm(p)).collect();
     let (pii_tp, pii_fp, pii_fn) = crate::metrics::set_counts(&gold_pii, &pred_pii);
     s.add_count("val.pii_tp", pii_tp);
     s.add_count("val.pii_fp", pii_fp);
@@ -95,6 +100,7 @@ fn pii_item(value: &str) -> Item {
 
 pub mod labels;
 pub mod metrics;
+pub mod prediction;
 
 /// Quality issues (and personal data) found in requirements.
 pub struct Validation;
@@ -173,15 +179,11 @@ impl super::TaskKind for Validation {
         _cfg: &ScoringConfig,
     ) -> super::Record {
         let answer = parsed.value;
-        let pred = Prediction {
-            issues: prediction::issues(answer),
-            pii: prediction::pii(answer),
-            ..Prediction::default()
-        };
         score(
-            &sample.labels.list::<Issue>("issues"),
-            &sample.labels.list::<String>("pii"),
-            &pred,
+            sample.labels.list::<Issue>("issues"),
+            sample.labels.list::<String>("pii"),
+            &prediction::issues(answer),
+            &prediction::pii(answer),
         )
     }
 
