@@ -28,6 +28,7 @@ mod judge;
 mod judge_errors;
 mod judge_fence;
 mod junit;
+mod kind_names;
 mod layers;
 mod links;
 mod llm;
