@@ -47,8 +47,8 @@ pub fn score(
     markdown: Option<&str>,
     cfg: &ScoringConfig,
 ) -> super::Record {
-    let items = pred_items(&preds, &cfg.similarity);
-    let (pairs, matching) = match_requirements(gold, &preds, &items, cfg);
+    let items = pred_items(preds, &cfg.similarity);
+    let (pairs, matching) = match_requirements(gold, preds, &items, cfg);
     let tp = pairs.len() as f64;
     let (fp, fn_) = (items.len() as f64 - tp, gold.items.len() as f64 - tp);
     let coverage = recall(tp, fp, fn_);
@@ -58,7 +58,7 @@ pub fn score(
     let messages = sample
         .has_conversation()
         .then_some(sample.conversation.len());
-    let traceability = traceability(&preds, markdown, messages);
+    let traceability = traceability(preds, markdown, messages);
     let w = cfg.rd_weights;
     let rd = w.coverage * coverage
         + w.accuracy * accuracy

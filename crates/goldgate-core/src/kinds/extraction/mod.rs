@@ -134,10 +134,10 @@ pub fn score(
     cfg: &ScoringConfig,
 ) -> Record {
     let mut s = Stats::default();
-    let items = pred_items(&preds, &cfg.similarity);
+    let items = pred_items(preds, &cfg.similarity);
     let sims = similarities(&cfg.similarity, &gold.index, &items);
     let pairs = match_with(&gold.items, &items, &sims, cfg.rules(cfg.type_rule));
-    let matching = explain(gold, &preds, &items, &sims, &pairs, cfg);
+    let matching = explain(gold, preds, &items, &sims, &pairs, cfg);
     let (g, p, tp) = (gold.items.len(), items.len(), pairs.len());
     let (fp, fn_) = ((p - tp) as f64, (g - tp) as f64);
     let sample_f1 = f1(precision(tp as f64, fp, fn_), recall(tp as f64, fp, fn_));
@@ -147,12 +147,12 @@ pub fn score(
     s.add("ext.fn", fn_);
     s.add("ext.f1_sum", sample_f1);
     type_sets(
-        &sample.labels.list::<Requirement>("requirements"),
-        &preds,
+        sample.labels.list::<Requirement>("requirements"),
+        preds,
         &mut s,
     );
     completeness(gold, preds, &pairs, cfg, &mut s);
-    identification(sample, &preds, &mut s);
+    identification(sample, preds, &mut s);
     type_agreement(gold, &items, &sims, cfg, &mut s);
     let mut bins = Bins::default();
     for (j, r) in preds.iter().enumerate() {
@@ -165,7 +165,7 @@ pub fn score(
     if violations.is_empty() {
         s.add("ext.schema_ok", 1.0);
     }
-    hallucination(sample, &preds, cfg, &mut s);
+    hallucination(sample, preds, cfg, &mut s);
     Record {
         stats: s,
         primary: sample_f1,
@@ -380,13 +380,13 @@ impl super::TaskKind for Extraction {
 
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Box::new(GoldRequirements::new(
-            &sample.labels.list::<Requirement>("requirements"),
+            sample.labels.list::<Requirement>("requirements"),
             &cfg.similarity,
         ))
     }
 
     fn texts(&self, sample: &Sample, answers: &[Option<&Json<'_>>], out: &mut Vec<String>) {
-        gold_texts(&sample.labels.list::<Requirement>("requirements"), out);
+        gold_texts(sample.labels.list::<Requirement>("requirements"), out);
         for answer in answers {
             predicted_texts(&prediction::requirements(*answer), out);
         }
@@ -407,7 +407,7 @@ impl super::TaskKind for Extraction {
     fn aligned(&self, sample: &Sample, answer: Option<&Json<'_>>, pairs: &[Paired]) -> Aligned {
         let preds = prediction::requirements(answer);
         requirements_aligned(
-            &sample.labels.list::<Requirement>("requirements"),
+            sample.labels.list::<Requirement>("requirements"),
             &preds,
             pairs,
         )

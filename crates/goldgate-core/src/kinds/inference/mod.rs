@@ -155,7 +155,7 @@ impl super::TaskKind for Inference {
 
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Box::new(GoldInferred::new(
-            &sample
+            sample
                 .labels
                 .list::<InferredRequirement>("inferred_requirements"),
             &cfg.similarity,
