@@ -145,6 +145,6 @@ pub fn repository() -> PathBuf {
 /// The labels of a JSON mapping of label lists, read by the kinds' shapes (a test's gold).
 pub fn labels(value: serde_json::Value) -> crate::sample::Labels {
     let lists = value.as_object().cloned().unwrap_or_default();
-    crate::kinds::read_labels(&lists)
+    crate::kinds::read_labels(lists)
         .unwrap_or_else(|(key, e)| panic!("labels.{key} do not read: {e}"))
 }

@@ -373,20 +373,36 @@ pub fn label_shapes() -> &'static [&'static dyn LabelShape] {
 /// the first list that does not read, with serde's path below it; keys no shape has are
 /// left out.
 pub fn read_labels(
-    lists: &serde_json::Map<String, serde_json::Value>,
+    lists: serde_json::Map<String, serde_json::Value>,
 ) -> Result<Labels, (&'static str, serde_path_to_error::Error<serde_json::Error>)> {
-    let shapes = label_shapes();
-    let mut read: Vec<(&'static str, Box<dyn LabelList>)> = Vec::new();
+    let mut read = Vec::new();
     for (key, value) in lists {
-        if let Some(shape) = shapes.iter().find(|s| s.key() == key) {
+        if let Some(shape) = label_shapes().iter().find(|s| s.key() == key) {
             read.push((
                 shape.key(),
                 shape.read(value).map_err(|e| (shape.key(), e))?,
             ));
         }
     }
-    Ok(Labels::new(
-        shapes
+    Ok(labels_of(read))
+}
+
+/// The labels of label lists given as their JSON text, when every list reads (the loader's
+/// fast path; [`read_labels`] says what is wrong otherwise).
+pub fn read_labels_text<'t>(lists: impl IntoIterator<Item = (&'t str, &'t str)>) -> Option<Labels> {
+    let mut read = Vec::new();
+    for (key, text) in lists {
+        if let Some(shape) = label_shapes().iter().find(|s| s.key() == key) {
+            read.push((shape.key(), shape.read_text(text)?));
+        }
+    }
+    Some(labels_of(read))
+}
+
+/// Every shape's list: the one read, else an empty one.
+fn labels_of(mut read: Vec<(&'static str, Box<dyn LabelList>)>) -> Labels {
+    Labels::new(
+        label_shapes()
             .iter()
             .map(|shape| {
                 let list = match read.iter().position(|(k, _)| *k == shape.key()) {
@@ -396,12 +412,12 @@ pub fn read_labels(
                 (shape.key(), list)
             })
             .collect(),
-    ))
+    )
 }
 
 /// A label list of `T`s read from JSON (for [`LabelShape::read`]).
 fn read_list<T>(
-    value: &serde_json::Value,
+    value: serde_json::Value,
 ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>>
 where
     T: serde::de::DeserializeOwned
@@ -413,6 +429,22 @@ where
         + 'static,
 {
     serde_path_to_error::deserialize::<_, Vec<T>>(value).map(|v| Box::new(v) as Box<dyn LabelList>)
+}
+
+/// A label list of `T`s read from JSON text (for [`LabelShape::read_text`]).
+fn read_list_text<T>(text: &str) -> Option<Box<dyn LabelList>>
+where
+    T: serde::de::DeserializeOwned
+        + serde::Serialize
+        + Clone
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    serde_json::from_str::<Vec<T>>(text)
+        .ok()
+        .map(|v| Box::new(v) as Box<dyn LabelList>)
 }
 
 /// The items of a list its shape read as `T`s.

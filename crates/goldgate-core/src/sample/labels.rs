@@ -56,8 +56,12 @@ pub trait LabelShape: Sync {
     /// as a path below the list.
     fn read(
         &self,
-        value: &Value,
+        value: Value,
     ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>>;
+
+    /// The list read from its JSON text, when it reads (the loader's fast path for a valid
+    /// JSON line; anything else goes through [`LabelShape::read`], which says where).
+    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>>;
 
     /// The empty list.
     fn empty(&self) -> Box<dyn LabelList>;

@@ -1,8 +1,12 @@
 //! Reading a sample document into a [`RawSample`]: its fields by serde, its labels (and each
 //! annotation's) by the shape the kinds declare for each label key, so a type error in a
-//! label list is reported where it is, as serde reports any other.
+//! label list is reported where it is, as serde reports any other. A document's value is
+//! moved, never copied; a valid JSON line is read straight from its text, each label list
+//! once.
 
-use serde::Deserialize;
+use serde::de::{Error as _, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::document::pointer_of;
@@ -11,10 +15,11 @@ use crate::sample::findings::Findings;
 use crate::sample::{Annotation, DiscussionNote, Labels, Message, RawSample, Review};
 use crate::text::explain_serde;
 
-/// A sample as written, its label lists not yet read.
+/// A sample as written, its label lists (`L`) and annotations (`A`) not yet read: taken from
+/// a document's value, or (`RawLists`) from the text of a JSON line.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SampleDoc {
+pub struct SampleDoc<L = Map<String, Value>, A = AnnotationDoc> {
     pub id: String,
     pub kind: String,
     #[serde(default)]
@@ -40,9 +45,9 @@ pub struct SampleDoc {
     /// Free-form labels; every metric is also reported per tag. Never sent to the pipeline.
     #[serde(default)]
     pub tags: Option<Vec<String>>,
-    pub labels: Map<String, Value>,
-    #[serde(default)]
-    pub annotations: Vec<AnnotationDoc>,
+    pub labels: L,
+    #[serde(default = "Vec::new")]
+    pub annotations: Vec<A>,
     /// Notes of annotators who marked the sample as needing discussion.
     #[serde(default)]
     pub discussion: Vec<DiscussionNote>,
@@ -58,10 +63,38 @@ pub struct AnnotationDoc {
     lists: Map<String, Value>,
 }
 
+/// Label lists as their JSON text, in the order written; a key written twice is an error,
+/// as a field written twice is.
+#[derive(Debug, Default)]
+pub struct RawLists(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for RawLists {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Lists;
+        impl<'de> Visitor<'de> for Lists {
+            type Value = RawLists;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping of label lists")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<RawLists, M::Error> {
+                let mut lists: Vec<(String, Box<RawValue>)> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if lists.iter().any(|(k, _)| *k == key) {
+                        return Err(M::Error::custom(format!("duplicate field `{key}`")));
+                    }
+                    lists.push((key, map.next_value()?));
+                }
+                Ok(RawLists(lists))
+            }
+        }
+        deserializer.deserialize_map(Lists)
+    }
+}
+
 /// The sample of a document whose keys were checked (unknown keys removed), or `None`
 /// with the first type error in `findings` (a missing field is reported by the key walk).
-pub(super) fn read(value: &Value, findings: &mut Findings) -> Option<RawSample> {
-    let doc: SampleDoc = match serde_path_to_error::deserialize(value) {
+pub(super) fn read(value: Value, findings: &mut Findings) -> Option<RawSample> {
+    let mut doc: SampleDoc = match serde_path_to_error::deserialize(value) {
         Ok(doc) => doc,
         Err(e) => {
             let pointer = pointer_of(e.path());
@@ -69,29 +102,42 @@ pub(super) fn read(value: &Value, findings: &mut Findings) -> Option<RawSample> 
             return None;
         }
     };
-    assemble(doc, findings)
-}
-
-/// The sample of a JSON text when it reads without a problem (the fast path for valid
-/// JSONL lines; anything else goes the way of [`read`], which locates the problem).
-pub(super) fn read_valid(text: &str) -> Option<RawSample> {
-    let doc: SampleDoc = serde_json::from_str(text).ok()?;
-    let mut findings = Findings::default();
-    assemble(doc, &mut findings)
-}
-
-/// The sample of a document read by serde, its label lists read by the kinds' shapes.
-fn assemble(doc: SampleDoc, findings: &mut Findings) -> Option<RawSample> {
-    let labels = read_labels(&doc.labels, "/labels", findings)?;
-    let mut annotations = Vec::with_capacity(doc.annotations.len());
-    for (i, a) in doc.annotations.into_iter().enumerate() {
-        let labels = read_labels(&a.lists, &format!("/annotations/{i}"), findings)?;
+    let labels = read_labels(std::mem::take(&mut doc.labels), "/labels", findings)?;
+    let written = std::mem::take(&mut doc.annotations);
+    let mut annotations = Vec::with_capacity(written.len());
+    for (i, a) in written.into_iter().enumerate() {
+        let labels = read_labels(a.lists, &format!("/annotations/{i}"), findings)?;
         annotations.push(Annotation {
             annotator: a.annotator,
             labels,
         });
     }
-    Some(RawSample {
+    Some(raw_sample(doc, labels, annotations))
+}
+
+/// The sample of a JSON text when it reads without a problem (the fast path for valid
+/// JSONL lines; anything else goes the way of [`read`], which locates the problem).
+pub(super) fn read_valid(text: &str) -> Option<RawSample> {
+    let doc: SampleDoc<RawLists, RawLists> = serde_json::from_str(text).ok()?;
+    let labels = kinds::read_labels_text(doc.labels.0.iter().map(|(k, v)| (k.as_str(), v.get())))?;
+    let mut annotations = Vec::with_capacity(doc.annotations.len());
+    for a in &doc.annotations {
+        let annotator = a.0.iter().find(|(k, _)| k == "annotator")?;
+        let annotator: String = serde_json::from_str(annotator.1.get()).ok()?;
+        let lists = a.0.iter().filter(|(k, _)| k != "annotator");
+        let labels = kinds::read_labels_text(lists.map(|(k, v)| (k.as_str(), v.get())))?;
+        annotations.push(Annotation { annotator, labels });
+    }
+    Some(raw_sample(doc, labels, annotations))
+}
+
+/// The sample of a document, its labels and annotations read.
+fn raw_sample<L, A>(
+    doc: SampleDoc<L, A>,
+    labels: Labels,
+    annotations: Vec<Annotation>,
+) -> RawSample {
+    RawSample {
         id: doc.id,
         kind: doc.kind,
         domain: doc.domain,
@@ -107,13 +153,13 @@ fn assemble(doc: SampleDoc, findings: &mut Findings) -> Option<RawSample> {
         annotations,
         discussion: doc.discussion,
         review: doc.review,
-    })
+    }
 }
 
 /// The labels of `lists` (at `pointer`), read by the kinds' shapes; `None` with the first
 /// type error in `findings`.
 fn read_labels(
-    lists: &Map<String, Value>,
+    lists: Map<String, Value>,
     pointer: &str,
     findings: &mut Findings,
 ) -> Option<Labels> {

@@ -39,7 +39,7 @@ pub(crate) fn check_document(
     for pointer in &unknown {
         remove(&mut value, pointer);
     }
-    match super::read::read(&value, &mut findings) {
+    match super::read::read(value, &mut findings) {
         Some(raw) => check_raw(path, origin, raw, tasks, findings, positions),
         None => Loaded {
             sample: None,

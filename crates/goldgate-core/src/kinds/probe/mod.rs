@@ -32,9 +32,13 @@ impl LabelShape for Marks {
 
     fn read(
         &self,
-        value: &Value,
+        value: Value,
     ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
         super::read_list::<String>(value)
+    }
+
+    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>> {
+        super::read_list_text::<String>(text)
     }
 
     fn empty(&self) -> Box<dyn LabelList> {

@@ -24,9 +24,13 @@ impl LabelShape for TupleLabels {
 
     fn read(
         &self,
-        value: &Value,
+        value: Value,
     ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
         super::super::read_list::<Value>(value)
+    }
+
+    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>> {
+        super::super::read_list_text::<Value>(text)
     }
 
     fn empty(&self) -> Box<dyn LabelList> {

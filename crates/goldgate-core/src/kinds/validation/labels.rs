@@ -60,9 +60,13 @@ impl LabelShape for Issues {
 
     fn read(
         &self,
-        value: &Value,
+        value: Value,
     ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
         super::super::read_list::<Issue>(value)
+    }
+
+    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>> {
+        super::super::read_list_text::<Issue>(text)
     }
 
     fn empty(&self) -> Box<dyn LabelList> {
@@ -126,9 +130,13 @@ impl LabelShape for Pii {
 
     fn read(
         &self,
-        value: &Value,
+        value: Value,
     ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
         super::super::read_list::<String>(value)
+    }
+
+    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>> {
+        super::super::read_list_text::<String>(text)
     }
 
     fn empty(&self) -> Box<dyn LabelList> {
