@@ -53,20 +53,28 @@ pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric
     use std::sync::Mutex;
     static MADE: LazyLock<Mutex<HashMap<Vec<String>, &'static [Metric]>>> =
         LazyLock::new(Mutex::default);
-    let names: Vec<&str> = names.into_iter().collect();
-    let family: BTreeSet<&str> = names
+    // One pass over the names (a score's every statistic key: they are many), keeping
+    // only the family members and which unlisted kinds appear.
+    let hidden: Vec<(&'static dyn TaskKind, String)> = ALL
         .iter()
-        .copied()
-        .filter(|n| n.starts_with(tuples::metrics::SOURCE_PREFIX))
+        .filter(|k| !k.listed())
+        .map(|k| (*k, format!("{}.", k.name())))
         .collect();
-    let present = |kind: &dyn TaskKind| {
-        let prefix = format!("{}.", kind.name());
-        names.iter().any(|n| n.starts_with(&prefix))
-    };
-    let unlisted: Vec<&'static dyn TaskKind> = ALL
+    let mut family: BTreeSet<&str> = BTreeSet::new();
+    let mut seen = vec![false; hidden.len()];
+    for name in names {
+        if name.starts_with(tuples::metrics::SOURCE_PREFIX) {
+            family.insert(name);
+        }
+        for (i, (_, prefix)) in hidden.iter().enumerate() {
+            seen[i] |= name.starts_with(prefix.as_str());
+        }
+    }
+    let unlisted: Vec<&'static dyn TaskKind> = hidden
         .iter()
-        .copied()
-        .filter(|k| !k.listed() && present(*k))
+        .zip(&seen)
+        .filter(|(_, seen)| **seen)
+        .map(|((kind, _), _)| *kind)
         .collect();
     if family.is_empty() && unlisted.is_empty() {
         return metrics();
