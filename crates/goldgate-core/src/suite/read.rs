@@ -63,22 +63,23 @@ pub struct AnnotationDoc {
     lists: Map<String, Value>,
 }
 
-/// Label lists as their JSON text, in the order written; a key written twice is an error,
-/// as a field written twice is.
+/// Label lists as their JSON text, borrowed from the line, in the order written; a key
+/// written twice is an error, as a field written twice is (a key with escapes cannot be
+/// borrowed: such a line takes the way that copies).
 #[derive(Debug, Default)]
-pub struct RawLists(Vec<(String, Box<RawValue>)>);
+pub struct RawLists<'t>(Vec<(&'t str, &'t RawValue)>);
 
-impl<'de> Deserialize<'de> for RawLists {
+impl<'de> Deserialize<'de> for RawLists<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Lists;
         impl<'de> Visitor<'de> for Lists {
-            type Value = RawLists;
+            type Value = RawLists<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a mapping of label lists")
             }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<RawLists, M::Error> {
-                let mut lists: Vec<(String, Box<RawValue>)> = Vec::new();
-                while let Some(key) = map.next_key::<String>()? {
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<RawLists<'de>, M::Error> {
+                let mut lists: Vec<(&'de str, &'de RawValue)> = Vec::new();
+                while let Some(key) = map.next_key::<&'de str>()? {
                     if lists.iter().any(|(k, _)| *k == key) {
                         return Err(M::Error::custom(format!("duplicate field `{key}`")));
                     }
@@ -119,13 +120,13 @@ pub(super) fn read(value: Value, findings: &mut Findings) -> Option<RawSample> {
 /// JSONL lines; anything else goes the way of [`read`], which locates the problem).
 pub(super) fn read_valid(text: &str) -> Option<RawSample> {
     let doc: SampleDoc<RawLists, RawLists> = serde_json::from_str(text).ok()?;
-    let labels = kinds::read_labels_text(doc.labels.0.iter().map(|(k, v)| (k.as_str(), v.get())))?;
+    let labels = kinds::read_labels_text(doc.labels.0.iter().map(|(k, v)| (*k, v.get())))?;
     let mut annotations = Vec::with_capacity(doc.annotations.len());
     for a in &doc.annotations {
-        let annotator = a.0.iter().find(|(k, _)| k == "annotator")?;
+        let annotator = a.0.iter().find(|(k, _)| *k == "annotator")?;
         let annotator: String = serde_json::from_str(annotator.1.get()).ok()?;
-        let lists = a.0.iter().filter(|(k, _)| k != "annotator");
-        let labels = kinds::read_labels_text(lists.map(|(k, v)| (k.as_str(), v.get())))?;
+        let lists = a.0.iter().filter(|(k, _)| *k != "annotator");
+        let labels = kinds::read_labels_text(lists.map(|(k, v)| (*k, v.get())))?;
         annotations.push(Annotation { annotator, labels });
     }
     Some(raw_sample(doc, labels, annotations))

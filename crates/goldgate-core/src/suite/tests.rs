@@ -266,3 +266,38 @@ fn discussion_notes_and_reviews_are_read_and_checked() {
         ]
     );
 }
+
+/// A JSON line read the fast way (straight from its text) is held to what the slow way
+/// checks: a label key or a field of an item written twice is an error at its line, never
+/// a silent last-one-wins; a valid line loads with its labels read by their kinds.
+#[test]
+fn a_json_line_with_a_repeated_key_is_refused_and_a_valid_one_loads() {
+    let requirement = r#"{"id": "R-1", "title": "T", "type": "functional", "actor": "a", "action": "b", "acceptance_criteria": ["x", "y"], "priority": "must"}"#;
+    let line = |labels: &str| {
+        format!(
+            r#"{{"id": "j-1", "kind": "extraction", "conversation": [{{"role": "user", "content": "c"}}], "labels": {labels}}}"#
+        )
+    };
+    let valid = line(&format!(r#"{{"requirements": [{requirement}]}}"#));
+    let loaded = load(&[("a.jsonl", &valid)]);
+    assert_eq!(problems(&loaded), Vec::<String>::new());
+    let sample = loaded[0].sample.as_ref().unwrap();
+    assert_eq!(sample.labels.len("requirements"), 1);
+    for labels in [
+        format!(r#"{{"requirements": [], "requirements": [{requirement}]}}"#),
+        format!(
+            r#"{{"requirements": [{}]}}"#,
+            requirement.replace(r#""title": "T""#, r#""title": "T", "title": "U""#)
+        ),
+    ] {
+        let loaded = load(&[("a.jsonl", &line(&labels))]);
+        let found = problems(&loaded);
+        assert!(loaded[0].sample.is_none(), "{labels}: {found:?}");
+        assert!(
+            found
+                .iter()
+                .any(|p| p.starts_with("a.jsonl:1:") && p.contains("duplicate")),
+            "{labels}: {found:?}"
+        );
+    }
+}
