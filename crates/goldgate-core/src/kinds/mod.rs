@@ -341,16 +341,54 @@ pub fn confident(sample: &serde_json::Value, key: &str, confidence: f64) -> serd
     )
 }
 
-/// Every kind, in report order: the one line a kind adds to register itself. The first
-/// listed one is the one `goldgate init` starts a project with when nobody chooses.
-pub static ALL: &[&dyn TaskKind] = &[
-    &extraction::Extraction,
-    &inference::Inference,
-    &validation::Validation,
-    &e2e::E2e,
-    &tuples::Tuples,
+/// Reading a kind's label lists straight from a deserializer, which a [`TaskKind`] trait
+/// object cannot do (the method is generic): the loader's fast path for a valid JSON line
+/// reads each list once this way. It must read what the kind's [`LabelShape`]s read (a test
+/// compares them).
+pub trait ReadsLabels {
+    /// Whether one of the kind's shapes has `key`.
+    fn has(key: &str) -> bool;
+
+    /// The list under `key` (one [`ReadsLabels::has`]) read from `de`.
+    fn read_de<'de, D: serde::Deserializer<'de>>(
+        key: &str,
+        de: D,
+    ) -> Result<Box<dyn LabelList>, D::Error>;
+}
+
+/// The registry: [`ALL`] and [`read_list_de`] from one list of kinds.
+macro_rules! registry {
+    ($($(#[$m:meta])* $kind:path),* $(,)?) => {
+        /// Every kind, in report order. The first listed one is the one `goldgate init`
+        /// starts a project with when nobody chooses.
+        pub static ALL: &[&dyn TaskKind] = &[$($(#[$m])* &$kind),*];
+
+        /// The list under `key` read straight from `de` by the first kind with a shape for
+        /// it (an error when none has one).
+        pub fn read_list_de<'de, D: serde::Deserializer<'de>>(
+            key: &str,
+            de: D,
+        ) -> Result<Box<dyn LabelList>, D::Error> {
+            $(
+                $(#[$m])*
+                if <$kind as ReadsLabels>::has(key) {
+                    return <$kind as ReadsLabels>::read_de(key, de);
+                }
+            )*
+            Err(serde::de::Error::custom(format!("no kind has the label key `{key}`")))
+        }
+    };
+}
+
+// The one line a kind adds to register itself.
+registry![
+    extraction::Extraction,
+    inference::Inference,
+    validation::Validation,
+    e2e::E2e,
+    tuples::Tuples,
     #[cfg(any(test, feature = "test-support"))]
-    &probe::Probe,
+    probe::Probe,
 ];
 
 /// Every label key's shape, each once, in registry order (a kind's own, then the next
@@ -400,7 +438,7 @@ pub fn read_labels_text<'t>(lists: impl IntoIterator<Item = (&'t str, &'t str)>)
 }
 
 /// Every shape's list: the one read, else an empty one.
-fn labels_of(mut read: Vec<(&'static str, Box<dyn LabelList>)>) -> Labels {
+pub fn labels_of(mut read: Vec<(&'static str, Box<dyn LabelList>)>) -> Labels {
     Labels::new(
         label_shapes()
             .iter()
@@ -528,6 +566,23 @@ fn gold<T: 'static>(gold: &Gold) -> &T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast way of reading a list reads what the shape reads, for every key.
+    #[test]
+    fn every_label_key_reads_the_same_straight_from_a_deserializer() {
+        for shape in label_shapes() {
+            let de = serde_json::Value::Array(Vec::new());
+            let direct = read_list_de(shape.key(), de).unwrap();
+            let by_shape = shape.read(serde_json::Value::Array(Vec::new())).unwrap();
+            assert_eq!(
+                direct.as_any().type_id(),
+                by_shape.as_any().type_id(),
+                "{}",
+                shape.key()
+            );
+        }
+        assert!(read_list_de("no-such-key", serde_json::Value::Null).is_err());
+    }
 
     #[test]
     fn every_kind_is_registered_once_with_its_own_metrics() {

@@ -1,18 +1,19 @@
 //! Reading a sample document into a [`RawSample`]: its fields by serde, its labels (and each
 //! annotation's) by the shape the kinds declare for each label key, so a type error in a
 //! label list is reported where it is, as serde reports any other. A document's value is
-//! moved, never copied; a valid JSON line is read straight from its text, each label list
-//! once.
+//! moved, never copied; a valid JSON line is read straight from its text in one pass, each
+//! label list by its kind ([`kinds::ReadsLabels`]).
 
-use serde::de::{Error as _, MapAccess, Visitor};
+use std::borrow::Cow;
+
+use serde::de::{DeserializeSeed, Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::document::pointer_of;
 use crate::kinds;
 use crate::sample::findings::Findings;
-use crate::sample::{Annotation, DiscussionNote, Labels, Message, RawSample, Review};
+use crate::sample::{Annotation, DiscussionNote, LabelList, Labels, Message, RawSample, Review};
 use crate::text::explain_serde;
 
 /// A sample as written, its label lists (`L`) and annotations (`A`) not yet read: taken from
@@ -63,32 +64,91 @@ pub struct AnnotationDoc {
     lists: Map<String, Value>,
 }
 
-/// Label lists as their JSON text, borrowed from the line, in the order written; a key
-/// written twice is an error, as a field written twice is (a key with escapes cannot be
-/// borrowed: such a line takes the way that copies).
-#[derive(Debug, Default)]
-pub struct RawLists<'t>(Vec<(&'t str, &'t RawValue)>);
+/// Label lists read straight from a JSON line by their kinds ([`kinds::read_list_de`]), in
+/// the order written; a key no kind has, or one written twice, is an error (so the line
+/// takes the way that says where).
+pub struct ReadLists(Vec<(&'static str, Box<dyn LabelList>)>);
 
-impl<'de> Deserialize<'de> for RawLists<'de> {
+/// An annotation read straight from a JSON line: its annotator and its lists.
+pub struct ReadAnnotation {
+    annotator: String,
+    lists: ReadLists,
+}
+
+/// Reads one label list by its key.
+struct ListSeed(&'static str);
+
+impl<'de> DeserializeSeed<'de> for ListSeed {
+    type Value = Box<dyn LabelList>;
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        kinds::read_list_de(self.0, de)
+    }
+}
+
+/// The next list of `map` under `key`, added to `lists`.
+fn next_list<'de, M: MapAccess<'de>>(
+    map: &mut M,
+    key: &str,
+    lists: &mut Vec<(&'static str, Box<dyn LabelList>)>,
+) -> Result<(), M::Error> {
+    let Some(shape) = kinds::label_shapes().iter().find(|s| s.key() == key) else {
+        return Err(M::Error::custom(format!("unknown field `{key}`")));
+    };
+    if lists.iter().any(|(k, _)| *k == shape.key()) {
+        return Err(M::Error::custom(format!("duplicate field `{key}`")));
+    }
+    lists.push((shape.key(), map.next_value_seed(ListSeed(shape.key()))?));
+    Ok(())
+}
+
+impl<'de> Deserialize<'de> for ReadLists {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Lists;
         impl<'de> Visitor<'de> for Lists {
-            type Value = RawLists<'de>;
+            type Value = ReadLists;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a mapping of label lists")
             }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<RawLists<'de>, M::Error> {
-                let mut lists: Vec<(&'de str, &'de RawValue)> = Vec::new();
-                while let Some(key) = map.next_key::<&'de str>()? {
-                    if lists.iter().any(|(k, _)| *k == key) {
-                        return Err(M::Error::custom(format!("duplicate field `{key}`")));
-                    }
-                    lists.push((key, map.next_value()?));
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<ReadLists, M::Error> {
+                let mut lists = Vec::new();
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    next_list(&mut map, &key, &mut lists)?;
                 }
-                Ok(RawLists(lists))
+                Ok(ReadLists(lists))
             }
         }
         deserializer.deserialize_map(Lists)
+    }
+}
+
+impl<'de> Deserialize<'de> for ReadAnnotation {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct One;
+        impl<'de> Visitor<'de> for One {
+            type Value = ReadAnnotation;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an annotation")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<ReadAnnotation, M::Error> {
+                let (mut annotator, mut lists) = (None, Vec::new());
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    if key == "annotator" {
+                        if annotator.is_some() {
+                            return Err(M::Error::custom("duplicate field `annotator`"));
+                        }
+                        annotator = Some(map.next_value::<String>()?);
+                    } else {
+                        next_list(&mut map, &key, &mut lists)?;
+                    }
+                }
+                let annotator = annotator.ok_or_else(|| M::Error::missing_field("annotator"))?;
+                Ok(ReadAnnotation {
+                    annotator,
+                    lists: ReadLists(lists),
+                })
+            }
+        }
+        deserializer.deserialize_map(One)
     }
 }
 
@@ -119,16 +179,15 @@ pub(super) fn read(value: Value, findings: &mut Findings) -> Option<RawSample> {
 /// The sample of a JSON text when it reads without a problem (the fast path for valid
 /// JSONL lines; anything else goes the way of [`read`], which locates the problem).
 pub(super) fn read_valid(text: &str) -> Option<RawSample> {
-    let doc: SampleDoc<RawLists, RawLists> = serde_json::from_str(text).ok()?;
-    let labels = kinds::read_labels_text(doc.labels.0.iter().map(|(k, v)| (*k, v.get())))?;
-    let mut annotations = Vec::with_capacity(doc.annotations.len());
-    for a in &doc.annotations {
-        let annotator = a.0.iter().find(|(k, _)| *k == "annotator")?;
-        let annotator: String = serde_json::from_str(annotator.1.get()).ok()?;
-        let lists = a.0.iter().filter(|(k, _)| *k != "annotator");
-        let labels = kinds::read_labels_text(lists.map(|(k, v)| (*k, v.get())))?;
-        annotations.push(Annotation { annotator, labels });
-    }
+    let mut doc: SampleDoc<ReadLists, ReadAnnotation> = serde_json::from_str(text).ok()?;
+    let labels = kinds::labels_of(std::mem::take(&mut doc.labels.0));
+    let annotations = std::mem::take(&mut doc.annotations)
+        .into_iter()
+        .map(|a| Annotation {
+            annotator: a.annotator,
+            labels: kinds::labels_of(a.lists.0),
+        })
+        .collect();
     Some(raw_sample(doc, labels, annotations))
 }
 

@@ -318,6 +318,19 @@ impl super::TaskKind for E2e {
     }
 }
 
+impl super::ReadsLabels for E2e {
+    fn has(key: &str) -> bool {
+        <super::extraction::Extraction as super::ReadsLabels>::has(key)
+    }
+
+    fn read_de<'de, D: serde::Deserializer<'de>>(
+        key: &str,
+        de: D,
+    ) -> Result<Box<dyn crate::sample::LabelList>, D::Error> {
+        <super::extraction::Extraction as super::ReadsLabels>::read_de(key, de)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -458,3 +458,17 @@ pub fn paired(pairs: &[Pair]) -> Vec<Paired> {
         .map(|p| Paired::similar(p.gold, p.pred, p.similarity))
         .collect()
 }
+
+impl super::ReadsLabels for Extraction {
+    fn has(key: &str) -> bool {
+        key == "requirements"
+    }
+
+    fn read_de<'de, D: serde::Deserializer<'de>>(
+        _key: &str,
+        de: D,
+    ) -> Result<Box<dyn crate::sample::LabelList>, D::Error> {
+        use serde::Deserialize;
+        Vec::<labels::Requirement>::deserialize(de).map(|v| Box::new(v) as _)
+    }
+}

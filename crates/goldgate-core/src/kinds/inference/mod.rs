@@ -236,3 +236,17 @@ impl super::TaskKind for Inference {
         }
     }
 }
+
+impl super::ReadsLabels for Inference {
+    fn has(key: &str) -> bool {
+        key == "inferred_requirements"
+    }
+
+    fn read_de<'de, D: serde::Deserializer<'de>>(
+        _key: &str,
+        de: D,
+    ) -> Result<Box<dyn crate::sample::LabelList>, D::Error> {
+        use serde::Deserialize;
+        Vec::<labels::InferredRequirement>::deserialize(de).map(|v| Box::new(v) as _)
+    }
+}

@@ -237,3 +237,17 @@ impl super::TaskKind for Probe {
         )
     }
 }
+
+impl super::ReadsLabels for Probe {
+    fn has(key: &str) -> bool {
+        key == "marks"
+    }
+
+    fn read_de<'de, D: serde::Deserializer<'de>>(
+        _key: &str,
+        de: D,
+    ) -> Result<Box<dyn crate::sample::LabelList>, D::Error> {
+        use serde::Deserialize;
+        Vec::<String>::deserialize(de).map(|v| Box::new(v) as _)
+    }
+}

@@ -420,5 +420,19 @@ fn aligned(task: &Task, gold: &TupleSet, set: &TupleSet, text: &str) -> Aligned 
     aligned
 }
 
+impl super::ReadsLabels for Tuples {
+    fn has(key: &str) -> bool {
+        key == "tuples"
+    }
+
+    fn read_de<'de, D: serde::Deserializer<'de>>(
+        _key: &str,
+        de: D,
+    ) -> Result<Box<dyn crate::sample::LabelList>, D::Error> {
+        use serde::Deserialize;
+        Vec::<serde_json::Value>::deserialize(de).map(|v| Box::new(v) as _)
+    }
+}
+
 #[cfg(test)]
 mod tests;

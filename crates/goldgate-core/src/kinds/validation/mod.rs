@@ -242,3 +242,20 @@ impl super::TaskKind for Validation {
         }
     }
 }
+
+impl super::ReadsLabels for Validation {
+    fn has(key: &str) -> bool {
+        matches!(key, "issues" | "pii")
+    }
+
+    fn read_de<'de, D: serde::Deserializer<'de>>(
+        key: &str,
+        de: D,
+    ) -> Result<Box<dyn crate::sample::LabelList>, D::Error> {
+        use serde::Deserialize;
+        match key {
+            "issues" => Vec::<labels::Issue>::deserialize(de).map(|v| Box::new(v) as _),
+            _ => Vec::<String>::deserialize(de).map(|v| Box::new(v) as _),
+        }
+    }
+}
