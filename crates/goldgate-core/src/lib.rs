@@ -1,6 +1,7 @@
 //! goldgate-core: everything goldgate decides, as plain synchronous functions over plain
-//! data: no async runtime, no network, no command line. The gold suite and its documents
-//! ([`suite`], [`document`], [`parse`]), the task kinds ([`kinds`]), the metrics
+//! data: no async runtime, no network, no command line. The gold-sample model ([`sample`],
+//! below the kinds), the task kinds ([`kinds`]), loading and linting suites and their
+//! documents ([`suite`], above the kinds; [`document`], [`parse`]), the metrics
 //! ([`metrics`]), run files ([`runfile`]), scoring ([`score`]), the gate ([`gate`]), the LLM
 //! judge's rubric ([`judge`]), the data of LLM calls ([`llm`]), the embedding trait and its
 //! cache ([`embed`]), and the foundations they share (errors and exit codes, escaping,

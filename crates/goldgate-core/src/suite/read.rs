@@ -17,7 +17,7 @@ use crate::sample::{Annotation, DiscussionNote, LabelList, Labels, Message, RawS
 use crate::text::explain_serde;
 
 /// A sample as written, its label lists (`L`) and annotations (`A`) not yet read: taken from
-/// a document's value, or (`RawLists`) from the text of a JSON line.
+/// a document's value, or (`ReadLists`, `ReadAnnotation`) read straight from a JSON line.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SampleDoc<L = Map<String, Value>, A = AnnotationDoc> {
