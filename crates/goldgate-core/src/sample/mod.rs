@@ -26,7 +26,7 @@ pub mod enums {
 }
 
 /// What a sample tests (`kind`): one of the task kinds, as the registry
-/// (`kinds::ALL`) lists them. Only the registry makes one ([`Kind::registered`]), so a
+/// (`kinds::ALL`) lists them. Only the registry makes one (`kinds::named`, `kinds::all`), so a
 /// `Kind` always names a registered kind; kinds compare in the registry's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Kind {
@@ -36,9 +36,9 @@ pub struct Kind {
 }
 
 impl Kind {
-    /// The kind at `index` of the registry, named `name`: for the registry alone.
-    #[doc(hidden)]
-    pub const fn registered(index: usize, name: &'static str) -> Kind {
+    /// The kind at `index` of the registry, named `name`: for the registry alone (no other
+    /// crate can make a `Kind`, so every `Kind` is one the registry holds).
+    pub(crate) const fn registered(index: usize, name: &'static str) -> Kind {
         Kind { index, name }
     }
 
