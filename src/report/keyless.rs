@@ -87,18 +87,20 @@ pub fn markdown(keyless: &[Keyless]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use goldgate_core::sample::Kind;
 
     #[test]
     fn the_comment_says_them_within_bounds_whatever_the_verdict_claims() {
         let long = "k".repeat(500);
+        // Any kind: the text is the same for each.
+        let kind = goldgate_core::kinds::all().next().unwrap();
+        let key = goldgate_core::kinds::of(kind).answer_keys()[0];
         let claimed: Vec<Keyless> = (0..30)
             .map(|i| Keyless {
-                kind: Kind::named("extraction").unwrap(),
+                kind,
                 task: Some(format!("t{i}")),
                 answers: 3,
                 samples: 40,
-                expected: vec!["requirements".into()],
+                expected: vec![key.into()],
                 found: vec![long.clone(); 50],
                 examples: (0..50).map(|e| format!("s-{e}")).collect(),
             })
@@ -106,7 +108,9 @@ mod tests {
         let lines = markdown(&claimed);
         assert_eq!(lines.len(), MAX_GROUPS);
         assert!(
-            lines[0].starts_with("**3 answers hold none of the keys extraction (task `t0`) reads** (`requirements`); found: "),
+            lines[0].starts_with(&format!(
+                "**3 answers hold none of the keys {kind} (task `t0`) reads** (`{key}`); found: "
+            )),
             "{}",
             lines[0]
         );
@@ -117,18 +121,26 @@ mod tests {
 
     #[test]
     fn the_run_summary_names_the_keys_what_was_found_and_where_to_look() {
+        // A kind whose answer has two keys (the text lists both).
+        let kind = goldgate_core::kinds::all()
+            .find(|k| goldgate_core::kinds::of(*k).answer_keys().len() == 2)
+            .unwrap();
+        let keys = goldgate_core::kinds::of(kind).answer_keys();
         let one = Keyless {
-            kind: Kind::named("validation").unwrap(),
+            kind,
             task: None,
             answers: 2,
             samples: 2,
-            expected: vec!["issues".into(), "pii".into()],
+            expected: keys.iter().map(|k| k.to_string()).collect(),
             found: vec!["problems".into()],
-            examples: vec!["val-1".into(), "val-2".into()],
+            examples: vec!["s-1".into(), "s-2".into()],
         };
         assert_eq!(
             terminal(&[one]),
-            "warning: 2 answers hold none of the keys validation reads (issues, pii); found: problems (samples val-1, val-2)\n  hint: they score as empty answers; docs/pipelines.md shows the answer of kind validation, and schemas/answer-validation.schema.json checks one\n"
+            format!(
+                "warning: 2 answers hold none of the keys {kind} reads ({}, {}); found: problems (samples s-1, s-2)\n  hint: they score as empty answers; docs/pipelines.md shows the answer of kind {kind}, and schemas/answer-{kind}.schema.json checks one\n",
+                keys[0], keys[1]
+            )
         );
         assert_eq!(terminal(&[]), "");
     }

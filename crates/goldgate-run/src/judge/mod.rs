@@ -480,43 +480,68 @@ mod tests {
         assert!(again[1].content.contains(fence::MARKER_PREFIX));
     }
 
+    /// The registered kind whose samples the judge reviews, with the fields it compares,
+    /// and one whose samples it does not.
+    fn judged_and_not() -> (
+        &'static str,
+        goldgate_core::kinds::JudgedDocument,
+        &'static str,
+    ) {
+        let kinds = goldgate_core::kinds::ALL;
+        let judged = kinds
+            .iter()
+            .find(|k| k.judged_document().is_some())
+            .unwrap();
+        let other = kinds
+            .iter()
+            .find(|k| k.judged_document().is_none())
+            .unwrap();
+        (
+            judged.name(),
+            judged.judged_document().unwrap(),
+            other.name(),
+        )
+    }
+
     #[test]
     fn which_records_are_reviewed_and_why_not() {
-        let e2e = json!({"id": "s", "kind": "e2e", "reference_srs": "# Reference"});
-        let answer = record(Some(json!({"srs_markdown": "# Mine", "requirements": []})));
-        assert_eq!(document(&e2e, &answer), Some(Ok(("# Reference", "# Mine"))));
-        // Not the judge's: another kind, no reference.
-        let extraction = json!({"id": "s", "kind": "extraction", "reference_srs": "# R"});
-        assert_eq!(document(&extraction, &answer), None);
-        assert_eq!(document(&json!({"id": "s", "kind": "e2e"}), &answer), None);
+        let (kind, fields, other) = judged_and_not();
+        let (reference, key) = (fields.reference, fields.answer);
+        let judged = json!({"id": "s", "kind": kind, reference: "# Reference"});
+        let answer = record(Some(json!({key: "# Mine", "requirements": []})));
         assert_eq!(
-            document(
-                &json!({"id": "s", "kind": "e2e", "reference_srs": " "}),
-                &answer
-            ),
+            document(&judged, &answer),
+            Some(Ok(("# Reference", "# Mine")))
+        );
+        // Not the judge's: another kind, no reference.
+        let not_judged = json!({"id": "s", "kind": other, reference: "# R"});
+        assert_eq!(document(&not_judged, &answer), None);
+        assert_eq!(document(&json!({"id": "s", "kind": kind}), &answer), None);
+        assert_eq!(
+            document(&json!({"id": "s", "kind": kind, reference: " "}), &answer),
             None
         );
         // Should have been reviewed, but there is no document.
-        let why = |r: &RunRecord| document(&e2e, r).unwrap().unwrap_err();
+        let why = |r: &RunRecord| document(&judged, r).unwrap().unwrap_err();
         assert_eq!(
             why(&record(None)),
             "nothing to judge: the answer is not JSON"
         );
         assert_eq!(
             why(&record(Some(json!({"requirements": []})))),
-            "nothing to judge: the answer has no `srs_markdown`"
+            format!("nothing to judge: the answer has no `{key}`")
         );
         assert_eq!(
             why(&record(Some(json!([1, 2])))),
-            "nothing to judge: the answer has no `srs_markdown`"
+            format!("nothing to judge: the answer has no `{key}`")
         );
         assert_eq!(
-            why(&record(Some(json!({"srs_markdown": 7})))),
-            "nothing to judge: the answer's `srs_markdown` is not a string"
+            why(&record(Some(json!({key: 7})))),
+            format!("nothing to judge: the answer's `{key}` is not a string")
         );
         assert_eq!(
-            why(&record(Some(json!({"srs_markdown": "\n"})))),
-            "nothing to judge: the answer's `srs_markdown` is empty"
+            why(&record(Some(json!({key: "\n"})))),
+            format!("nothing to judge: the answer's `{key}` is empty")
         );
         let mut failed = answer.clone();
         failed.error = Some(goldgate_core::runfile::record::RecordError {
