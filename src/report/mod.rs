@@ -162,7 +162,7 @@ mod tests {
     fn mean_and_std_over_runs_read_baseline_to_candidate() {
         use goldgate_core::gate::verdict::{MetricResult, Status};
         let mut m = MetricResult {
-            name: "extraction.f1".into(),
+            name: goldgate_core::testkit::test_kind().primary_metric().into(),
             direction: goldgate_core::metrics::registry::Direction::Higher,
             baseline: None,
             candidate: Some(0.8),

@@ -255,10 +255,7 @@ mod tests {
             safe,
             "@\u{200b}octocat &lt;img src=x&gt; \\| \\`x\\` \\[l\\](u) \\~\\~\\~␊\\#1 \\$x\\$"
         );
-        assert_eq!(
-            markdown_code("extraction.hallucination_rate"),
-            "`extraction.hallucination_rate`"
-        );
+        assert_eq!(markdown_code("run.error_rate"), "`run.error_rate`");
         assert_eq!(markdown_code("x `` y"), "<code>x \\`\\` y</code>");
         assert_eq!(
             markdown_code("a|b\nc <img>"),

@@ -248,10 +248,11 @@ mod tests {
 
     #[test]
     fn the_request_line_carries_the_repeat() {
-        let line = request_line(&json!({"id": "s-1", "kind": "extraction"}), 2);
+        let kind = goldgate_core::testkit::test_kind().name();
+        let line = request_line(&json!({"id": "s-1", "kind": kind}), 2);
         assert_eq!(
             String::from_utf8(line).unwrap(),
-            "{\"id\":\"s-1\",\"kind\":\"extraction\",\"repeat\":2}\n"
+            format!("{{\"id\":\"s-1\",\"kind\":\"{kind}\",\"repeat\":2}}\n")
         );
         assert_eq!(request_line(&json!({}), 0), b"{\"repeat\":0}\n");
         let line = request_line(&json!({"repeat": "x", "id": "a"}), 1);

@@ -216,14 +216,13 @@ mod tests {
     /// tokens or milliseconds, and its bounds say their unit.
     #[test]
     fn defaults_for_regressions_apply_to_bounded_metrics_only() {
-        let t = rules("[metrics.\"run.cost_usd\"]\nmax = 0.005\n[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n[metrics.\"run.tokens_total\"]\nmax = 50000\n[metrics.\"extraction.f1\"]\nmin = 0.8\n").unwrap();
+        // A bounded metric of a kind: the test kind's primary one.
+        let f1 = crate::testkit::test_kind().primary_metric();
+        let t = rules(&format!("[metrics.\"run.cost_usd\"]\nmax = 0.005\n[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n[metrics.\"run.tokens_total\"]\nmax = 50000\n[metrics.\"{f1}\"]\nmin = 0.8\n")).unwrap();
         assert_eq!(described(&t, "run.cost_usd").unwrap(), "≤ 0.005 USD");
         assert_eq!(described(&t, "run.latency_p95_ms").unwrap(), "≤ 30000 ms");
         assert_eq!(described(&t, "run.tokens_total").unwrap(), "≤ 50000 tokens");
-        assert_eq!(
-            described(&t, "extraction.f1").unwrap(),
-            "≥ 0.8, Δ ≤ 0.02 (sig.)"
-        );
+        assert_eq!(described(&t, f1).unwrap(), "≥ 0.8, Δ ≤ 0.02 (sig.)");
         let cost = crate::kinds::find("run.cost_usd").unwrap();
         assert_eq!(rule_for(cost, &t).unwrap().1, None);
     }
@@ -246,12 +245,13 @@ mod tests {
             (Some("10%"), None)
         );
         assert_eq!(rule.unit.as_deref(), Some("USD"));
-        let t = rules("[defaults]\nmax_increase = \"25%\"\n[metrics.\"run.latency_p95_ms\"]\n[metrics.\"extraction.f1\"]\n").unwrap();
+        let f1 = crate::testkit::test_kind().primary_metric();
+        let t = rules(&format!("[defaults]\nmax_increase = \"25%\"\n[metrics.\"run.latency_p95_ms\"]\n[metrics.\"{f1}\"]\n")).unwrap();
         assert_eq!(
             described(&t, "run.latency_p95_ms").unwrap(),
             "Δ ≤ +25% (sig.)"
         );
-        assert_eq!(described(&t, "extraction.f1").unwrap(), "Δ ≤ 0.02 (sig.)");
+        assert_eq!(described(&t, f1).unwrap(), "Δ ≤ 0.02 (sig.)");
         for (text, says) in [
             (
                 "[metrics.\"run.cost_usd\"]\nmax_regression = 0.02\n",

@@ -465,9 +465,10 @@ mod tests {
             samples: 7,
             confidence: 0.95,
         };
+        let f1 = crate::testkit::test_kind().primary_metric();
         assert_eq!(
-            d.sentence("extraction.f1", Direction::Higher),
-            "with 7 samples this gate can only see drops larger than 0.2104 in extraction.f1 (at 95% confidence)"
+            d.sentence(f1, Direction::Higher),
+            format!("with 7 samples this gate can only see drops larger than 0.2104 in {f1} (at 95% confidence)")
         );
         assert!(d
             .sentence("run.latency_p95_ms", Direction::Lower)
