@@ -1,5 +1,5 @@
 //! Reading label lists: every label key's shape in registry order, a mapping of lists as
-//! written read by those shapes, and the helpers the kinds' shapes read and check with.
+//! written read by their kinds, and the helpers the kinds' shapes check with.
 
 use std::sync::LazyLock;
 
@@ -22,34 +22,27 @@ pub fn label_shapes() -> &'static [&'static dyn LabelShape] {
 }
 
 /// The labels of a mapping of label lists as written (`labels`, or an annotation's lists),
-/// each read by its key's shape in the order written, every other key empty. An error names
-/// the first list that does not read, with serde's path below it; keys no shape has are
-/// left out.
+/// each read by its kind ([`super::read_list_de`]) in the order written, every other key
+/// empty. An error names the first list that does not read, with serde's path below it;
+/// keys no shape has are left out.
 pub fn read_labels(
     lists: serde_json::Map<String, serde_json::Value>,
 ) -> Result<Labels, (&'static str, serde_path_to_error::Error<serde_json::Error>)> {
     let mut read = Vec::new();
     for (key, value) in lists {
         if let Some(shape) = label_shapes().iter().find(|s| s.key() == key) {
-            read.push((
-                shape.key(),
-                shape.read(value).map_err(|e| (shape.key(), e))?,
-            ));
+            let mut track = serde_path_to_error::Track::new();
+            let de = serde_path_to_error::Deserializer::new(value, &mut track);
+            match super::read_list_de(shape.key(), de) {
+                Ok(list) => read.push((shape.key(), list)),
+                Err(e) => {
+                    let e = serde_path_to_error::Error::new(track.path(), e);
+                    return Err((shape.key(), e));
+                }
+            }
         }
     }
     Ok(labels_of(read))
-}
-
-/// The labels of label lists given as their JSON text, when every list reads (the loader's
-/// fast path; [`read_labels`] says what is wrong otherwise).
-pub fn read_labels_text<'t>(lists: impl IntoIterator<Item = (&'t str, &'t str)>) -> Option<Labels> {
-    let mut read = Vec::new();
-    for (key, text) in lists {
-        if let Some(shape) = label_shapes().iter().find(|s| s.key() == key) {
-            read.push((shape.key(), shape.read_text(text)?));
-        }
-    }
-    Some(labels_of(read))
 }
 
 /// Every shape's list: the one read, else an empty one.
@@ -66,38 +59,6 @@ pub fn labels_of(mut read: Vec<(&'static str, Box<dyn LabelList>)>) -> Labels {
             })
             .collect(),
     )
-}
-
-/// A label list of `T`s read from JSON (for [`LabelShape::read`]).
-pub(super) fn read_list<T>(
-    value: serde_json::Value,
-) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>>
-where
-    T: serde::de::DeserializeOwned
-        + serde::Serialize
-        + Clone
-        + std::fmt::Debug
-        + Send
-        + Sync
-        + 'static,
-{
-    serde_path_to_error::deserialize::<_, Vec<T>>(value).map(|v| Box::new(v) as Box<dyn LabelList>)
-}
-
-/// A label list of `T`s read from JSON text (for [`LabelShape::read_text`]).
-pub(super) fn read_list_text<T>(text: &str) -> Option<Box<dyn LabelList>>
-where
-    T: serde::de::DeserializeOwned
-        + serde::Serialize
-        + Clone
-        + std::fmt::Debug
-        + Send
-        + Sync
-        + 'static,
-{
-    serde_json::from_str::<Vec<T>>(text)
-        .ok()
-        .map(|v| Box::new(v) as Box<dyn LabelList>)
 }
 
 /// The items of a list its shape read as `T`s.

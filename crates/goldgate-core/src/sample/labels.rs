@@ -44,24 +44,13 @@ where
     }
 }
 
-/// What a kind declares about one label key: how its list is read (typed), which keys its
-/// items have, the checks `suite lint` holds it to, and what reports and agreement read
-/// from it. Several kinds may share one key through one shape (the requirements of
-/// extraction and e2e).
+/// What a kind declares about one label key (the kind's `ReadsLabels` reads its list into
+/// the type [`LabelShape::empty`] is a list of): which keys its items have, the checks
+/// `suite lint` holds it to, and what reports and agreement read from it. Several kinds may
+/// share one key through one shape (the requirements of extraction and e2e).
 pub trait LabelShape: Sync {
     /// The key, under `labels` and in an annotation.
     fn key(&self) -> &'static str;
-
-    /// The list read from its JSON (`value`: the list as written); a type error says where,
-    /// as a path below the list.
-    fn read(
-        &self,
-        value: Value,
-    ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>>;
-
-    /// The list read from its JSON text, when it reads (the loader's fast path for a valid
-    /// JSON line; anything else goes through [`LabelShape::read`], which says where).
-    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>>;
 
     /// The empty list.
     fn empty(&self) -> Box<dyn LabelList>;

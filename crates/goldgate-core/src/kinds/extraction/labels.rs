@@ -74,17 +74,6 @@ impl LabelShape for Requirements {
         "requirements"
     }
 
-    fn read(
-        &self,
-        value: Value,
-    ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
-        super::super::read_list::<Requirement>(value)
-    }
-
-    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>> {
-        super::super::read_list_text::<Requirement>(text)
-    }
-
     fn empty(&self) -> Box<dyn LabelList> {
         Box::new(Vec::<Requirement>::new())
     }

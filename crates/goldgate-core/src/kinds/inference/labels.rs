@@ -53,17 +53,6 @@ impl LabelShape for InferredRequirements {
         "inferred_requirements"
     }
 
-    fn read(
-        &self,
-        value: Value,
-    ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
-        super::super::read_list::<InferredRequirement>(value)
-    }
-
-    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>> {
-        super::super::read_list_text::<InferredRequirement>(text)
-    }
-
     fn empty(&self) -> Box<dyn LabelList> {
         Box::new(Vec::<InferredRequirement>::new())
     }

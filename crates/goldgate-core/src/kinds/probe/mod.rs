@@ -30,17 +30,6 @@ impl LabelShape for Marks {
         "marks"
     }
 
-    fn read(
-        &self,
-        value: Value,
-    ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
-        super::read_list::<String>(value)
-    }
-
-    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>> {
-        super::read_list_text::<String>(text)
-    }
-
     fn empty(&self) -> Box<dyn LabelList> {
         Box::new(Vec::<String>::new())
     }

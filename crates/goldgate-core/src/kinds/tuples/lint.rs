@@ -22,17 +22,6 @@ impl LabelShape for TupleLabels {
         "tuples"
     }
 
-    fn read(
-        &self,
-        value: Value,
-    ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
-        super::super::read_list::<Value>(value)
-    }
-
-    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>> {
-        super::super::read_list_text::<Value>(text)
-    }
-
     fn empty(&self) -> Box<dyn LabelList> {
         Box::new(Vec::<Value>::new())
     }

@@ -58,17 +58,6 @@ impl LabelShape for Issues {
         "issues"
     }
 
-    fn read(
-        &self,
-        value: Value,
-    ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
-        super::super::read_list::<Issue>(value)
-    }
-
-    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>> {
-        super::super::read_list_text::<Issue>(text)
-    }
-
     fn empty(&self) -> Box<dyn LabelList> {
         Box::new(Vec::<Issue>::new())
     }
@@ -126,17 +115,6 @@ pub struct Pii;
 impl LabelShape for Pii {
     fn key(&self) -> &'static str {
         "pii"
-    }
-
-    fn read(
-        &self,
-        value: Value,
-    ) -> Result<Box<dyn LabelList>, serde_path_to_error::Error<serde_json::Error>> {
-        super::super::read_list::<String>(value)
-    }
-
-    fn read_text(&self, text: &str) -> Option<Box<dyn LabelList>> {
-        super::super::read_list_text::<String>(text)
     }
 
     fn empty(&self) -> Box<dyn LabelList> {
