@@ -6,6 +6,7 @@
 
 use super::extraction::labels::Requirement;
 use super::extraction::prediction::PredRequirement;
+use crate::text::norm;
 
 /// One item: its name (an id, empty when items have none), the line it reads as, and its
 /// fields (a matched pair's differing fields are shown).
@@ -26,6 +27,27 @@ pub struct Paired {
     pub similarity: Option<f64>,
     /// How they matched, when it is not the kind's usual way (`loose match`).
     pub how: Option<&'static str>,
+}
+
+/// Strings paired one to one when equal after `norm`, each gold string with the first
+/// predicted one not yet taken (indexes shifted by `at`: where each list starts among the
+/// items): how strings compared as sets of `norm`'d strings line up in a diff.
+pub fn equal_strings<G: AsRef<str>, P: AsRef<str>>(
+    gold: &[G],
+    predicted: &[P],
+    at: (usize, usize),
+) -> Vec<Paired> {
+    let predicted: Vec<String> = predicted.iter().map(|p| norm(p.as_ref())).collect();
+    let mut taken = vec![false; predicted.len()];
+    let mut pairs = Vec::new();
+    for (i, g) in gold.iter().enumerate() {
+        let g = norm(g.as_ref());
+        if let Some(j) = (0..predicted.len()).find(|&j| !taken[j] && predicted[j] == g) {
+            taken[j] = true;
+            pairs.push(Paired::exact(at.0 + i, at.1 + j));
+        }
+    }
+    pairs
 }
 
 impl Paired {

@@ -208,17 +208,9 @@ impl super::TaskKind for Probe {
     }
 
     fn aligned(&self, sample: &Sample, answer: Option<&Json<'_>>, _: &[Paired]) -> Aligned {
-        let gold: Vec<&String> = sample.labels.list::<String>("marks").iter().collect();
+        let gold = sample.labels.list::<String>("marks");
         let predicted = answered(answer);
-        let mut taken = vec![false; predicted.len()];
-        let mut pairs = Vec::new();
-        for (i, g) in gold.iter().enumerate() {
-            let found = (0..predicted.len()).find(|&j| !taken[j] && norm(&predicted[j]) == norm(g));
-            if let Some(j) = found {
-                taken[j] = true;
-                pairs.push(Paired::exact(i, j));
-            }
-        }
+        let pairs = super::aligned::equal_strings(gold, &predicted, (0, 0));
         Aligned::new(
             gold.iter().map(|g| item(g)).collect(),
             predicted.iter().map(|p| item(p)).collect(),

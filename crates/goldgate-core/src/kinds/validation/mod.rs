@@ -214,15 +214,11 @@ impl super::TaskKind for Validation {
         let (gold_at, pred_at) = (gold.len(), predicted.len());
         gold.extend(gold_pii.iter().map(|p| pii_item(p)));
         predicted.extend(pii.iter().map(|p| pii_item(p)));
-        let mut taken = vec![false; pii.len()];
-        for (i, g) in gold_pii.iter().enumerate() {
-            let g = norm(g);
-            let found = (0..pii.len()).find(|&j| !taken[j] && norm(pii[j]) == g);
-            if let Some(j) = found {
-                taken[j] = true;
-                pairs.push(Paired::exact(gold_at + i, pred_at + j));
-            }
-        }
+        pairs.extend(super::aligned::equal_strings(
+            gold_pii,
+            &pii,
+            (gold_at, pred_at),
+        ));
         Aligned::new(gold, predicted, &pairs)
     }
 
