@@ -7,36 +7,23 @@ use std::process::{Command, Output};
 
 use serde_json::json;
 
-use crate::support::TempDir;
+use crate::support::{test_kind, TempDir};
 
-/// A suite of `n` extraction samples with one gold requirement each.
+/// A suite of `n` samples of the test kind with one gold mark each.
 fn suite(dir: &Path, n: usize) {
     let root = dir.join("suite");
     std::fs::create_dir_all(&root).unwrap();
-    let lines: String = (0..n)
-        .map(|i| {
-            json!({"id": format!("s-{i}"), "kind": "extraction", "domain": "shop",
-                "conversation": [{"role": "user", "content": "Customers track orders."}],
-                "labels": {"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional",
-                    "actor": "customer", "action": "track orders", "source_messages": [0]}]}})
-            .to_string()
-                + "\n"
-        })
+    let samples: Vec<_> = (0..n)
+        .map(|i| test_kind::sample(&format!("s-{i}"), "Customers track orders.", &["orders"]))
         .collect();
-    std::fs::write(root.join("samples.jsonl"), lines).unwrap();
+    std::fs::write(root.join("samples.jsonl"), test_kind::lines(&samples)).unwrap();
 }
 
-/// Answers for `s-0` … `s-{n-1}`: the gold requirement for the first `right`, none after.
+/// Answers for `s-0` … `s-{n-1}`: the gold mark for the first `right`, none after.
 fn answers(dir: &Path, n: usize, right: usize) {
-    let found = json!({"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional",
-        "actor": "customer", "action": "track orders", "source_messages": [0]}]});
     let lines: String = (0..n)
         .map(|i| {
-            let output = if i < right {
-                found.clone()
-            } else {
-                json!({"requirements": []})
-            };
+            let output = test_kind::answer(if i < right { &["orders"] } else { &[] });
             json!({"id": format!("s-{i}"), "output": output}).to_string() + "\n"
         })
         .collect();
@@ -123,13 +110,9 @@ fn a_refresh_over_its_error_rule_is_refused_under_a_rules_file_too() {
         "version = 1\n[metrics.\"run.error_rate\"]\nmax = 0.02\n",
     )
     .unwrap();
-    let out = refresh(
-        &dir.0,
-        &[
-            "--command",
-            "grep -q '\"s-0\"' && exit 1; echo '{\"requirements\": []}'",
-        ],
-    );
+    let answer = test_kind::answer(&[]);
+    let command = format!("grep -q '\"s-0\"' && exit 1; echo '{answer}'");
+    let out = refresh(&dir.0, &["--command", &command]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(
@@ -149,7 +132,10 @@ fn a_healthy_refresh_under_a_floor_it_breaks_is_stored_with_a_warning() {
     answers(&dir.0, 6, 3);
     std::fs::write(
         dir.0.join("thresholds.toml"),
-        "version = 1\n[metrics.\"extraction.recall\"]\nmin = 0.8\n",
+        format!(
+            "version = 1\n[metrics.\"{}\"]\nmin = 0.8\n",
+            test_kind::metric("recall")
+        ),
     )
     .unwrap();
     let out = refresh(&dir.0, &["--replay", "answers.jsonl"]);
@@ -158,7 +144,10 @@ fn a_healthy_refresh_under_a_floor_it_breaks_is_stored_with_a_warning() {
     assert!(
         stderr.contains(
             "warning: the new baseline already breaks 1 absolute rule(s) of thresholds.toml"
-        ) && stderr.contains("extraction.recall: 0.5000 is below the floor 0.8000"),
+        ) && stderr.contains(&format!(
+            "{}: 0.5000 is below the floor 0.8000",
+            test_kind::metric("recall")
+        )),
         "{stderr}"
     );
     assert!(

@@ -10,12 +10,27 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::project::{git, git_output};
-use crate::support::TempDir;
+use crate::support::{test_kind, TempDir};
 
 const GOLDGATE: &str = env!("CARGO_BIN_EXE_goldgate");
 
-const GOOD: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Track order status", "type": "functional", "actor": "customer", "action": "view the current status of an order", "acceptance_criteria": ["status shown", "status updated"], "priority": "must", "source_messages": [0], "confidence": 0.9}]}"#;
-const BAD: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Export invoices", "type": "interface", "actor": "accountant", "action": "download invoices as PDF", "acceptance_criteria": ["a", "b"], "priority": "must", "source_messages": [0], "confidence": 0.9}]}"#;
+/// The pipeline's answer that matches every sample's gold.
+fn good() -> String {
+    test_kind::answer(&["order status"]).to_string()
+}
+
+/// An answer that matches none.
+fn bad() -> String {
+    test_kind::answer(&["invoices"]).to_string()
+}
+
+/// The rule on the test kind's F1: `min`.
+fn f1_rule(min: f64) -> String {
+    format!(
+        "version = 1\n[metrics.\"{}\"]\nmin = {min}\n",
+        test_kind::metric("f1")
+    )
+}
 
 /// A scratch repository with a three-sample suite, a pipeline that answers with the content
 /// of `answer.json` (and counts its calls in `calls.log`, outside the repository, wherever
@@ -32,11 +47,13 @@ impl Scratch {
         let remote = dir.0.join("remote.git");
         std::fs::create_dir_all(repo.join("suite")).unwrap();
         let sample = |id: &str| {
-            format!(
-                r#"{{"id": "{id}", "kind": "extraction", "conversation": [{{"role": "user", "content": "Customers want to track their orders."}}], "labels": {{"requirements": [{{"id": "REQ-001", "title": "Track order status", "type": "functional", "actor": "customer", "action": "view the current status of an order", "acceptance_criteria": ["status shown", "status updated"], "priority": "must", "source_messages": [0]}}]}}}}"#
+            test_kind::sample(
+                id,
+                "Customers want to track their order status.",
+                &["order status"],
             )
         };
-        let suite: String = ["a", "b", "c"].iter().map(|id| sample(id) + "\n").collect();
+        let suite = test_kind::lines(&["a", "b", "c"].map(sample));
         std::fs::write(repo.join("suite/samples.jsonl"), suite).unwrap();
         std::fs::write(
             repo.join("pipeline.sh"),
@@ -46,17 +63,13 @@ impl Scratch {
             ),
         )
         .unwrap();
-        std::fs::write(repo.join("answer.json"), GOOD).unwrap();
+        std::fs::write(repo.join("answer.json"), good()).unwrap();
         std::fs::write(
             repo.join("goldgate.toml"),
             "[pipeline]\nkind = \"command\"\ncommand = \"sh pipeline.sh\"\nfingerprint_files = [\"answer.json\", \"pipeline.sh\"]\n\n[check]\nsuite = \"suite\"\nthresholds = \"thresholds.toml\"\n",
         )
         .unwrap();
-        std::fs::write(
-            repo.join("thresholds.toml"),
-            "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.8\n",
-        )
-        .unwrap();
+        std::fs::write(repo.join("thresholds.toml"), f1_rule(0.8)).unwrap();
         std::fs::write(repo.join(".gitignore"), ".goldgate/\ncalls.log\n").unwrap();
         git(&dir.0, &["init", "-q", "--bare", "remote.git"]);
         git(&repo, &["init", "-q", "-b", "main"]);
@@ -174,18 +187,19 @@ fn the_hook_runs_the_gate_on_push_and_blocks_a_failing_one() {
 
     // A change that breaks the pipeline's answers blocks the push.
     let before = s.remote_head();
-    std::fs::write(s.repo.join("answer.json"), BAD).unwrap();
-    s.commit("a prompt change that breaks extraction");
+    std::fs::write(s.repo.join("answer.json"), bad()).unwrap();
+    s.commit("a prompt change that breaks the answers");
     let (ok, text) = s.push(&[]);
     assert!(!ok, "a failing gate blocks the push:\n{text}");
-    assert!(text.contains("failed: extraction.f1"), "{text}");
+    let f1 = test_kind::metric("f1");
+    assert!(text.contains(&format!("failed: {f1}")), "{text}");
     assert!(
-        text.contains("extraction.f1: – → 0.0000"),
+        text.contains(&format!("{f1}: – → 0.0000")),
         "the broken rule is shown:\n{text}"
     );
     assert!(text.contains("push blocked"), "{text}");
     assert!(
-        !text.contains("extraction.recall"),
+        !text.contains(&test_kind::metric("recall")),
         "only what broke:\n{text}"
     );
     assert_eq!(s.remote_head(), before, "the remote did not move");
@@ -234,7 +248,7 @@ fn the_hook_respects_core_hooks_path_and_other_peoples_hooks() {
     assert!(hook.contains("hook run \"$@\" -- --jobs 2"), "{hook}");
     assert!(s.repo.join(".githooks/pre-push.goldgate-backup").is_file());
 
-    std::fs::write(s.repo.join("answer.json"), BAD).unwrap();
+    std::fs::write(s.repo.join("answer.json"), bad()).unwrap();
     s.commit("bad answers");
     let (ok, text) = s.push(&[]);
     assert!(
@@ -260,11 +274,7 @@ fn the_hook_respects_core_hooks_path_and_other_peoples_hooks() {
 #[test]
 fn base_ref_calls_out_loosened_rules_and_tolerates_a_new_rules_file() {
     let s = Scratch::new("base-ref");
-    std::fs::write(
-        s.repo.join("thresholds.toml"),
-        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n",
-    )
-    .unwrap();
+    std::fs::write(s.repo.join("thresholds.toml"), f1_rule(0.5)).unwrap();
     let out = s.goldgate(&["check", "--base-ref", "HEAD", "--format", "brief"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "a loosened rule warns: {out:?}");
@@ -273,16 +283,12 @@ fn base_ref_calls_out_loosened_rules_and_tolerates_a_new_rules_file() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("loosened") && stdout.contains("extraction.f1"),
+        stdout.contains("loosened") && stdout.contains(&test_kind::metric("f1")),
         "{stdout}"
     );
 
     std::fs::create_dir_all(s.repo.join("ci")).unwrap();
-    std::fs::write(
-        s.repo.join("ci/rules.toml"),
-        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.8\n",
-    )
-    .unwrap();
+    std::fs::write(s.repo.join("ci/rules.toml"), f1_rule(0.8)).unwrap();
     let out = s.goldgate(&[
         "check",
         "--thresholds",
@@ -309,7 +315,7 @@ fn the_hook_checks_the_pushed_commit_not_the_working_tree() {
     let s = Scratch::new("pushed");
     assert!(s.goldgate(&["hook", "install"]).status.success());
 
-    std::fs::write(s.repo.join("answer.json"), BAD).unwrap();
+    std::fs::write(s.repo.join("answer.json"), bad()).unwrap();
     let (ok, text) = s.push(&[]);
     assert!(ok, "the pushed commit answers well:\n{text}");
     assert!(
@@ -334,13 +340,16 @@ fn the_hook_checks_the_pushed_commit_not_the_working_tree() {
     assert!(ok, "{text}");
     assert_eq!(s.calls(), 3, "the shared cache answered:\n{text}");
 
-    // The reverse: the commit breaks extraction, the working tree has the fix.
-    s.commit("a prompt change that breaks extraction");
-    std::fs::write(s.repo.join("answer.json"), GOOD).unwrap();
+    // The reverse: the commit breaks the answers, the working tree has the fix.
+    s.commit("a prompt change that breaks the answers");
+    std::fs::write(s.repo.join("answer.json"), good()).unwrap();
     let before = s.remote_head();
     let (ok, text) = s.push(&[]);
     assert!(!ok, "the pushed commit fails the gate:\n{text}");
-    assert!(text.contains("failed: extraction.f1"), "{text}");
+    assert!(
+        text.contains(&format!("failed: {}", test_kind::metric("f1"))),
+        "{text}"
+    );
     assert!(text.contains("push blocked"), "{text}");
     assert!(text.contains("uncommitted"), "{text}");
     assert_eq!(s.remote_head(), before, "the remote did not move");

@@ -10,10 +10,10 @@ use std::process::{Command, Output};
 use serde_json::{json, Value};
 
 use crate::github::{start, FakeGitHub, MARKER, TOKEN};
-use crate::support::{example, TempDir};
+use crate::support::{example, test_kind, TempDir};
 
-/// The verdict of the example project's candidate answers (it fails: extraction dropped
-/// below its floors and regressed against the baseline).
+/// The verdict of the example project's candidate answers (it fails: its requirement
+/// extraction dropped below its floors and regressed against the baseline).
 fn failing_verdict(dir: &Path) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
         .args(["check", "--config", &example("goldgate.toml")])
@@ -37,6 +37,20 @@ fn failing_verdict(dir: &Path) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_str(&std::fs::read_to_string(dir.join("out/verdict.json")).unwrap()).unwrap()
+}
+
+/// The rules a verdict fails, by metric name (the example's are its requirement kind's
+/// recall and F1).
+fn failed(v: &Value) -> Vec<String> {
+    let failed: Vec<String> = v["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["status"] == "fail")
+        .map(|m| m["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!failed.is_empty(), "the example fails a rule");
+    failed
 }
 
 /// The verdict as a forger would write it: pass, every rule holding.
@@ -106,7 +120,9 @@ fn posted(server: &FakeGitHub) -> String {
 #[test]
 fn a_forged_pass_is_published_as_the_failure_its_values_give() {
     let dir = TempDir::new("publish-forged");
-    let forged = forged_pass(failing_verdict(&dir.0));
+    let verdict = failing_verdict(&dir.0);
+    let failed = failed(&verdict);
+    let forged = forged_pass(verdict);
     write(&dir.0, "verdict.json", &forged);
     let server = start(vec![]);
     let out = publish_with_check_run(&dir.0, &server);
@@ -115,7 +131,9 @@ fn a_forged_pass_is_published_as_the_failure_its_values_give() {
     assert!(
         stderr.contains("::warning title=goldgate%3A verdict overridden::")
             && stderr.contains("claimed pass")
-            && stderr.contains("extraction.f1 (claimed pass, is fail)"),
+            && failed
+                .iter()
+                .all(|m| stderr.contains(&format!("{m} (claimed pass, is fail)"))),
         "{stderr}"
     );
     let body = posted(&server);
@@ -143,7 +161,12 @@ fn a_forged_pass_is_published_as_the_failure_its_values_give() {
 #[test]
 fn a_trusted_baseline_replaces_the_baseline_values_in_the_file() {
     let dir = TempDir::new("publish-baseline");
-    let mut forged = forged_pass(failing_verdict(&dir.0));
+    let verdict = failing_verdict(&dir.0);
+    let recall = failed(&verdict)
+        .into_iter()
+        .find(|m| m.ends_with(".recall"))
+        .expect("the example's recall fails");
+    let mut forged = forged_pass(verdict);
     for m in forged["metrics"].as_array_mut().unwrap() {
         m["baseline"] = m["candidate"].clone();
         m["delta"] = m["candidate"].as_f64().map_or(Value::Null, |_| json!(0.0));
@@ -151,7 +174,7 @@ fn a_trusted_baseline_replaces_the_baseline_values_in_the_file() {
     write(&dir.0, "verdict.json", &forged);
     std::fs::write(
         dir.0.join("rules.toml"),
-        "version = 1\n[metrics.\"extraction.recall\"]\nmax_regression = 0.03\nrequire_significance = true\n",
+        format!("version = 1\n[metrics.\"{recall}\"]\nmax_regression = 0.03\nrequire_significance = true\n"),
     )
     .unwrap();
     let rules = [
@@ -178,7 +201,7 @@ fn a_trusted_baseline_replaces_the_baseline_values_in_the_file() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("goldgate publish: fail — extraction.recall (computed from"),
+        stderr.contains(&format!("goldgate publish: fail — {recall} (computed from")),
         "{stderr}"
     );
     let summary = std::fs::read_to_string(dir.0.join("summary.md")).unwrap();
@@ -234,40 +257,50 @@ fn full_width_reports_fit_githubs_limits_in_bytes() {
     );
 }
 
-/// `n` extraction samples `s-00` … whose gold holds 20 long requirements each.
+/// `n` samples `s-00` … of the test kind whose gold holds 20 long marks each.
 fn long_suite(dir: &Path, n: usize) {
     let root = dir.join("suite");
     std::fs::create_dir_all(&root).unwrap();
-    let lines: String = (0..n)
+    let samples: Vec<Value> = (0..n)
         .map(|i| {
-            let requirements: Vec<Value> = (0..20)
-                .map(|r| json!({"id": format!("REQ-{r:03}"), "title": format!("requirement {r} of sample {i}: {}", "the system shall keep an audit trail of every order change ".repeat(2)),
-                    "type": "functional", "actor": "customer", "action": format!("action {r}"), "source_messages": [0]}))
+            let marks: Vec<String> = (0..20)
+                .map(|r| {
+                    format!(
+                        "mark {r} of sample {i}: {}",
+                        "the system shall keep an audit trail of every order change ".repeat(3)
+                    )
+                })
                 .collect();
-            json!({"id": format!("s-{i:02}"), "kind": "extraction", "domain": "shop",
-                "conversation": [{"role": "user", "content": "Customers track orders."}],
-                "labels": {"requirements": requirements}})
-            .to_string()
-                + "\n"
+            let marks: Vec<&str> = marks.iter().map(String::as_str).collect();
+            test_kind::sample(&format!("s-{i:02}"), "Customers track orders.", &marks)
         })
         .collect();
-    std::fs::write(root.join("samples.jsonl"), lines).unwrap();
+    std::fs::write(root.join("samples.jsonl"), test_kind::lines(&samples)).unwrap();
 }
 
-/// Answers to `long_suite`: the gold itself, or 20 unrelated long requirements.
+/// Answers to `long_suite`: the gold itself, or 20 unrelated long marks.
 fn answers(dir: &Path, name: &str, n: usize, good: bool) {
     let suite = std::fs::read_to_string(dir.join("suite/samples.jsonl")).unwrap();
+    let unrelated: Vec<String> = (0..20)
+        .map(|r| {
+            format!(
+                "unrelated {r}: {}",
+                "a payment gateway retries declined cards nightly ".repeat(3)
+            )
+        })
+        .collect();
+    let unrelated: Vec<&str> = unrelated.iter().map(String::as_str).collect();
     let lines: String = suite
         .lines()
         .take(n)
         .enumerate()
         .map(|(i, line)| {
             let sample: Value = serde_json::from_str(line).unwrap();
-            let requirements = match good {
-                true => sample["labels"]["requirements"].clone(),
-                false => json!((0..20).map(|r| json!({"id": format!("REQ-{r:03}"), "title": format!("unrelated {r}: {}", "a payment gateway retries declined cards nightly ".repeat(2)), "type": "constraint", "actor": "admin", "action": "retry"})).collect::<Vec<_>>()),
+            let output = match good {
+                true => sample["labels"].clone(),
+                false => test_kind::answer(&unrelated),
             };
-            json!({"id": format!("s-{i:02}"), "output": {"requirements": requirements}}).to_string() + "\n"
+            json!({"id": format!("s-{i:02}"), "output": output}).to_string() + "\n"
         })
         .collect();
     std::fs::write(dir.join(name), lines).unwrap();
@@ -286,7 +319,10 @@ fn a_trimmed_comment_keeps_the_worst_samples_and_the_summary_has_them_all() {
     answers(&dir.0, "bad.jsonl", 25, false);
     std::fs::write(
         dir.0.join("thresholds.toml"),
-        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n",
+        format!(
+            "version = 1\n[metrics.\"{}\"]\nmin = 0.5\n",
+            test_kind::metric("f1")
+        ),
     )
     .unwrap();
     let goldgate = |args: &[&str]| {
