@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::TempDir;
+use crate::support::{test_kind, TempDir};
 
 /// Address space the binary may use: plenty for goldgate, far less than the inputs below
 /// would take when read or expanded whole.
@@ -112,7 +112,8 @@ fn yaml_aliases_that_multiply_a_long_string_are_an_input_error_not_an_abort() {
     // A 4 MB string, then five levels of lists of ten aliases of the level below: a few
     // hundred values, but 4 MB × 10^5 of text once expanded.
     let mut yaml = format!(
-        "id: ext-001\nkind: extraction\nconversation:\n  - role: user\n    content: &s0 \"{}\"\n",
+        "id: ext-001\nkind: {}\nconversation:\n  - role: user\n    content: &s0 \"{}\"\n",
+        test_kind::name(),
         "a".repeat(4 << 20)
     );
     yaml.push_str("bomb:\n");
@@ -120,7 +121,7 @@ fn yaml_aliases_that_multiply_a_long_string_are_an_input_error_not_an_abort() {
         let aliases = vec![format!("*s{}", level - 1); 10].join(", ");
         yaml.push_str(&format!("  l{level}: &s{level} [{aliases}]\n"));
     }
-    yaml.push_str("labels:\n  requirements: []\n");
+    yaml.push_str(&format!("labels:\n  {}: []\n", label_key()));
     std::fs::write(suite.join("ext-001.yaml"), yaml).unwrap();
     let (out, took) = goldgate_limited(&dir.0, &["suite", "lint", "suite"]);
     let text = said(&out);
@@ -133,24 +134,23 @@ fn yaml_aliases_that_multiply_a_long_string_are_an_input_error_not_an_abort() {
     assert!(took < Duration::from_secs(20), "{took:?}");
 }
 
-/// A requirement of the example format, numbered.
-fn requirement(i: usize) -> serde_json::Value {
-    serde_json::json!({"id": format!("REQ-{:03}", i + 1), "title": format!("Feature {i}"),
-        "type": "functional", "actor": "customer", "action": format!("use feature number {i} of the shop"),
-        "acceptance_criteria": [format!("feature {i} works")], "priority": "must", "source_messages": [0]})
+/// The test kind's marks `0` … `n - 1`.
+fn marks(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("feature {i}")).collect()
 }
 
-/// An extraction sample `id` whose gold holds `gold` requirements, as one JSON line.
+/// A sample `id` of the test kind whose gold holds `gold` marks, as one JSON line.
 fn sample(id: &str, gold: usize) -> String {
-    serde_json::json!({"id": id, "kind": "extraction",
-        "conversation": [{"role": "user", "content": "Customers want a shop with features."}],
-        "labels": {"requirements": (0..gold).map(requirement).collect::<Vec<_>>()}})
-    .to_string()
+    let marks = marks(gold);
+    let marks: Vec<&str> = marks.iter().map(String::as_str).collect();
+    test_kind::sample(id, "Customers want a shop with features.", &marks).to_string()
 }
 
-/// An outputs-file line: `id` answered with `n` requirements.
+/// An outputs-file line: `id` answered with `n` marks.
 fn answer(id: &str, n: usize) -> String {
-    let answer = serde_json::json!({"requirements": (0..n).map(requirement).collect::<Vec<_>>()});
+    let marks = marks(n);
+    let marks: Vec<&str> = marks.iter().map(String::as_str).collect();
+    let answer = test_kind::answer(&marks);
     serde_json::json!({"id": id, "output": answer.to_string()}).to_string()
 }
 
@@ -170,6 +170,11 @@ fn matching_project(
     if let Some(t) = thresholds {
         std::fs::write(dir.join("thresholds.toml"), t).unwrap();
     }
+}
+
+/// The test kind's one label list.
+fn label_key() -> &'static str {
+    goldgate_core::testkit::test_kind().label_keys()[0]
 }
 
 const SCORE: &[&str] = &[
@@ -256,7 +261,7 @@ fn gold_longer_than_matching_takes_is_a_suite_error() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {text}");
         assert!(
             text.contains("samples.jsonl:2")
-                && text.contains("labels.requirements")
+                && text.contains(&format!("labels.{}", label_key()))
                 && text.contains("3 items")
                 && text.contains("at most 2"),
             "{args:?}: the sample, the list and the cap: {text}"
@@ -276,7 +281,7 @@ fn gold_longer_than_matching_takes_is_a_suite_error() {
 
 #[test]
 fn a_hostile_sample_never_takes_minutes() {
-    // 10,000 gold against 10,000 predicted requirements took minutes and gigabytes.
+    // 10,000 gold against 10,000 predicted items took minutes and gigabytes.
     let dir = TempDir::new("bounded-hostile");
     matching_project(
         &dir.0,
@@ -288,7 +293,7 @@ fn a_hostile_sample_never_takes_minutes() {
     let text = said(&out);
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(
-        text.contains("labels.requirements") && text.contains("10000 items"),
+        text.contains(&format!("labels.{}", label_key())) && text.contains("10000 items"),
         "{text}"
     );
     assert!(took < Duration::from_secs(30), "{took:?}");

@@ -8,16 +8,24 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::output::said;
-use crate::support::TempDir;
+use crate::support::{test_kind, TempDir};
 
-const SAMPLE: &str = r#"{"id": "ext-001", "kind": "extraction", "conversation": [{"role": "user", "content": "Customers want to track their orders."}], "labels": {"requirements": [{"id": "REQ-001", "title": "Track order status", "type": "functional", "actor": "customer", "action": "view the current status of an order", "acceptance_criteria": ["status shown", "status updated"], "priority": "must", "source_messages": [0]}]}}"#;
+/// The one sample of the suite, a sample of the test kind, as JSON text.
+fn sample() -> String {
+    test_kind::sample(
+        "ext-001",
+        "Customers want to track their orders.",
+        &["order status"],
+    )
+    .to_string()
+}
 
 /// A project directory with a one-sample suite in `suite/`.
 fn project(name: &str) -> (TempDir, PathBuf) {
     let dir = TempDir::new(name);
     let suite = dir.0.join("suite");
     std::fs::create_dir_all(&suite).unwrap();
-    std::fs::write(suite.join("ext-001.json"), SAMPLE).unwrap();
+    std::fs::write(suite.join("ext-001.json"), sample()).unwrap();
     (dir, suite)
 }
 
@@ -73,7 +81,11 @@ fn links_that_leave_the_suite_are_refused() {
     // A perfectly valid sample outside the suite is still not part of it.
     let outside = dir.0.join("elsewhere");
     std::fs::create_dir_all(&outside).unwrap();
-    std::fs::write(outside.join("x.json"), SAMPLE.replace("ext-001", "ext-002")).unwrap();
+    std::fs::write(
+        outside.join("x.json"),
+        sample().replace("ext-001", "ext-002"),
+    )
+    .unwrap();
     symlink(outside.join("x.json"), suite.join("x.json")).unwrap();
     symlink(&outside, suite.join("more")).unwrap();
     symlink("/etc/passwd", suite.join("passwd.yaml")).unwrap();
@@ -103,14 +115,14 @@ fn links_inside_the_suite_are_followed() {
     std::fs::create_dir_all(suite.join("data")).unwrap();
     std::fs::write(
         suite.join("data/second.txt"),
-        SAMPLE.replace("ext-001", "ext-002"),
+        sample().replace("ext-001", "ext-002"),
     )
     .unwrap();
     symlink("data/second.txt", suite.join("second.json")).unwrap();
     std::fs::create_dir_all(suite.join(".v2")).unwrap();
     std::fs::write(
         suite.join(".v2/third.json"),
-        SAMPLE.replace("ext-001", "ext-003"),
+        sample().replace("ext-001", "ext-003"),
     )
     .unwrap();
     symlink(".v2", suite.join("current")).unwrap();
@@ -154,8 +166,9 @@ fn fifos_and_devices_are_refused_without_blocking() {
 
 /// A sample of about `bytes` bytes: valid JSON, padded with whitespace.
 fn padded_sample(bytes: usize) -> String {
-    let padding = " ".repeat(bytes.saturating_sub(SAMPLE.len()));
-    format!("{}{padding}}}", &SAMPLE[..SAMPLE.len() - 1])
+    let sample = sample();
+    let padding = " ".repeat(bytes.saturating_sub(sample.len()));
+    format!("{}{padding}}}", &sample[..sample.len() - 1])
 }
 
 #[test]
