@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::support::mock_http::{MockServer, Response};
-use crate::support::project::{commit_all, extraction_suite, git, git_repo, run_lines};
+use crate::support::project::{commit_all, git, git_repo, run_lines, test_suite};
 use crate::support::TempDir;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -362,10 +362,10 @@ fn the_action_gates_the_example_suite_and_sets_its_outputs() {
 /// the default directory) and `ci/goldgate.toml` (the cache in `answers/`, relative to the
 /// file, and the pipeline run from the project's root).
 fn cached_project(dir: &Path) {
-    extraction_suite(dir, 3);
+    test_suite(dir, 3);
     std::fs::write(
         dir.join("pipeline.sh"),
-        "cat >/dev/null\necho call >> calls.log\nprintf '{\"requirements\": []}\\n'\n",
+        "cat >/dev/null\necho call >> calls.log\nprintf '{\"marks\": []}\\n'\n",
     )
     .unwrap();
     let pipeline = "[pipeline]\nkind = \"command\"\ncommand = \"sh pipeline.sh\"\n";
@@ -534,7 +534,7 @@ fn a_cache_directory_holding_tracked_files_is_never_saved() {
     commit_all(d, "keep the answers");
     std::fs::write(
         d.join("pipeline.sh"),
-        "cat >/dev/null\necho call >> calls.log\nprintf '{\"requirements\": [], \"v\": 2}\\n'\n",
+        "cat >/dev/null\necho call >> calls.log\nprintf '{\"marks\": [], \"v\": 2}\\n'\n",
     )
     .unwrap();
     let (_, plan2) = action_script(d, &["action-cache.sh", "plan"], &config);

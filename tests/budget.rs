@@ -10,10 +10,13 @@ use serde_json::json;
 
 use crate::support::openai::{FakeOpenAi, Reply};
 use crate::support::output::stderr;
-use crate::support::project::{extraction_suite, goldgate, run_chat, run_lines};
-use crate::support::TempDir;
+use crate::support::project::{goldgate, run_chat, run_lines, test_suite};
+use crate::support::{test_kind, TempDir};
 
-const ANSWER: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer", "action": "track orders", "source_messages": [0], "confidence": 0.9}]}"#;
+/// The model's answer to every sample: the test kind's mark `Track orders`.
+fn answer() -> String {
+    test_kind::answer(&["Track orders"]).to_string()
+}
 
 /// `goldgate run --chat` against `server`, $1 a token in and out, one call at a time.
 fn chat(dir: &Path, server: &FakeOpenAi, extra: &[&str]) -> std::process::Output {
@@ -35,7 +38,7 @@ fn chat(dir: &Path, server: &FakeOpenAi, extra: &[&str]) -> std::process::Output
 /// A completion body with `usage` as given.
 fn with_usage(usage: serde_json::Value) -> Reply {
     Reply::raw(
-        json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": ANSWER},
+        json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": answer()},
                "finish_reason": "stop"}], "usage": usage})
         .to_string(),
     )
@@ -46,12 +49,12 @@ fn a_budget_is_kept_on_goldgates_count_when_the_server_reports_no_usable_usage()
     for (name, server, stream) in [
         (
             "none",
-            FakeOpenAi::start(|_| Reply::content(ANSWER).no_usage()),
+            FakeOpenAi::start(|_| Reply::content(answer()).no_usage()),
             false,
         ),
         (
             "stream",
-            FakeOpenAi::start(|_| Reply::content(ANSWER).no_usage()),
+            FakeOpenAi::start(|_| Reply::content(answer()).no_usage()),
             true,
         ),
         (
@@ -70,7 +73,7 @@ fn a_budget_is_kept_on_goldgates_count_when_the_server_reports_no_usable_usage()
         ),
     ] {
         let dir = TempDir::new(&format!("budget-{name}"));
-        extraction_suite(&dir.0, 4);
+        test_suite(&dir.0, 4);
         let mut extra = vec!["--max-cost", "5"];
         if stream {
             extra.push("--stream");
@@ -101,8 +104,8 @@ fn a_budget_is_kept_on_goldgates_count_when_the_server_reports_no_usable_usage()
         assert!(prompt > 20, "{name}: the request was counted: {usage}");
         assert_eq!(
             usage["completion_tokens"],
-            json!(53),
-            "{name}: the answer was counted (o200k_base)"
+            json!(7),
+            "{name}: the answer was counted (o200k_base: `{{\"`, `marks`, `\":`, ` [\"`, `Track`, ` orders`, `\"]}}`)"
         );
         assert!(usage["cost_usd"].as_f64().unwrap() > 5.0, "{name}: {usage}");
         let invalid = usage.get("invalid").and_then(|v| v.as_str());
@@ -116,7 +119,7 @@ fn a_budget_is_kept_on_goldgates_count_when_the_server_reports_no_usable_usage()
 
 /// A command pipeline whose answers report `usage` as given.
 fn pipeline(dir: &Path, usage: &str) {
-    let answer = format!(r#"{{"requirements": [], "usage": {usage}}}"#);
+    let answer = format!(r#"{{"marks": [], "usage": {usage}}}"#);
     std::fs::write(
         dir.join("pipeline.sh"),
         format!("#!/bin/sh\ncat > /dev/null\necho '{answer}'\n"),
@@ -132,7 +135,7 @@ fn a_pipelines_impossible_usage_is_dropped_and_said_never_summed() {
         r#"{"prompt_tokens": 18446744073709551615, "completion_tokens": 1}"#,
     ] {
         let dir = TempDir::new("usage-impossible");
-        extraction_suite(&dir.0, 3);
+        test_suite(&dir.0, 3);
         pipeline(&dir.0, usage);
         let out = goldgate(
             &dir.0,
@@ -180,7 +183,7 @@ fn a_pipelines_impossible_usage_is_dropped_and_said_never_summed() {
 #[test]
 fn a_budget_that_cannot_be_kept_stops_the_run() {
     let dir = TempDir::new("budget-unknown");
-    extraction_suite(&dir.0, 4);
+    test_suite(&dir.0, 4);
     pipeline(&dir.0, r#"{"cost_usd": 1e308}"#);
     let out = goldgate(
         &dir.0,
@@ -212,7 +215,7 @@ fn a_budget_that_cannot_be_kept_stops_the_run() {
 #[test]
 fn a_budget_with_a_judge_that_has_no_prices_is_refused() {
     let dir = TempDir::new("budget-judge");
-    extraction_suite(&dir.0, 2);
+    test_suite(&dir.0, 2);
     pipeline(&dir.0, r#"{"cost_usd": 0.001}"#);
     std::fs::write(
         dir.0.join("goldgate.toml"),

@@ -13,14 +13,14 @@ use serde_json::Value;
 
 use crate::support::mock_http::{MockServer, Response};
 use crate::support::pipelines::run_args;
-use crate::support::project::{commit_all, extraction_suite, git, git_repo, goldgate, run_lines};
+use crate::support::project::{commit_all, git, git_repo, goldgate, run_lines, test_suite};
 use crate::support::TempDir;
 
 /// A pipeline kept in the project: it answers with its version and counts its calls.
 fn write_pipeline(dir: &Path, version: &str) {
     std::fs::write(
         dir.join("pipeline.sh"),
-        format!("cat >/dev/null\necho call >> calls.log\nprintf '{{\"requirements\": [], \"version\": \"{version}\"}}\\n'\n"),
+        format!("cat >/dev/null\necho call >> calls.log\nprintf '{{\"marks\": [], \"version\": \"{version}\"}}\\n'\n"),
     )
     .unwrap();
 }
@@ -61,7 +61,7 @@ fn none_cached(records: &[Value]) -> bool {
 fn inside_git_a_change_to_the_pipeline_committed_or_not_is_never_replayed() {
     let dir = TempDir::new("cache-git");
     let d = &dir.0;
-    extraction_suite(d, 3);
+    test_suite(d, 3);
     write_pipeline(d, "v1");
     std::fs::write(d.join(".gitignore"), "calls.log\n.goldgate/\nrun.jsonl\n").unwrap();
     std::fs::write(d.join("thresholds.toml"), "version = 1\n").unwrap();
@@ -183,7 +183,7 @@ fn assert_one_short_line(stderr: &str) {
 fn outside_git_without_fingerprint_files_the_cache_is_off_and_the_run_says_why_once() {
     let dir = TempDir::new("cache-no-git");
     let d = &dir.0;
-    extraction_suite(d, 3);
+    test_suite(d, 3);
     write_pipeline(d, "v1");
     let ceiling = d.parent().unwrap().to_str().unwrap().to_string();
     let env = [("GIT_CEILING_DIRECTORIES", ceiling.as_str())];
@@ -232,8 +232,7 @@ fn http_service() -> (MockServer, Arc<AtomicUsize>) {
     let seen = count.clone();
     let server = MockServer::start(move |_| {
         seen.fetch_add(1, Ordering::SeqCst);
-        Response::new("200 OK", "{\"requirements\": []}")
-            .with_header("Content-Type", "application/json")
+        Response::new("200 OK", "{\"marks\": []}").with_header("Content-Type", "application/json")
     });
     (server, count)
 }
@@ -255,7 +254,7 @@ fn http_run(dir: &Path, args: &[&str]) -> (Output, Vec<Value>) {
 fn http_answers_are_cached_only_when_asked_and_never_past_their_ttl() {
     let dir = TempDir::new("cache-http");
     let d = &dir.0;
-    extraction_suite(d, 3);
+    test_suite(d, 3);
     git_repo(d);
     let (server, requests) = http_service();
     let url = server.url("/extract");
@@ -362,7 +361,7 @@ fn cache_entries(dir: &Path) -> Vec<std::path::PathBuf> {
 fn baseline_refresh_never_reads_the_cache_but_fills_it() {
     let dir = TempDir::new("cache-refresh");
     let d = &dir.0;
-    extraction_suite(d, 3);
+    test_suite(d, 3);
     write_pipeline(d, "v1");
     std::fs::write(d.join(".gitignore"), "calls.log\n.goldgate/\nrun.jsonl\n").unwrap();
     git_repo(d);
@@ -419,7 +418,7 @@ fn baseline_refresh_never_reads_the_cache_but_fills_it() {
 fn print_fingerprint_names_the_fingerprint_the_check_records_and_its_cache() {
     let dir = TempDir::new("cache-print-fingerprint");
     let d = &dir.0;
-    extraction_suite(d, 3);
+    test_suite(d, 3);
     write_pipeline(d, "v1");
     std::fs::create_dir_all(d.join("ci")).unwrap();
     std::fs::write(

@@ -10,15 +10,15 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::support::mock_http::{MockServer, Response};
-use crate::support::project::{extraction_suite, git_repo, goldgate, run_lines};
+use crate::support::project::{git_repo, goldgate, run_lines, test_suite};
 use crate::support::TempDir;
 
 /// A pipeline that behaves by its environment but never prints a variable's value.
 fn env_project(dir: &Path, pipeline: &str) {
-    extraction_suite(dir, 3);
+    test_suite(dir, 3);
     std::fs::write(
         dir.join("pipeline.sh"),
-        "cat >/dev/null\necho call >> calls.log\nif [ -n \"$REQPIPE_DROP_LAST\" ]; then v=drop; else v=keep; fi\nprintf '{\"requirements\": [], \"mode\": \"%s\"}\\n' \"$v\"\n",
+        "cat >/dev/null\necho call >> calls.log\nif [ -n \"$REQPIPE_DROP_LAST\" ]; then v=drop; else v=keep; fi\nprintf '{\"marks\": [], \"mode\": \"%s\"}\\n' \"$v\"\n",
     )
     .unwrap();
     std::fs::write(
@@ -202,8 +202,7 @@ fn variables_an_http_url_or_header_names_key_the_cache_without_being_listed() {
     let seen = count.clone();
     let server = MockServer::start(move |_| {
         seen.fetch_add(1, Ordering::SeqCst);
-        Response::new("200 OK", "{\"requirements\": []}")
-            .with_header("Content-Type", "application/json")
+        Response::new("200 OK", "{\"marks\": []}").with_header("Content-Type", "application/json")
     });
     let url = server.url("/extract");
     env_project(

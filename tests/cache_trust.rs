@@ -13,26 +13,29 @@ use serde_json::{json, Value};
 
 use crate::support::openai::{FakeOpenAi, Reply};
 use crate::support::output::stderr;
-use crate::support::project::{
-    commit_all, extraction_suite, git, git_repo, goldgate_capped, run_lines,
-};
-use crate::support::TempDir;
+use crate::support::project::{commit_all, git, git_repo, goldgate_capped, run_lines, test_suite};
+use crate::support::{test_kind, TempDir};
 
-/// The answer that matches the gold of every sample of `extraction_suite`.
-const PERFECT: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer", "action": "track orders", "source_messages": [0]}]}"#;
+/// The answer that matches the gold of every sample of `test_suite`.
+fn perfect() -> String {
+    test_kind::answer(&["Track orders"]).to_string()
+}
 
-/// A project whose pipeline answers nothing (extraction.f1 0), counting its calls, under a
-/// rule that needs extraction.f1 ≥ 0.5: its gate must fail.
+/// A project whose pipeline answers nothing (F1 0), counting its calls, under a rule that
+/// needs F1 ≥ 0.5: its gate must fail.
 fn failing_project(dir: &Path) {
-    extraction_suite(dir, 3);
+    test_suite(dir, 3);
     std::fs::write(
         dir.join("pipeline.sh"),
-        "cat >/dev/null\necho call >> calls.log\nprintf '{\"requirements\": []}\\n'\n",
+        "cat >/dev/null\necho call >> calls.log\nprintf '{\"marks\": []}\\n'\n",
     )
     .unwrap();
     std::fs::write(
         dir.join("thresholds.toml"),
-        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n",
+        format!(
+            "version = 1\n[metrics.\"{}\"]\nmin = 0.5\n",
+            test_kind::metric("f1")
+        ),
     )
     .unwrap();
     std::fs::write(
@@ -69,7 +72,7 @@ fn answer_entries(cache: &Path) -> Vec<PathBuf> {
 /// An answer entry rewritten to hold the perfect answer.
 fn forged_answer(entry: &Path) -> Value {
     let mut value: Value = serde_json::from_slice(&std::fs::read(entry).unwrap()).unwrap();
-    value["text"] = json!(PERFECT);
+    value["text"] = json!(perfect());
     value
 }
 

@@ -10,12 +10,15 @@ use serde_json::json;
 
 use crate::support::openai::{FakeOpenAi, Reply};
 use crate::support::output::stderr;
-use crate::support::project::{extraction_suite, goldgate, run_chat, run_lines};
-use crate::support::TempDir;
+use crate::support::project::{goldgate, run_chat, run_lines, test_suite};
+use crate::support::{test_kind, TempDir};
 
 const KEY: &str = "sk-chat-test-SECRET-4242";
 
-const ANSWER: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer", "action": "track orders", "source_messages": [0], "confidence": 0.9}]}"#;
+/// The model's answer to every sample: the test kind's mark `Track orders`.
+fn answer() -> String {
+    test_kind::answer(&["Track orders"]).to_string()
+}
 
 /// `goldgate run --chat` against `server` with the test key, retrying fast.
 fn chat(dir: &Path, server: &FakeOpenAi, extra: &[&str]) -> std::process::Output {
@@ -28,8 +31,8 @@ fn chat(dir: &Path, server: &FakeOpenAi, extra: &[&str]) -> std::process::Output
 #[test]
 fn each_sample_is_prompted_and_its_answer_tokens_and_cost_are_recorded() {
     let dir = TempDir::new("chat-basic");
-    extraction_suite(&dir.0, 3);
-    let server = FakeOpenAi::start(|_| Reply::content(ANSWER).usage(1_000, 200));
+    test_suite(&dir.0, 3);
+    let server = FakeOpenAi::start(|_| Reply::content(answer()).usage(1_000, 200));
     let out = chat(
         &dir.0,
         &server,
@@ -58,7 +61,8 @@ fn each_sample_is_prompted_and_its_answer_tokens_and_cost_are_recorded() {
     assert!(call.message("system").contains("requirements engineer"));
     let user = call.message("user");
     assert!(
-        user.contains("[0] user: Customers track orders.") && user.contains("\"requirements\""),
+        user.contains("[0] user: Customers track orders.")
+            && user.contains(&format!("\"{}\"", test_kind::key())),
         "{user}"
     );
     assert!(
@@ -71,10 +75,7 @@ fn each_sample_is_prompted_and_its_answer_tokens_and_cost_are_recorded() {
     );
     let records = run_lines(&dir.0.join("run.jsonl"));
     for r in &records {
-        assert_eq!(
-            r["prediction"]["requirements"][0]["title"],
-            json!("Track orders")
-        );
+        assert_eq!(r["prediction"][test_kind::key()][0], json!("Track orders"));
         assert_eq!(r["usage"]["prompt_tokens"], json!(1000));
         assert_eq!(r["usage"]["completion_tokens"], json!(200));
         let cost = r["usage"]["cost_usd"].as_f64().unwrap();
@@ -91,10 +92,10 @@ fn each_sample_is_prompted_and_its_answer_tokens_and_cost_are_recorded() {
 #[test]
 fn streamed_answers_are_the_same_and_a_cut_stream_is_retried() {
     let dir = TempDir::new("chat-stream");
-    extraction_suite(&dir.0, 2);
+    test_suite(&dir.0, 2);
     let server = FakeOpenAi::scripted(vec![
-        Reply::content(ANSWER).cut_after(3),
-        Reply::content(ANSWER).no_usage(),
+        Reply::content(answer()).cut_after(3),
+        Reply::content(answer()).no_usage(),
     ]);
     let out = chat(&dir.0, &server, &["--stream", "--jobs", "1"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -103,7 +104,7 @@ fn streamed_answers_are_the_same_and_a_cut_stream_is_retried() {
     assert!(calls.iter().all(|c| c.stream()));
     let records = run_lines(&dir.0.join("run.jsonl"));
     for r in &records {
-        assert_eq!(r["prediction"]["requirements"][0]["id"], json!("REQ-001"));
+        assert_eq!(r["prediction"][test_kind::key()][0], json!("Track orders"));
         assert!(r["error"].is_null());
         assert!(
             r["usage"]["prompt_tokens"].as_u64() > Some(0),
@@ -122,11 +123,11 @@ fn streamed_answers_are_the_same_and_a_cut_stream_is_retried() {
 #[test]
 fn a_truncated_answer_is_marked_and_failures_are_retried_or_recorded() {
     let dir = TempDir::new("chat-faults");
-    extraction_suite(&dir.0, 1);
+    test_suite(&dir.0, 1);
     let server = FakeOpenAi::scripted(vec![
         Reply::status(429, "rate limited").retry_after("1"),
         Reply::status(500, "boom"),
-        Reply::content("{\"requirements\": [{\"id\": \"REQ-0").finish(Some("length")),
+        Reply::content("{\"marks\": [\"Track ord").finish(Some("length")),
     ]);
     let out = chat(&dir.0, &server, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -141,7 +142,7 @@ fn a_truncated_answer_is_marked_and_failures_are_retried_or_recorded() {
     assert_eq!(r["finish_reason"], json!("length"));
     // A 401 is recorded on the sample, with the variable named and the key nowhere.
     let dir = TempDir::new("chat-401");
-    extraction_suite(&dir.0, 1);
+    test_suite(&dir.0, 1);
     let server =
         FakeOpenAi::start(|_| Reply::status(401, &format!("Incorrect API key provided: {KEY}")));
     let out = chat(&dir.0, &server, &[]);
@@ -161,7 +162,7 @@ fn a_truncated_answer_is_marked_and_failures_are_retried_or_recorded() {
 #[test]
 fn the_cache_is_keyed_on_the_prompt_templates() {
     let dir = TempDir::new("chat-cache");
-    extraction_suite(&dir.0, 2);
+    test_suite(&dir.0, 2);
     std::fs::write(
         dir.0.join("prompt.j2"),
         "Extract requirements:\n{{ transcript }}\n",
@@ -172,7 +173,7 @@ fn the_cache_is_keyed_on_the_prompt_templates() {
         "[pipeline]\nkind = \"chat\"\nprompt = \"prompt.j2\"\nmax_tokens = 500\n",
     )
     .unwrap();
-    let server = FakeOpenAi::start(|_| Reply::content(ANSWER));
+    let server = FakeOpenAi::start(|_| Reply::content(answer()));
     for _ in 0..2 {
         let out = chat(&dir.0, &server, &[]);
         assert!(out.status.success(), "{}", stderr(&out));
@@ -217,9 +218,9 @@ fn the_cache_is_keyed_on_the_prompt_templates() {
 #[test]
 fn a_prompt_naming_a_missing_variable_fails_at_its_line() {
     let dir = TempDir::new("chat-template");
-    extraction_suite(&dir.0, 1);
+    test_suite(&dir.0, 1);
     std::fs::write(dir.0.join("p.j2"), "Hi\n{{ transcrpt }}\n").unwrap();
-    let server = FakeOpenAi::start(|_| Reply::content(ANSWER));
+    let server = FakeOpenAi::start(|_| Reply::content(answer()));
     let out = chat(&dir.0, &server, &["--prompt", "p.j2"]);
     let record = &run_lines(&dir.0.join("run.jsonl"))[0];
     let message = record["error"]["message"].as_str().unwrap();
@@ -235,10 +236,10 @@ fn a_prompt_naming_a_missing_variable_fails_at_its_line() {
 #[test]
 fn the_budget_stops_the_run_and_resume_goes_on() {
     let dir = TempDir::new("chat-budget");
-    extraction_suite(&dir.0, 6);
+    test_suite(&dir.0, 6);
     // Each call costs $0.50 (1M input tokens at $0.50).
     let server = FakeOpenAi::start(|_| {
-        Reply::content(ANSWER)
+        Reply::content(answer())
             .usage(1_000_000, 0)
             .delay(Duration::from_millis(20))
     });
@@ -292,7 +293,7 @@ fn walk(dir: &Path) -> String {
 #[test]
 fn the_comment_says_what_the_answers_cost_beside_the_baseline() {
     let dir = TempDir::new("chat-comment");
-    extraction_suite(&dir.0, 2);
+    test_suite(&dir.0, 2);
     let server = FakeOpenAi::start(|call| {
         // The edited prompt makes longer answers.
         let completion = if call.message("user").contains("carefully") {
@@ -300,7 +301,7 @@ fn the_comment_says_what_the_answers_cost_beside_the_baseline() {
         } else {
             200
         };
-        Reply::content(ANSWER).usage(1_000, completion)
+        Reply::content(answer()).usage(1_000, completion)
     });
     let prices = ["--input-per-mtok", "1", "--output-per-mtok", "10"];
     let mut refresh = vec!["--baseline", "base.json"];
@@ -345,14 +346,14 @@ fn the_comment_says_what_the_answers_cost_beside_the_baseline() {
 #[test]
 fn the_cost_of_the_answers_is_gated_like_any_metric() {
     let dir = TempDir::new("chat-cost-gate");
-    extraction_suite(&dir.0, 2);
+    test_suite(&dir.0, 2);
     std::fs::write(
         dir.0.join("thresholds.toml"),
         "version = 1\n[metrics.\"run.cost_usd\"]\nmax = 0.005\n",
     )
     .unwrap();
     // Each answer costs 1,000 × $1 + 500 × $10 per million tokens = $0.006.
-    let server = FakeOpenAi::start(|_| Reply::content(ANSWER).usage(1_000, 500));
+    let server = FakeOpenAi::start(|_| Reply::content(answer()).usage(1_000, 500));
     let base = server.base_url();
     let args = [
         "check",

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::support::mock_http::{MockServer, Response};
 use crate::support::pipelines::run_args;
 use crate::support::project::goldgate;
-use crate::support::TempDir;
+use crate::support::{test_kind, TempDir};
 
 const SECRET: &str = "tok-9f8e7d-SECRET";
 
@@ -58,7 +58,7 @@ fn start() -> FakeServer {
         {
             Response::new("401 Unauthorized", "bad token")
         } else {
-            Response::new("200 OK", "{\"requirements\": []}")
+            Response::new("200 OK", "{\"marks\": []}")
         };
         response.with_header("Content-Type", "application/json")
     });
@@ -69,12 +69,13 @@ fn start() -> FakeServer {
     }
 }
 
+/// `n` samples of the test kind whose gold (`GOLD-ONLY`) must never reach the pipeline.
 fn suite(dir: &Path, n: usize) {
     std::fs::create_dir_all(dir.join("suite")).unwrap();
-    let lines: String = (0..n)
-        .map(|i| format!("{{\"id\": \"s-{i}\", \"kind\": \"extraction\", \"conversation\": [{{\"role\": \"user\", \"content\": \"hi\"}}], \"labels\": {{\"requirements\": [{{\"id\": \"REQ-001\", \"title\": \"GOLD-ONLY\", \"type\": \"functional\", \"actor\": \"user\", \"action\": \"a\"}}]}}}}\n"))
+    let samples: Vec<Value> = (0..n)
+        .map(|i| test_kind::sample(&format!("s-{i}"), "hi", &["GOLD-ONLY"]))
         .collect();
-    std::fs::write(dir.join("suite/s.jsonl"), lines).unwrap();
+    std::fs::write(dir.join("suite/s.jsonl"), test_kind::lines(&samples)).unwrap();
 }
 
 fn run(dir: &Path, url: &str, extra: &[&str]) -> (std::process::Output, Vec<Value>) {

@@ -6,25 +6,28 @@
 use serde_json::Value;
 
 use crate::support::openai::{FakeOpenAi, Reply};
-use crate::support::project::{extraction_suite, goldgate};
-use crate::support::TempDir;
+use crate::support::project::{goldgate, test_suite};
+use crate::support::{test_kind, TempDir};
 
-const ANSWER: &str = r#"{"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer", "action": "track orders", "source_messages": [0], "confidence": 0.9}]}"#;
+/// The model's answer to every sample: the test kind's mark `Track orders`.
+fn answer() -> String {
+    test_kind::answer(&["Track orders"]).to_string()
+}
 
 #[test]
 fn the_comment_and_the_terminal_name_what_changed_in_the_pipeline() {
     let dir = TempDir::new("provenance-changes");
-    extraction_suite(&dir.0, 2);
+    test_suite(&dir.0, 2);
     std::fs::create_dir_all(dir.0.join("prompts")).unwrap();
-    let prompt = dir.0.join("prompts/extraction.j2");
+    let prompt = dir.0.join("prompts/answer.j2");
     std::fs::write(&prompt, "Extract the requirements:\n{{ transcript }}\n").unwrap();
-    let server = FakeOpenAi::start(|_| Reply::content(ANSWER));
+    let server = FakeOpenAi::start(|_| Reply::content(answer()));
     let base = server.base_url();
     let env = [("OPENAI_API_KEY", "sk-test")];
     let common = |model: &'static str| {
         let mut args = vec!["--suite", "suite", "--chat", "--base-url"];
         args.push(Box::leak(base.clone().into_boxed_str()));
-        args.extend(["--model", model, "--prompt", "prompts/extraction.j2"]);
+        args.extend(["--model", model, "--prompt", "prompts/answer.j2"]);
         args.extend(["--baseline", "base.json", "--temperature", "0"]);
         args
     };
@@ -41,13 +44,12 @@ fn the_comment_and_the_terminal_name_what_changed_in_the_pipeline() {
     assert!(
         baseline["provenance"]["pipeline"]["files"]
             .as_object()
-            .is_some_and(|f| f.keys().any(|k| k.ends_with("extraction.j2"))),
+            .is_some_and(|f| f.keys().any(|k| k.ends_with("answer.j2"))),
         "the score file records the prompt file's hash: {}",
         baseline["provenance"]
     );
     std::fs::write(&prompt, "Extract every requirement:\n{{ transcript }}\n").unwrap();
-    let want =
-        "pipeline changed: prompts/extraction.j2, [pipeline] model (gpt-4o-mini → gpt-4.1-mini)";
+    let want = "pipeline changed: prompts/answer.j2, [pipeline] model (gpt-4o-mini → gpt-4.1-mini)";
     for format in ["text", "markdown", "html"] {
         let mut check = vec!["check", "--format", format, "--out-dir", format];
         check.extend(common("gpt-4.1-mini"));

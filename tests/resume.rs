@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::support::output::stderr;
 use crate::support::pipelines::{calls, run_args, script};
-use crate::support::project::{extraction_sample, extraction_suite, goldgate, run_lines};
+use crate::support::project::{goldgate, run_lines, test_sample, test_suite};
 use crate::support::TempDir;
 
 /// `goldgate run` of the counting pipeline with `prompt.txt` as its fingerprint file.
@@ -26,7 +26,7 @@ fn run(dir: &Path, extra: &[&str]) -> std::process::Output {
 fn resume_refuses_a_run_of_another_pipeline_or_repeat_count() {
     let dir = TempDir::new("resume-refuse");
     let d = &dir.0;
-    extraction_suite(d, 4);
+    test_suite(d, 4);
     std::fs::write(d.join("prompt.txt"), "v1").unwrap();
     assert_eq!(run(d, &[]).status.code(), Some(0));
     let before = std::fs::read_to_string(d.join("run.jsonl")).unwrap();
@@ -90,16 +90,16 @@ fn resume_refuses_a_run_of_another_pipeline_or_repeat_count() {
 fn resume_drops_the_records_of_samples_no_longer_in_the_suite() {
     let dir = TempDir::new("resume-drop");
     let d = &dir.0;
-    extraction_suite(d, 5);
+    test_suite(d, 5);
     std::fs::write(d.join("prompt.txt"), "v1").unwrap();
     assert_eq!(run(d, &[]).status.code(), Some(0));
     std::fs::rename(d.join("run.jsonl"), d.join("run.jsonl.partial")).unwrap();
     // s-3 and s-4 left the suite, s-1's input changed, s-5 is new.
     let suite: String = [
-        extraction_sample(0, "Customers track orders."),
-        extraction_sample(1, "Customers cancel orders."),
-        extraction_sample(2, "Customers track orders."),
-        extraction_sample(5, "Customers track orders."),
+        test_sample(0, "Customers track orders."),
+        test_sample(1, "Customers cancel orders."),
+        test_sample(2, "Customers track orders."),
+        test_sample(5, "Customers track orders."),
     ]
     .iter()
     .map(|l| format!("{l}\n"))
@@ -140,7 +140,7 @@ fn resume_drops_the_records_of_samples_no_longer_in_the_suite() {
 
 /// Start a slow `check` in `dir` (2 samples at a time, 0.3 s each).
 fn slow_check(dir: &Path, samples: usize) -> std::process::Child {
-    extraction_suite(dir, samples);
+    test_suite(dir, samples);
     let slow = format!("sh {}/tests/pipelines/slow.sh", env!("CARGO_MANIFEST_DIR"));
     Command::new(env!("CARGO_BIN_EXE_goldgate"))
         .args([
@@ -208,7 +208,7 @@ fn a_second_run_on_the_same_output_stops_at_once() {
 fn a_lock_left_by_a_dead_process_is_taken_over() {
     let dir = TempDir::new("resume-stale");
     let d = &dir.0;
-    extraction_suite(d, 2);
+    test_suite(d, 2);
     std::fs::write(d.join("prompt.txt"), "v1").unwrap();
     let mut gone = Command::new("true").spawn().unwrap();
     gone.wait().unwrap();

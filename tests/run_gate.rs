@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use crate::support::pipelines::{python, records, script, suite};
 use crate::support::project::{git_repo, goldgate};
-use crate::support::{check_example_in_actions, TempDir};
+use crate::support::{check_example_in_actions, test_kind, TempDir};
 
 #[test]
 fn goldgate_toml_chooses_the_pipeline_and_flags_override_it() {
@@ -113,7 +113,7 @@ fn baseline_refresh_then_show_then_check_against_it() {
     assert!(
         shown.contains("model             m-1")
             && shown.contains("repeats           2")
-            && shown.contains("extraction.f1"),
+            && shown.contains(&test_kind::metric("f1")),
         "{shown}"
     );
     let out = goldgate(
@@ -196,9 +196,9 @@ fn inside_github_actions_check_writes_the_summary_outputs_and_annotations() {
 fn a_hostile_answer_renders_harmless_in_the_comment_and_the_html() {
     let dir = TempDir::new("run-hostile");
     suite(&dir.0, 4);
-    let good = json!({"requirements": [{"id": "REQ-001", "title": "SECRET-GOLD-TITLE", "type": "functional", "actor": "customer", "action": "track orders"}]});
+    let good = test_kind::answer(&["SECRET-GOLD-TITLE"]);
     let hostile = "@octocat </details><script>alert(1)</script> ```";
-    let bad = json!({"requirements": [{"id": "REQ-001", "title": hostile, "type": "functional", "actor": "customer", "action": hostile}]});
+    let bad = test_kind::answer(&[hostile]);
     let lines = |first: &Value| -> String {
         (0..4).map(|i| json!({"id": format!("s-{i}"), "output": if i == 0 { first.clone() } else { good.clone() }}).to_string() + "\n").collect()
     };
@@ -369,7 +369,7 @@ fn a_command_from_goldgate_toml_runs_in_the_files_directory() {
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(
         project.join("pipeline.py"),
-        "import json, os, sys\nrequest = json.load(sys.stdin)\nprint(json.dumps({\"requirements\": [], \"cwd\": os.getcwd()}))\n",
+        "import json, os, sys\nrequest = json.load(sys.stdin)\nprint(json.dumps({\"marks\": [], \"cwd\": os.getcwd()}))\n",
     )
     .unwrap();
     std::fs::write(

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::support::mock_http::{MockServer, Response};
 use crate::support::output::said;
 use crate::support::pipelines::{python, records, suite};
-use crate::support::TempDir;
+use crate::support::{test_kind, TempDir};
 
 const GITHUB_TOKEN: &str = "ghp_test0GITHUB0TOKEN0never0written";
 const OTHER_TOKENS: [(&str, &str); 3] = [
@@ -201,7 +201,7 @@ fn fake_github(bodies: Arc<Mutex<Vec<String>>>) -> MockServer {
 fn an_echoed_token_is_written_nowhere_by_check() {
     let dir = TempDir::new("secrets-check");
     suite(&dir.0, 4);
-    let good = json!({"requirements": [{"id": "REQ-001", "title": "SECRET-GOLD-TITLE", "type": "functional", "actor": "customer", "action": "track orders"}]});
+    let good = test_kind::answer(&["SECRET-GOLD-TITLE"]);
     let answers: String = (0..4)
         .map(|i| json!({"id": format!("s-{i}"), "output": good}).to_string() + "\n")
         .collect();
@@ -222,7 +222,10 @@ fn an_echoed_token_is_written_nowhere_by_check() {
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     std::fs::write(
         dir.0.join("thresholds.toml"),
-        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.9\n[metrics.\"run.error_rate\"]\nmax = 0.5\n",
+        format!(
+            "version = 1\n[metrics.\"{}\"]\nmin = 0.9\n[metrics.\"run.error_rate\"]\nmax = 0.5\n",
+            test_kind::metric("f1")
+        ),
     )
     .unwrap();
     let bodies = Arc::new(Mutex::new(Vec::new()));
@@ -300,8 +303,7 @@ fn an_echoed_token_is_written_nowhere_by_check() {
 /// a 500 on `/fail`.
 fn echo_server() -> MockServer {
     MockServer::start(|request| {
-        let echo =
-            json!({"requirements": [], "target": request.target, "headers": request.headers});
+        let echo = json!({"marks": [], "target": request.target, "headers": request.headers});
         if request.target.starts_with("/fail") {
             Response::new("500 Internal Server Error", format!("cannot serve {echo}"))
         } else {
@@ -387,7 +389,7 @@ fn redirects_never_carry_credentials_or_query_tokens_to_another_origin() {
             .lock()
             .unwrap()
             .push((request.target.clone(), request.headers.clone()));
-        Response::json("200 OK", &json!({"requirements": []}))
+        Response::json("200 OK", &json!({"marks": []}))
     });
     let other_port = other.port;
     let origin = MockServer::start(move |request| {
@@ -405,7 +407,7 @@ fn redirects_never_carry_credentials_or_query_tokens_to_another_origin() {
             }
             _ => Response::json(
                 "200 OK",
-                &json!({"requirements": [], "referer": request.header("referer")}),
+                &json!({"marks": [], "referer": request.header("referer")}),
             ),
         }
     });

@@ -3,4 +3,4 @@
 request=$(cat)
 echo call >> "${COUNT_FILE:-/dev/null}"
 id=$(printf '%s' "$request" | sed 's/.*"id":"\([^"]*\)".*/\1/')
-printf '{"requirements": [], "answered": "%s"}\n' "$id"
+printf '{"marks": [], "answered": "%s"}\n' "$id"

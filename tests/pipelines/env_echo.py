@@ -1,5 +1,5 @@
 """A oneshot pipeline that echoes what it was given: its answer carries its whole
-environment (under `env`), and a requirement whose title lists every variable whose name
+environment (under `env`), and marks that list every variable whose name
 contains TOKEN, so a leaked token would reach diffs, reports and comments. It also writes
 that list to stderr, and fails (exit 3) on samples whose id ends in 3.
 """
@@ -14,15 +14,7 @@ sys.stderr.write(f"tokens I can see: {leak}\n")
 if request["id"].endswith("3"):
     sys.exit(3)
 answer = {
-    "requirements": [
-        {
-            "id": "REQ-001",
-            "title": f"Leak {leak}",
-            "type": "functional",
-            "actor": "customer",
-            "action": f"read {leak}",
-        }
-    ],
+    "marks": [f"Leak {leak}", f"read {leak}"],
     "env": env,
 }
 print(json.dumps(answer))

@@ -31,6 +31,6 @@ for line in sys.stdin:
     if request["id"] == args.poison:
         sys.exit(1)
     time.sleep(args.delay)
-    output = {"requirements": [], "pid": os.getpid()}
+    output = {"marks": [], "pid": os.getpid()}
     sys.stdout.write(json.dumps({"id": request["id"], "repeat": request["repeat"], "output": output}) + "\n")
     sys.stdout.flush()

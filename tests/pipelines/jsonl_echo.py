@@ -11,6 +11,6 @@ for line in sys.stdin:
     request = json.loads(line)
     if request["id"] == die_on:
         sys.exit(1)
-    answer = {"requirements": [], "keys": sorted(request)}
+    answer = {"marks": [], "keys": sorted(request)}
     sys.stdout.write(json.dumps({"id": request["id"], "output": answer}) + "\n")
     sys.stdout.flush()

@@ -12,7 +12,7 @@ for line in sys.stdin:
     if len(held) < batch:
         continue
     for request in reversed(held):
-        output = {"requirements": [], "answered_repeat": request["repeat"]}
+        output = {"marks": [], "answered_repeat": request["repeat"]}
         response = {"id": request["id"], "repeat": request["repeat"], "output": output}
         sys.stdout.write(json.dumps(response) + "\n")
     sys.stdout.flush()

@@ -10,7 +10,7 @@ import sys
 for line in sys.stdin:
     request = json.loads(line)
     sid = request["id"]
-    good = {"requirements": [], "got_repeat": request.get("repeat")}
+    good = {"marks": [], "got_repeat": request.get("repeat")}
     if sid == "s-0":
         out = "Sure! Here is the answer you wanted."
     elif sid == "s-1":

@@ -7,6 +7,6 @@ for line in sys.stdin:
     request = json.loads(line)
     if request["id"] == "s-2":
         sys.stdout.write("loading model...\n")
-    answer = {"id": request["id"], "repeat": request["repeat"], "output": {"requirements": []}}
+    answer = {"id": request["id"], "repeat": request["repeat"], "output": {"marks": []}}
     sys.stdout.write(json.dumps(answer) + "\n")
     sys.stdout.flush()

@@ -3,4 +3,4 @@
 request=$(cat)
 sleep "${SLOW_SECONDS:-0.2}"
 id=$(printf '%s' "$request" | sed 's/.*"id":"\([^"]*\)".*/\1/')
-printf '{"requirements": [], "answered": "%s"}\n' "$id"
+printf '{"marks": [], "answered": "%s"}\n' "$id"

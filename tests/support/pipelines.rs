@@ -9,6 +9,7 @@ use std::process::Output;
 use serde_json::{json, Value};
 
 use super::project::goldgate;
+use super::test_kind;
 
 /// `sh tests/pipelines/NAME`.
 pub fn script(name: &str) -> String {
@@ -25,23 +26,24 @@ pub fn python(name: &str, args: &str) -> String {
     .to_string()
 }
 
-/// A suite of `n` extraction samples `s-0` … with labels and annotations that must never
-/// reach the pipeline.
+/// A suite of `n` samples `s-0` … of the test kind, with labels and annotations that must
+/// never reach the pipeline.
 pub fn suite(dir: &Path, n: usize) -> PathBuf {
     let root = dir.join("suite");
     std::fs::create_dir_all(&root).unwrap();
-    let lines: String = (0..n)
+    let samples: Vec<Value> = (0..n)
         .map(|i| {
-            json!({"id": format!("s-{i}"), "kind": "extraction", "domain": "shop",
-                "conversation": [{"role": "user", "content": "Customers track orders."}],
-                "labels": {"requirements": [{"id": "REQ-001", "title": "SECRET-GOLD-TITLE", "type": "functional",
-                    "actor": "customer", "action": "track orders", "source_messages": [0]}]},
-                "annotations": [{"annotator": "SECRET-ANNOTATOR"}]})
-            .to_string()
-                + "\n"
+            let mut sample = test_kind::sample(
+                &format!("s-{i}"),
+                "Customers track orders.",
+                &["SECRET-GOLD-TITLE"],
+            );
+            sample["domain"] = json!("shop");
+            sample["annotations"] = json!([{"annotator": "SECRET-ANNOTATOR"}]);
+            sample
         })
         .collect();
-    std::fs::write(root.join("samples.jsonl"), lines).unwrap();
+    std::fs::write(root.join("samples.jsonl"), test_kind::lines(&samples)).unwrap();
     root
 }
 

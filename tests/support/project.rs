@@ -1,4 +1,4 @@
-//! A scratch project for tests that run pipelines: an extraction suite, the goldgate binary
+//! A scratch project for tests that run pipelines: a suite of the test kind, the goldgate binary
 //! run in the project with extra environment (also under a memory cap, and against a chat
 //! API), run files read back, and git.
 
@@ -6,6 +6,22 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{json, Value};
+
+/// A suite of `n` samples `s-0` … of the test kind under `dir/suite`.
+pub fn test_suite(dir: &Path, n: usize) -> PathBuf {
+    let root = dir.join("suite");
+    std::fs::create_dir_all(&root).unwrap();
+    let lines: String = (0..n)
+        .map(|i| test_sample(i, "Customers track orders.") + "\n")
+        .collect();
+    std::fs::write(root.join("samples.jsonl"), lines).unwrap();
+    root
+}
+
+/// Sample `s-{i}` of the test kind as one JSON line, its conversation saying `text`.
+pub fn test_sample(i: usize, text: &str) -> String {
+    super::test_kind::sample(&format!("s-{i}"), text, &["Track orders"]).to_string()
+}
 
 /// A suite of `n` extraction samples `s-0` … under `dir/suite`.
 pub fn extraction_suite(dir: &Path, n: usize) -> PathBuf {

@@ -16,7 +16,7 @@ pub fn metric(suffix: &str) -> String {
 }
 
 /// The key of the test kind's one label list, which is also its answer's key.
-fn key() -> &'static str {
+pub fn key() -> &'static str {
     let keys = goldgate_core::testkit::test_kind().label_keys();
     assert_eq!(keys.len(), 1, "the test kind has one label list: {keys:?}");
     keys[0]
