@@ -1,26 +1,15 @@
-//! Snapshots (insta) of every rendered artefact, made from one gate through the library: the
-//! PR comment (which is also the job summary and `report.md`), the HTML report, JUnit XML,
-//! and the terminal tables. Temporary paths and the version are redacted. Review a change
-//! with `cargo insta review`, or accept it with `INSTA_UPDATE=always cargo test`.
+//! Snapshots (insta) of rendered artefacts: the settings every snapshot test uses (all
+//! snapshots live in `tests/snapshots/`, wherever the test is; temporary paths and the
+//! version are redacted), and the suite tables of the example project. Each kind's folder
+//! snapshots what its gates render (`kinds/<kind>/end_to_end/`). Review a change with
+//! `cargo insta review`, or accept it with `INSTA_UPDATE=always cargo test`.
 
 use std::path::Path;
 
-use goldgate::report::{html, junit, markdown, terminal};
-use goldgate_core::gate::compare::compare;
-use goldgate_core::gate::verdict::Verdict;
-use goldgate_core::score::ScoreFile;
+use goldgate::report::terminal;
 use goldgate_core::suite::agreement::AgreementBuilder;
 use goldgate_core::suite::stats::SuiteStats;
 use goldgate_core::suite::Suite;
-
-use crate::terminal::{options, rules, scores};
-
-/// A failing gate (recall halves on every sample) and the candidate's score file.
-fn gate() -> (Verdict, ScoreFile) {
-    let (base, cand) = (scores("snap-base", 2), scores("snap-cand", 1));
-    let verdict = compare(&cand, Some(&base), &rules(), &options()).unwrap();
-    (verdict, cand)
-}
 
 /// Snapshot settings: the repository's directory, temporary directories and the version
 /// redacted (see [`redacting`]).
@@ -37,7 +26,7 @@ pub(crate) fn settings() -> insta::Settings {
 /// (`/tmp/goldgate-ci/examples/…`) must still read `[ROOT]/examples/…`.
 pub(crate) fn redacting(root: &str, tmp: &str) -> insta::Settings {
     let mut s = insta::Settings::clone_current();
-    s.set_snapshot_path("snapshots");
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"));
     s.set_prepend_module_to_snapshot(false);
     s.add_filter(&regex_escape(root), "[ROOT]");
     s.add_filter(
@@ -58,43 +47,6 @@ fn regex_escape(text: &str) -> String {
                 .chain(std::iter::once(c))
         })
         .collect()
-}
-
-#[test]
-fn the_pr_comment() {
-    let (verdict, _) = gate();
-    let body = markdown::comment(&verdict, "goldgate", None).unwrap();
-    settings().bind(|| insta::assert_snapshot!("comment", body));
-}
-
-#[test]
-fn the_html_report() {
-    let (verdict, cand) = gate();
-    let page = html::report(&verdict, &cand, None).unwrap();
-    settings().bind(|| insta::assert_snapshot!("report_html", page));
-}
-
-#[test]
-fn junit_xml() {
-    let (verdict, _) = gate();
-    settings().bind(|| insta::assert_snapshot!("junit", junit::junit(&verdict)));
-}
-
-#[test]
-fn the_terminal_verdict_brief_and_score_summary() {
-    let (verdict, cand) = gate();
-    settings().bind(|| {
-        insta::assert_snapshot!("verdict_text", terminal::verdict(&verdict));
-        insta::assert_snapshot!("verdict_brief", terminal::brief(&verdict));
-        insta::assert_snapshot!(
-            "score_summary",
-            terminal::score_summary(&cand, Path::new("score.json"))
-        );
-        insta::assert_snapshot!(
-            "thresholds",
-            terminal::thresholds(&rules(), Path::new("thresholds.toml"))
-        );
-    });
 }
 
 #[test]

@@ -13,6 +13,7 @@ pub mod project;
 #[cfg(feature = "semantic")]
 pub mod reference_bert;
 pub mod schema;
+pub mod scoring;
 pub mod test_kind;
 #[cfg(feature = "semantic")]
 pub mod tiny_bert;

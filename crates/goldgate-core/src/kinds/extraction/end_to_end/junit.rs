@@ -12,9 +12,9 @@ use goldgate::report::junit;
 use goldgate_core::gate::compare::compare;
 use goldgate_core::gate::thresholds::Thresholds;
 
-use crate::failures::{failing_calls, TIMED_OUT, UNAUTHORIZED};
+use super::failures::{failing_calls, TIMED_OUT, UNAUTHORIZED};
+use super::terminal::{options, scores};
 use crate::support::TempDir;
-use crate::terminal::{options, scores};
 
 /// Values of `attribute` on every `<element ` tag.
 fn attributes<'a>(xml: &'a str, element: &str, attribute: &str) -> Vec<Option<&'a str>> {

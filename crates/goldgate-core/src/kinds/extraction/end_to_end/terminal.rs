@@ -11,7 +11,8 @@ use goldgate_core::gate::thresholds::Thresholds;
 use goldgate_core::metrics::bootstrap::BootstrapConfig;
 use serde_json::{json, Value};
 
-use crate::scoring::{extraction, req, run};
+use super::scoring::{extraction, req};
+use crate::support::scoring::run;
 
 /// The two gold requirements of every sample here.
 pub(crate) fn gold() -> Vec<Value> {

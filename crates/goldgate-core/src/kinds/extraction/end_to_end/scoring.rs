@@ -1,20 +1,16 @@
-//! Scoring scenarios through the library: small suites written to a temporary directory,
-//! answers as outputs files, and the numbers a user relies on checked by hand.
-
-use std::path::Path;
+//! Scoring extraction samples through the library: small suites and answers, and the
+//! numbers a user relies on (matching, eligibility, calibration, hallucination, repeats,
+//! groups) checked by hand. Its sample and requirement builders serve the kind's other
+//! end-to-end tests.
 
 use goldgate_core::metrics::bootstrap::BootstrapConfig;
 use goldgate_core::metrics::ScoringConfig;
-use goldgate_core::score::{score, ScoreFile, ScoreRequest};
+use goldgate_core::score::{score, ScoreRequest};
 use goldgate_core::suite::Suite;
 use serde_json::{json, Value};
 
+use crate::support::scoring::{conversation, run, value, write_jsonl};
 use crate::support::TempDir;
-
-fn write_jsonl(path: &Path, lines: &[Value]) {
-    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    std::fs::write(path, text).unwrap();
-}
 
 pub(crate) fn req(
     id: &str,
@@ -29,57 +25,8 @@ pub(crate) fn req(
            "source_messages": sources, "rationale": "r"})
 }
 
-fn conversation(n: usize) -> Value {
-    Value::Array((0..n).map(|i| json!({"role": "user", "content": format!("message {i}: the customer tracks orders and the admin exports reports")})).collect())
-}
-
 pub(crate) fn extraction(id: &str, gold: Vec<Value>) -> Value {
     json!({"id": id, "kind": "extraction", "domain": "shop", "conversation": conversation(3), "labels": {"requirements": gold}})
-}
-
-pub(crate) fn run(name: &str, samples: &[Value], outputs: &[(&str, Value)]) -> ScoreFile {
-    run_with(name, samples, outputs, &ScoringConfig::default())
-}
-
-fn run_with(
-    name: &str,
-    samples: &[Value],
-    outputs: &[(&str, Value)],
-    cfg: &ScoringConfig,
-) -> ScoreFile {
-    let dir = TempDir::new(name);
-    std::fs::create_dir_all(dir.0.join("suite")).unwrap();
-    write_jsonl(&dir.0.join("suite/samples.jsonl"), samples);
-    let lines: Vec<Value> = outputs
-        .iter()
-        .map(|(id, out)| json!({"id": id, "output": out}))
-        .collect();
-    write_jsonl(&dir.0.join("answers.jsonl"), &lines);
-    let suite = Suite::open(
-        &dir.0.join("suite"),
-        goldgate::settings::defaults::MAX_SAMPLE_BYTES,
-    )
-    .unwrap();
-    let run = dir.0.join("answers.jsonl");
-    let bootstrap = BootstrapConfig {
-        resamples: 200,
-        ..BootstrapConfig::default()
-    };
-    score(&ScoreRequest {
-        suite: &suite,
-        run: &run,
-        scoring: cfg,
-        bootstrap,
-        facts: &goldgate_core::score::Facts::default(),
-        keep_view: None,
-        embedding: None,
-    })
-    .unwrap()
-    .file
-}
-
-fn value(file: &ScoreFile, metric: &str) -> Option<f64> {
-    file.metrics[metric].value
 }
 
 #[test]
@@ -452,39 +399,4 @@ fn groups_and_reproducible_intervals() {
     // Every metric is reported per group; one without data is null with n = 0.
     let absent = &a.groups["kind"]["extraction"]["validation.f1"];
     assert_eq!((absent.value, absent.n, absent.ci), (None, 0, None));
-}
-
-#[test]
-fn validation_counts_keys_and_severity() {
-    let sample = json!({"id": "v", "kind": "validation", "domain": "hr", "conversation": conversation(1),
-        "labels": {"issues": [
-            {"issue_type": "ambiguous_verb", "severity": "warning", "field": "action"},
-            {"issue_type": "ambiguous_verb", "severity": "error", "field": "action"},
-            {"issue_type": "pii", "severity": "error", "field": "description"}],
-          "pii": ["Jane Doe", "jane@example.com"]}});
-    let answer = json!({"issues": [
-        {"issue_type": "Ambiguous Verb", "severity": "warning", "field": "Action"},
-        {"issue_type": "too_broad", "severity": "info", "field": "title"}],
-      "pii": ["jane doe", "555-0100"]});
-    let file = run("validation", &[sample], &[("v", answer)]);
-    assert_eq!(value(&file, "validation.precision"), Some(0.5));
-    assert!((value(&file, "validation.recall").unwrap() - 1.0 / 3.0).abs() < 1e-12);
-    assert_eq!(value(&file, "validation.pii_precision"), Some(0.5));
-    assert_eq!(value(&file, "validation.pii_recall"), Some(0.5));
-    assert_eq!(value(&file, "validation.severity_kappa"), Some(1.0));
-}
-
-#[test]
-fn inference_relevance_by_necessity() {
-    let inferred = |id: &str, title: &str, necessity: &str| json!({"requirement": req(id, title, "security", "system", &format!("{title} for every login"), &[0]), "inference_type": "security", "necessity": necessity});
-    let sample = json!({"id": "i", "kind": "inference", "domain": "bank", "conversation": conversation(1),
-        "labels": {"inferred_requirements": [inferred("REQ-101", "Two factor authentication", "necessary"), inferred("REQ-102", "Audit log", "optional")]}});
-    let pred = |id: &str, title: &str, c: f64| json!({"requirement": req(id, title, "security", "system", &format!("{title} for every login"), &[0]), "confidence": c});
-    let answer = json!({"inferred_requirements": [pred("X-1", "Two factor authentication", 0.9), pred("X-2", "Audit log", 0.8), pred("X-3", "Quantum encryption everywhere", 0.3)]});
-    let file = run("inference", &[sample], &[("i", answer)]);
-    // Scores 2 + 0 + 0 over 2·3.
-    assert!((value(&file, "inference.relevance").unwrap() - 2.0 / 6.0).abs() < 1e-12);
-    assert!((value(&file, "inference.false_inference_rate").unwrap() - 2.0 / 3.0).abs() < 1e-12);
-    assert_eq!(value(&file, "inference.recall"), Some(1.0));
-    assert!(value(&file, "inference.ece").is_some());
 }

@@ -9,7 +9,7 @@ use goldgate_core::gate::compare::compare;
 use goldgate_core::gate::diff::SampleDiff;
 use goldgate_core::gate::verdict::Verdict;
 
-use crate::terminal::{options, rules, scores};
+use super::terminal::{options, rules, scores};
 
 /// Everything a hostile field can try at once, bidirectional overrides, isolates and marks
 /// (the "Trojan Source" reordering) included.

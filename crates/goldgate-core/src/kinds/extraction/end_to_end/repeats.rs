@@ -12,11 +12,11 @@ use goldgate_core::gate::verdict::{by_name, Verdict};
 use goldgate_core::score::ScoreFile;
 use serde_json::{json, Value};
 
-use crate::scoring::{extraction, req};
+use super::scoring::{extraction, req};
+use super::terminal::{gold, options, rules};
 use crate::snapshots::settings;
 use crate::support::project::goldgate;
 use crate::support::TempDir;
-use crate::terminal::{gold, options, rules};
 
 /// Gold item `A` (REQ-001) and `B` (REQ-002) of every sample, and an invented one that
 /// matches neither; `confidence` added when given.

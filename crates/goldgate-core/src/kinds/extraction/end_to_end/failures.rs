@@ -12,9 +12,9 @@ use goldgate_core::gate::verdict::Verdict;
 use goldgate_core::score::ScoreFile;
 use serde_json::json;
 
-use crate::scoring::extraction;
+use super::scoring::extraction;
+use super::terminal::{gold, options};
 use crate::support::TempDir;
-use crate::terminal::{gold, options};
 
 pub(crate) const UNAUTHORIZED: &str =
     "the pipeline exited with code 1: Error: the model API answered 401 Unauthorized";
