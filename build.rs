@@ -1,8 +1,9 @@
 //! A task kind keeps its end-to-end tests in its folder: every
 //! `crates/goldgate-core/src/kinds/<kind>/end_to_end/<topic>.rs` is compiled into the
 //! integration-test binary (`tests/main.rs`) as the module `kinds::<kind>::<topic>`, so
-//! adding a kind's test is adding a file there. This script writes that module list to
-//! `$OUT_DIR/kind_end_to_end.rs`; it writes an empty list where the kinds are not beside
+//! adding a kind's test is adding a file there. A kind whose folder has
+//! `end_to_end/answer_corpus.rs` also joins `kinds::answer_corpora()`, the corpus of its
+//! published answer schema. This script writes both to `$OUT_DIR/kind_end_to_end.rs`; it writes an empty list where the kinds are not beside
 //! the package (a packaged crate), and the product's binary and library never include it.
 
 use std::fmt::Write as _;
@@ -11,8 +12,9 @@ use std::path::{Path, PathBuf};
 fn main() {
     let kinds = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/goldgate-core/src/kinds");
     println!("cargo:rerun-if-changed={}", kinds.display());
+    let kinds = end_to_end(&kinds);
     let mut out = String::new();
-    for (kind, files) in end_to_end(&kinds) {
+    for (kind, files) in &kinds {
         writeln!(out, "pub mod {kind} {{").unwrap();
         for file in files {
             let topic = file.file_stem().unwrap().to_string_lossy();
@@ -25,6 +27,22 @@ fn main() {
         }
         writeln!(out, "}}").unwrap();
     }
+    // The kinds whose folder holds the corpus of their answer schema (`answer_corpus.rs`).
+    out.push_str("\n/// Each kind's answer corpus, from its `end_to_end/answer_corpus.rs`.\n");
+    out.push_str("pub(crate) fn answer_corpora() -> Vec<crate::support::corpus::AnswerCorpus> {\n    vec![\n");
+    for (kind, files) in &kinds {
+        if files
+            .iter()
+            .any(|f| f.file_stem().is_some_and(|s| s == "answer_corpus"))
+        {
+            writeln!(
+                out,
+                "        crate::support::corpus::AnswerCorpus {{ kind: {kind:?}, instances: {kind}::answer_corpus::instances, reads: {kind}::answer_corpus::reads }},"
+            )
+            .unwrap();
+        }
+    }
+    out.push_str("    ]\n}\n");
     let target = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(target.join("kind_end_to_end.rs"), out).expect("OUT_DIR is writable");
 }

@@ -14,41 +14,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::support::answers::{
-    answer_text, answer_variants, compliant, example_answers, sample_id,
-};
-use crate::support::files_below;
+use crate::support::corpus::{root, sample_files, set, Instance};
 use crate::support::schema::problems;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Where the corpus is.
 fn corpus_dir() -> PathBuf {
     root().join("tests/fixtures/schemas")
-}
-
-/// One instance: its name, the value, and whether it is meant to be valid.
-struct Instance {
-    name: String,
-    value: Value,
-    valid: bool,
-}
-
-/// `base` with `value` set at the JSON pointer `at` (its parent must exist).
-fn edited(base: &Value, at: &str, value: Value) -> Value {
-    let mut out = base.clone();
-    let (parent, key) = at.rsplit_once('/').unwrap();
-    let key = key.replace("~1", "/").replace("~0", "~");
-    match out.pointer_mut(parent) {
-        Some(Value::Object(map)) => {
-            map.insert(key, value);
-        }
-        Some(Value::Array(items)) => items[key.parse::<usize>().unwrap()] = value,
-        _ => panic!("cannot set {at} in {base}"),
-    }
-    out
 }
 
 fn read_toml(path: &Path) -> Value {
@@ -57,83 +28,6 @@ fn read_toml(path: &Path) -> Value {
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn sample_files(project: &str, n: usize) -> Vec<(String, Value)> {
-    let dir = root().join("examples").join(project).join("suite");
-    let paths: Vec<PathBuf> = files_below(&dir)
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "json"))
-        .collect();
-    paths
-        .into_iter()
-        .take(n)
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            let name = p.strip_prefix(root()).unwrap().display().to_string();
-            (
-                name,
-                goldgate_core::document::parse_yaml(&text).unwrap().value,
-            )
-        })
-        .collect()
-}
-
-/// Answers of one kind in the example runs (`kind` as the run's samples have it).
-fn answers_of(project: &str, run: &str, kind: &str, n: usize) -> Vec<(String, Value)> {
-    let ids: std::collections::HashSet<String> = sample_files(project, usize::MAX)
-        .into_iter()
-        .filter(|(_, s)| s["kind"] == kind)
-        .map(|(_, s)| s["id"].as_str().unwrap().to_string())
-        .collect();
-    let path = root().join("examples").join(project).join(run);
-    let mut out = Vec::new();
-    for (i, line) in std::fs::read_to_string(&path).unwrap().lines().enumerate() {
-        let record: Value = serde_json::from_str(line).unwrap();
-        let id = sample_id(&record).unwrap();
-        let Some(text) = answer_text(&record) else {
-            continue;
-        };
-        if !ids.contains(id) {
-            continue;
-        }
-        if let Some(v) = goldgate_core::parse::parse_answer(&text).value {
-            out.push((format!("examples/{project}/{run}:{}", i + 1), v));
-        }
-        if out.len() == n {
-            break;
-        }
-    }
-    assert!(
-        !out.is_empty(),
-        "no {kind} answers in examples/{project}/{run}"
-    );
-    out
-}
-
-/// `valid` instances from their sources, and the edits of the first: each
-/// `[name, JSON pointer, value, valid]`.
-fn set(valid: Vec<(String, Value)>, edits: Value) -> Vec<Instance> {
-    let base = valid[0].1.clone();
-    let mut out: Vec<Instance> = valid
-        .into_iter()
-        .map(|(name, value)| Instance {
-            name,
-            value,
-            valid: true,
-        })
-        .collect();
-    for edit in edits.as_array().unwrap() {
-        let [name, at, value, valid] = edit.as_array().unwrap().as_slice() else {
-            panic!("an edit is [name, pointer, value, valid]: {edit}");
-        };
-        out.push(Instance {
-            name: name.as_str().unwrap().to_string(),
-            value: edited(&base, at.as_str().unwrap(), value.clone()),
-            valid: valid.as_bool().unwrap(),
-        });
-    }
-    out
 }
 
 /// The example files at `paths` (below `examples/`), read as JSON.
@@ -166,47 +60,17 @@ fn small_score(path: &str) -> (String, Value) {
 
 /// Every schema's corpus.
 #[rustfmt::skip]
-fn corpus() -> BTreeMap<&'static str, Vec<Instance>> {
+fn corpus() -> BTreeMap<String, Vec<Instance>> {
     let mut all = BTreeMap::new();
-    let mut answers: Vec<Instance> = Vec::new();
-    for (name, value) in example_answers().into_iter().chain(answer_variants()) {
-        if !answers.iter().any(|a| a.value == value) {
-            let valid = compliant(&value);
-            answers.push(Instance { name, value, valid });
-        }
-    }
-    all.insert("answer-extraction", answers);
-    let main = "answers/main.jsonl";
-    all.insert("answer-inference", set(answers_of("requirements", main, "inference", 3), json!([
-        ["inferred-requirements-not-a-list", "/inferred_requirements", {}, false],
-        ["necessity-spelt-otherwise", "/inferred_requirements/0/necessity", "Nice to have", false],
-        ["necessity-upper-case", "/inferred_requirements/0/necessity", "NECESSARY", true],
-    ])));
-    all.insert("answer-validation", set(answers_of("requirements", main, "validation", 3), json!([
-        ["issues-not-a-list", "/issues", "none", false],
-        ["severity-unknown", "/issues/0/severity", "fatal", false],
-        ["severity-trailing-line-break", "/issues/0/severity", "error\n", true],
-        ["severity-unicode-separator", "/issues/0/severity", "error\u{3000}", false],
-    ])));
-    all.insert("answer-e2e", set(answers_of("requirements", main, "e2e", 3), json!([
-        ["srs-not-text", "/srs_markdown", ["# SRS"], false],
-        ["type-other-spelling", "/requirements/0/type", "NON FUNCTIONAL", true],
-        ["type-unknown", "/requirements/0/type", "feature", false],
-    ])));
-    all.insert("answer-tuples", set(answers_of("events", "baselines/main.run.jsonl", "tuples", 3), json!([
-        ["tuples-not-a-list", "/final_tuples", "none", false],
-    ])));
-    for (name, list) in all.iter_mut() {
-        if name.starts_with("answer-") && *name != "answer-extraction" {
-            list.push(Instance { name: "a-number".into(), value: json!(3), valid: false });
-        }
+    for corpus in crate::kinds::answer_corpora() {
+        all.insert(format!("answer-{}", corpus.kind), (corpus.instances)());
     }
     let mut samples = sample_files("requirements", 3);
     samples.extend(sample_files("reviews", 3));
     samples.extend(sample_files("events", 2));
     let kind = samples[0].1["kind"].as_str().unwrap().to_string();
     let note = |n: &str| json!([{"annotator": "ann", "note": n}]);
-    all.insert("sample", set(samples, json!([
+    all.insert("sample".into(), set(samples, json!([
         ["id-with-a-space", "/id", "ext 001", false],
         ["id-trailing-line-break", "/id", "ext-001\n", false],
         ["kind-unknown", "/kind", "feature", false],
@@ -223,7 +87,7 @@ fn corpus() -> BTreeMap<&'static str, Vec<Instance>> {
     let suites = examples(&["events/suite/suite.toml", "requirements/suite/suite.toml", "reviews/suite/suite.toml"], read_toml);
     let task = suites[0].1["tasks"].as_object().unwrap().keys().next().unwrap().clone();
     let paths = format!("/tasks/{task}/final_paths");
-    all.insert("suite-toml", set(suites, json!([
+    all.insert("suite-toml".into(), set(suites, json!([
         ["final-path-root", paths, [""], true],
         ["final-path-line-break", paths, ["\n"], false],
         ["final-path-no-slash", paths, ["final"], false],
@@ -233,7 +97,7 @@ fn corpus() -> BTreeMap<&'static str, Vec<Instance>> {
     let mut rules = vec![("thresholds.toml".to_string(), read_toml(&root().join("thresholds.toml")))];
     rules.extend(examples(&["requirements/thresholds.toml", "requirements/thresholds-srs-agents.toml", "reviews/thresholds.toml", "events/thresholds.toml"], read_toml));
     let regression = "/defaults/max_regression";
-    all.insert("thresholds", set(rules, json!([
+    all.insert("thresholds".into(), set(rules, json!([
         ["percent", regression, "5%", true],
         ["percent-spaced", regression, " 5 % ", true],
         ["percent-trailing-line-break", regression, "5%\n", true],
@@ -245,7 +109,7 @@ fn corpus() -> BTreeMap<&'static str, Vec<Instance>> {
     ])));
     let configs = examples(&["requirements/goldgate.toml", "requirements/srs-agents.toml", "reviews/goldgate.toml", "events/goldgate.toml"], read_toml);
     let ttl = "/pipeline/cache_ttl";
-    all.insert("goldgate-toml", set(configs, json!([
+    all.insert("goldgate-toml".into(), set(configs, json!([
         ["ttl", ttl, "1h", true],
         ["ttl-spaced", ttl, " 30 m ", true],
         ["ttl-trailing-line-break", ttl, "2d\n", true],
@@ -260,25 +124,36 @@ fn corpus() -> BTreeMap<&'static str, Vec<Instance>> {
             records.push((format!("examples/{run}:{}", i + 1), serde_json::from_str(line).unwrap()));
         }
     }
-    all.insert("run-record", set(records, json!([
+    all.insert("run-record".into(), set(records, json!([
         ["sample-id-a-number", "/sample_id", 3, false],
         ["latency-text", "/latency_ms", "12", false],
     ])));
     let scores = vec![small_score("requirements/baselines/main.json"), small_score("events/baselines/main.json")];
-    let f1 = scores[0].1["metrics"]["extraction.f1"].clone();
-    all.insert("score", set(scores, json!([
-        ["metric-unknown", "/metrics/extraction.f2", f1, false],
-        ["metric-source-pointer", "/metrics/tuples.pred_source[~1final_tuples]", f1, true],
-        ["metric-source-line-break", "/metrics/tuples.pred_source[~1final_tuples]\n", f1, false],
+    // A metric of the first score file, one the schema does not know (its kind's `f2`), and
+    // a metric of the second named by a JSON pointer to where its answers were found.
+    let (first, f1) = scores[0].1["metrics"].as_object().unwrap().iter().find(|(name, _)| name.ends_with(".f1")).unwrap();
+    let (first, f1) = (first.clone(), f1.clone());
+    let unknown = format!("/metrics/{}", first.replace(".f1", ".f2"));
+    let sourced = scores[1].1["metrics"].as_object().unwrap().keys().find(|name| name.contains('[')).unwrap();
+    let sourced = format!("/metrics/{}", sourced.replace('/', "~1"));
+    all.insert("score".into(), set(scores, json!([
+        ["metric-unknown", unknown, f1, false],
+        ["metric-source-pointer", sourced, f1, true],
+        ["metric-source-line-break", format!("{sourced}\n"), f1, false],
         ["schema-other", "/schema", "goldgate.score/2", false],
     ])));
-    let verdicts = ["publish-format-markdown", "publish-forged-pass"]
+    let verdicts: Vec<(String, Value)> = ["publish-format-markdown", "publish-forged-pass"]
         .iter()
         .map(|c| (format!("tests/cases/{c}/verdict.json"), read_json(&root().join("tests/cases").join(c).join("verdict.json"))))
         .collect();
-    all.insert("verdict", set(verdicts, json!([
+    // The verdict's first F1 rule, its name ending in a line break.
+    let first_metric = verdicts[0].1["metrics"].as_array().unwrap().iter()
+        .map(|m| m["name"].as_str().unwrap().to_string())
+        .find(|name| name.ends_with(".f1"))
+        .unwrap();
+    all.insert("verdict".into(), set(verdicts, json!([
         ["verdict-unknown", "/verdict", "maybe", false],
-        ["metric-name-line-break", "/metrics/0/name", "extraction.f1\n", false],
+        ["metric-name-line-break", "/metrics/0/name", format!("{}\n", first_metric), false],
     ])));
     all
 }
@@ -308,7 +183,13 @@ fn goldgate_reads(stem: &str, name: &str, value: &Value) -> Option<bool> {
         })
     };
     Some(match stem {
-        "answer-extraction" => compliant(value),
+        _ if stem.starts_with("answer-") => {
+            let kind = stem.trim_start_matches("answer-");
+            let corpus = crate::kinds::answer_corpora()
+                .into_iter()
+                .find(|c| c.kind == kind)?;
+            (corpus.reads)(value)?
+        }
         "thresholds" => goldgate_core::gate::thresholds::Thresholds::parse(
             &toml(),
             Path::new("thresholds.toml"),
@@ -331,7 +212,12 @@ fn goldgate_reads(stem: &str, name: &str, value: &Value) -> Option<bool> {
             suite(&std::fs::read_to_string(path).unwrap(), value)
         }
         "suite-toml" => {
-            let sample = json!({"id": "s", "kind": "extraction", "labels": {},
+            // A sample of the first listed kind whose example samples have a conversation.
+            let kind = goldgate_core::kinds::ALL
+                .iter()
+                .find(|k| k.listed() && k.example_samples().contains("conversation:"))
+                .unwrap();
+            let sample = json!({"id": "s", "kind": kind.name(), "labels": {},
                 "conversation": [{"role": "user", "content": "Customers track orders."}]});
             suite(&toml(), &sample)
         }

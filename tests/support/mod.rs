@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod answers;
+pub mod corpus;
 pub mod embeddings;
 pub mod imports;
 pub mod judge;

@@ -10,8 +10,8 @@
 
 use serde_json::{json, Value};
 
+use super::answers::{answer_variants, compliant, compliant_requirement, example_answers};
 use crate::schema_drift::settle;
-use crate::support::answers::{answer_variants, compliant, compliant_requirement, example_answers};
 use crate::support::project::{extraction_suite, goldgate};
 use crate::support::schema::{dir, load, problems};
 use crate::support::TempDir;

@@ -1,0 +1,25 @@
+//! The corpus of `schemas/answer-inference.schema.json` (inferred requirements): answers of the
+//! example runs, edits of the first that the schema must judge as labelled, and an answer
+//! that is not an object. The schema describes what goldgate reads; goldgate does not
+//! judge these answers' compliance itself.
+
+use serde_json::{json, Value};
+
+use crate::support::corpus::{a_number, answers_of, set, Instance};
+
+/// Every instance, in the corpus file's order.
+#[rustfmt::skip]
+pub(crate) fn instances() -> Vec<Instance> {
+    let mut out = set(answers_of("requirements", "answers/main.jsonl", "inference", 3), json!([
+    ["inferred-requirements-not-a-list", "/inferred_requirements", {}, false],
+    ["necessity-spelt-otherwise", "/inferred_requirements/0/necessity", "Nice to have", false],
+    ["necessity-upper-case", "/inferred_requirements/0/necessity", "NECESSARY", true],
+]));
+    out.push(a_number());
+    out
+}
+
+/// goldgate does not judge these answers against the schema itself.
+pub(crate) fn reads(_: &Value) -> Option<bool> {
+    None
+}
