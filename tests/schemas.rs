@@ -456,7 +456,7 @@ fn every_file_goldgate_writes_validates() {
     }
     // Repeats with failed calls, scored on their own; a baseline of answers that hold none
     // of the kind's keys (the pipeline echoes its request); the two compared.
-    crate::support::project::extraction_suite(dir, 6);
+    crate::support::project::example_suite(dir, 6);
     let crash = pipeline("crash_some.sh");
     assert_eq!(
         goldgate(

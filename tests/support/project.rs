@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// A suite of `n` samples `s-0` … of the test kind under `dir/suite`.
 pub fn test_suite(dir: &Path, n: usize) -> PathBuf {
@@ -23,24 +23,23 @@ pub fn test_sample(i: usize, text: &str) -> String {
     super::test_kind::sample(&format!("s-{i}"), text, &["Track orders"]).to_string()
 }
 
-/// A suite of `n` extraction samples `s-0` … under `dir/suite`.
-pub fn extraction_suite(dir: &Path, n: usize) -> PathBuf {
+/// The first `n` samples of the requirements example project (samples of listed kinds),
+/// renamed `s-0` … and written to `dir/suite` as JSON.
+pub fn example_suite(dir: &Path, n: usize) -> PathBuf {
     let root = dir.join("suite");
     std::fs::create_dir_all(&root).unwrap();
-    let lines: String = (0..n)
-        .map(|i| extraction_sample(i, "Customers track orders.") + "\n")
-        .collect();
-    std::fs::write(root.join("samples.jsonl"), lines).unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/requirements/suite");
+    let samples = super::files_below(&example)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "json"))
+        .take(n);
+    for (i, path) in samples.enumerate() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut sample = goldgate_core::document::parse_yaml(&text).unwrap().value;
+        sample["id"] = Value::from(format!("s-{i}"));
+        std::fs::write(root.join(format!("s-{i}.json")), sample.to_string()).unwrap();
+    }
     root
-}
-
-/// Sample `s-{i}` as one JSON line, its conversation saying `text`.
-pub fn extraction_sample(i: usize, text: &str) -> String {
-    json!({"id": format!("s-{i}"), "kind": "extraction",
-        "conversation": [{"role": "user", "content": text}],
-        "labels": {"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional",
-            "actor": "customer", "action": "track orders", "source_messages": [0]}]}})
-    .to_string()
 }
 
 /// `goldgate ARGS` in `dir` with `env` added (and GitHub Actions' variables removed).

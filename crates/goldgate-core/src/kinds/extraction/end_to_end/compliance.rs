@@ -8,13 +8,35 @@
 //! rules (`SNAPSHOTS=overwrite` rewrites them). `tests/schema_corpus.rs` keeps the corpus
 //! the three validators are run on (scripts/schema-validators.sh).
 
+use std::path::{Path, PathBuf};
+
 use serde_json::{json, Value};
 
 use super::answers::{answer_variants, compliant, compliant_requirement, example_answers};
 use crate::schema_drift::settle;
-use crate::support::project::{extraction_suite, goldgate};
+use crate::support::project::goldgate;
 use crate::support::schema::{dir, load, problems};
 use crate::support::TempDir;
+
+/// A suite of `n` extraction samples `s-0` … under `dir/suite`.
+fn extraction_suite(dir: &Path, n: usize) -> PathBuf {
+    let root = dir.join("suite");
+    std::fs::create_dir_all(&root).unwrap();
+    let lines: String = (0..n)
+        .map(|i| extraction_sample(i, "Customers track orders.") + "\n")
+        .collect();
+    std::fs::write(root.join("samples.jsonl"), lines).unwrap();
+    root
+}
+
+/// Sample `s-{i}` as one JSON line, its conversation saying `text`.
+fn extraction_sample(i: usize, text: &str) -> String {
+    json!({"id": format!("s-{i}"), "kind": "extraction",
+        "conversation": [{"role": "user", "content": text}],
+        "labels": {"requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional",
+            "actor": "customer", "action": "track orders", "source_messages": [0]}]}})
+    .to_string()
+}
 
 #[test]
 fn a_non_compliant_sample_says_which_path_broke_which_constraint() {
