@@ -9,26 +9,38 @@ use std::process::{Command, Stdio};
 use crate::init::files;
 use crate::support::output::{assert_exit, text};
 use crate::support::project::{git, goldgate};
-use crate::support::TempDir;
+use crate::support::{test_kind, TempDir};
+
+/// The file `init --kind KIND` writes first for `kind`'s example samples
+/// (`suite/KIND/ID.yaml`), and that sample's id.
+fn first_example(kind: &str) -> (String, String) {
+    let examples =
+        goldgate_core::kinds::of(goldgate_core::kinds::named(kind).unwrap()).example_samples();
+    let id = examples
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .expect("the example samples have ids")
+        .trim()
+        .to_string();
+    (format!("suite/{kind}/{id}.yaml"), id)
+}
 
 #[test]
 fn existing_files_are_refused_without_force_and_overwritten_with_it() {
     let tmp = TempDir::new("init-refuse");
     let dir = &tmp.0;
-    std::fs::create_dir_all(dir.join("suite/extraction")).unwrap();
+    let kind = test_kind::name();
+    let (example, id) = first_example(kind);
+    std::fs::create_dir_all(dir.join("suite").join(kind)).unwrap();
     std::fs::write(dir.join("goldgate.toml"), "# mine\n").unwrap();
-    std::fs::write(dir.join("suite/extraction/ext-001.yaml"), "# mine too\n").unwrap();
+    std::fs::write(dir.join(&example), "# mine too\n").unwrap();
     let before = files(dir);
 
-    let out = goldgate(
-        dir,
-        &["init", "--kind", "extraction", "--pipeline", "http"],
-        &[],
-    );
+    let out = goldgate(dir, &["init", "--kind", kind, "--pipeline", "http"], &[]);
     assert_exit(&out, 2, "init over existing files");
     let said = text(&out.stderr);
     assert!(said.contains("goldgate.toml"), "{said}");
-    assert!(said.contains("suite/extraction/ext-001.yaml"), "{said}");
+    assert!(said.contains(&example), "{said}");
     assert!(said.contains("--force"), "{said}");
     assert!(
         !said.contains("thresholds.toml"),
@@ -38,14 +50,7 @@ fn existing_files_are_refused_without_force_and_overwritten_with_it() {
 
     let out = goldgate(
         dir,
-        &[
-            "init",
-            "--kind",
-            "extraction",
-            "--pipeline",
-            "http",
-            "--force",
-        ],
+        &["init", "--kind", kind, "--pipeline", "http", "--force"],
         &[],
     );
     assert_exit(&out, 0, "init --force");
@@ -53,7 +58,7 @@ fn existing_files_are_refused_without_force_and_overwritten_with_it() {
     assert!(said.contains("overwrote"), "{said}");
     let now = files(dir);
     assert!(now["goldgate.toml"].contains("kind = \"http\""));
-    assert!(now["suite/extraction/ext-001.yaml"].contains("id: ext-001"));
+    assert!(now[&example].contains(&format!("id: {id}")));
     assert!(now.contains_key("thresholds.toml"));
 }
 
@@ -61,14 +66,11 @@ fn existing_files_are_refused_without_force_and_overwritten_with_it() {
 #[test]
 fn a_missing_directory_is_created() {
     let tmp = TempDir::new("init-dir");
-    let out = goldgate(
-        &tmp.0,
-        &["init", "gate/project", "--kind", "validation"],
-        &[],
-    );
+    let kind = test_kind::name();
+    let out = goldgate(&tmp.0, &["init", "gate/project", "--kind", kind], &[]);
     assert_exit(&out, 0, "init into a new directory");
     let project = tmp.0.join("gate/project");
-    assert!(project.join("suite/validation/val-001.yaml").is_file());
+    assert!(project.join(first_example(kind).0).is_file());
     let said = text(&out.stdout);
     assert!(said.contains("cd gate/project && goldgate check"), "{said}");
     assert_exit(
@@ -86,17 +88,17 @@ fn inside_git_a_changed_stub_is_run_before_it_is_added() {
     let tmp = TempDir::new("init-git");
     let dir = &tmp.0;
     git(dir, &["init", "-q", "-b", "main"]);
-    let init = goldgate(dir, &["init", "--kind", "extraction"], &[]);
+    let init = goldgate(dir, &["init", "--kind", test_kind::name()], &[]);
     assert_exit(&init, 0, "init in a git repository");
     assert_exit(&goldgate(dir, &["check"], &[]), 0, "the first check");
     let stub = std::fs::read_to_string(dir.join("pipeline.py")).unwrap();
-    let worse = stub.replace(
-        "    return {\"requirements\": EXAMPLES.get(request[\"id\"], {}).get(\"requirements\", [])}",
-        "    return {\"requirements\": EXAMPLES.get(request[\"id\"], {}).get(\"requirements\", [])[:1]}",
-    );
+    // The stub answers each example's gold: the worse one answers none of it.
+    let key = test_kind::key();
+    let answered = format!("example.get(\"{key}\", [])}}");
+    let worse = stub.replace(&answered, &format!("example.get(\"{key}\", [])[:0]}}"));
     assert_ne!(
         worse, stub,
-        "the stub's extraction answer is where the test expects it"
+        "the stub's answer is where the test expects it"
     );
     std::fs::write(dir.join("pipeline.py"), worse).unwrap();
     let check = goldgate(dir, &["check"], &[]);
@@ -117,7 +119,7 @@ fn init_ignores_goldgate_s_own_directory_in_gitignore() {
     let tmp = TempDir::new("init-gitignore");
     let dir = &tmp.0;
     git(dir, &["init", "-q", "-b", "main"]);
-    let out = goldgate(dir, &["init", "--kind", "extraction"], &[]);
+    let out = goldgate(dir, &["init", "--kind", test_kind::name()], &[]);
     assert_exit(&out, 0, "init");
     let ignore = std::fs::read_to_string(dir.join(".gitignore")).unwrap();
     assert!(ignore.lines().any(|l| l == ".goldgate/"), "{ignore}");
@@ -135,7 +137,7 @@ fn init_ignores_goldgate_s_own_directory_in_gitignore() {
 
     // A .gitignore of the user's, without a final newline: appended to, once.
     std::fs::write(dir.join(".gitignore"), "# mine\n.env\nnode_modules").unwrap();
-    let again = ["init", "--kind", "extraction", "--force"];
+    let again = ["init", "--kind", test_kind::name(), "--force"];
     let out = goldgate(dir, &again, &[]);
     assert_exit(&out, 0, "init --force");
     assert!(
@@ -205,12 +207,13 @@ fn without_a_terminal_the_defaults_are_used_and_named() {
     let out = goldgate(&tmp.0, &["init", "--pipeline", "chat"], &[]);
     assert_exit(&out, 0, "init without --kind");
     let note = text(&out.stderr);
-    assert!(note.contains("--kind extraction"), "{note}");
+    let kind = goldgate::settings::defaults::init_kinds()[0].as_str();
+    assert!(note.contains(&format!("--kind {kind}")), "{note}");
     assert!(
         !note.contains("--pipeline"),
         "the pipeline was given: {note}"
     );
-    assert!(tmp.0.join("suite/extraction/ext-001.yaml").is_file());
+    assert!(tmp.0.join(first_example(kind).0).is_file());
     assert!(files(&tmp.0)["goldgate.toml"].contains("kind = \"chat\""));
 }
 
@@ -236,26 +239,26 @@ fn on_a_terminal_the_missing_choices_are_asked() {
     {
         use std::io::Write;
         let mut stdin = child.stdin.take().unwrap();
-        // Kinds: 9 is no choice (asked again), then validation and tuples; pipeline: the
+        // Kinds: 9 is no choice (asked again), then the third and the fifth; pipeline: the
         // default.
         stdin.write_all(b"9\n3 5\n\n").unwrap();
     }
+    let listed: Vec<&str> = goldgate_core::kinds::listed().map(|k| k.as_str()).collect();
+    assert!((5..9).contains(&listed.len()), "the answers fit {listed:?}");
     let out = child.wait_with_output().unwrap();
     let said = text(&out.stdout);
     assert_exit(&out, 0, &said);
-    assert!(said.contains("1. extraction"), "{said}");
+    assert!(said.contains(&format!("1. {}", listed[0])), "{said}");
     assert!(said.contains("[1]"), "{said}");
     assert!(said.contains("9"), "{said}");
     let project = tmp.0.join("project");
-    assert!(
-        project.join("suite/validation/val-001.yaml").is_file(),
-        "{said}"
-    );
-    assert!(
-        project.join("suite/tuples/tup-001.yaml").is_file(),
-        "{said}"
-    );
-    assert!(!project.join("suite/extraction").exists(), "{said}");
+    for chosen in [listed[2], listed[4]] {
+        assert!(
+            project.join(first_example(chosen).0).is_file(),
+            "{chosen}: {said}"
+        );
+    }
+    assert!(!project.join("suite").join(listed[0]).exists(), "{said}");
     assert!(
         project.join("pipeline.py").is_file(),
         "the default pipeline: {said}"
