@@ -1,5 +1,6 @@
-//! A verdict rests on evidence: a rule whose metric has no value in the run (a judge that
-//! failed every call, a kind the suite does not have) makes the run incomplete, naming the
+//! A verdict rests on evidence: a rule whose metric has no value in the run (a kind the
+//! suite does not have; a judge that failed every call is the judged kind's test) makes the
+//! run incomplete, naming the
 //! metric and why; answers that hold none of the keys their kind reads make it incomplete
 //! even without a rules file, and `baseline refresh` refuses them; a change is called
 //! significant only with enough paired samples for the paired test to reach the rule's
@@ -10,52 +11,45 @@ use std::process::Output;
 
 use serde_json::{json, Value};
 
-use crate::support::openai::{FakeOpenAi, Reply};
 use crate::support::output::{assert_exit, text};
 use crate::support::project::goldgate;
-use crate::support::TempDir;
+use crate::support::{test_kind, TempDir};
 
 #[track_caller]
-fn exit(out: &Output, code: i32) {
+pub(crate) fn exit(out: &Output, code: i32) {
     assert_exit(out, code, "");
 }
 
-/// An extraction sample `id` whose gold has `requirements` requirements.
-fn extraction(id: &str, requirements: usize) -> Value {
-    let items: Vec<Value> = (0..requirements)
-        .map(|r| {
-            json!({"id": format!("REQ-{r:03}"), "title": format!("Feature {r} of {id}"),
-                "type": "functional", "actor": "customer",
-                "action": format!("use feature {r} of {id} every day"), "source_messages": [0]})
-        })
-        .collect();
-    json!({"id": id, "kind": "extraction", "domain": "shop",
-        "conversation": [{"role": "user", "content": "Customers use the features every day."}],
-        "labels": {"requirements": items}})
+/// The marks of sample `id`: `n` features.
+fn marks(id: &str, n: usize) -> Vec<String> {
+    (0..n).map(|r| format!("feature {r} of {id}")).collect()
 }
 
-/// The gold requirements of [`extraction`], the first `keep` of them, as an answer.
-fn found(id: &str, requirements: usize, keep: usize) -> Value {
-    let gold = extraction(id, requirements);
-    let items: Vec<Value> = gold["labels"]["requirements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .take(keep)
-        .cloned()
-        .collect();
-    json!({"requirements": items})
+/// A sample `id` of the test kind whose gold has `n` marks.
+fn sample(id: &str, n: usize) -> Value {
+    let marks = marks(id, n);
+    let marks: Vec<&str> = marks.iter().map(String::as_str).collect();
+    let mut sample = test_kind::sample(id, "Customers use the features every day.", &marks);
+    sample["domain"] = json!("shop");
+    sample
+}
+
+/// The gold marks of [`sample`], the first `keep` of them, as an answer.
+fn found(id: &str, n: usize, keep: usize) -> Value {
+    let marks = marks(id, n);
+    let marks: Vec<&str> = marks.iter().take(keep).map(String::as_str).collect();
+    test_kind::answer(&marks)
 }
 
 /// `dir/suite/samples.jsonl` holding `samples`.
-fn suite(dir: &Path, samples: &[Value]) {
+pub(crate) fn suite(dir: &Path, samples: &[Value]) {
     std::fs::create_dir_all(dir.join("suite")).unwrap();
     let lines: String = samples.iter().map(|s| format!("{s}\n")).collect();
     std::fs::write(dir.join("suite/samples.jsonl"), lines).unwrap();
 }
 
 /// `dir/NAME` answering each sample id with its output.
-fn answers(dir: &Path, name: &str, outputs: &[(String, Value)]) {
+pub(crate) fn answers(dir: &Path, name: &str, outputs: &[(String, Value)]) {
     let lines: String = outputs
         .iter()
         .map(|(id, output)| format!("{}\n", json!({"id": id, "output": output})))
@@ -84,111 +78,60 @@ fn refresh(dir: &Path, answers: &str, env: &[(&str, &str)]) -> Output {
     goldgate(dir, &args, env)
 }
 
-/// A judge rule, and a judge whose endpoint refuses every call (401): every judgement is
-/// invalid, so `judge.comprehensive_weighted` has no value. The rule used to read "no data
-/// in this run" and pass (exit 0) while `judge.invalid_rate` was 1.0.
-#[test]
-fn a_judge_rule_whose_judge_fails_every_call_makes_the_run_incomplete() {
-    let dir = TempDir::new("evidence-judge-401");
-    let server = FakeOpenAi::start(|_| Reply::status(401, "bad key"));
-    let sample = |i: usize| {
-        json!({"id": format!("e-{i}"), "kind": "e2e", "user_input": "A thermostat app.",
-            "reference_srs": "# Reference", "labels": {"requirements": [{"id": "FR-01",
-            "title": "Set schedules", "type": "functional", "actor": "user",
-            "action": "set heating schedules"}]}})
-    };
-    suite(&dir.0, &[sample(0), sample(1)]);
-    let output = json!({"requirements": [], "srs_markdown": "# Document"});
-    answers(
-        &dir.0,
-        "answers.jsonl",
-        &[("e-0".into(), output.clone()), ("e-1".into(), output)],
-    );
-    std::fs::write(
-        dir.0.join("goldgate.toml"),
-        format!(
-            "[pipeline]\nkind = \"replay\"\nfile = \"answers.jsonl\"\n\n[check]\nsuite = \"suite\"\nallow_missing_baseline = true\n\n[judge]\nmodel = \"judge-model\"\nbase_url = \"{}\"\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.0.join("thresholds.toml"),
-        "version = 1\n[metrics.\"judge.comprehensive_weighted\"]\nmin = 0.6\n",
-    )
-    .unwrap();
-    let out = goldgate(&dir.0, &["check"], &[("GOLDGATE_TEST_BACKOFF_MS", "1")]);
-    exit(&out, 3);
-    let stdout = text(&out.stdout);
-    assert!(stdout.starts_with("INCOMPLETE"), "{stdout}");
-    assert!(
-        stdout.contains("judge.comprehensive_weighted")
-            && stdout.contains("no data in this run")
-            && stdout.contains("the judge gave no valid review: all 2 judgements were invalid"),
-        "{stdout}"
-    );
-    let verdict: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.0.join(".goldgate/out/verdict.json")).unwrap(),
-    )
-    .unwrap();
-    let metric = verdict["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "judge.comprehensive_weighted")
-        .unwrap();
-    assert_eq!(metric["status"], "incomplete", "{metric}");
-    assert!(
-        metric["no_data"]
-            .as_str()
-            .is_some_and(|why| why.contains("no valid review")),
-        "{metric}"
-    );
-}
-
 /// A rules file's rule on a kind the suite does not have has nothing to judge: the run is
 /// incomplete, saying so, instead of the rule holding on "no data".
 #[test]
 fn a_rule_on_a_kind_the_run_does_not_have_makes_it_incomplete() {
     let dir = TempDir::new("evidence-absent-kind");
-    suite(&dir.0, &[extraction("s-0", 2)]);
+    suite(&dir.0, &[sample("s-0", 2)]);
     answers(
         &dir.0,
         "answers.jsonl",
         &[("s-0".into(), found("s-0", 2, 2))],
     );
+    // A listed kind's primary metric: the suite has none of its samples.
+    let absent = goldgate_core::kinds::listed().next().unwrap();
+    let absent_metric = goldgate_core::kinds::of(absent).primary_metric();
     std::fs::write(
         dir.0.join("thresholds.toml"),
-        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n[metrics.\"inference.recall\"]\nmin = 0.5\n",
+        format!(
+            "version = 1\n[metrics.\"{}\"]\nmin = 0.5\n[metrics.\"{absent_metric}\"]\nmin = 0.5\n",
+            test_kind::metric("f1")
+        ),
     )
     .unwrap();
     let out = check_replay(&dir.0, "answers.jsonl");
     exit(&out, 3);
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("inference.recall")
-            && stdout.contains("no data in this run: the run has no inference sample"),
+        stdout.contains(absent_metric)
+            && stdout.contains(&format!(
+                "no data in this run: the run has no {} sample",
+                absent.as_str()
+            )),
         "{stdout}"
     );
 }
 
-/// Every answer holds `extracted_requirements` instead of `requirements`: checked without a
-/// rules file, this used to read `extraction.f1 – → 0.0000 … ok`, PASS, and `baseline
-/// refresh` stored it. The built-in `parse.keyless_rate` ceiling makes the run incomplete,
+/// Every answer holds `extracted_KEY` instead of the kind's `KEY`: checked without a rules
+/// file, this used to read `KIND.f1 – → 0.0000 … ok`, PASS, and `baseline refresh` stored
+/// it. The built-in `parse.keyless_rate` ceiling makes the run incomplete,
 /// with the keys expected and found, and refresh refuses it.
 #[test]
 fn keyless_answers_make_the_run_incomplete_and_are_never_a_baseline() {
     let dir = TempDir::new("evidence-keyless");
-    let samples: Vec<Value> = (0..8).map(|i| extraction(&format!("s-{i}"), 2)).collect();
+    let samples: Vec<Value> = (0..8).map(|i| sample(&format!("s-{i}"), 2)).collect();
     suite(&dir.0, &samples);
     let outputs: Vec<(String, Value)> = (0..8)
         .map(|i| {
             let id = format!("s-{i}");
             let answer = found(&id, 2, 2);
-            (
-                id,
-                json!({"extracted_requirements": answer["requirements"]}),
-            )
+            let mut keyless = serde_json::Map::new();
+            keyless.insert(
+                format!("extracted_{}", test_kind::key()),
+                answer[test_kind::key()].clone(),
+            );
+            (id, Value::Object(keyless))
         })
         .collect();
     answers(&dir.0, "answers.jsonl", &outputs);
@@ -198,9 +141,11 @@ fn keyless_answers_make_the_run_incomplete_and_are_never_a_baseline() {
     assert!(stdout.starts_with("INCOMPLETE"), "{stdout}");
     assert!(
         stdout.contains("parse.keyless_rate")
-            && stdout.contains(
-                "none of the keys extraction reads (requirements); found: extracted_requirements"
-            ),
+            && stdout.contains(&format!(
+                "none of the keys {kind} reads ({key}); found: extracted_{key}",
+                kind = test_kind::name(),
+                key = test_kind::key()
+            )),
         "{stdout}"
     );
     let refresh = refresh(
@@ -222,14 +167,14 @@ fn keyless_answers_make_the_run_incomplete_and_are_never_a_baseline() {
 #[test]
 fn a_rules_file_sets_the_keyless_ceiling() {
     let dir = TempDir::new("evidence-keyless-rule");
-    let samples: Vec<Value> = (0..10).map(|i| extraction(&format!("s-{i}"), 2)).collect();
+    let samples: Vec<Value> = (0..10).map(|i| sample(&format!("s-{i}"), 2)).collect();
     suite(&dir.0, &samples);
     let outputs: Vec<(String, Value)> = (0..10)
         .map(|i| {
             let id = format!("s-{i}");
             let answer = found(&id, 2, 2);
             let output = match i < 3 {
-                true => json!({"reqs": answer["requirements"]}),
+                true => json!({"reqs": answer[test_kind::key()]}),
                 false => answer,
             };
             (id, output)
@@ -261,7 +206,7 @@ fn a_change_on_too_few_samples_is_not_called_significant() {
     let gate = |n: usize| {
         let dir = TempDir::new(&format!("evidence-too-few-{n}"));
         let ids: Vec<String> = (0..n).map(|i| format!("s-{i}")).collect();
-        let samples: Vec<Value> = ids.iter().map(|id| extraction(id, 2)).collect();
+        let samples: Vec<Value> = ids.iter().map(|id| sample(id, 2)).collect();
         suite(&dir.0, &samples);
         let all: Vec<_> = ids.iter().map(|id| (id.clone(), found(id, 2, 2))).collect();
         let half: Vec<_> = ids.iter().map(|id| (id.clone(), found(id, 2, 1))).collect();
@@ -269,7 +214,10 @@ fn a_change_on_too_few_samples_is_not_called_significant() {
         answers(&dir.0, "worse.jsonl", &half);
         std::fs::write(
             dir.0.join("thresholds.toml"),
-            "version = 1\n[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\n",
+            format!(
+                "version = 1\n[metrics.\"{}\"]\nmax_regression = 0.02\nrequire_significance = true\n",
+                test_kind::metric("recall")
+            ),
         )
         .unwrap();
         let refresh = refresh(&dir.0, "good.jsonl", &[]);

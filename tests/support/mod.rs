@@ -5,7 +5,6 @@ pub mod answers;
 pub mod corpus;
 pub mod embeddings;
 pub mod imports;
-pub mod judge;
 pub mod mock_http;
 pub mod openai;
 pub mod output;

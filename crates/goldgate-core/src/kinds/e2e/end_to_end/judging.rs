@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{json, Value};
 
-use super::openai::{ChatCall, FakeOpenAi, Reply};
-use super::output::assert_exit;
-use super::project::goldgate;
+use crate::support::openai::{ChatCall, FakeOpenAi, Reply};
+use crate::support::output::assert_exit;
+use crate::support::project::goldgate;
 
 /// A judge's answer with these seven metrics (rubric order) and categories.
 pub fn verdict(v: [f64; 7], categories: [Option<f64>; 3]) -> String {

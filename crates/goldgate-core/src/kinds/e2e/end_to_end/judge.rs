@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::judge::{
+use super::judging::{
     ab_project, ab_server, close, configure, judge_table, ok, record, run, scored, weighted, A, B1,
     B2,
 };

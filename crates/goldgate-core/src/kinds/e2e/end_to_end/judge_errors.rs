@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::judge::{
+use super::judging::{
     ab_project, ab_server, close, e2e, judge_table, ok, project, record, run, scored, verdict, A,
 };
 use crate::support::openai::{ChatCall, FakeOpenAi, Reply};

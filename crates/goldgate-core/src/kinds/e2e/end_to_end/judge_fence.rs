@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
-use crate::support::judge::{
+use super::judging::{
     close, e2e, judge_table, ok, project, record, run, scored, verdict, weighted, A,
 };
 use crate::support::openai::{ChatCall, FakeOpenAi, Reply};
