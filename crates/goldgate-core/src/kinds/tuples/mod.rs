@@ -435,4 +435,6 @@ impl super::ReadsLabels for Tuples {
 }
 
 #[cfg(test)]
+mod layout_tests;
+#[cfg(test)]
 mod tests;
