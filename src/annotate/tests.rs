@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use super::refusal::Refusal;
 use super::views::{Order, Show};
 use super::{Options, Workspace};
+use goldgate_core::kinds::{self, TaskKind};
 use goldgate_core::metrics::scoring::DEFAULT_ID_PATTERN;
 use goldgate_core::suite::agreement::AgreementBuilder;
 use goldgate_core::suite::Suite;
@@ -58,6 +59,25 @@ fn requirement(id: &str, sources: &[i64]) -> Value {
     })
 }
 
+/// The kind [`requirement`]'s items label: the one whose samples are labelled, and whose
+/// answers are read, with a list of requirements and nothing else.
+fn requirements_kind() -> &'static dyn TaskKind {
+    *kinds::ALL
+        .iter()
+        .find(|k| k.label_keys() == ["requirements"] && k.answer_keys() == ["requirements"])
+        .expect("a kind labelled with requirements alone")
+}
+
+/// The first sample of [`requirements_kind`] that `w`'s annotator has not labelled.
+fn unlabelled_requirements(w: &Workspace) -> String {
+    unlabelled(w, requirements_kind().name())
+}
+
+/// The first sample, of any kind, that `w`'s annotator has not labelled.
+fn first_unlabelled(w: &Workspace) -> String {
+    w.queue(Order::Suite, Show::Todo, 1, 1).items[0].id.clone()
+}
+
 fn path_of(w: &Workspace, id: &str) -> PathBuf {
     w.entries[w.index(id).unwrap()].path.clone()
 }
@@ -81,7 +101,7 @@ pub(super) fn unlabelled(w: &Workspace, kind: &str) -> String {
 #[test]
 fn a_save_adds_the_annotators_entry_and_leaves_every_other_byte() {
     let (_dir, mut w) = open("requirements", "carol");
-    let id = unlabelled(&w, "extraction");
+    let id = unlabelled_requirements(&w);
     let path = path_of(&w, &id);
     let before = std::fs::read_to_string(&path).unwrap();
     let fp = fingerprint(&mut w, &id);
@@ -119,7 +139,7 @@ fn a_save_adds_the_annotators_entry_and_leaves_every_other_byte() {
 #[test]
 fn an_annotation_that_breaks_the_labelling_schema_is_refused_with_every_problem() {
     let (_dir, mut w) = open("requirements", "carol");
-    let id = unlabelled(&w, "extraction");
+    let id = unlabelled_requirements(&w);
     let path = path_of(&w, &id);
     let before = std::fs::read(&path).unwrap();
     let fp = fingerprint(&mut w, &id);
@@ -158,7 +178,7 @@ fn an_annotation_that_breaks_the_labelling_schema_is_refused_with_every_problem(
 #[test]
 fn a_sample_changed_on_disk_since_the_page_read_it_is_not_overwritten() {
     let (_dir, mut w) = open("requirements", "carol");
-    let id = unlabelled(&w, "extraction");
+    let id = unlabelled_requirements(&w);
     let path = path_of(&w, &id);
     let fp = fingerprint(&mut w, &id);
     let edited = std::fs::read_to_string(&path).unwrap() + "# a colleague's comment\n";
@@ -200,7 +220,9 @@ fn progress_shows_the_kappas_of_suite_agreement_and_moves_with_each_save() {
     let id = w
         .entries
         .iter()
-        .find(|e| e.sample.annotations.len() >= 2 && e.sample.kind.as_str() == "extraction")
+        .find(|e| {
+            e.sample.annotations.len() >= 2 && e.sample.kind.as_str() == requirements_kind().name()
+        })
         .unwrap()
         .sample
         .id
@@ -218,7 +240,7 @@ fn progress_shows_the_kappas_of_suite_agreement_and_moves_with_each_save() {
         serde_json::to_value(&progress.agreement).unwrap(),
         suite_agreement(dir.path())
     );
-    w.skipped.insert(unlabelled(&w, "inference"));
+    w.skipped.insert(first_unlabelled(&w));
     let carol = w
         .progress()
         .annotators
@@ -261,11 +283,11 @@ fn the_queue_pages_filters_and_puts_the_most_disagreed_samples_first() {
 #[test]
 fn discussion_notes_are_set_replaced_and_removed() {
     let (_dir, mut w) = open("requirements", "carol");
-    let id = unlabelled(&w, "validation");
+    let id = unlabelled_requirements(&w);
     let path = path_of(&w, &id);
     let before = std::fs::read_to_string(&path).unwrap();
     let fp = fingerprint(&mut w, &id);
-    w.set_discussion(&id, &fp, "Is the e-mail address PII here?")
+    w.set_discussion(&id, &fp, "Is this what the customer meant?")
         .unwrap();
     let fp = fingerprint(&mut w, &id);
     w.set_discussion(&id, &fp, "<script>alert(1)</script>")
@@ -287,11 +309,13 @@ fn discussion_notes_are_set_replaced_and_removed() {
         .is_empty());
 }
 
-/// The first extraction sample two or more annotators labelled.
+/// The first sample of [`requirements_kind`] two or more annotators labelled.
 fn annotated_by_two(w: &Workspace) -> usize {
     w.entries
         .iter()
-        .position(|e| e.sample.annotations.len() >= 2 && e.sample.kind.as_str() == "extraction")
+        .position(|e| {
+            e.sample.annotations.len() >= 2 && e.sample.kind.as_str() == requirements_kind().name()
+        })
         .unwrap()
 }
 
@@ -386,7 +410,7 @@ fn a_promotion_holds_only_items_of_the_annotators_it_names() {
 #[test]
 fn a_sample_file_replaced_by_a_link_out_of_the_suite_is_neither_read_nor_written() {
     let (dir, mut w) = open("requirements", "carol");
-    let id = unlabelled(&w, "extraction");
+    let id = unlabelled_requirements(&w);
     let path = path_of(&w, &id);
     let fp = fingerprint(&mut w, &id);
     // While the server runs, the sample file becomes a link to a file outside the suite
@@ -425,27 +449,26 @@ fn a_sample_file_replaced_by_a_link_out_of_the_suite_is_neither_read_nor_written
 }
 
 #[test]
-fn tuples_and_json_lines_samples_are_annotated_in_place() {
+fn samples_of_a_text_and_json_lines_samples_are_annotated_in_place() {
     let (dir, mut w) = open("events", "carol");
     let index = 0;
     let id = w.entries[index].sample.id.clone();
     let text = w.entries[index].sample.text.clone().unwrap();
-    let tuple = w.entries[index].sample.labels.to_json_of("tuples")[0].clone();
+    let key = kinds::of(w.entries[index].sample.kind).label_keys()[0];
+    let item = w.entries[index].sample.labels.to_json_of(key)[0].clone();
     let fp = fingerprint(&mut w, &id);
-    w.save_annotation(&id, &fp, &json!({"tuples": [tuple]}))
+    w.save_annotation(&id, &fp, &json!({ key: [item] }))
         .unwrap();
     let w2 = reopen(dir.path(), "carol", None);
-    assert_eq!(
-        w2.entries[index].sample.annotations[0].labels.len("tuples"),
-        1
-    );
+    assert_eq!(w2.entries[index].sample.annotations[0].labels.len(key), 1);
     assert!(!text.is_empty());
 
     // A JSONL suite: only the sample's line changes.
     let jsonl = dir.path().join("suite").join("more.jsonl");
+    let kind = requirements_kind().name();
     let line = |id: &str| {
         format!(
-            r#"{{"id":"{id}","kind":"extraction","conversation":[{{"role":"user","content":"Customers track orders."}}],"labels":{{}}}}"#
+            r#"{{"id":"{id}","kind":"{kind}","conversation":[{{"role":"user","content":"Customers track orders."}}],"labels":{{}}}}"#
         )
     };
     std::fs::write(&jsonl, format!("{}\r\n{}\r\n", line("j-1"), line("j-2"))).unwrap();
@@ -476,7 +499,7 @@ fn prefill_turns_a_run_files_answers_into_drafts() {
     let (dir, _) = open("requirements", "carol");
     let run = dir.path().join("answers").join("main.jsonl");
     let w = reopen(dir.path(), "carol", Some(run));
-    let id = unlabelled(&w, "extraction");
+    let id = unlabelled_requirements(&w);
     let view = w.sample_view(w.index(&id).unwrap());
     let draft = view.draft.unwrap();
     assert!(draft.problem.is_none(), "{draft:?}");
@@ -489,17 +512,18 @@ fn prefill_turns_a_run_files_answers_into_drafts() {
     // An answer that holds none of the kind's keys says so.
     let sample = &w.entries[w.index(&id).unwrap()].sample;
     let odd = super::prefill::draft(sample, "run.jsonl", r#"{"extracted_requirements": []}"#);
-    assert_eq!(
-        odd.problem.as_deref(),
-        Some("the answer holds none of the keys extraction reads (requirements); found: extracted_requirements")
+    let expected = format!(
+        "the answer holds none of the keys {} reads (requirements); found: extracted_requirements",
+        requirements_kind().name()
     );
+    assert_eq!(odd.problem.as_deref(), Some(expected.as_str()));
 }
 
 #[test]
 fn the_queue_and_progress_see_what_another_annotators_server_saved() {
     let (dir, mut carol) = open("requirements", "carol");
     let mut dave = reopen(dir.path(), "dave", None);
-    let id = unlabelled(&dave, "extraction");
+    let id = unlabelled_requirements(&dave);
     let fp = fingerprint(&mut dave, &id);
     dave.save_annotation(
         &id,
@@ -527,8 +551,8 @@ fn a_layout_the_editor_cannot_rewrite_is_refused_as_unsupported_and_left_alone()
     std::fs::create_dir_all(&suite).unwrap();
     // The last value is a block scalar that keeps its trailing blank line: appending after
     // it would change the string, which the read-back check catches.
-    let text = "id: k-1\nkind: extraction\nconversation:\n  - role: user\n    content: Track orders.\nlabels:\n  requirements:\n    - id: REQ-001\n      title: Track\n      type: functional\n      actor: customer\n      action: track orders\n      acceptance_criteria: [a, b]\n      priority: must\n      source_messages: [0]\n      rationale: |+\n        kept\n\n";
-    std::fs::write(suite.join("k.yaml"), text).unwrap();
+    let text = format!("id: k-1\nkind: {}\nconversation:\n  - role: user\n    content: Track orders.\nlabels:\n  requirements:\n    - id: REQ-001\n      title: Track\n      type: functional\n      actor: customer\n      action: track orders\n      acceptance_criteria: [a, b]\n      priority: must\n      source_messages: [0]\n      rationale: |+\n        kept\n\n", requirements_kind().name());
+    std::fs::write(suite.join("k.yaml"), &text).unwrap();
     let mut w = reopen(dir.path(), "carol", None);
     let fp = fingerprint(&mut w, "k-1");
     let result = w.save_annotation("k-1", &fp, &json!({"requirements": []}));

@@ -133,51 +133,69 @@ mod tests {
         v
     }
 
+    /// A kind that lays its metrics out itself, picked from the registry, with its layout.
+    fn laid_out() -> (&'static dyn kinds::TaskKind, ReportLayout) {
+        kinds::ALL
+            .iter()
+            .find_map(|k| Some((*k, k.report_layout()?)))
+            .expect("a registered kind lays out its metrics")
+    }
+
     #[test]
-    fn a_tuples_suite_leads_with_its_headline_and_keeps_thoughts_apart() {
+    fn a_suite_of_a_kind_with_a_layout_leads_with_its_headline_and_keeps_thoughts_apart() {
+        let (kind, layout) = laid_out();
+        let (headline, diagnostics) = (layout.headline, layout.diagnostics);
+        let [checked, skipped, failed] = layout.coverage;
+        // One of the kind's metrics that the layout neither leads with nor keeps apart.
+        let other = kind
+            .metrics()
+            .iter()
+            .map(|m| m.name)
+            .find(|n| !headline.contains(n) && !(layout.is_diagnostic)(n))
+            .expect("a metric outside the headline and the diagnostics");
+        // Some of the headline's rows, given out of order; some diagnostics, one without a
+        // value; the coverage counts.
         let v = verdict(vec![
-            metric("tuples.stage_break_rate", Some(0.2), true),
-            metric("tuples.cot_faithfulness", Some(0.9), true),
-            metric("parse.error_rate", Some(0.0), true),
-            metric("tuples.type_f1", Some(0.8), false),
-            metric("tuples.strict_f1", Some(0.7), true),
-            metric("tuples.relaxed_f1", Some(0.75), false),
-            metric("tuples.cot_coverage_rate", Some(0.96), false),
-            metric("tuples.cot_checked", Some(24.0), false),
-            metric("tuples.cot_skipped", Some(1.0), false),
-            metric("tuples.cot_parse_fail", Some(0.0), false),
-            metric("tuples.cot_type_consistency", None, false),
+            metric(other, Some(0.2), true),
+            metric(diagnostics[0], Some(0.9), true),
+            metric(headline[5], Some(0.0), true),
+            metric(headline[2], Some(0.8), false),
+            metric(headline[0], Some(0.7), true),
+            metric(headline[1], Some(0.75), false),
+            metric(diagnostics[3], Some(0.96), false),
+            metric(checked, Some(24.0), false),
+            metric(skipped, Some(1.0), false),
+            metric(failed, Some(0.0), false),
+            metric(diagnostics[1], None, false),
         ]);
         let s = sections(&v, |m| m.rule.is_some());
         let names: Vec<&str> = s.main.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(
             names,
-            [
-                "tuples.strict_f1",
-                "tuples.relaxed_f1",
-                "tuples.type_f1",
-                "parse.error_rate",
-                "tuples.stage_break_rate"
-            ]
+            [headline[0], headline[1], headline[2], headline[5], other]
         );
-        let diagnostics: Vec<&str> = s.diagnostics.iter().map(|m| m.name.as_str()).collect();
-        assert_eq!(
-            diagnostics,
-            ["tuples.cot_faithfulness", "tuples.cot_coverage_rate"]
-        );
+        let shown_apart: Vec<&str> = s.diagnostics.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(shown_apart, [diagnostics[0], diagnostics[3]]);
         assert_eq!(s.coverage, Some([24, 1, 0]));
     }
 
     #[test]
     fn other_suites_keep_their_order() {
+        let kind = goldgate_core::testkit::test_kind();
+        assert!(kind.report_layout().is_none(), "a kind without a layout");
+        let (f1, recall) = (
+            format!("{}.f1", kind.name()),
+            format!("{}.recall", kind.name()),
+        );
+        let (_, layout) = laid_out();
         let v = verdict(vec![
-            metric("extraction.f1", Some(0.9), true),
-            metric("tuples.strict_f1", None, false),
-            metric("extraction.recall", Some(0.8), false),
+            metric(&f1, Some(0.9), true),
+            metric(layout.headline[0], None, false),
+            metric(&recall, Some(0.8), false),
         ]);
         let s = sections(&v, |m| m.rule.is_some());
         let names: Vec<&str> = s.main.iter().map(|m| m.name.as_str()).collect();
-        assert_eq!(names, ["extraction.f1"]);
+        assert_eq!(names, [f1.as_str()]);
         assert!(s.diagnostics.is_empty() && s.coverage.is_none());
     }
 }

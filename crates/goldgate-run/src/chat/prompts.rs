@@ -197,12 +197,12 @@ mod tests {
     fn every_kind_has_a_built_in_prompt_asking_for_its_answer_keys() {
         let prompts = Prompts::load(&PromptFiles::default()).unwrap();
         let conversation = json!([{"role": "user", "content": "We need order tracking"}, {"role": "analyst", "content": "Email too?"}]);
-        for (kind, keys) in [
-            ("extraction", vec!["\"requirements\""]),
-            ("inference", vec!["\"inferred_requirements\""]),
-            ("validation", vec!["\"issues\"", "\"pii\""]),
-            ("e2e", vec!["\"requirements\"", "\"srs_markdown\""]),
-        ] {
+        let prompted = kinds::ALL
+            .iter()
+            .filter(|k| k.chat_prompts().built_in.is_some());
+        assert!(prompted.clone().count() > 1);
+        for k in prompted {
+            let kind = k.name();
             let request = json!({"id": "s", "kind": kind, "domain": "retail", "conversation": conversation, "requirements": [{"id": "REQ-001"}]});
             let messages = prompts.render(&request).unwrap();
             assert_eq!(messages.len(), 2);
@@ -210,38 +210,69 @@ mod tests {
                 (messages[0].role.as_str(), messages[1].role.as_str()),
                 ("system", "user")
             );
-            for key in keys {
-                assert!(messages[1].content.contains(key), "{kind}: {key}");
+            for key in k.answer_keys() {
+                let key = format!("\"{key}\"");
+                assert!(messages[1].content.contains(&key), "{kind}: {key}");
             }
-            if kind != "e2e" || !messages[1].content.is_empty() {
-                assert!(
-                    messages[1].content.contains("[1] analyst: Email too?"),
-                    "{kind}"
-                );
-            }
+            assert!(
+                messages[1].content.contains("[1] analyst: Email too?"),
+                "{kind}"
+            );
         }
-        let e2e =
-            json!({"id": "s", "kind": "e2e", "user_input": "A library app.", "reference_srs": "…"});
-        let messages = prompts.render(&e2e).unwrap();
+        // A kind whose samples may give a statement instead of a conversation (the judge
+        // compares its answer's document with the sample's reference).
+        let judged = kinds::ALL
+            .iter()
+            .find_map(|k| Some((k.name(), k.judged_document()?)))
+            .expect("a kind with a judged document");
+        let (kind, document) = judged;
+        let statement = json!({"id": "s", "kind": kind, "user_input": "A library app.", document.reference: "…"});
+        let messages = prompts.render(&statement).unwrap();
         assert!(messages[1].content.contains("A library app."));
-        let e = prompts
-            .render(&json!({"kind": "tuples"}))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("no built-in prompt for `tuples`"), "{e}");
+        let unprompted: Vec<&str> = kinds::ALL
+            .iter()
+            .filter(|k| k.chat_prompts().built_in.is_none())
+            .map(|k| k.name())
+            .collect();
+        assert!(
+            !unprompted.is_empty(),
+            "a kind whose projects write their own prompt"
+        );
+        for kind in unprompted {
+            let e = prompts
+                .render(&json!({ "kind": kind }))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("no built-in prompt for `{kind}`")),
+                "{e}"
+            );
+        }
     }
 
     #[test]
     fn the_context_numbers_messages_and_leaves_out_what_the_sample_lacks() {
+        // A kind whose samples may give a statement (see above) and one whose samples give
+        // a task's text.
+        let judged = kinds::ALL
+            .iter()
+            .find(|k| k.judged_document().is_some())
+            .expect("a kind with a judged document")
+            .name();
+        let tasked = kinds::ALL
+            .iter()
+            .find(|k| matches!(k.reads(), kinds::keys::Reads::TaskPointers))
+            .expect("a kind whose answers are read at a task's pointers")
+            .name();
         let c =
-            context(&json!({"id": "x", "kind": "e2e", "user_input": "text", "conversation": []}));
+            context(&json!({"id": "x", "kind": judged, "user_input": "text", "conversation": []}));
         assert_eq!(c["input"], json!("text"));
         assert_eq!(c["transcript"], json!(""));
         assert!(c.get("domain").is_none() && c.get("requirements_json").is_none());
         let c = context(&json!({"conversation": [{"role": "user", "content": "a"}]}));
         assert_eq!(c["conversation"][0]["index"], json!(0));
         assert_eq!(c["input"], json!("[0] user: a"));
-        let c = context(&json!({"kind": "tuples", "task": "absa", "text": "Nice screen."}));
+        let c = context(&json!({"kind": tasked, "task": "absa", "text": "Nice screen."}));
         assert_eq!(
             (&c["task"], &c["text"]),
             (&json!("absa"), &json!("Nice screen."))

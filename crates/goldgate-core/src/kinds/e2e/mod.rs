@@ -332,6 +332,8 @@ impl super::ReadsLabels for E2e {
 }
 
 #[cfg(test)]
+mod prompt_tests;
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -435,4 +435,8 @@ impl super::ReadsLabels for Tuples {
 }
 
 #[cfg(test)]
+mod layout_tests;
+#[cfg(test)]
+mod prompt_tests;
+#[cfg(test)]
 mod tests;
