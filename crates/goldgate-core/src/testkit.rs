@@ -1,6 +1,7 @@
-//! Helpers the tests of every goldgate crate share: a score file made from per-sample
-//! counts, rules and comparison options as the gate's tests use them, and a git repository
-//! with a fixed identity. Compiled for this crate's own tests and, through the
+//! Helpers the tests of every goldgate crate share: the test kind (registered only in test
+//! builds, listed nowhere) and its metrics' names, score files made from per-sample counts,
+//! rules and comparison options as the gate's tests use them, and a git repository with a
+//! fixed identity. Compiled for this crate's own tests and, through the
 //! `test-support` feature (which only test builds turn on), for the crates above it.
 
 use std::path::{Path, PathBuf};
@@ -12,28 +13,78 @@ use crate::metrics::bootstrap::{aggregate, BootstrapConfig, Prepared};
 use crate::metrics::stats::Stats;
 use crate::score::file::{Provenance, SampleScore, ScoreFile, ScoringSummary};
 
-/// A score file of extraction samples given as (tp, fp, fn, hallucinated?).
-pub fn file(samples: &[(f64, f64, f64, bool)], version: &str) -> ScoreFile {
+/// Counts of one sample: (tp, fp, fn, flagged?).
+type Counts = (f64, f64, f64, bool);
+
+/// A score file of samples of the test kind ([`test_kind`]) given as (tp, fp, fn,
+/// flagged?): each sample's marks found, marks named that are not gold, gold marks missed,
+/// and whether its answer named a mark the conversation does not (its `flagged_rate`, a
+/// rate where lower is better). Its primary score is the marks' F1. What tests of generic
+/// code (rules, verdicts, reports) score, so they name no kind.
+pub fn test_kind_file(samples: &[Counts], version: &str) -> ScoreFile {
+    let kind = test_kind();
+    let stat = |name: &str| format!("{}.{name}", kind.name());
+    score_file(
+        crate::kinds::kind_of(kind),
+        samples,
+        version,
+        |(tp, fp, fn_, flagged)| {
+            let mut stats = Stats::default();
+            for (k, v) in [
+                ("records", 1.0),
+                ("tp", tp),
+                ("fp", fp),
+                ("fn", fn_),
+                ("flagged_records", f64::from(u8::from(flagged))),
+            ] {
+                stats.add_dynamic(stat(k), v);
+            }
+            stats
+        },
+    )
+}
+
+/// A score file of extraction samples given as (tp, fp, fn, hallucinated?): what the report
+/// tests of the crates above were written with (their snapshots show extraction's
+/// metrics). New tests use [`test_kind_file`].
+pub fn file(samples: &[Counts], version: &str) -> ScoreFile {
+    let kind = crate::kinds::named("extraction").unwrap();
+    score_file(kind, samples, version, |(tp, fp, fn_, halluc)| {
+        let mut stats = Stats::default();
+        for (k, v) in [
+            ("ext.records", 1.0),
+            ("ext.tp", tp),
+            ("ext.fp", fp),
+            ("ext.fn", fn_),
+            ("ext.halluc_records", f64::from(u8::from(halluc))),
+        ] {
+            stats.add(k, v);
+        }
+        stats
+    })
+}
+
+/// A score file of samples of `kind`, each with the sums `stats` gives its counts (and one
+/// record), its primary score the F1 of its counts, and the metrics of the kinds whose
+/// sums it has aggregated without resampling.
+fn score_file(
+    kind: crate::sample::Kind,
+    samples: &[Counts],
+    version: &str,
+    stats: impl Fn(Counts) -> Stats,
+) -> ScoreFile {
     let scores: Vec<SampleScore> = samples
         .iter()
         .enumerate()
-        .map(|(i, &(tp, fp, fn_, halluc))| {
-            let mut stats = Stats::default();
-            for (k, v) in [
-                ("ext.records", 1.0),
-                ("ext.tp", tp),
-                ("ext.fp", fp),
-                ("ext.fn", fn_),
-                ("run.records", 1.0),
-                ("ext.halluc_records", f64::from(u8::from(halluc))),
-            ] {
-                stats.add(k, v);
-            }
+        .map(|(i, &counts)| {
+            let (tp, fp, fn_, _) = counts;
+            let mut stats = stats(counts);
+            stats.add("run.records", 1.0);
             let p = crate::metrics::precision(tp, fp, fn_);
             let r = crate::metrics::recall(tp, fp, fn_);
             SampleScore {
                 id: format!("s-{i}"),
-                kind: crate::kinds::named("extraction").unwrap(),
+                kind,
                 domain: "d".into(),
                 difficulty: crate::sample::Difficulty::Medium,
                 task: None,
@@ -56,7 +107,8 @@ pub fn file(samples: &[(f64, f64, f64, bool)], version: &str) -> ScoreFile {
         })
         .collect();
     let refs: Vec<&Stats> = scores.iter().map(|s| &s.stats).collect();
-    let prepared = Prepared::new(crate::kinds::metrics(), &refs, vec![&[][..]; scores.len()]);
+    let catalog = crate::kinds::catalog(refs.iter().flat_map(|s| s.iter().map(|(k, _)| k)));
+    let prepared = Prepared::new(catalog, &refs, vec![&[][..]; scores.len()]);
     let members: Vec<usize> = (0..scores.len()).collect();
     let cfg = BootstrapConfig {
         resamples: 0,
@@ -111,6 +163,17 @@ pub fn rules(text: &str) -> Thresholds {
     Thresholds::parse(&format!("version = 1\n{text}"), Path::new("t.toml")).unwrap()
 }
 
+/// The built-in rules ([`Thresholds::built_in`]), gating the test kind's primary metric as
+/// they gate every listed kind's (the real ones leave out a kind that is listed nowhere).
+pub fn built_in_rules() -> Thresholds {
+    let mut rules = Thresholds::built_in();
+    let primary = test_kind().primary_metric().to_string();
+    rules
+        .metrics
+        .insert(toml::Spanned::new(0..0, primary), Default::default());
+    rules
+}
+
 pub fn options() -> CompareOptions {
     CompareOptions {
         bootstrap: BootstrapConfig {
@@ -156,4 +219,16 @@ pub fn test_kind() -> &'static dyn crate::kinds::TaskKind {
         .iter()
         .find(|k| !k.listed())
         .expect("test builds register a kind they do not list")
+}
+
+/// The full name of the test kind's metric `name` (`f1`, `recall`, `flagged_rate`, `ece`):
+/// what tests of rules and verdicts gate, so they name no kind.
+pub fn metric(name: &str) -> String {
+    let kind = test_kind();
+    let full = format!("{}.{name}", kind.name());
+    assert!(
+        kind.metrics().iter().any(|m| m.name == full),
+        "the test kind has no metric `{full}`"
+    );
+    full
 }

@@ -181,81 +181,75 @@ mod evidence_tests;
 mod tests {
     use super::*;
     use crate::gate::verdict::{by_name, Outcome, Status};
-    use crate::testkit::{file, options, rules};
+    use crate::testkit::{metric, options, rules, test_kind_file};
 
     fn status(v: &Verdict, metric: &str) -> Status {
         by_name(v)[metric].status
     }
 
-    /// 40 samples of 5 gold items; `found` of them found, no false positives.
+    /// Samples of the test kind of 5 gold marks each; `found` of them found, no false
+    /// positives.
     fn run(found: &[usize]) -> ScoreFile {
         let samples: Vec<(f64, f64, f64, bool)> = found
             .iter()
             .map(|&f| (f as f64, 0.0, (5 - f) as f64, false))
             .collect();
-        file(&samples, "1")
+        test_kind_file(&samples, "1")
     }
 
     #[test]
     fn floors_and_ceilings_in_both_directions() {
+        let recall = metric("recall");
+        let floor = rules(&format!("[metrics.\"{recall}\"]\nmin = 0.9\n"));
         let good = run(&[5; 40]);
-        let v = compare(
-            &good,
-            None,
-            &rules("[metrics.\"extraction.recall\"]\nmin = 0.9\n"),
-            &options(),
-        )
-        .unwrap();
+        let v = compare(&good, None, &floor, &options()).unwrap();
         assert_eq!(
-            (v.verdict, status(&v, "extraction.recall")),
+            (v.verdict, status(&v, &recall)),
             (Outcome::Pass, Status::Pass)
         );
         let weak = run(&[4; 40]); // recall 0.8
-        let v = compare(
-            &weak,
-            None,
-            &rules("[metrics.\"extraction.recall\"]\nmin = 0.9\n"),
-            &options(),
-        )
-        .unwrap();
+        let v = compare(&weak, None, &floor, &options()).unwrap();
         assert_eq!(
-            (v.verdict, status(&v, "extraction.recall")),
+            (v.verdict, status(&v, &recall)),
             (Outcome::Fail, Status::Fail)
         );
-        assert!(by_name(&v)["extraction.recall"].reasons[0].contains("below the floor"));
+        assert!(by_name(&v)[recall.as_str()].reasons[0].contains("below the floor"));
         // Lower is better: a ceiling.
-        let halluc = file(&vec![(5.0, 0.0, 0.0, true); 10], "1");
+        let flagged_rate = metric("flagged_rate");
+        let flagged = test_kind_file(&vec![(5.0, 0.0, 0.0, true); 10], "1");
         let v = compare(
-            &halluc,
+            &flagged,
             None,
-            &rules("[metrics.\"extraction.hallucination_rate\"]\nmax = 0.5\n"),
+            &rules(&format!("[metrics.\"{flagged_rate}\"]\nmax = 0.5\n")),
             &options(),
         )
         .unwrap();
-        assert_eq!(status(&v, "extraction.hallucination_rate"), Status::Fail);
+        assert_eq!(status(&v, &flagged_rate), Status::Fail);
         assert!(!v.baseline_present && v.summary.contains("failed"));
     }
 
     #[test]
     fn absolute_and_relative_regressions_with_significance() {
+        let recall = metric("recall");
+        let rule = |text: &str| rules(&format!("[metrics.\"{recall}\"]\n{text}\n"));
         let base = run(&[5; 40]);
         let dropped = run(&[4; 40]); // recall 1.0 -> 0.8 on every sample: significant
-        let abs = rules("[metrics.\"extraction.recall\"]\nmax_regression = 0.05\n");
+        let abs = rule("max_regression = 0.05");
         let v = compare(&dropped, Some(&base), &abs, &options()).unwrap();
-        assert_eq!(status(&v, "extraction.recall"), Status::Fail);
-        let rel = rules("[metrics.\"extraction.recall\"]\nmax_regression = \"25%\"\n"); // 25% of 1.0 allows 0.2
+        assert_eq!(status(&v, &recall), Status::Fail);
+        let rel = rule("max_regression = \"25%\""); // 25% of 1.0 allows 0.2
         assert_eq!(
             status(
                 &compare(&dropped, Some(&base), &rel, &options()).unwrap(),
-                "extraction.recall"
+                &recall
             ),
             Status::Pass
         );
-        let rel_tight = rules("[metrics.\"extraction.recall\"]\nmax_regression = \"10%\"\n");
+        let rel_tight = rule("max_regression = \"10%\"");
         assert_eq!(
             status(
                 &compare(&dropped, Some(&base), &rel_tight, &options()).unwrap(),
-                "extraction.recall"
+                &recall
             ),
             Status::Fail
         );
@@ -263,35 +257,36 @@ mod tests {
         let mut one = vec![5; 40];
         one[0] = 0;
         let noisy = run(&one);
-        let sig = rules(
-            "[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\n",
-        );
+        let sig = rule("max_regression = 0.02\nrequire_significance = true");
         let v = compare(&noisy, Some(&base), &sig, &options()).unwrap();
-        assert_eq!(status(&v, "extraction.recall"), Status::Pass);
-        assert!(by_name(&v)["extraction.recall"].reasons[0].contains("not significant"));
-        let nosig = rules("[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = false\n");
+        assert_eq!(status(&v, &recall), Status::Pass);
+        assert!(by_name(&v)[recall.as_str()].reasons[0].contains("not significant"));
+        let nosig = rule("max_regression = 0.02\nrequire_significance = false");
         assert_eq!(
             status(
                 &compare(&noisy, Some(&base), &nosig, &options()).unwrap(),
-                "extraction.recall"
+                &recall
             ),
             Status::Fail
         );
         // Lower is better: a rise is the regression.
-        let clean = file(&vec![(5.0, 0.0, 0.0, false); 40], "1");
-        let dirty = file(&vec![(5.0, 0.0, 0.0, true); 40], "1");
-        let lower = rules("[metrics.\"extraction.hallucination_rate\"]\nmax_regression = 0.1\n");
+        let flagged_rate = metric("flagged_rate");
+        let clean = test_kind_file(&vec![(5.0, 0.0, 0.0, false); 40], "1");
+        let dirty = test_kind_file(&vec![(5.0, 0.0, 0.0, true); 40], "1");
+        let lower = rules(&format!(
+            "[metrics.\"{flagged_rate}\"]\nmax_regression = 0.1\n"
+        ));
         assert_eq!(
             status(
                 &compare(&dirty, Some(&clean), &lower, &options()).unwrap(),
-                "extraction.hallucination_rate"
+                &flagged_rate
             ),
             Status::Fail
         );
         assert_eq!(
             status(
                 &compare(&clean, Some(&dirty), &lower, &options()).unwrap(),
-                "extraction.hallucination_rate"
+                &flagged_rate
             ),
             Status::Pass
         );
@@ -299,16 +294,19 @@ mod tests {
 
     #[test]
     fn warn_severity_passes_with_warnings() {
+        let recall = metric("recall");
         let weak = run(&[4; 40]);
         let v = compare(
             &weak,
             None,
-            &rules("[metrics.\"extraction.recall\"]\nmin = 0.9\nseverity = \"warn\"\n"),
+            &rules(&format!(
+                "[metrics.\"{recall}\"]\nmin = 0.9\nseverity = \"warn\"\n"
+            )),
             &options(),
         )
         .unwrap();
         assert_eq!(
-            (v.verdict, v.exit_code, status(&v, "extraction.recall")),
+            (v.verdict, v.exit_code, status(&v, &recall)),
             (Outcome::Warn, 0, Status::Warn)
         );
     }
@@ -328,16 +326,17 @@ mod tests {
         let v = compare(&missing, None, &rules(""), &options()).unwrap();
         assert_eq!(v.verdict, Outcome::Incomplete);
         // Incomplete wins over a quality failure: a broken run is never reported as a regression.
+        let recall = metric("recall");
         let mut weak = run(&[4; 40]);
         weak.missing = vec!["s-99".into()];
         let v = compare(
             &weak,
             None,
-            &rules("[metrics.\"extraction.recall\"]\nmin = 0.9\n"),
+            &rules(&format!("[metrics.\"{recall}\"]\nmin = 0.9\n")),
             &options(),
         )
         .unwrap();
-        assert_eq!(status(&v, "extraction.recall"), Status::Fail);
+        assert_eq!(status(&v, &recall), Status::Fail);
         assert_eq!(v.verdict, Outcome::Incomplete);
     }
 
@@ -361,7 +360,7 @@ mod tests {
         let v = compare(&cand, None, &t, &options()).unwrap();
         let by = by_name(&v);
         assert!(by["run.cost_usd"].estimated && by["run.tokens_total"].estimated);
-        assert!(!by["extraction.f1"].estimated);
+        assert!(!by[metric("f1").as_str()].estimated);
         cand.metrics
             .insert("run.tokens_estimated_rate".into(), value(0.0));
         let exact = compare(&cand, None, &t, &options()).unwrap();
@@ -382,8 +381,8 @@ mod tests {
         assert_eq!(s.mcnemar_p, 1.0);
     }
 
-    /// One simulated run: 200 samples of 5 gold items, each found with probability `p`, and
-    /// one false positive with probability 0.3.
+    /// One simulated run: 200 samples of the test kind of 5 gold marks, each found with
+    /// probability `p`, and one false positive with probability 0.3.
     fn simulate(p: f64, rng: &mut crate::rng::Rng) -> ScoreFile {
         let mut uniform = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         let samples: Vec<(f64, f64, f64, bool)> = (0..200)
@@ -393,7 +392,7 @@ mod tests {
                 (tp, fp, 5.0 - tp, false)
             })
             .collect();
-        file(&samples, "1")
+        test_kind_file(&samples, "1")
     }
 
     /// The gate's own statistics: with no true change it must rarely fail (about 5% at
@@ -401,7 +400,10 @@ mod tests {
     #[test]
     #[allow(clippy::print_stderr)]
     fn the_gate_fails_rarely_on_noise_and_catches_a_real_drop() {
-        let thresholds = rules("[metrics.\"extraction.f1\"]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\n");
+        let thresholds = rules(&format!(
+            "[metrics.\"{}\"]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\n",
+            metric("f1")
+        ));
         let options = CompareOptions {
             bootstrap: BootstrapConfig {
                 resamples: 300,

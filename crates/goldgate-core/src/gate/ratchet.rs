@@ -183,9 +183,16 @@ fn regression_loosened(base: Option<Regression>, current: Option<Regression>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testkit::metric;
 
     fn t(text: &str) -> Thresholds {
         Thresholds::parse(text, Path::new("t.toml")).unwrap()
+    }
+
+    /// `text` with each `KIND.` the test kind's name: its metrics `KIND.f1`, `KIND.recall`
+    /// (higher is better) and `KIND.ece` (lower is better).
+    fn with_test_kind(text: &str) -> String {
+        text.replace("KIND.", &format!("{}.", crate::testkit::test_kind().name()))
     }
 
     #[test]
@@ -217,8 +224,9 @@ mod tests {
 
     #[test]
     fn every_loosening_is_reported_and_tightening_is_not() {
-        let base = t("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.8\nmax_regression = 0.02\n[metrics.\"extraction.ece\"]\nmax = 0.1\n[metrics.\"validation.f1\"]\nmin = 0.5\nseverity = \"fail\"\n");
-        let looser = t("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.7\nmax_regression = 0.05\n[metrics.\"extraction.ece\"]\nmax = 0.2\n[metrics.\"validation.f1\"]\nmin = 0.5\nseverity = \"warn\"\n");
+        let t = |text: &str| t(&with_test_kind(text));
+        let base = t("version = 1\n[metrics.\"KIND.f1\"]\nmin = 0.8\nmax_regression = 0.02\n[metrics.\"KIND.ece\"]\nmax = 0.1\n[metrics.\"KIND.recall\"]\nmin = 0.5\nseverity = \"fail\"\n");
+        let looser = t("version = 1\n[metrics.\"KIND.f1\"]\nmin = 0.7\nmax_regression = 0.05\n[metrics.\"KIND.ece\"]\nmax = 0.2\n[metrics.\"KIND.recall\"]\nmin = 0.5\nseverity = \"warn\"\n");
         let found = loosened(&base, &looser);
         assert_eq!(found.len(), 4, "{found:?}");
         assert!(found
@@ -231,24 +239,25 @@ mod tests {
             .iter()
             .any(|f| f.contains("ceiling raised from 0.1 to 0.2")));
         assert!(found.iter().any(|f| f.contains("severity lowered")));
-        let tighter = t("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.85\nmax_regression = 0.01\n[metrics.\"extraction.ece\"]\nmax = 0.05\n[metrics.\"validation.f1\"]\nmin = 0.6\n");
+        let tighter = t("version = 1\n[metrics.\"KIND.f1\"]\nmin = 0.85\nmax_regression = 0.01\n[metrics.\"KIND.ece\"]\nmax = 0.05\n[metrics.\"KIND.recall\"]\nmin = 0.6\n");
         assert!(loosened(&base, &tighter).is_empty());
-        let removed =
-            t("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.8\nmax_regression = 0.02\n");
+        let removed = t("version = 1\n[metrics.\"KIND.f1\"]\nmin = 0.8\nmax_regression = 0.02\n");
         assert!(loosened(&base, &removed)
             .iter()
-            .any(|f| f.contains("extraction.ece: the rule was removed")));
+            .any(|f| f.contains(&with_test_kind("KIND.ece: the rule was removed"))));
     }
 
     /// A value that compares false with everything (`nan`) is looser, never "not tighter":
     /// parsing refuses it, and the ratchet does not depend on that.
     #[test]
     fn nan_is_reported_as_loosened() {
-        let base = t("version = 1\n[defaults]\nsample_pass = 0.8\n[metrics.\"extraction.f1\"]\nmin = 0.8\nmax_regression = 0.02\nconfidence = 0.9\n[metrics.\"extraction.ece\"]\nmax = 0.1\nmax_regression = \"5%\"\n");
+        let f1 = metric("f1");
+        let t = |text: &str| t(&with_test_kind(text));
+        let base = t("version = 1\n[defaults]\nsample_pass = 0.8\n[metrics.\"KIND.f1\"]\nmin = 0.8\nmax_regression = 0.02\nconfidence = 0.9\n[metrics.\"KIND.ece\"]\nmax = 0.1\nmax_regression = \"5%\"\n");
         let mut nan = base.clone();
         let spanned = |v: f64| Some(toml::Spanned::new(0..0, v));
         for (name, rule) in nan.metrics.iter_mut() {
-            if name.get_ref() == "extraction.f1" {
+            if *name.get_ref() == f1 {
                 rule.min = spanned(f64::NAN);
                 rule.confidence = spanned(f64::NAN);
                 rule.max_regression =
@@ -265,14 +274,16 @@ mod tests {
         let found = loosened(&base, &nan);
         for expected in [
             "defaults.sample_pass lowered from 0.8 to NaN",
-            "extraction.f1: floor lowered from 0.8 to NaN",
-            "extraction.f1: max_regression raised from 0.02 to NaN",
-            "extraction.f1: confidence raised from 0.9 to NaN",
-            "extraction.ece: ceiling raised from 0.1 to NaN",
-            "extraction.ece: max_regression raised from 5% to NaN%",
-        ] {
+            "KIND.f1: floor lowered from 0.8 to NaN",
+            "KIND.f1: max_regression raised from 0.02 to NaN",
+            "KIND.f1: confidence raised from 0.9 to NaN",
+            "KIND.ece: ceiling raised from 0.1 to NaN",
+            "KIND.ece: max_regression raised from 5% to NaN%",
+        ]
+        .map(with_test_kind)
+        {
             assert!(
-                found.iter().any(|f| f.contains(expected)),
+                found.iter().any(|f| f.contains(&expected)),
                 "{expected}: {found:?}"
             );
         }

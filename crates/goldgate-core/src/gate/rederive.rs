@@ -311,7 +311,7 @@ mod tests {
     use crate::gate::compare::{compare, CompareOptions};
     use crate::gate::verdict::by_name;
     use crate::metrics::bootstrap::BootstrapConfig;
-    use crate::testkit::file;
+    use crate::testkit::{metric, test_kind_file};
     use std::path::Path;
 
     fn run(found: &[usize]) -> ScoreFile {
@@ -319,7 +319,7 @@ mod tests {
             .iter()
             .map(|&f| (f as f64, 0.0, (5 - f) as f64, false))
             .collect();
-        file(&samples, "1")
+        test_kind_file(&samples, "1")
     }
 
     fn rules(text: &str) -> Thresholds {
@@ -352,29 +352,29 @@ mod tests {
 
     #[test]
     fn the_files_interval_counts_only_for_the_comparison_it_was_drawn_for() {
-        let sig = rules(
-            "[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\n",
-        );
+        let recall = metric("recall");
+        let rule = |text: &str| rules(&format!("[metrics.\"{recall}\"]\n{text}\n"));
+        let sig = rule("max_regression = 0.02\nrequire_significance = true");
         let (v, base) = noisy_verdict(&sig);
-        assert_eq!(by_name(&v)["extraction.recall"].status, Status::Pass);
+        assert_eq!(by_name(&v)[recall.as_str()].status, Status::Pass);
         // The same baseline and confidence: the file's interval stands.
         let again = rederive(&v, Some(&base), &sig, OPTIONS).unwrap();
         assert_eq!(again.verdict.verdict, Outcome::Pass);
         assert!(!again.verdict_overridden() && again.overridden.is_empty());
         // Another confidence: the interval does not fit the rule, the drop counts.
-        let strict = rules("[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.9\n");
+        let strict = rule("max_regression = 0.02\nrequire_significance = true\nconfidence = 0.9");
         let judged = rederive(&v, Some(&base), &strict, OPTIONS).unwrap();
-        let recall = by_name(&judged.verdict)["extraction.recall"].clone();
-        assert_eq!(recall.status, Status::Fail);
+        let judged_recall = by_name(&judged.verdict)[recall.as_str()].clone();
+        assert_eq!(judged_recall.status, Status::Fail);
         assert!(
-            recall.reasons[0].contains("counted as significant"),
+            judged_recall.reasons[0].contains("counted as significant"),
             "{:?}",
-            recall.reasons
+            judged_recall.reasons
         );
         assert!(judged.verdict_overridden());
         // Another baseline: the trusted one's values replace the file's.
         let mut better = run(&[5; 40]);
-        better.metrics.get_mut("extraction.recall").unwrap().value = Some(1.0);
+        better.metrics.get_mut(&recall).unwrap().value = Some(1.0);
         let mut forged = v.clone();
         for m in &mut forged.metrics {
             m.baseline = m.candidate;
@@ -391,18 +391,16 @@ mod tests {
             Outcome::Fail,
             "the trusted baseline's"
         );
-        assert_eq!(
-            by_name(&with.verdict)["extraction.recall"].baseline,
-            Some(1.0)
-        );
+        assert_eq!(by_name(&with.verdict)[recall.as_str()].baseline, Some(1.0));
     }
 
     /// A file cannot make a regression untestable by claiming few paired samples.
     #[test]
     fn a_claimed_pair_count_never_makes_a_drop_too_few_to_test() {
-        let sig = rules(
-            "[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\n",
-        );
+        let recall = metric("recall");
+        let sig = rules(&format!(
+            "[metrics.\"{recall}\"]\nmax_regression = 0.02\nrequire_significance = true\n"
+        ));
         let base = run(&[5; 40]);
         let mut worse = vec![5; 40];
         worse[..20].fill(0);
@@ -422,12 +420,12 @@ mod tests {
         }
         for trusted in [Some(&base), None] {
             let again = rederive(&forged, trusted, &sig, OPTIONS).unwrap();
-            let recall = by_name(&again.verdict)["extraction.recall"].clone();
-            assert_eq!(recall.status, Status::Fail, "{:?}", recall.reasons);
+            let judged = by_name(&again.verdict)[recall.as_str()].clone();
+            assert_eq!(judged.status, Status::Fail, "{:?}", judged.reasons);
             assert!(
-                !recall.reasons.iter().any(|r| r.contains("too few")),
+                !judged.reasons.iter().any(|r| r.contains("too few")),
                 "{:?}",
-                recall.reasons
+                judged.reasons
             );
         }
     }

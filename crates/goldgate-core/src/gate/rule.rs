@@ -252,6 +252,7 @@ mod tests {
             "Δ ≤ +25% (sig.)"
         );
         assert_eq!(described(&t, f1).unwrap(), "Δ ≤ 0.02 (sig.)");
+        let bounded = format!("[metrics.\"{f1}\"]\nmax_increase = \"10%\"\n");
         for (text, says) in [
             (
                 "[metrics.\"run.cost_usd\"]\nmax_regression = 0.02\n",
@@ -266,10 +267,7 @@ mod tests {
                 "a percentage",
             ),
             ("[defaults]\nmax_increase = 2\n", "a percentage"),
-            (
-                "[metrics.\"extraction.f1\"]\nmax_increase = \"10%\"\n",
-                "bounded",
-            ),
+            (bounded.as_str(), "bounded"),
             (
                 "[metrics.\"run.cost_usd\"]\nmax_increase = \"-5%\"\n",
                 ">= 0",
@@ -292,7 +290,8 @@ mod tests {
             described(&floor, "judge.invalid_rate").as_deref(),
             Some("≤ 0.1")
         );
-        let none = rules("[metrics.\"extraction.f1\"]\nmin = 0.6\n").unwrap();
+        let f1 = crate::testkit::test_kind().primary_metric();
+        let none = rules(&format!("[metrics.\"{f1}\"]\nmin = 0.6\n")).unwrap();
         assert_eq!(described(&none, "judge.invalid_rate"), None);
         let own = rules(
             "[metrics.\"judge.coverage\"]\nmin = 0.6\n[metrics.\"judge.invalid_rate\"]\nmax = 0.5\n",

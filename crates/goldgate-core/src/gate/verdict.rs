@@ -406,7 +406,7 @@ mod tests {
     /// suite or model.
     #[test]
     fn repeats_alone_are_no_provenance_change() {
-        let base = crate::testkit::file(&[(1.0, 0.0, 0.0, false)], "1").provenance;
+        let base = crate::testkit::test_kind_file(&[(1.0, 0.0, 0.0, false)], "1").provenance;
         let mut cand = base.clone();
         cand.repeats = 3;
         assert_eq!(provenance_differences(&base, &cand), Vec::<String>::new());
@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn a_change_of_pipeline_or_scoring_is_named() {
         use crate::runfile::record::FingerprintParts;
-        let base = crate::testkit::file(&[(1.0, 0.0, 0.0, false)], "1").provenance;
+        let base = crate::testkit::test_kind_file(&[(1.0, 0.0, 0.0, false)], "1").provenance;
         let parts = |model: &str, prompt: &str| FingerprintParts {
             adapter: "chat".into(),
             source: "prompts".into(),

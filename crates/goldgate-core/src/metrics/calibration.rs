@@ -64,7 +64,8 @@ impl Bins {
     }
 }
 
-/// The sum keys of calibration bins under one prefix (`ext.cal`, `inf.cal`), built once.
+/// The sum keys of calibration bins under one prefix (`PREFIX.3.n`, `PREFIX.sq`, …), built
+/// once per prefix.
 pub struct BinKeys {
     pub count: [String; BINS],
     pub confidence: [String; BINS],
@@ -73,18 +74,32 @@ pub struct BinKeys {
     pub total: String,
 }
 
-/// The bin keys of `prefix` (only the two calibration prefixes are ever used).
+/// How many calibration prefixes the kinds may use between them.
+const PREFIXES: usize = 8;
+
+/// The bin keys of `prefix`. Each prefix takes the first free slot the first time it is
+/// asked for and keeps it (two threads asking for a new prefix at once agree on its slot:
+/// a slot another prefix took is passed over), so a lookup is a few atomic loads.
 pub fn bin_keys(prefix: &'static str) -> &'static BinKeys {
-    static EXT: std::sync::OnceLock<BinKeys> = std::sync::OnceLock::new();
-    static INF: std::sync::OnceLock<BinKeys> = std::sync::OnceLock::new();
-    let cell = if prefix == "inf.cal" { &INF } else { &EXT };
-    cell.get_or_init(|| BinKeys {
-        count: std::array::from_fn(|b| format!("{prefix}.{b}.n")),
-        confidence: std::array::from_fn(|b| format!("{prefix}.{b}.conf")),
-        correct: std::array::from_fn(|b| format!("{prefix}.{b}.correct")),
-        squared_error: format!("{prefix}.sq"),
-        total: format!("{prefix}.n"),
-    })
+    static SLOTS: [std::sync::OnceLock<(&str, BinKeys)>; PREFIXES] =
+        [const { std::sync::OnceLock::new() }; PREFIXES];
+    SLOTS
+        .iter()
+        .map(|slot| {
+            slot.get_or_init(|| {
+                let keys = BinKeys {
+                    count: std::array::from_fn(|b| format!("{prefix}.{b}.n")),
+                    confidence: std::array::from_fn(|b| format!("{prefix}.{b}.conf")),
+                    correct: std::array::from_fn(|b| format!("{prefix}.{b}.correct")),
+                    squared_error: format!("{prefix}.sq"),
+                    total: format!("{prefix}.n"),
+                };
+                (prefix, keys)
+            })
+        })
+        .find(|(taken, _)| *taken == prefix)
+        .map(|(_, keys)| keys)
+        .expect("no more calibration prefixes than PREFIXES")
 }
 
 /// Calibration bins as sums under `prefix`.
@@ -147,5 +162,22 @@ mod tests {
         assert!((bins.brier().unwrap() - (0.05f64.powi(2) + 0.95f64.powi(2)) / 2.0).abs() < 1e-15);
         assert_eq!(Bins::default().ece(), None);
         assert_eq!(Bins::default().mce(), None);
+    }
+
+    /// Each prefix has its own keys, however many there are and whichever came first.
+    #[test]
+    fn every_prefix_has_its_own_keys() {
+        for prefix in ["a.cal", "b.cal", "a.cal", "c.cal"] {
+            let keys = bin_keys(prefix);
+            assert_eq!(keys.total, format!("{prefix}.n"));
+            assert_eq!(keys.count[3], format!("{prefix}.3.n"));
+            assert!(std::ptr::eq(keys, bin_keys(prefix)), "built once");
+        }
+        let mut s = Stats::default();
+        let mut bins = Bins::default();
+        bins.add(0.95, true);
+        add_bins("a.cal", &bins, &mut s);
+        assert_eq!(bins_from("a.cal", &s), bins);
+        assert_eq!(bins_from("b.cal", &s), Bins::default());
     }
 }

@@ -1,5 +1,5 @@
-//! Tests of scoring one sample: answers of every shape through the scorer, diffs lined up
-//! by the pairs scoring made.
+//! Tests of scoring one sample: answers of every shape through the scorer (each kind's
+//! folder tests how its diffs line up by the pairs its scoring made).
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -39,61 +39,6 @@ fn sample(kind: Kind) -> Sample {
         written: Written::default(),
         origin: Location::file(std::path::Path::new("s.yaml")),
     }
-}
-
-/// A record's diff items are lined up by the pairs its scoring made: validation pairs
-/// issues of one type and field (their severities shown apart) and personal data equal
-/// after `norm`; inference pairs inferred requirements by similarity and shows each
-/// gold item's necessity.
-#[test]
-fn the_pairs_a_record_scored_line_its_diff_up() {
-    use crate::kinds::aligned::Paired;
-    let lined = |kind: Kind, output: Value| {
-        let answer = Answer {
-            text: output.to_string(),
-            ..Answer::default()
-        };
-        let (_, _, pairs) = score_sample(
-            &sample(kind),
-            &[answer],
-            &ScoringConfig::default(),
-            &mut Vec::new(),
-            &mut Vec::new(),
-        );
-        let parsed = Json::parse_owned(&output.to_string()).unwrap();
-        kinds::of(kind).aligned(&sample(kind), Some(&parsed), &pairs)
-    };
-    let v = lined(
-        crate::kinds::named("validation").unwrap(),
-        json!({"issues": [{"issue_type": "ambiguity", "field": "title", "severity": "minor"},
-            {"issue_type": "PII", "field": "Description", "severity": "warning"}], "pii": ["Bob", "jane  DOE"]}),
-    );
-    assert_eq!(v.pairs, [Paired::exact(0, 1), Paired::exact(1, 3)]);
-    assert_eq!(v.gold[0].text, "pii | description | error");
-    assert_eq!(
-        v.predicted[1].fields[2],
-        ("severity".into(), "warning".into())
-    );
-    assert_eq!(v.gold[1].text, "pii: Jane Doe");
-    let i = lined(
-        crate::kinds::named("inference").unwrap(),
-        json!({"inferred_requirements": [{"requirement": {"id": "INF-1", "title": "Audit log",
-            "type": "security", "actor": "system", "action": "log every access"}}]}),
-    );
-    assert_eq!(
-        (i.pairs.len(), i.pairs[0].gold, i.pairs[0].predicted),
-        (1, 0, 0)
-    );
-    assert!(
-        i.pairs[0].similarity.is_some_and(|s| s >= 0.6),
-        "{:?}",
-        i.pairs
-    );
-    assert_eq!(
-        i.gold[0].text,
-        "security | system | Audit: log access (necessary)"
-    );
-    assert_eq!(i.predicted[0].name, "INF-1");
 }
 
 const KEYS: &[&str] = &[

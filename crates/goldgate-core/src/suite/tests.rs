@@ -65,10 +65,7 @@ fn a_valid_sample_loads_without_problems() {
     let sample = loaded[0].sample.as_ref().unwrap();
     assert_eq!(sample.id, "ext-001");
     assert_eq!(
-        sample
-            .labels
-            .list::<crate::kinds::extraction::labels::Requirement>("requirements")[0]
-            .title,
+        sample.labels.to_json_of("requirements")[0]["title"],
         "Track orders"
     );
 }
@@ -202,28 +199,40 @@ fn the_fingerprint_follows_the_bytes_read() {
     assert_ne!(before, fingerprint(dir.path()));
 }
 
+/// The kind whose samples name a task of `suite.toml` and give a text (the one whose
+/// `init` writes a part of `suite.toml`), and the label key of its tuples.
+fn task_kind() -> (&'static str, &'static str) {
+    let kind = crate::kinds::all()
+        .map(crate::kinds::of)
+        .find(|k| k.init_files().suite.is_some())
+        .expect("a kind whose samples name a task");
+    (kind.name(), kind.label_keys()[0])
+}
+
 #[test]
-fn a_tuples_sample_is_sent_with_its_task_and_text_and_never_its_tags_or_labels() {
+fn a_task_sample_is_sent_with_its_task_and_text_and_never_its_tags_or_labels() {
+    let (kind, key) = task_kind();
     let toml = "[tasks.absa]\nfields = [{ name = \"aspect_term\", role = \"span\" }, { name = \"polarity\", role = \"label\", values = [\"positive\", \"negative\"] }]\n";
-    let sample = "id: rv-1\nkind: tuples\ntask: absa\ntext: Nice screen.\ntags: [explicit, explicit, short]\nlabels:\n  tuples:\n    - {aspect_term: screen, polarity: positive, start: 5, end: 11}\n";
-    let loaded = load(&[("suite.toml", toml), ("rv-1.yaml", sample)]);
+    let sample = format!("id: rv-1\nkind: {kind}\ntask: absa\ntext: Nice screen.\ntags: [explicit, explicit, short]\nlabels:\n  {key}:\n    - {{aspect_term: screen, polarity: positive, start: 5, end: 11}}\n");
+    let loaded = load(&[("suite.toml", toml), ("rv-1.yaml", &sample)]);
     assert_eq!(problems(&loaded), Vec::<String>::new());
     let s = loaded[0].sample.as_ref().unwrap();
     assert_eq!(s.tags, ["explicit", "short"], "a repeated tag counts once");
     assert_eq!(s.task.as_ref().unwrap().name, "absa");
     assert_eq!(
         s.request(),
-        serde_json::json!({"id": "rv-1", "kind": "tuples", "task": "absa", "text": "Nice screen."})
+        serde_json::json!({"id": "rv-1", "kind": kind, "task": "absa", "text": "Nice screen."})
     );
 }
 
 #[test]
 fn the_suite_fingerprint_covers_the_task_definitions() {
-    let sample = "{\"id\": \"a\", \"kind\": \"tuples\", \"task\": \"t\", \"text\": \"x y\", \"labels\": {\"tuples\": []}}\n";
+    let (kind, key) = task_kind();
+    let sample = format!("{{\"id\": \"a\", \"kind\": \"{kind}\", \"task\": \"t\", \"text\": \"x y\", \"labels\": {{\"{key}\": []}}}}\n");
     let fingerprint = |toml: &str| {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("suite.toml"), toml).unwrap();
-        std::fs::write(dir.path().join("s.jsonl"), sample).unwrap();
+        std::fs::write(dir.path().join("s.jsonl"), &sample).unwrap();
         Suite::open(dir.path(), 1 << 20)
             .unwrap()
             .each_sample(|_| ())
@@ -272,10 +281,12 @@ fn discussion_notes_and_reviews_are_read_and_checked() {
 /// a silent last-one-wins; a valid line loads with its labels read by their kinds.
 #[test]
 fn a_json_line_with_a_repeated_key_is_refused_and_a_valid_one_loads() {
+    // A line of SAMPLE's kind, labelled with a requirement like SAMPLE's.
+    let kind = serde_yaml_like(SAMPLE)["kind"].clone();
     let requirement = r#"{"id": "R-1", "title": "T", "type": "functional", "actor": "a", "action": "b", "acceptance_criteria": ["x", "y"], "priority": "must"}"#;
     let line = |labels: &str| {
         format!(
-            r#"{{"id": "j-1", "kind": "extraction", "conversation": [{{"role": "user", "content": "c"}}], "labels": {labels}}}"#
+            r#"{{"id": "j-1", "kind": {kind}, "conversation": [{{"role": "user", "content": "c"}}], "labels": {labels}}}"#
         )
     };
     let valid = line(&format!(r#"{{"requirements": [{requirement}]}}"#));

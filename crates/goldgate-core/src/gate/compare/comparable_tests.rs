@@ -2,12 +2,12 @@
 //! versions, suites, scoring settings and models.
 
 use super::{compare, CompareOptions};
-use crate::testkit::{file, options, rules};
+use crate::testkit::{metric, options, rules, test_kind_file};
 
 #[test]
 fn a_metrics_version_change_is_refused_unless_allowed() {
-    let base = file(&[(5.0, 0.0, 0.0, false)], "0");
-    let cand = file(&[(5.0, 0.0, 0.0, false)], "1");
+    let base = test_kind_file(&[(5.0, 0.0, 0.0, false)], "0");
+    let cand = test_kind_file(&[(5.0, 0.0, 0.0, false)], "1");
     let e = compare(&cand, Some(&base), &rules(""), &options())
         .unwrap_err()
         .to_string();
@@ -36,7 +36,7 @@ fn a_change_of_judge_is_refused_unless_allowed() {
             prompt_fingerprint: prompt.into(),
         })
     };
-    let mut base = file(&[(5.0, 0.0, 0.0, false)], "1");
+    let mut base = test_kind_file(&[(5.0, 0.0, 0.0, false)], "1");
     base.provenance.scoring.judge = judge("gpt-4o-mini", "sha256:aaaa1111bbbb2222");
     let mut other_model = base.clone();
     other_model.provenance.scoring.judge = judge("gpt-4o", "sha256:aaaa1111bbbb2222");
@@ -76,8 +76,11 @@ fn a_change_of_judge_is_refused_unless_allowed() {
 
 #[test]
 fn a_judge_rule_on_a_run_no_judge_reviewed_is_an_error() {
-    let cand = file(&[(5.0, 0.0, 0.0, false)], "1");
-    let gated = rules("[metrics.\"extraction.f1\"]\nmin = 0.5\n[metrics.\"judge.comprehensive_weighted\"]\nmin = 0.6\n");
+    let cand = test_kind_file(&[(5.0, 0.0, 0.0, false)], "1");
+    let gated = rules(&format!(
+        "[metrics.\"{}\"]\nmin = 0.5\n[metrics.\"judge.comprehensive_weighted\"]\nmin = 0.6\n",
+        metric("f1")
+    ));
     for baseline in [None, Some(&cand)] {
         let e = compare(&cand, baseline, &gated, &options())
             .unwrap_err()
@@ -99,7 +102,7 @@ fn a_judge_rule_on_a_run_no_judge_reviewed_is_an_error() {
 
 #[test]
 fn a_similarity_or_model_change_is_refused_unless_allowed() {
-    let base = file(&[(5.0, 0.0, 0.0, false)], "1");
+    let base = test_kind_file(&[(5.0, 0.0, 0.0, false)], "1");
     let mut cand = base.clone();
     cand.provenance.scoring.similarity = "minilm".into();
     cand.provenance.scoring.model = Some("all-MiniLM-L6-v2".into());

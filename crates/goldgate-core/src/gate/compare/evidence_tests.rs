@@ -8,12 +8,12 @@ use super::{compare, CompareOptions};
 use crate::gate::thresholds::Thresholds;
 use crate::gate::verdict::{by_name, Outcome, Status};
 use crate::metrics::bootstrap::BootstrapConfig;
-use crate::testkit::file;
+use crate::testkit::{built_in_rules, metric, test_kind, test_kind_file};
 
-/// 40 extraction samples of 5 gold items, `found` of each found.
+/// 40 samples of the test kind of 5 gold marks, `found` of each found.
 fn run(found: usize) -> ScoreFile {
     let f = found as f64;
-    file(&vec![(f, 0.0, 5.0 - f, false); 40], "1")
+    test_kind_file(&vec![(f, 0.0, 5.0 - f, false); 40], "1")
 }
 
 fn rules(text: &str) -> Thresholds {
@@ -43,10 +43,10 @@ fn options() -> CompareOptions {
 /// would otherwise pass a collapse.
 #[test]
 fn a_suite_shrunk_below_the_minimum_is_incomplete_not_passed() {
-    let base = file(&[(2.0, 0.0, 0.0, false); 6], "1");
-    let collapsed = file(&[(0.0, 0.0, 2.0, false); 5], "1");
-    let v = compare(&collapsed, Some(&base), &Thresholds::built_in(), &options()).unwrap();
-    let f1 = by_name(&v)["extraction.f1"].clone();
+    let base = test_kind_file(&[(2.0, 0.0, 0.0, false); 6], "1");
+    let collapsed = test_kind_file(&[(0.0, 0.0, 2.0, false); 5], "1");
+    let v = compare(&collapsed, Some(&base), &built_in_rules(), &options()).unwrap();
+    let f1 = by_name(&v)[metric("f1").as_str()].clone();
     assert_eq!(f1.status, Status::Incomplete, "{:?}", f1.reasons);
     assert!(
         f1.reasons[0].contains("too few samples to test: n = 5"),
@@ -60,28 +60,24 @@ fn a_suite_shrunk_below_the_minimum_is_incomplete_not_passed() {
     );
     assert_eq!((v.verdict, v.exit_code), (Outcome::Incomplete, 3));
     // A baseline that had too few as well: the change is untested, floors still apply.
-    let small = file(&[(2.0, 0.0, 0.0, false); 5], "1");
-    let v = compare(
-        &collapsed,
-        Some(&small),
-        &Thresholds::built_in(),
-        &options(),
-    )
-    .unwrap();
-    let f1 = by_name(&v)["extraction.f1"].clone();
+    let small = test_kind_file(&[(2.0, 0.0, 0.0, false); 5], "1");
+    let v = compare(&collapsed, Some(&small), &built_in_rules(), &options()).unwrap();
+    let f1 = by_name(&v)[metric("f1").as_str()].clone();
     assert_eq!(f1.status, Status::Pass, "{:?}", f1.reasons);
     assert!(f1.too_few.is_some());
 }
 
 #[test]
 fn a_rule_whose_metric_has_no_data_makes_the_run_incomplete() {
-    let mut judged = file(&[(1.0, 0.0, 0.0, false); 4], "1");
+    let mut judged = test_kind_file(&[(1.0, 0.0, 0.0, false); 4], "1");
     judged.provenance.scoring.judge = Some(crate::score::file::JudgeSummary {
         model: "judge".into(),
         prompt_fingerprint: "sha256:0".into(),
     });
+    // Samples of the kind the judge's metrics belong to.
+    let reviewed = crate::kinds::owner("judge.comprehensive_weighted").unwrap();
     for s in &mut judged.samples {
-        s.kind = crate::kinds::named("e2e").unwrap();
+        s.kind = reviewed;
         s.stats.add("parse.records", 1.0);
         s.stats.add("parse.raw", 1.0);
         s.stats.add("judge.judgements", 1.0);
@@ -112,22 +108,28 @@ fn a_rule_whose_metric_has_no_data_makes_the_run_incomplete() {
         v.summary
     );
     // A kind the run does not have, under a rules file: the same.
+    let absent = crate::kinds::listed().next().unwrap();
+    let absent_metric = crate::kinds::of(absent).primary_metric();
     let v = compare(
         &run(5),
         None,
-        &rules("[metrics.\"inference.recall\"]\nmin = 0.5\n"),
+        &rules(&format!("[metrics.\"{absent_metric}\"]\nmin = 0.5\n")),
         &options(),
     )
     .unwrap();
-    let m = &by_name(&v)["inference.recall"];
+    let m = &by_name(&v)[absent_metric];
     assert_eq!(
         (v.verdict, m.status),
         (Outcome::Incomplete, Status::Incomplete)
     );
     assert_eq!(
         m.reasons,
-        ["no data in this run: the run has no inference sample"]
+        [format!(
+            "no data in this run: the run has no {} sample",
+            absent.as_str()
+        )]
     );
+    let (kind, ece) = (test_kind().name(), metric("ece"));
     // Every call failed: said as such.
     let mut failed = run(0);
     for s in &mut failed.samples {
@@ -138,28 +140,34 @@ fn a_rule_whose_metric_has_no_data_makes_the_run_incomplete() {
     let v = compare(
         &failed,
         None,
-        &rules("[metrics.\"extraction.ece\"]\nmax = 0.2\n"),
+        &rules(&format!("[metrics.\"{ece}\"]\nmax = 0.2\n")),
         &options(),
     )
     .unwrap();
     assert_eq!(
-        by_name(&v)["extraction.ece"].reasons,
-        ["no data in this run: every one of the 40 extraction calls failed"]
+        by_name(&v)[ece.as_str()].reasons,
+        [format!(
+            "no data in this run: every one of the 40 {kind} calls failed"
+        )]
     );
     // A warning rule without data warns: it never passes, and never blocks more than
     // its severity says.
     let v = compare(
         &run(5),
         None,
-        &rules("[metrics.\"extraction.ece\"]\nmax = 0.2\nseverity = \"warn\"\n"),
+        &rules(&format!(
+            "[metrics.\"{ece}\"]\nmax = 0.2\nseverity = \"warn\"\n"
+        )),
         &options(),
     )
     .unwrap();
-    let m = &by_name(&v)["extraction.ece"];
+    let m = &by_name(&v)[ece.as_str()];
     assert_eq!((v.verdict, m.status), (Outcome::Warn, Status::Warn));
     assert_eq!(
         m.reasons,
-        ["no data in this run: no extraction answer gave a confidence"]
+        [format!(
+            "no data in this run: no {kind} answer gave a confidence"
+        )]
     );
 }
 
@@ -169,12 +177,12 @@ fn a_rule_whose_metric_has_no_data_makes_the_run_incomplete() {
 /// floor alone. With six pairs that all dropped the exact paired test can (2/2⁶ < 5%).
 #[test]
 fn a_change_is_significant_only_with_enough_paired_samples() {
-    let sig = rules(
-        "[metrics.\"extraction.recall\"]\nmin = 0.5\nmax_regression = 0.02\nrequire_significance = true\n",
-    );
-    let one = |found: usize| file(&[(found as f64, 0.0, 5.0 - found as f64, false)], "1");
+    let recall = metric("recall");
+    let rule = |text: &str| rules(&format!("[metrics.\"{recall}\"]\n{text}\n"));
+    let sig = rule("min = 0.5\nmax_regression = 0.02\nrequire_significance = true");
+    let one = |found: usize| test_kind_file(&[(found as f64, 0.0, 5.0 - found as f64, false)], "1");
     let v = compare(&one(4), Some(&one(5)), &sig, &options()).unwrap();
-    let m = by_name(&v)["extraction.recall"].clone();
+    let m = by_name(&v)[recall.as_str()].clone();
     assert_eq!(
         (v.verdict, m.status),
         (Outcome::Pass, Status::Pass),
@@ -192,37 +200,34 @@ fn a_change_is_significant_only_with_enough_paired_samples() {
     );
     // Floors still apply.
     let v = compare(&one(2), Some(&one(5)), &sig, &options()).unwrap();
-    let m = &by_name(&v)["extraction.recall"];
+    let m = &by_name(&v)[recall.as_str()];
     assert_eq!(m.status, Status::Fail);
     assert!(m.reasons[0].contains("below the floor"), "{:?}", m.reasons);
     // Five pairs are still too few at 95%; six are enough, and so are five at 90%.
     let many = |found: usize, n: usize| {
-        file(
+        test_kind_file(
             &vec![(found as f64, 0.0, 5.0 - found as f64, false); n],
             "1",
         )
     };
     let status = |n: usize, rules: &Thresholds| {
         let v = compare(&many(4, n), Some(&many(5, n)), rules, &options()).unwrap();
-        by_name(&v)["extraction.recall"].status
+        by_name(&v)[recall.as_str()].status
     };
     assert_eq!(status(5, &sig), Status::Pass);
     assert_eq!(status(6, &sig), Status::Fail);
-    let ninety =
-        rules("[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nconfidence = 0.9\n");
+    let ninety = rule("max_regression = 0.02\nconfidence = 0.9");
     assert_eq!(status(5, &ninety), Status::Fail);
     assert_eq!(status(4, &ninety), Status::Pass);
     // Without significance a drop beyond its allowance fails whatever the samples.
-    let plain = rules(
-        "[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = false\n",
-    );
+    let plain = rule("max_regression = 0.02\nrequire_significance = false");
     assert_eq!(status(1, &plain), Status::Fail);
 }
 
-/// Two extraction answers held `extracted_requirements` beside 38 inference answers
-/// that were fine: 5% of the run, but every extraction answer. `parse.keyless_rate` is
-/// judged per kind, so the built-in ceiling sees extraction at 1.0 and the run is
-/// incomplete, naming the kind, the keys it reads and the keys found.
+/// Two answers of the test kind held another key (the one its `init` files cite) beside 38
+/// answers of another kind that were fine: 5% of the run, but every answer of the test
+/// kind. `parse.keyless_rate` is judged per kind, so the built-in ceiling sees the test kind
+/// at 1.0 and the run is incomplete, naming the kind, the keys it reads and the keys found.
 #[test]
 fn keyless_answers_are_judged_per_kind() {
     use crate::kinds::keys::Keyless;
@@ -237,19 +242,22 @@ fn keyless_answers_are_judged_per_kind() {
     mixed
         .metrics
         .insert("parse.keyless_rate".into(), rate(0.05));
+    let keyless = test_kind();
+    let fine = crate::kinds::listed().next().unwrap();
+    let (expected, found) = (keyless.answer_keys(), keyless.init_files().example.1);
     let kinds = mixed.groups.entry("kind".into()).or_default();
-    for (kind, value) in [("extraction", 1.0), ("inference", 0.0)] {
+    for (kind, value) in [(keyless.name(), 1.0), (fine.as_str(), 0.0)] {
         let mut metrics = Metrics::new();
         metrics.insert("parse.keyless_rate".into(), rate(value));
         kinds.insert(kind.into(), metrics);
     }
     mixed.keyless = vec![Keyless {
-        kind: crate::kinds::named("extraction").unwrap(),
+        kind: crate::kinds::kind_of(keyless),
         task: None,
         answers: 2,
         samples: 2,
-        expected: vec!["requirements".into()],
-        found: vec!["extracted_requirements".into()],
+        expected: expected.iter().map(|k| k.to_string()).collect(),
+        found: vec![found.into()],
         examples: vec!["s-0".into(), "s-1".into()],
     }];
     let v = compare(&mixed, None, &Thresholds::built_in(), &options()).unwrap();
@@ -258,9 +266,10 @@ fn keyless_answers_are_judged_per_kind() {
         (v.verdict, m.status),
         (Outcome::Incomplete, Status::Incomplete)
     );
+    let (kind, reads) = (keyless.name(), expected.join(", "));
     assert_eq!(
         m.reasons,
-        ["extraction: 1.0000 is above the ceiling 0.5000: 2 answers hold none of the keys extraction reads (requirements); found: extracted_requirements"]
+        [format!("{kind}: 1.0000 is above the ceiling 0.5000: 2 answers hold none of the keys {kind} reads ({reads}); found: {found}")]
     );
     // The same under a rules file that says nothing of it; its own rule replaces it.
     let v = compare(&mixed, None, &rules(""), &options()).unwrap();

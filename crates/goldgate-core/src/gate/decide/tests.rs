@@ -5,7 +5,7 @@ use super::super::compare::{compare, CompareOptions};
 use super::super::verdict::{by_name, Outcome, Status};
 use super::*;
 use crate::metrics::bootstrap::BootstrapConfig;
-use crate::testkit::file;
+use crate::testkit::{built_in_rules, metric, test_kind, test_kind_file};
 
 /// A rule's metric with no data in the candidate while the baseline has it (the
 /// samples it came from were deleted in the pull request) breaks the rule: it used to
@@ -14,8 +14,11 @@ use crate::testkit::file;
 /// file cannot hold either: the run is incomplete.
 #[test]
 fn a_gated_metric_the_candidate_lacks_never_holds() {
+    // The test kind's F1, and the primary metric of a kind the suite does not have.
+    let f1 = metric("f1");
+    let absent = crate::kinds::of(crate::kinds::listed().next().unwrap()).primary_metric();
     let rules = Thresholds::parse(
-        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n[metrics.\"inference.recall\"]\nmin = 0.5\n",
+        &format!("version = 1\n[metrics.\"{f1}\"]\nmin = 0.5\n[metrics.\"{absent}\"]\nmin = 0.5\n"),
         std::path::Path::new("t.toml"),
     )
     .unwrap();
@@ -38,7 +41,7 @@ fn a_gated_metric_the_candidate_lacks_never_holds() {
             || "the run has no sample of its kind".into(),
         )
     };
-    let gone = judge("extraction.f1", Some(0.8));
+    let gone = judge(&f1, Some(0.8));
     assert_eq!(gone.status, Status::Incomplete, "{:?}", gone.reasons);
     assert!(
         gone.reasons[0].contains("the baseline has 0.8000"),
@@ -49,7 +52,7 @@ fn a_gated_metric_the_candidate_lacks_never_holds() {
         gone.no_data.as_deref(),
         Some("the run has no sample of its kind")
     );
-    let never = judge("inference.recall", None);
+    let never = judge(absent, None);
     assert_eq!(never.status, Status::Incomplete, "{:?}", never.reasons);
     assert_eq!(
         never.reasons,
@@ -57,10 +60,10 @@ fn a_gated_metric_the_candidate_lacks_never_holds() {
     );
 }
 
-/// 40 extraction samples of 5 gold items, `found` of each found.
+/// 40 samples of the test kind of 5 gold marks, `found` of each found.
 fn run(found: usize) -> ScoreFile {
     let f = found as f64;
-    file(&vec![(f, 0.0, 5.0 - f, false); 40], "1")
+    test_kind_file(&vec![(f, 0.0, 5.0 - f, false); 40], "1")
 }
 
 #[test]
@@ -73,23 +76,28 @@ fn built_in_rules_gate_the_primary_metric_of_the_kinds_present() {
         allow_version_change: false,
         ratchet: vec![],
     };
-    let rules = Thresholds::built_in();
+    let rules = built_in_rules();
     let mut candidate = run(3);
     for parse in ["parse.error_rate", "parse.no_json_rate"] {
         candidate.metrics.get_mut(parse).unwrap().value = Some(0.0);
     }
     let v = compare(&candidate, Some(&run(5)), &rules, &options).unwrap();
     let m = by_name(&v);
+    let f1 = test_kind().primary_metric();
     assert_eq!(v.verdict, Outcome::Fail, "{}", v.summary);
-    assert_eq!(m["extraction.f1"].status, Status::Fail);
-    assert!(m["extraction.f1"].reasons[0].contains("more than the 0.0200 allowed"));
+    assert_eq!(m[f1].status, Status::Fail);
+    assert!(m[f1].reasons[0].contains("more than the 0.0200 allowed"));
     assert!(v.built_in_rules() && v.rules_source == "built-in defaults");
     // Kinds the runs do not have are not judged; run health is.
-    assert!(m["inference.recall"].rule.is_none() && m["e2e.rd_score"].rule.is_none());
+    let tested = crate::kinds::kind_of(test_kind());
+    for other in crate::kinds::all().filter(|k| *k != tested) {
+        let primary = crate::kinds::of(other).primary_metric();
+        assert!(m[primary].rule.is_none(), "{primary}");
+    }
     for health in ["run.error_rate", "parse.error_rate", "parse.no_json_rate"] {
         assert_eq!(m[health].status, Status::Pass, "{health}");
     }
-    // The same run with a rules file that says nothing of extraction.f1: not gated.
+    // The same run with a rules file that says nothing of its F1: not gated.
     let file_rules = Thresholds::parse("version = 1\n", std::path::Path::new("t.toml")).unwrap();
     let v = compare(&candidate, Some(&run(5)), &file_rules, &options).unwrap();
     assert_eq!(v.verdict, Outcome::Pass);
@@ -103,8 +111,9 @@ fn built_in_rules_gate_the_primary_metric_of_the_kinds_present() {
 /// smaller; a significant drop carries no such statement.
 #[test]
 fn a_change_that_is_not_significant_states_the_smallest_detectable_one() {
+    let recall = metric("recall");
     let rules = Thresholds::parse(
-        "version = 1\n[metrics.\"extraction.recall\"]\nmax_regression = 0.02\n",
+        &format!("version = 1\n[metrics.\"{recall}\"]\nmax_regression = 0.02\n"),
         std::path::Path::new("t.toml"),
     )
     .unwrap();
@@ -124,7 +133,7 @@ fn a_change_that_is_not_significant_states_the_smallest_detectable_one() {
                     .map(|&f| (f as f64, 0.0, 5.0 - f as f64, false))
             })
             .collect();
-        file(&samples, "1")
+        test_kind_file(&samples, "1")
     };
     let (base, cand) = ([5, 4, 5, 5, 5, 4, 5], [4, 5, 4, 5, 5, 5, 4]);
     let judged = |times: usize| {
@@ -135,7 +144,7 @@ fn a_change_that_is_not_significant_states_the_smallest_detectable_one() {
             &options,
         )
         .unwrap();
-        by_name(&v)["extraction.recall"].clone()
+        by_name(&v)[recall.as_str()].clone()
     };
     let small = judged(1);
     assert_eq!(small.status, Status::Pass, "{:?}", small.reasons);
@@ -160,7 +169,7 @@ fn a_change_that_is_not_significant_states_the_smallest_detectable_one() {
     assert!((2.0..4.5).contains(&ratio), "about √10 smaller: {ratio}");
     // A significant drop states none.
     let dropped = compare(&runs(&[3; 7], 3), Some(&runs(&[5; 7], 3)), &rules, &options).unwrap();
-    let m = &by_name(&dropped)["extraction.recall"];
+    let m = &by_name(&dropped)[recall.as_str()];
     assert_eq!((m.status, m.detectable), (Status::Fail, None));
 }
 

@@ -417,6 +417,7 @@ impl Thresholds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testkit::metric;
 
     fn parse(text: &str) -> Result<Thresholds> {
         Thresholds::parse(text, Path::new("thresholds.toml"))
@@ -424,12 +425,13 @@ mod tests {
 
     #[test]
     fn reads_the_spec_example() {
-        let t = parse("version = 1\n[defaults]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\nsample_pass = 0.8\n\n[metrics.\"extraction.f1\"]\nmin = 0.80\nmax_regression = \"5%\"\nseverity = \"fail\"\n\n[metrics.\"extraction.ece\"]\nmax = 0.10\n\n[matching]\nsimilarity = \"lexical\"\n").unwrap();
+        let (f1, ece) = (metric("f1"), metric("ece"));
+        let t = parse(&format!("version = 1\n[defaults]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\nsample_pass = 0.8\n\n[metrics.\"{f1}\"]\nmin = 0.80\nmax_regression = \"5%\"\nseverity = \"fail\"\n\n[metrics.\"{ece}\"]\nmax = 0.10\n\n[matching]\nsimilarity = \"lexical\"\n")).unwrap();
         assert_eq!(t.metrics.len(), 2);
         let f1 = t
             .metrics
             .iter()
-            .find(|(k, _)| k.get_ref() == "extraction.f1")
+            .find(|(k, _)| *k.get_ref() == f1)
             .unwrap()
             .1;
         assert_eq!(f1.max_regression(), Some(Regression::Relative(0.05)));
@@ -437,11 +439,15 @@ mod tests {
 
     #[test]
     fn unknown_metric_and_key_fail_loudly() {
-        let e = parse("version = 1\n\n[metrics.\"extraction.f2\"]\nmin = 0.8\n")
-            .unwrap_err()
-            .to_string();
+        // A listed kind's metric, one letter too long (only listed metrics are suggested).
+        let known = crate::kinds::of(crate::kinds::listed().next().unwrap()).primary_metric();
+        let e = parse(&format!(
+            "version = 1\n\n[metrics.\"{known}s\"]\nmin = 0.8\n"
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(
-            e.contains("thresholds.toml:3:") && e.contains("did you mean `extraction.f1`?"),
+            e.contains("thresholds.toml:3:") && e.contains(&format!("did you mean `{known}`?")),
             "{e}"
         );
         let e = parse("version = 1\n[defaults]\nmax_regresion = 0.1\n")
@@ -455,9 +461,16 @@ mod tests {
 
     #[test]
     fn bounds_in_range_on_the_metrics_side_are_accepted() {
-        let t = parse("version = 1\n[metrics.\"extraction.f1\"]\nmin = 0\n[metrics.\"extraction.recall\"]\nmin = 1\n[metrics.\"extraction.kappa\"]\nmin = -0.5\n[metrics.\"extraction.ece\"]\nmax = 0\n[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n[metrics.\"run.cost_usd\"]\nmax = 12.5\nmax_increase = \"10%\"\n").unwrap();
+        let (f1, recall, ece) = (metric("f1"), metric("recall"), metric("ece"));
+        // An agreement in [-1, 1], of whichever kind has one.
+        let kappa = crate::kinds::metrics()
+            .iter()
+            .find(|m| m.range == crate::metrics::registry::Range::Agreement)
+            .unwrap()
+            .name;
+        let t = parse(&format!("version = 1\n[metrics.\"{f1}\"]\nmin = 0\n[metrics.\"{recall}\"]\nmin = 1\n[metrics.\"{kappa}\"]\nmin = -0.5\n[metrics.\"{ece}\"]\nmax = 0\n[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n[metrics.\"run.cost_usd\"]\nmax = 12.5\nmax_increase = \"10%\"\n")).unwrap();
         assert_eq!(t.metrics.len(), 6);
-        let e = parse("version = 1\n[metrics.\"extraction.f1\"]\nmin = 80\n")
+        let e = parse(&format!("version = 1\n[metrics.\"{f1}\"]\nmin = 80\n"))
             .unwrap_err()
             .to_string();
         assert!(

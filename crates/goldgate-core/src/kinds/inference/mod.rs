@@ -90,6 +90,8 @@ pub fn score(gold: &GoldInferred, preds: &[PredInferred], cfg: &ScoringConfig) -
     }
 }
 
+#[cfg(test)]
+mod aligned_tests;
 pub mod labels;
 pub mod metrics;
 pub mod prediction;

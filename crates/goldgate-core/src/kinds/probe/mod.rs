@@ -1,7 +1,11 @@
 //! `probe`, a task kind that exists only in test builds (`cfg(test)` or the `test-support`
 //! feature): it proves that a kind is its folder plus one registration line. A sample names
 //! some marks in a conversation (`labels.marks`, a list of strings); the pipeline answers
-//! `{"marks": [...]}`; marks match as sets of `norm`'d strings. Nothing outside this folder
+//! `{"marks": [...]}`, optionally with a `confidence` in [0, 1] that its marks are all
+//! right; marks match as sets of `norm`'d strings. Besides the marks' precision, recall and
+//! F1 it measures two rates where lower is better, as the gate's tests need: the share of
+//! answers flagged for naming a mark the conversation does not (`flagged_rate`), and the
+//! calibration error of the confidences (`ece`). Nothing outside this folder
 //! names it: lint, scoring, the gate, the reports, `init` and `annotate` reach it through
 //! the registry, as they reach every kind. It is not listed where kinds are offered.
 
@@ -10,7 +14,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::aligned::{Aligned, Item, Paired};
-use crate::metrics::registry::{m, Higher, Metric};
+use crate::metrics::calibration::{self, add_bins, bins_from, Bins};
+use crate::metrics::registry::{m, Higher, Lower, Metric};
 use crate::metrics::stats::{Stats, Sums};
 use crate::metrics::{f1, precision, recall, Prf, PrfKeys, ScoringConfig};
 use crate::parse::json::Json;
@@ -18,6 +23,9 @@ use crate::sample::findings::Findings;
 use crate::sample::task::Tasks;
 use crate::sample::{LabelList, LabelShape, RawSample, Sample};
 use crate::text::norm;
+
+#[cfg(test)]
+mod tests;
 
 /// The test-only kind.
 pub struct Probe;
@@ -62,6 +70,12 @@ fn recall_(s: &dyn Sums) -> Option<f64> {
 fn f1_(s: &dyn Sums) -> Option<f64> {
     Some(Prf::of(s, &KEYS).f1)
 }
+fn flagged_rate(s: &dyn Sums) -> Option<f64> {
+    Some(s.get("probe.flagged_records") / s.get("probe.records"))
+}
+fn ece(s: &dyn Sums) -> Option<f64> {
+    bins_from("probe.cal", s).ece()
+}
 
 static METRICS: &[Metric] = &[
     m(
@@ -84,6 +98,20 @@ static METRICS: &[Metric] = &[
         "probe.records",
         f1_,
         "micro F1 of the marks",
+    ),
+    m(
+        "probe.flagged_rate",
+        Lower,
+        "probe.records",
+        flagged_rate,
+        "share of answers naming a mark the conversation does not",
+    ),
+    m(
+        "probe.ece",
+        Lower,
+        "probe.cal.n",
+        ece,
+        "expected calibration error of the answers' confidences",
     ),
 ];
 
@@ -203,6 +231,16 @@ impl super::TaskKind for Probe {
         s.add_count("probe.tp", tp);
         s.add_count("probe.fp", fp);
         s.add_count("probe.fn", fn_);
+        // Flagged: a mark whose `norm`'d text the conversation's does not hold.
+        let conversation = sample.conversation_text();
+        let flagged = predicted.iter().any(|m| !conversation.contains(m.as_str()));
+        s.add("probe.flagged_records", f64::from(u8::from(flagged)));
+        let confidence = answer.value.and_then(|a| a.get("confidence"));
+        if let Some(c) = calibration::usable(confidence.and_then(Json::as_f64)) {
+            let mut bins = Bins::default();
+            bins.add(c, gold == predicted);
+            add_bins("probe.cal", &bins, &mut s);
+        }
         let (tp, fp, fn_) = (tp as f64, fp as f64, fn_ as f64);
         (s, f1(precision(tp, fp, fn_), recall(tp, fp, fn_))).into()
     }

@@ -98,6 +98,8 @@ fn pii_item(value: &str) -> Item {
     }
 }
 
+#[cfg(test)]
+mod aligned_tests;
 pub mod labels;
 pub mod metrics;
 pub mod prediction;
