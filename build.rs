@@ -2,12 +2,28 @@
 //! `crates/goldgate-core/src/kinds/<kind>/end_to_end/<topic>.rs` is compiled into the
 //! integration-test binary (`tests/main.rs`) as the module `kinds::<kind>::<topic>`, so
 //! adding a kind's test is adding a file there. A kind whose folder has
-//! `end_to_end/answer_corpus.rs` also joins `kinds::answer_corpora()`, the corpus of its
-//! published answer schema. This script writes both to `$OUT_DIR/kind_end_to_end.rs`; it writes an empty list where the kinds are not beside
+//! `end_to_end/answer_corpus.rs` (the corpus of its published answer schema) or
+//! `end_to_end/schema_defs.rs` (what its code defines in the published schemas) joins
+//! `kinds::answer_corpora()` or `kinds::schema_defs()`, which the tests that go over every
+//! schema read. This script writes both to `$OUT_DIR/kind_end_to_end.rs`; it writes an empty list where the kinds are not beside
 //! the package (a packaged crate), and the product's binary and library never include it.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+/// The hooks: a file's stem, the function gathering them, and what each gives.
+const HOOKS: &[(&str, &str, &str)] = &[
+    (
+        "answer_corpus",
+        "answer_corpora",
+        "crate::support::corpus::AnswerCorpus",
+    ),
+    (
+        "schema_defs",
+        "schema_defs",
+        "crate::support::schema::KindDefs",
+    ),
+];
 
 fn main() {
     let kinds = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/goldgate-core/src/kinds");
@@ -27,22 +43,21 @@ fn main() {
         }
         writeln!(out, "}}").unwrap();
     }
-    // The kinds whose folder holds the corpus of their answer schema (`answer_corpus.rs`).
-    out.push_str("\n/// Each kind's answer corpus, from its `end_to_end/answer_corpus.rs`.\n");
-    out.push_str("pub(crate) fn answer_corpora() -> Vec<crate::support::corpus::AnswerCorpus> {\n    vec![\n");
-    for (kind, files) in &kinds {
-        if files
-            .iter()
-            .any(|f| f.file_stem().is_some_and(|s| s == "answer_corpus"))
-        {
-            writeln!(
-                out,
-                "        crate::support::corpus::AnswerCorpus {{ kind: {kind:?}, instances: {kind}::answer_corpus::instances, reads: {kind}::answer_corpus::reads }},"
-            )
-            .unwrap();
+    // What a kind's folder gives the tests that go over every kind: each `end_to_end/STEM.rs`
+    // of the table below defines `hook()`, gathered into the function `NAME()`.
+    for (stem, name, item) in HOOKS {
+        writeln!(out, "\n/// Each kind's `end_to_end/{stem}.rs` hook.").unwrap();
+        writeln!(out, "pub(crate) fn {name}() -> Vec<{item}> {{\n    vec![").unwrap();
+        for (kind, files) in &kinds {
+            if files
+                .iter()
+                .any(|f| f.file_stem().is_some_and(|s| s == *stem))
+            {
+                writeln!(out, "        {kind}::{stem}::hook(),").unwrap();
+            }
         }
+        out.push_str("    ]\n}\n");
     }
-    out.push_str("    ]\n}\n");
     let target = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(target.join("kind_end_to_end.rs"), out).expect("OUT_DIR is writable");
 }

@@ -318,7 +318,24 @@ fn the_action_gates_the_example_suite_and_sets_its_outputs() {
         "the candidate fails the gate: {out:?}"
     );
     assert_eq!(o["verdict"], "fail");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("extraction.f1"));
+    // The brief verdict names the rules the candidate broke, as its verdict file holds them.
+    let verdict: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.0.join(&o["verdict-file"])).unwrap())
+            .unwrap();
+    let failed: Vec<&str> = verdict["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["status"] == "fail")
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert!(!failed.is_empty(), "{verdict}");
+    for name in failed {
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(name),
+            "{name}"
+        );
+    }
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("::error"),
         "annotations for broken rules"

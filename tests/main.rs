@@ -46,7 +46,6 @@ mod schema_corpus;
 mod schema_drift;
 mod schemas;
 mod secrets;
-mod semantic;
 /// Each task kind's end-to-end tests, from its folder
 /// (`crates/goldgate-core/src/kinds/<kind>/end_to_end/<topic>.rs`, listed by `build.rs`).
 mod kinds {

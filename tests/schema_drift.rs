@@ -27,7 +27,7 @@ fn expected_names(message: &str) -> BTreeSet<String> {
 }
 
 /// The fields `T` knows: what it says when given an unknown one, as JSON.
-fn json_fields<T: DeserializeOwned + std::fmt::Debug>() -> BTreeSet<String> {
+pub(crate) fn json_fields<T: DeserializeOwned + std::fmt::Debug>() -> BTreeSet<String> {
     let err = serde_json::from_value::<T>(json!({"zz_unknown": 1})).unwrap_err();
     expected_names(&err.to_string())
 }
@@ -48,11 +48,9 @@ fn variants<T: DeserializeOwned + std::fmt::Debug>() -> BTreeSet<String> {
 /// key added to its last table.
 fn suite_toml_fields(text: &str) -> BTreeSet<String> {
     let dir = crate::support::TempDir::new("drift-suite");
-    std::fs::write(
-        dir.0.join("s.json"),
-        r#"{"id": "s", "kind": "extraction", "labels": {}}"#,
-    )
-    .unwrap();
+    let kind = goldgate_core::kinds::listed().next().unwrap();
+    let sample = json!({"id": "s", "kind": kind.as_str(), "labels": {}});
+    std::fs::write(dir.0.join("s.json"), sample.to_string()).unwrap();
     std::fs::write(dir.0.join("suite.toml"), text).unwrap();
     let err = format!(
         "{:?}",
@@ -103,12 +101,9 @@ fn every_object_knows_the_keys_its_reader_knows() {
         .collect();
     let mut annotation_keys = label_keys.clone();
     annotation_keys.insert("annotator".into());
-    let cases: Vec<(&str, &Value, &str, BTreeSet<String>)> = vec![
+    let mut cases: Vec<(&str, &Value, &str, BTreeSet<String>)> = vec![
         ("sample", &sample, "", json_fields::<goldgate_core::suite::SampleDoc>()),
         ("sample", &sample, "/$defs/message", json_fields::<Message>()),
-        ("sample", &sample, "/$defs/requirement", json_fields::<goldgate_core::kinds::extraction::labels::Requirement>()),
-        ("sample", &sample, "/$defs/inferredRequirement", json_fields::<goldgate_core::kinds::inference::labels::InferredRequirement>()),
-        ("sample", &sample, "/$defs/issue", json_fields::<goldgate_core::kinds::validation::labels::Issue>()),
         ("sample", &sample, "/properties/labels", label_keys.clone()),
         ("sample", &sample, "/properties/annotations/items", annotation_keys),
         ("sample", &sample, "/properties/discussion/items", json_fields::<DiscussionNote>()),
@@ -148,6 +143,12 @@ fn every_object_knows_the_keys_its_reader_knows() {
         ("suite.toml", &suite, "/$defs/task/properties/hallucination", suite_toml_fields("[tasks.t]\nfields = [{ name = \"a\", role = \"span\" }]\nhallucination = { match_mode = \"exact_span\", zz_unknown = 1 }\n")),
         ("suite.toml", &suite, "/$defs/task/properties/cot", suite_toml_fields("[tasks.t]\nfields = [{ name = \"a\", role = \"span\" }]\ncot = { zz_unknown = 1 }\n")),
     ];
+    // The objects each kind reads, as its folder says.
+    for defs in crate::kinds::schema_defs() {
+        for (pointer, code) in defs.objects {
+            cases.push(("sample", &sample, pointer, code));
+        }
+    }
     let mut failures = Vec::new();
     for (what, schema, pointer, code) in cases {
         assert!(
@@ -360,30 +361,20 @@ pub fn settle(
 
 #[test]
 fn the_enums_compared_after_norm_are_the_codes() {
-    use goldgate_core::kinds::{
-        extraction::labels::enums as requirement, inference::labels::enums as inferred,
-        validation::labels::enums as issue,
-    };
     use goldgate_core::sample::enums;
     // The kinds the loader accepts are the registry's.
     let kinds: Vec<&str> = goldgate_core::kinds::listed().map(|k| k.as_str()).collect();
-    let defs: [(&str, &[&str]); 8] = [
-        ("kind", &kinds),
-        ("difficulty", enums::DIFFICULTY),
-        ("requirementType", requirement::REQUIREMENT_TYPE),
-        ("priority", requirement::PRIORITY),
-        ("inferenceType", inferred::INFERENCE_TYPE),
-        ("necessity", inferred::NECESSITY),
-        ("issueType", issue::ISSUE_TYPE),
-        ("severity", issue::SEVERITY),
-    ];
+    // The sample's own enums, then each kind's, as its folder says.
+    let mut defs: Vec<(&str, &[&str])> = vec![("kind", &kinds), ("difficulty", enums::DIFFICULTY)];
+    let by_kind: Vec<_> = crate::kinds::schema_defs();
+    defs.extend(by_kind.iter().flat_map(|d| d.enums.iter().copied()));
     let mut failures = Vec::new();
     let mut seen = 0;
     for name in crate::support::schema::schema_names() {
         let before = load(&name);
         let mut after = before.clone();
         let mut changed = Vec::new();
-        for (def, values) in defs {
+        for &(def, values) in &defs {
             let Some(node) = after.pointer_mut(&format!("/$defs/{def}")) else {
                 continue;
             };
@@ -416,26 +407,6 @@ fn the_enums_compared_after_norm_are_the_codes() {
         seen >= 18,
         "only {seen} enums compared after norm were found"
     );
-    // The patterns read as `norm` reads, on a few spellings.
-    let sample = load("sample.schema.json");
-    let pattern = &sample["$defs"]["requirementType"]["anyOf"][1];
-    let pattern = jsonschema::draft202012::new(pattern).unwrap();
-    for spelling in [
-        "non-functional",
-        "Non-Functional",
-        "non_functional",
-        " NON FUNCTIONAL ",
-        "interface",
-        "nonfunctional",
-        "functionalx",
-        "feature",
-        "",
-        "é-functional",
-    ] {
-        let by_schema = pattern.is_valid(&json!(spelling));
-        let by_goldgate = goldgate_core::text::in_enum(spelling, requirement::REQUIREMENT_TYPE);
-        assert_eq!(by_schema, by_goldgate, "{spelling:?}");
-    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -537,48 +508,78 @@ fn the_metric_names_and_rules_are_the_registrys() {
         &mut failures,
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // The rules the schema allows are the rules `goldgate thresholds check` allows.
+    // The rules the schema allows are the rules `goldgate thresholds check` allows, on
+    // metrics picked from the catalog: a score (higher is better, within [0, 1]), a rate
+    // (lower is better), an agreement (within [-1, 1]), and a member of a family named by a
+    // JSON pointer (from the events example).
+    use goldgate_core::metrics::registry::{Direction, Range};
+    let catalog = goldgate_core::kinds::metrics();
+    let first = goldgate_core::kinds::listed().next().unwrap();
+    let score = goldgate_core::kinds::of(first).primary_metric();
+    let rate = catalog
+        .iter()
+        .find(|m| {
+            m.name.starts_with(first.as_str())
+                && m.direction == Direction::Lower
+                && m.range == Range::Unit
+        })
+        .unwrap()
+        .name;
+    let agreement = catalog
+        .iter()
+        .find(|m| m.range == Range::Agreement)
+        .unwrap()
+        .name;
+    // A member of a family, as the events example's baseline names one.
+    let events: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples/events/baselines/main.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let member = events["metrics"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .find(|name| goldgate_core::kinds::is_family_member(name))
+        .unwrap()
+        .clone();
+    let rule = |name: &str, body: &str| format!("[metrics.\"{name}\"]\n{body}");
+    let cases = [
+        (rule(score, "min = 0.7\n"), true),
+        (rule(score, "max = 0.7\n"), false),
+        (rule(score, "min = 80\n"), false),
+        (rule(rate, "max = 0.2\nmax_regression = \"5%\"\n"), true),
+        (rule(rate, "min = 0.2\n"), false),
+        (rule(agreement, "min = -0.5\n"), true),
+        (rule("run.latency_p95_ms", "max = 30000\n"), true),
+        (rule(&member, "min = 1\n"), true),
+        (rule(&member, "max_regression = 0.1\n"), false),
+        (
+            rule("run.cost_usd", "max = 5\nmax_increase = \"10%\"\n"),
+            true,
+        ),
+        (rule("run.cost_usd", "max_regression = 0.02\n"), false),
+        (rule("run.cost_usd", "max_increase = 0.5\n"), false),
+        (rule(score, "max_increase = \"10%\"\n"), false),
+        ("[defaults]\nmax_increase = \"10%\"\n".to_string(), true),
+        ("[defaults]\nmax_increase = 3\n".to_string(), false),
+        (rule(&format!("{score}x"), "min = 0.7\n"), false),
+        (rule(score, "minimum = 0.7\n"), false),
+        (
+            "[matching]\nsimilarity = \"minilm\"\nembedding_model = \"x\"\n".to_string(),
+            false,
+        ),
+        (
+            "[matching]\nsimilarity = \"openai\"\nembedding_model = \"x\"\n".to_string(),
+            true,
+        ),
+        ("[matching]\nmodel = \"x\"\n".to_string(), false),
+    ];
     let schema = crate::support::schema::problems;
-    for (rule, ok) in [
-        ("[metrics.\"extraction.f1\"]\nmin = 0.7\n", true),
-        ("[metrics.\"extraction.f1\"]\nmax = 0.7\n", false),
-        ("[metrics.\"extraction.f1\"]\nmin = 80\n", false),
-        (
-            "[metrics.\"extraction.ece\"]\nmax = 0.2\nmax_regression = \"5%\"\n",
-            true,
-        ),
-        ("[metrics.\"extraction.ece\"]\nmin = 0.2\n", false),
-        ("[metrics.\"extraction.kappa\"]\nmin = -0.5\n", true),
-        ("[metrics.\"run.latency_p95_ms\"]\nmax = 30000\n", true),
-        ("[metrics.\"tuples.pred_source[/final]\"]\nmin = 1\n", true),
-        (
-            "[metrics.\"tuples.pred_source[/final]\"]\nmax_regression = 0.1\n",
-            false,
-        ),
-        (
-            "[metrics.\"run.cost_usd\"]\nmax = 5\nmax_increase = \"10%\"\n",
-            true,
-        ),
-        ("[metrics.\"run.cost_usd\"]\nmax_regression = 0.02\n", false),
-        ("[metrics.\"run.cost_usd\"]\nmax_increase = 0.5\n", false),
-        (
-            "[metrics.\"extraction.f1\"]\nmax_increase = \"10%\"\n",
-            false,
-        ),
-        ("[defaults]\nmax_increase = \"10%\"\n", true),
-        ("[defaults]\nmax_increase = 3\n", false),
-        ("[metrics.\"extraction.f2\"]\nmin = 0.7\n", false),
-        ("[metrics.\"extraction.f1\"]\nminimum = 0.7\n", false),
-        (
-            "[matching]\nsimilarity = \"minilm\"\nembedding_model = \"x\"\n",
-            false,
-        ),
-        (
-            "[matching]\nsimilarity = \"openai\"\nembedding_model = \"x\"\n",
-            true,
-        ),
-        ("[matching]\nmodel = \"x\"\n", false),
-    ] {
+    for (rule, ok) in cases {
         let text = format!("version = 1\n{rule}");
         let value: Value = toml::from_str(&text).unwrap();
         let by_schema = schema("thresholds.schema.json", &value, false).is_empty();

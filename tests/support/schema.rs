@@ -3,11 +3,19 @@
 //! object the schema describes with `properties` refuses a member it does not name, so a
 //! field added to the code but not to the schema fails the tests.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::{json, Value};
+
+/// What a kind's code defines in the published sample schema, as its own folder says
+/// (`end_to_end/schema_defs.rs`): the keys its reader knows of each object it reads (by
+/// JSON pointer), and the values of each enum it compares after `norm` (by `$defs` name).
+pub struct KindDefs {
+    pub objects: Vec<(&'static str, BTreeSet<String>)>,
+    pub enums: Vec<(&'static str, &'static [&'static str])>,
+}
 
 /// Where the schemas are.
 pub fn dir() -> PathBuf {

@@ -5,11 +5,11 @@
 
 use serde_json::{json, Value};
 
-use crate::support::corpus::{a_number, answers_of, set, Instance};
+use crate::support::corpus::{a_number, answers_of, set, AnswerCorpus, Instance};
 
 /// Every instance, in the corpus file's order.
 #[rustfmt::skip]
-pub(crate) fn instances() -> Vec<Instance> {
+fn instances() -> Vec<Instance> {
     let mut out = set(answers_of("requirements", "answers/main.jsonl", "e2e", 3), json!([
     ["srs-not-text", "/srs_markdown", ["# SRS"], false],
     ["type-other-spelling", "/requirements/0/type", "NON FUNCTIONAL", true],
@@ -20,6 +20,15 @@ pub(crate) fn instances() -> Vec<Instance> {
 }
 
 /// goldgate does not judge these answers against the schema itself.
-pub(crate) fn reads(_: &Value) -> Option<bool> {
+fn reads(_: &Value) -> Option<bool> {
     None
+}
+
+/// This kind's answer corpus.
+pub(crate) fn hook() -> AnswerCorpus {
+    AnswerCorpus {
+        kind: "e2e",
+        instances,
+        reads,
+    }
 }

@@ -6,10 +6,10 @@
 use serde_json::Value;
 
 use super::answers::{answer_variants, compliant, example_answers};
-use crate::support::corpus::Instance;
+use crate::support::corpus::{AnswerCorpus, Instance};
 
 /// Every instance, in the corpus file's order (an answer met twice is kept once).
-pub(crate) fn instances() -> Vec<Instance> {
+fn instances() -> Vec<Instance> {
     let mut answers: Vec<Instance> = Vec::new();
     for (name, value) in example_answers().into_iter().chain(answer_variants()) {
         if !answers.iter().any(|a| a.value == value) {
@@ -21,6 +21,15 @@ pub(crate) fn instances() -> Vec<Instance> {
 }
 
 /// goldgate's judgement: whether it counts the answer compliant.
-pub(crate) fn reads(value: &Value) -> Option<bool> {
+fn reads(value: &Value) -> Option<bool> {
     Some(compliant(value))
+}
+
+/// This kind's answer corpus.
+pub(crate) fn hook() -> AnswerCorpus {
+    AnswerCorpus {
+        kind: "extraction",
+        instances,
+        reads,
+    }
 }

@@ -5,11 +5,11 @@
 
 use serde_json::{json, Value};
 
-use crate::support::corpus::{a_number, answers_of, set, Instance};
+use crate::support::corpus::{a_number, answers_of, set, AnswerCorpus, Instance};
 
 /// Every instance, in the corpus file's order.
 #[rustfmt::skip]
-pub(crate) fn instances() -> Vec<Instance> {
+fn instances() -> Vec<Instance> {
     let mut out = set(answers_of("events", "baselines/main.run.jsonl", "tuples", 3), json!([
     ["tuples-not-a-list", "/final_tuples", "none", false],
 ]));
@@ -18,6 +18,15 @@ pub(crate) fn instances() -> Vec<Instance> {
 }
 
 /// goldgate does not judge these answers against the schema itself.
-pub(crate) fn reads(_: &Value) -> Option<bool> {
+fn reads(_: &Value) -> Option<bool> {
     None
+}
+
+/// This kind's answer corpus.
+pub(crate) fn hook() -> AnswerCorpus {
+    AnswerCorpus {
+        kind: "tuples",
+        instances,
+        reads,
+    }
 }

@@ -1,4 +1,4 @@
-//! Semantic matching end to end, against a fake OpenAI-compatible `/embeddings` server on
+//! Semantic matching of requirements end to end, against a fake OpenAI-compatible `/embeddings` server on
 //! 127.0.0.1 whose "model" puts paraphrases on one vector: a paraphrased answer matches
 //! under `similarity = "openai"` where lexical matching misses it, the embedding
 //! thresholds apply by default, vectors are cached (a second score asks the server for
