@@ -1,9 +1,10 @@
-//! A task kind is its folder: outside `crates/goldgate-core/src/kinds/`, no code of any
-//! crate names a registered kind. Every file is parsed with `syn`; in code that is not a
-//! test (items under `#[cfg(test)]`, test-module files and the test kit are skipped),
-//! every string literal — in macro calls too — and every path is read: a literal that is a
-//! kind's name or starts with `KIND.` (a metric of it), or a path through `kinds::KIND`,
-//! names a kind. The names are the registry's, so a new kind is held to it at once.
+//! A task kind is its folder: outside `crates/goldgate-core/src/kinds/`, no code names a
+//! registered kind — not a crate's sources, their tests, the integration tests or the
+//! benchmarks. Every file is parsed with `syn`, and every string literal (in macro calls
+//! too) and every path is read: a literal that is a kind's name, or holds it as a metric
+//! (`KIND.f1`), quoted (JSON in a string) or last on a line (`kind: KIND`), or a path
+//! through `kinds::KIND`, names a kind; documentation (`///`, `//!`) is prose and is not read. The names are the registry's (the test kind's too),
+//! so a new kind is held to it at once. A kind's own tests live in its folder.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
 
-use crate::support::imports::{sources, Source};
+use crate::support::imports::sources;
 
 /// What names a kind in one file.
 struct Finder<'k> {
@@ -22,8 +23,9 @@ struct Finder<'k> {
 impl Finder<'_> {
     fn literal(&mut self, value: &str) {
         for kind in self.kinds {
-            if value == kind || value.starts_with(&format!("{kind}.")) {
-                self.found.insert(format!("\"{value}\""));
+            if names(value, kind) {
+                let shown: String = value.chars().take(60).collect();
+                self.found.insert(format!("{shown:?}"));
             }
         }
     }
@@ -43,35 +45,36 @@ impl Finder<'_> {
     }
 }
 
-/// Whether attributes make an item test-only (`#[cfg(test)]`, `#[cfg(any(test, …))]`).
-fn is_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| match &a.meta {
-        syn::Meta::List(list) if a.path().is_ident("cfg") => {
-            let tokens = list.tokens.to_string();
-            tokens
-                .split(|c: char| !c.is_alphanumeric() && c != '_')
-                .any(|t| t == "test")
-                && !tokens.starts_with("not")
-        }
-        _ => false,
+/// Whether a string names `kind`: the kind itself, or the kind as a word inside it that is
+/// a metric (`KIND.f1`), quoted (`"KIND"`, JSON in a string), or last on its line
+/// (`kind: KIND` in YAML, `--kind KIND`); a metric or a file after a slash too
+/// (`/metrics/KIND.f1/value`, `prompts/KIND.j2`). As a directory (`suite/KIND/…`), a
+/// pointer's key (`/KIND`), inside a longer word (`answer-KIND.schema.json`) or in prose
+/// (`an KIND suite`) it is not a name.
+fn names(value: &str, kind: &str) -> bool {
+    if value == kind {
+        return true;
+    }
+    value.match_indices(kind).any(|(at, _)| {
+        let before = value[..at].chars().next_back();
+        let after = &value[at + kind.len()..];
+        let word_start = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'));
+        let mut rest = after.chars();
+        let ends = match rest.next() {
+            // A directory or a JSON pointer's key (`tests/KIND`, `/KIND`) is not the kind.
+            None | Some('"' | '\'' | '\n') => before != Some('/'),
+            Some('.') => rest.next().is_some_and(|c| c.is_ascii_lowercase() || c == '_'),
+            Some(_) => false,
+        };
+        word_start && ends
     })
 }
 
 impl<'ast> Visit<'ast> for Finder<'_> {
-    fn visit_item(&mut self, item: &'ast syn::Item) {
-        let attrs: &[syn::Attribute] = match item {
-            syn::Item::Mod(m) => &m.attrs,
-            syn::Item::Fn(f) => &f.attrs,
-            syn::Item::Impl(i) => &i.attrs,
-            syn::Item::Use(u) => &u.attrs,
-            syn::Item::Const(c) => &c.attrs,
-            syn::Item::Static(s) => &s.attrs,
-            syn::Item::Struct(s) => &s.attrs,
-            syn::Item::Enum(e) => &e.attrs,
-            _ => &[],
-        };
-        if !is_test(attrs) {
-            syn::visit::visit_item(self, item);
+    /// Documentation is prose about the code, not code: `///` and `//!` are skipped.
+    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        if !attr.path().is_ident("doc") {
+            syn::visit::visit_attribute(self, attr);
         }
     }
 
@@ -95,38 +98,18 @@ impl<'ast> Visit<'ast> for Finder<'_> {
     }
 }
 
-/// The modules of a crate declared as tests (`#[cfg(test)] mod NAME;`), as module paths.
-fn test_modules(sources: &[Source]) -> BTreeSet<Vec<String>> {
-    let mut out = BTreeSet::new();
-    for source in sources {
-        for item in &source.syntax.items {
-            if let syn::Item::Mod(m) = item {
-                if m.content.is_none() && is_test(&m.attrs) {
-                    let mut path = source.module.clone();
-                    path.push(m.ident.to_string());
-                    out.insert(path);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Every file of every crate outside the kinds that names a kind in code that is not a
-/// test, with what it names.
+/// Every Rust file outside the kinds that names a kind — each crate's sources, their tests
+/// included, the integration tests and the benchmarks — with what it names.
 fn naming(root: &Path, kinds: &[String]) -> Vec<(PathBuf, BTreeSet<String>)> {
-    let mut crates: Vec<PathBuf> = vec![root.join("src")];
+    let mut dirs: Vec<PathBuf> = vec![root.join("src"), root.join("tests"), root.join("benches")];
     for entry in std::fs::read_dir(root.join("crates")).unwrap() {
-        crates.push(entry.unwrap().path().join("src"));
+        dirs.push(entry.unwrap().path().join("src"));
     }
     let kinds_dir = root.join("crates/goldgate-core/src/kinds");
     let mut out = Vec::new();
-    for src in crates {
-        let sources = sources(&src);
-        let tests = test_modules(&sources);
-        for source in &sources {
-            let in_test = (1..=source.module.len()).any(|n| tests.contains(&source.module[..n]));
-            if source.path.starts_with(&kinds_dir) || in_test || source.module == ["testkit"] {
+    for dir in dirs.into_iter().filter(|d| d.is_dir()) {
+        for source in sources(&dir) {
+            if source.path.starts_with(&kinds_dir) {
                 continue;
             }
             let mut finder = Finder {
@@ -164,21 +147,27 @@ fn no_code_outside_the_kinds_names_a_kind() {
     );
 }
 
-/// The finder itself: a literal, a metric name, a path and a macro's literal are found; a
-/// kind's name inside a longer text and test code are not.
+/// The finder itself: a literal, a metric name, a path, a macro's literal, a kind quoted
+/// or last on a line inside a longer text, and test code are found; a kind's name in a path,
+/// a file name or prose is not.
 #[test]
-fn the_finder_reads_literals_metrics_paths_and_macros_outside_tests() {
+fn the_finder_reads_literals_metrics_paths_macros_and_texts() {
     let kinds = vec!["summary".to_string()];
     let file: syn::File = syn::parse_str(
-        r#"
+        r##"
         fn a() { let k = "summary"; }
         fn b() { let m = "summary.f1"; }
         fn c() { crate::kinds::summary::Summary; }
-        fn d() { format!("{}", "summary"); }
-        fn e() { let prose = "a summary of it"; }
+        fn d() { format!("{}", "summary.recall"); }
+        fn e() { let prose = "a summary of it. Then suite/summary/s.yaml, answer-summary.schema.json"; }
+        fn j() { let pointer = "/metrics/summary.kappa/value"; }
+        fn k() { let dir = "tests/summary"; let key = "/summary"; }
+        fn f() { let json = r#"{"kind": "summary"}"#; }
+        fn g() { let yaml = "id: s\nkind: summary\n"; }
+        fn h() { let rules = "[metrics.\"summary.precision\"]\nmin = 1"; }
         #[cfg(test)]
-        mod tests { fn f() { let k = "summary"; } }
-        "#,
+        mod tests { fn i() { let k = "--kind summary"; } }
+        "##,
     )
     .unwrap();
     let mut finder = Finder {
@@ -186,13 +175,19 @@ fn the_finder_reads_literals_metrics_paths_and_macros_outside_tests() {
         found: BTreeSet::new(),
     };
     finder.visit_file(&file);
-    let found: Vec<&str> = finder.found.iter().map(String::as_str).collect();
-    assert_eq!(
-        found,
-        [
-            "\"summary\"",
-            "\"summary.f1\"",
-            "crate::kinds::summary::Summary"
-        ]
-    );
+    let mut expected: BTreeSet<String> = [
+        "summary",
+        "summary.f1",
+        "summary.recall",
+        r#"{"kind": "summary"}"#,
+        "id: s\nkind: summary\n",
+        "[metrics.\"summary.precision\"]\nmin = 1",
+        "--kind summary",
+        "/metrics/summary.kappa/value",
+    ]
+    .iter()
+    .map(|v| format!("{v:?}"))
+    .collect();
+    expected.insert("crate::kinds::summary::Summary".into());
+    assert_eq!(finder.found, expected);
 }
