@@ -8,11 +8,12 @@
 //!   cargo bench --bench significance              # 1,000 repetitions per scenario
 //!   cargo bench --bench significance -- --reps 5000
 //!
-//! Each repetition draws a suite of n extraction samples of 5 gold requirements; sample i
-//! has its own difficulty p_i, uniform in [0.5, 1], shared by both runs (they answer the
-//! same samples). The baseline finds each requirement with probability p_i, the candidate
-//! with p_i (no change: the two runs differ by chance alone) or p_i − 0.2 (a real drop of
-//! about 0.2 in recall). The rule is `extraction.recall` with `max_regression = 0.02`,
+//! Each repetition draws a suite of n samples of 5 gold items each (of the kind test
+//! builds register, whose recall is matched items over gold items like every kind's);
+//! sample i has its own difficulty p_i, uniform in [0.5, 1], shared by both runs (they
+//! answer the same samples). The baseline finds each item with probability p_i, the
+//! candidate with p_i (no change: the two runs differ by chance alone) or p_i − 0.2 (a real
+//! drop of about 0.2 in recall). The rule is that recall with `max_regression = 0.02`,
 //! `require_significance = true`, `confidence = 0.95`. "Before" judges the rule without
 //! the number of paired samples (the gate as it was); "after" with it. The table gives the
 //! share of repetitions in which the rule failed on the drop. Deterministic (fixed seeds).
@@ -34,17 +35,18 @@ fn uniform(rng: &mut Rng) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// One run's sums for a sample whose requirements are each found with probability `p`.
+/// One run's sums for a sample whose items are each found with probability `p`.
 fn answer(rng: &mut Rng, p: f64) -> Stats {
     let tp = (0..GOLD).filter(|_| uniform(rng) < p).count() as f64;
+    let kind = goldgate_core::testkit::test_kind().name();
     let mut stats = Stats::default();
-    for (key, value) in [
-        ("ext.records", 1.0),
-        ("ext.tp", tp),
-        ("ext.fp", 0.0),
-        ("ext.fn", GOLD as f64 - tp),
+    for (sum, value) in [
+        ("records", 1.0),
+        ("tp", tp),
+        ("fp", 0.0),
+        ("fn", GOLD as f64 - tp),
     ] {
-        stats.add(key, value);
+        stats.add(&format!("{kind}.{sum}"), value);
     }
     stats
 }
@@ -101,16 +103,17 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|r| r.parse().ok())
         .unwrap_or(1000usize);
-    let metric = *goldgate_core::kinds::find("extraction.recall").expect("a registered metric");
+    let name = goldgate_core::testkit::metric("recall");
+    let metric = *goldgate_core::kinds::find(&name).expect("a registered metric");
     let recall: &'static [Metric] = Box::leak(vec![metric].into_boxed_slice());
     let rules = Thresholds::parse(
-        "version = 1\n[metrics.\"extraction.recall\"]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\n",
+        &format!("version = 1\n[metrics.\"{name}\"]\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\n"),
         std::path::Path::new("thresholds.toml"),
     )
     .expect("the rules parse");
     let cfg = BootstrapConfig::default();
     println!(
-        "{reps} repetitions per scenario; rule: extraction.recall, max_regression = 0.02, significant at 95% (at least {} paired samples)\n",
+        "{reps} repetitions per scenario; rule: {name}, max_regression = 0.02, significant at 95% (at least {} paired samples)\n",
         goldgate_core::gate::evidence::min_paired(0.95)
     );
     println!("| paired samples n | no change: fails before | no change: fails after | recall −0.2: fails before | recall −0.2: fails after |");

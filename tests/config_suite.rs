@@ -11,6 +11,9 @@ use crate::support::TempDir;
 #[test]
 fn the_sharded_workflow_runs_from_goldgate_toml_without_a_suite_flag() {
     let work = TempDir::new("config-suite");
+    // Every listed kind, as `--kind` takes them.
+    let listed: Vec<&str> = goldgate_core::kinds::listed().map(|k| k.as_str()).collect();
+    let listed = listed.join(",");
     let init = goldgate(
         &work.0,
         &[
@@ -19,7 +22,7 @@ fn the_sharded_workflow_runs_from_goldgate_toml_without_a_suite_flag() {
             "--pipeline",
             "command",
             "--kind",
-            "extraction,inference,validation,e2e,tuples",
+            &listed,
         ],
         &[],
     );

@@ -63,7 +63,9 @@ fn names(value: &str, kind: &str) -> bool {
         let ends = match rest.next() {
             // A directory or a JSON pointer's key (`tests/KIND`, `/KIND`) is not the kind.
             None | Some('"' | '\'' | '\n') => before != Some('/'),
-            Some('.') => rest.next().is_some_and(|c| c.is_ascii_lowercase() || c == '_'),
+            Some('.') => rest
+                .next()
+                .is_some_and(|c| c.is_ascii_lowercase() || c == '_'),
             Some(_) => false,
         };
         word_start && ends

@@ -232,11 +232,14 @@ fn every_link_and_anchor_in_the_readme_and_the_docs_resolves() {
 #[test]
 fn every_link_in_the_files_init_writes_resolves() {
     let mut checker = Checker::new();
+    // Every listed kind, as `--kind` takes them.
+    let listed: Vec<&str> = goldgate_core::kinds::listed().map(|k| k.as_str()).collect();
+    let listed = listed.join(",");
     for pipeline in ["command", "http", "chat"] {
         let work = TempDir::new(&format!("links-init-{pipeline}"));
         let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
             .args(["init", "project", "--pipeline", pipeline, "--kind"])
-            .arg("extraction,inference,validation,e2e,tuples")
+            .arg(&listed)
             .current_dir(&work.0)
             .output()
             .unwrap();

@@ -1,8 +1,6 @@
 //! The one integration-test binary (modules below), so the suite compiles once.
 
 mod action;
-mod agents;
-mod agents_faults;
 mod baseline;
 mod bounded;
 mod browser_e2e;

@@ -154,10 +154,29 @@ fn baseline_refresh_then_show_then_check_against_it() {
     assert_eq!(verdict["samples"]["shared"], 6);
 }
 
+/// Two primary metrics of the example project's kinds, each below 0.99 on its baseline.
+fn example_primaries() -> [&'static str; 2] {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/requirements/baselines/main.json"
+    );
+    let baseline: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let below: Vec<&'static str> = goldgate_core::kinds::listed()
+        .map(|k| goldgate_core::kinds::of(k).primary_metric())
+        .filter(|m| {
+            baseline["metrics"][m]["value"]
+                .as_f64()
+                .is_some_and(|v| v < 0.99)
+        })
+        .collect();
+    [below[0], below[1]]
+}
+
 #[test]
 fn inside_github_actions_check_writes_the_summary_outputs_and_annotations() {
     let dir = TempDir::new("run-actions");
-    std::fs::write(dir.0.join("t.toml"), "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.99\n[metrics.\"validation.f1\"]\nmin = 0.99\nseverity = \"warn\"\n").unwrap();
+    let [failing, warned] = example_primaries();
+    std::fs::write(dir.0.join("t.toml"), format!("version = 1\n[metrics.\"{failing}\"]\nmin = 0.99\n[metrics.\"{warned}\"]\nmin = 0.99\nseverity = \"warn\"\n")).unwrap();
     let (summary, output) = (dir.0.join("summary.md"), dir.0.join("output.txt"));
     let out = check_example_in_actions(&dir.0, "t.toml")
         .args(["--format", "json"])
@@ -183,11 +202,11 @@ fn inside_github_actions_check_writes_the_summary_outputs_and_annotations() {
     assert!(output.contains(".goldgate/out/verdict.json"), "{output}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("::error title=goldgate%3A extraction.f1::"),
+        stderr.contains(&format!("::error title=goldgate%3A {failing}::")),
         "{stderr}"
     );
     assert!(
-        stderr.contains("::warning title=goldgate%3A validation.f1::"),
+        stderr.contains(&format!("::warning title=goldgate%3A {warned}::")),
         "{stderr}"
     );
 }
@@ -325,14 +344,15 @@ fn outside_fences(markdown: &str) -> String {
 #[test]
 fn unwritable_job_files_are_reported_and_keep_the_gates_exit_code() {
     let dir = TempDir::new("run-actions-unwritable");
+    let [primary, _] = example_primaries();
     std::fs::write(
         dir.0.join("pass.toml"),
-        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.1\n",
+        format!("version = 1\n[metrics.\"{primary}\"]\nmin = 0.1\n"),
     )
     .unwrap();
     std::fs::write(
         dir.0.join("fail.toml"),
-        "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.99\n",
+        format!("version = 1\n[metrics.\"{primary}\"]\nmin = 0.99\n"),
     )
     .unwrap();
     std::fs::create_dir_all(dir.0.join("a-directory")).unwrap();

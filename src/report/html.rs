@@ -190,10 +190,13 @@ mod tests {
 
     #[test]
     fn untrusted_text_is_escaped_and_only_the_reports_own_script_may_run() {
-        use goldgate_core::testkit::file;
+        use goldgate_core::testkit::test_kind_file as file;
         let run = file(&[(5.0, 0.0, 0.0, false), (2.0, 1.0, 3.0, false)], "1");
         let rules = goldgate_core::gate::thresholds::Thresholds::parse(
-            "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n",
+            &format!(
+                "version = 1\n[metrics.\"{}\"]\nmin = 0.5\n",
+                goldgate_core::testkit::metric("f1")
+            ),
             Path::new("t.toml"),
         )
         .unwrap();
@@ -224,7 +227,7 @@ mod tests {
 
     #[test]
     fn the_run_context_leads_and_each_row_carries_what_the_filters_read() {
-        use goldgate_core::testkit::file;
+        use goldgate_core::testkit::test_kind_file as file;
         let mut base = file(&[(5.0, 0.0, 0.0, false), (5.0, 0.0, 0.0, false)], "1");
         base.provenance.git_sha = Some("0123456789abcdef0123".into());
         base.provenance.git_ref = Some("main".into());
@@ -272,7 +275,8 @@ mod tests {
         assert!(html.find("id=\"context\"") < html.find("id=\"metrics\""));
         // The broken sample first, with its outcome, kind and tags for the filters, and a
         // link to its diff; the filters offer what the rows hold.
-        assert!(html.contains("<tr data-id=\"s-1\" data-outcome=\"broken\" data-kind=\"extraction\"><th scope=\"row\"><code>s-1</code></th><td>extraction</td><td>banking</td><td><span class=\"tag\">multi &lt;event&gt;</span><span class=\"tag\">hard</span></td>"), "{html}");
+        let kind = goldgate_core::testkit::test_kind().name();
+        assert!(html.contains(&format!("<tr data-id=\"s-1\" data-outcome=\"broken\" data-kind=\"{kind}\"><th scope=\"row\"><code>s-1</code></th><td>{kind}</td><td>banking</td><td><span class=\"tag\">multi &lt;event&gt;</span><span class=\"tag\">hard</span></td>")), "{html}");
         assert!(html.find("data-id=\"s-1\"") < html.find("data-id=\"s-0\""));
         assert!(html.contains("<td class=\"links\"><a href=\"#diff-1\">diff</a></td>"));
         assert!(html.contains("<select id=\"filter-outcome\"><option value=\"\">all</option><option>broken</option><option>pass</option></select>"), "{html}");
@@ -287,7 +291,7 @@ mod tests {
     fn a_trace_is_shown_per_call_collapsed_and_escaped() {
         use goldgate_core::runfile::trace::{Trace, TraceAttempt, TraceCall, TraceMessage};
         use goldgate_core::runfile::traces::SampleTrace;
-        let run = goldgate_core::testkit::file(&[(5.0, 0.0, 0.0, false)], "1");
+        let run = goldgate_core::testkit::test_kind_file(&[(5.0, 0.0, 0.0, false)], "1");
         let rules =
             goldgate_core::gate::thresholds::Thresholds::parse("version = 1", Path::new("t.toml"))
                 .unwrap();

@@ -115,7 +115,7 @@ mod tests {
 
     fn verdict(metrics: Vec<MetricResult>) -> Verdict {
         use goldgate_core::gate::compare::{compare, CompareOptions};
-        use goldgate_core::testkit::file;
+        use goldgate_core::testkit::test_kind_file as file;
         let options = CompareOptions {
             bootstrap: Default::default(),
             allow_version_change: false,

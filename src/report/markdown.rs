@@ -359,7 +359,7 @@ mod tests {
 
     fn verdict(base: &[usize], cand: &[usize]) -> Verdict {
         use goldgate_core::gate::compare::{compare, CompareOptions};
-        use goldgate_core::testkit::file;
+        use goldgate_core::testkit::test_kind_file as file;
         let run = |found: &[usize]| {
             file(
                 &found
@@ -370,7 +370,10 @@ mod tests {
             )
         };
         let rules = goldgate_core::gate::thresholds::Thresholds::parse(
-            "version = 1\n[metrics.\"extraction.f1\"]\nmin = 0.5\n",
+            &format!(
+                "version = 1\n[metrics.\"{}\"]\nmin = 0.5\n",
+                goldgate_core::testkit::metric("f1")
+            ),
             Path::new("t.toml"),
         )
         .unwrap();

@@ -137,7 +137,7 @@ mod tests {
     /// is shown: the terminal and the comment.
     #[test]
     fn a_cost_goldgate_counted_is_marked_estimated() {
-        use goldgate_core::testkit::{file, options, rules};
+        use goldgate_core::testkit::{options, rules, test_kind_file as file};
         let mut cand = file(&[(5.0, 0.0, 0.0, false); 8], "1");
         let value = |v: f64| goldgate_core::metrics::aggregate::Aggregate {
             value: Some(v),

@@ -1,6 +1,5 @@
 //! Helpers shared by the integration tests.
 
-pub mod agents;
 pub mod answers;
 pub mod corpus;
 pub mod embeddings;

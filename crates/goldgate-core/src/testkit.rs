@@ -44,26 +44,6 @@ pub fn test_kind_file(samples: &[Counts], version: &str) -> ScoreFile {
     )
 }
 
-/// A score file of extraction samples given as (tp, fp, fn, hallucinated?): what the report
-/// tests of the crates above were written with (their snapshots show extraction's
-/// metrics). New tests use [`test_kind_file`].
-pub fn file(samples: &[Counts], version: &str) -> ScoreFile {
-    let kind = crate::kinds::named("extraction").unwrap();
-    score_file(kind, samples, version, |(tp, fp, fn_, halluc)| {
-        let mut stats = Stats::default();
-        for (k, v) in [
-            ("ext.records", 1.0),
-            ("ext.tp", tp),
-            ("ext.fp", fp),
-            ("ext.fn", fn_),
-            ("ext.halluc_records", f64::from(u8::from(halluc))),
-        ] {
-            stats.add(k, v);
-        }
-        stats
-    })
-}
-
 /// A score file of samples of `kind`, each with the sums `stats` gives its counts (and one
 /// record), its primary score the F1 of its counts, and the metrics of the kinds whose
 /// sums it has aggregated without resampling.

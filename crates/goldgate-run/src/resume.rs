@@ -118,7 +118,7 @@ mod tests {
                 setting("[pipeline] seed", "sha256:s"),
             ]
             .into(),
-            files: [setting("prompts/extraction.j2", "sha256:p1")].into(),
+            files: [setting("prompts/answer.j2", "sha256:p1")].into(),
             ..FingerprintParts::default()
         };
         let mut tuned = chat.clone();
@@ -131,10 +131,10 @@ mod tests {
         .into();
         tuned
             .files
-            .insert("prompts/extraction.j2".into(), "sha256:p2".into());
+            .insert("prompts/answer.j2".into(), "sha256:p2".into());
         assert_eq!(
             changes(&chat, &tuned),
-            "prompts/extraction.j2, [pipeline] max_tokens (new), [pipeline] seed (gone), [pipeline] temperature, [pipeline] model (gpt-4o-mini → gpt-4.1-mini)"
+            "prompts/answer.j2, [pipeline] max_tokens (new), [pipeline] seed (gone), [pipeline] temperature, [pipeline] model (gpt-4o-mini → gpt-4.1-mini)"
         );
     }
 }

@@ -429,7 +429,7 @@ mod tests {
             source: "prompts".into(),
             model: Some(model.into()),
             settings: [("[pipeline] model".to_string(), format!("sha256:{model}"))].into(),
-            files: [("prompts/extraction.j2".to_string(), prompt.to_string())].into(),
+            files: [("prompts/answer.j2".to_string(), prompt.to_string())].into(),
             ..FingerprintParts::default()
         };
         let (mut b, mut c) = (base.clone(), base);
@@ -443,7 +443,7 @@ mod tests {
         assert_eq!(
             provenance_differences(&b, &c),
             [
-                "pipeline changed: prompts/extraction.j2, [pipeline] model (gpt-4o-mini → gpt-4.1-mini)",
+                "pipeline changed: prompts/answer.j2, [pipeline] model (gpt-4o-mini → gpt-4.1-mini)",
                 "scoring settings: requirement_threshold 0.6 → 0.7",
             ]
         );

@@ -449,7 +449,7 @@ mod tests {
     use serde_json::{json, Value};
 
     /// A baseline whose numbers no run can have is refused at its line and field, never
-    /// compared with: `extraction.f1` 1e308 or -1.0, a latency of 1e308 or -5 ms, a primary
+    /// compared with: an F1 of 1e308 or -1.0, a latency of 1e308 or -5 ms, a primary
     /// score of 2, a negative count.
     #[test]
     fn impossible_numbers_are_refused_at_their_line_and_field() {
@@ -460,63 +460,71 @@ mod tests {
         let path = dir.path().join("baseline.json");
         std::fs::write(&path, serde_json::to_string_pretty(&good).unwrap()).unwrap();
         super::read(&path).unwrap();
+        // A score of the fixture's kind: its first F1.
+        let f1 = good["metrics"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .find(|k| k.ends_with(".f1"))
+            .unwrap()
+            .clone();
         // (where, the impossible value, the field named, what the named line holds)
-        let cases: Vec<(&str, Value, &str, &str)> = vec![
+        let cases: Vec<(String, Value, String, String)> = vec![
             (
-                "/metrics/extraction.f1/value",
+                format!("/metrics/{f1}/value"),
                 json!(1e308),
-                "metrics.extraction.f1.value",
-                "\"value\"",
+                format!("metrics.{f1}.value"),
+                "\"value\"".to_string(),
             ),
             (
-                "/metrics/extraction.f1/value",
+                format!("/metrics/{f1}/value"),
                 json!(-1.0),
-                "metrics.extraction.f1.value",
-                "\"value\"",
+                format!("metrics.{f1}.value"),
+                "\"value\"".to_string(),
             ),
             (
-                "/metrics/extraction.f1/ci",
+                format!("/metrics/{f1}/ci"),
                 json!([-1.0, 0.5]),
-                "metrics.extraction.f1.ci[0]",
-                "-1.0",
+                format!("metrics.{f1}.ci[0]"),
+                "-1.0".to_string(),
             ),
             (
-                "/metrics/run.latency_p95_ms/value",
+                "/metrics/run.latency_p95_ms/value".to_string(),
                 json!(-5.0),
-                "metrics.run.latency_p95_ms.value",
-                "\"value\"",
+                "metrics.run.latency_p95_ms.value".to_string(),
+                "\"value\"".to_string(),
             ),
             (
-                "/samples/0/latency_ms",
+                "/samples/0/latency_ms".to_string(),
                 json!([1e308]),
-                "samples[0].latency_ms[0]",
-                "1e+308",
+                "samples[0].latency_ms[0]".to_string(),
+                "1e+308".to_string(),
             ),
             (
-                "/samples/0/latency_ms",
+                "/samples/0/latency_ms".to_string(),
                 json!([-5.0]),
-                "samples[0].latency_ms[0]",
-                "-5.0",
+                "samples[0].latency_ms[0]".to_string(),
+                "-5.0".to_string(),
             ),
             (
-                "/samples/0/primary",
+                "/samples/0/primary".to_string(),
                 json!(2.0),
-                "samples[0].primary",
-                "\"primary\"",
+                "samples[0].primary".to_string(),
+                "\"primary\"".to_string(),
             ),
             (
-                "/samples/0/metrics/extraction.f1",
+                format!("/samples/0/metrics/{f1}"),
                 json!(-1.0),
-                "samples[0].metrics.extraction.f1",
-                "\"extraction.f1\"",
+                format!("samples[0].metrics.{f1}"),
+                format!("\"{f1}\""),
             ),
             // A negative count makes the paired bootstrap's interval vanish, and a
             // collapse pass as noise.
             (
-                "/samples/0/stats/ext.records",
+                "/samples/0/stats/ext.records".to_string(),
                 json!(-1.0),
-                "samples[0].stats.ext.records",
-                "\"ext.records\"",
+                "samples[0].stats.ext.records".to_string(),
+                "\"ext.records\"".to_string(),
             ),
         ];
         for (pointer, value, field, holds) in cases {
@@ -533,13 +541,13 @@ mod tests {
             let p = &problems[0];
             assert_eq!(
                 p.field.as_deref(),
-                Some(field),
+                Some(field.as_str()),
                 "{pointer} = {value}: {p:?}"
             );
             let line = p.location.line;
             assert!(line > 1, "{pointer}: {p:?}");
             let at = text.lines().nth(line - 1).unwrap();
-            assert!(at.contains(holds), "{pointer}: line {line} is {at}");
+            assert!(at.contains(&holds), "{pointer}: line {line} is {at}");
         }
     }
 }

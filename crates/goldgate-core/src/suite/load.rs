@@ -147,12 +147,15 @@ fn read_suite_toml(path: &Path, cap: u64) -> Result<SuiteConfig> {
     };
     let raw: RawSuiteConfig = toml::from_str(&text).map_err(|e| {
         let message = e.message().to_string();
+        let tasks = tasks_guide();
         let hint = if message.contains("unknown field") && e.span().is_some_and(|s| s.start > 0) {
-            "suite.toml knows `name`, `protocol_version`, `description` and `[tasks.NAME]` \
-             tables; a task knows `fields`, `type_field`, `relaxed`, `hallucination`, `schema`, \
-             `cot`, `final_paths`, `stage1_paths` and `label_conflicts` (docs/tuples.md)"
+            format!(
+                "suite.toml knows `name`, `protocol_version`, `description` and `[tasks.NAME]` \
+                 tables; a task knows `fields`, `type_field`, `relaxed`, `hallucination`, \
+                 `schema`, `cot`, `final_paths`, `stage1_paths` and `label_conflicts` ({tasks})"
+            )
         } else {
-            "docs/suites.md describes suite.toml; docs/tuples.md its `[tasks.NAME]` tables"
+            format!("docs/suites.md describes suite.toml; {tasks} its `[tasks.NAME]` tables")
         };
         let problem =
             Problem::new(at(e.span().map_or(0, |s| s.start)), None, message).with_hint(hint);
@@ -192,4 +195,17 @@ impl Iterator for SuiteReader<'_> {
         let document = self.documents.next()?;
         Some(self.unique.check(document.load()))
     }
+}
+
+/// The guide to `[tasks.NAME]` tables: the guide of the kind whose samples are read by
+/// their task (`docs/suites.md` when no kind is).
+fn tasks_guide() -> String {
+    crate::kinds::ALL
+        .iter()
+        .find(|k| matches!(k.reads(), crate::kinds::keys::Reads::TaskPointers))
+        .and_then(|k| k.init_files().guide)
+        .map_or_else(
+            || "docs/suites.md".into(),
+            |(page, _)| format!("docs/{page}"),
+        )
 }

@@ -47,7 +47,7 @@ fn annotation(name: &str) -> Value {
 const YAML: &str = "\
 # a sample
 id: s-1   # the id
-kind: extraction
+kind: any-kind
 conversation:
   - role: user
     content: hi

@@ -11,8 +11,8 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use super::openai::{ChatCall, FakeOpenAi, Reply};
-use super::pipelines::{records, run_args};
+use crate::support::openai::{ChatCall, FakeOpenAi, Reply};
+use crate::support::pipelines::{records, run_args};
 
 const AGENTS: [&str; 4] = ["ReqParse", "ReqExplore", "ReqClarify", "DocGenerate"];
 
@@ -141,7 +141,7 @@ pub fn goldgate(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     {
         command.env_remove(var);
     }
-    super::project::output(command, dir, env)
+    crate::support::project::output(command, dir, env)
 }
 
 /// `goldgate run` of the project in `dir` into `run.jsonl`, and its records by sample.

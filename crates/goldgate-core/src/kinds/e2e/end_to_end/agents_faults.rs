@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::support::agents::{agents_called, project, quiet, run, script, server, DOC};
+use super::agents_project::{agents_called, project, quiet, run, script, server, DOC};
 use crate::support::openai::Reply;
 use crate::support::TempDir;
 

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::agents::{
+use super::agents_project::{
     agents_called, goldgate, ids, project, quiet, run, script, server, Scripts, DOC, PARSE,
 };
 use crate::support::openai::Reply;
