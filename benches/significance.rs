@@ -46,7 +46,7 @@ fn answer(rng: &mut Rng, p: f64) -> Stats {
         ("fp", 0.0),
         ("fn", GOLD as f64 - tp),
     ] {
-        stats.add(&format!("{kind}.{sum}"), value);
+        stats.add_dynamic(format!("{kind}.{sum}"), value);
     }
     stats
 }
