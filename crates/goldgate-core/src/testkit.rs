@@ -212,3 +212,36 @@ pub fn metric(name: &str) -> String {
     );
     full
 }
+
+/// The documents of a suite made of `files` (name, text) in `dir`, loaded one by one (each
+/// with its sample and problems).
+pub fn load_documents(dir: &Path, files: &[(&str, &str)]) -> Vec<crate::suite::Loaded> {
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let suite = crate::suite::Suite::open(dir, 16 << 20).unwrap();
+    suite.reader().collect()
+}
+
+/// Every problem of `loaded` as `file:line:col: severity: field: message`, file names only.
+pub fn problem_lines(loaded: &[crate::suite::Loaded]) -> Vec<String> {
+    use crate::error::Severity;
+    loaded
+        .iter()
+        .flat_map(|l| &l.problems)
+        .map(|p| {
+            let file = p.location.path.file_name().unwrap().to_string_lossy();
+            let severity = match p.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            format!(
+                "{file}:{}:{}: {severity}: {}: {}",
+                p.location.line,
+                p.location.column,
+                p.field.as_deref().unwrap_or("-"),
+                p.message
+            )
+        })
+        .collect()
+}

@@ -4,38 +4,16 @@
 //! its folder, `kinds/<kind>/end_to_end/`.)
 
 use super::{Loaded, Suite};
-use crate::error::{Problem, Severity};
 
 /// A suite of these files in a fresh directory, loaded document by document.
 fn load(files: &[(&str, &str)]) -> Vec<Loaded> {
     let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
-    }
-    let suite = Suite::open(dir.path(), 16 << 20).unwrap();
-    suite.reader().collect()
+    crate::testkit::load_documents(dir.path(), files)
 }
 
 /// Every problem as `file:line:col: severity: field: message`, file names only.
 fn problems(loaded: &[Loaded]) -> Vec<String> {
-    loaded
-        .iter()
-        .flat_map(|l| &l.problems)
-        .map(|p: &Problem| {
-            let file = p.location.path.file_name().unwrap().to_string_lossy();
-            let severity = match p.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-            };
-            format!(
-                "{file}:{}:{}: {severity}: {}: {}",
-                p.location.line,
-                p.location.column,
-                p.field.as_deref().unwrap_or("-"),
-                p.message
-            )
-        })
-        .collect()
+    crate::testkit::problem_lines(loaded)
 }
 
 #[test]

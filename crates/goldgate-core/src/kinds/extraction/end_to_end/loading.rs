@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use goldgate_core::error::{Problem, Severity};
 use goldgate_core::suite::{Loaded, Suite};
 
 const SAMPLE: &str = "\
@@ -29,33 +28,12 @@ labels:
 /// A suite of these files in a fresh directory, loaded document by document.
 fn load(files: &[(&str, &str)]) -> Vec<Loaded> {
     let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
-    }
-    let suite = Suite::open(dir.path(), 16 << 20).unwrap();
-    suite.reader().collect()
+    goldgate_core::testkit::load_documents(dir.path(), files)
 }
 
 /// Every problem as `file:line:col: severity: field: message`, file names only.
 fn problems(loaded: &[Loaded]) -> Vec<String> {
-    loaded
-        .iter()
-        .flat_map(|l| &l.problems)
-        .map(|p: &Problem| {
-            let file = p.location.path.file_name().unwrap().to_string_lossy();
-            let severity = match p.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-            };
-            format!(
-                "{file}:{}:{}: {severity}: {}: {}",
-                p.location.line,
-                p.location.column,
-                p.field.as_deref().unwrap_or("-"),
-                p.message
-            )
-        })
-        .collect()
+    goldgate_core::testkit::problem_lines(loaded)
 }
 
 #[test]
