@@ -78,7 +78,12 @@ const ALLOWED: &[(&str, Table)] = &[
                     "parse", "rng", "runfile", "sample", "score", "text",
                 ],
             ),
-            ("testkit", &["gate", "kinds", "metrics", "sample", "score"]),
+            (
+                "testkit",
+                &[
+                    "error", "gate", "kinds", "metrics", "sample", "score", "suite",
+                ],
+            ),
             ("lib", &["error"]),
         ],
     ),

@@ -200,41 +200,34 @@ impl Workspace {
         Ok(())
     }
 
-    /// Requirement ids that do not match the id pattern, or repeat.
+    /// Requirement ids that do not match the id pattern, in every list the kinds' shapes
+    /// say hold them (an id used twice is the shape's own `suite lint` rule, reported by
+    /// the load above).
     fn id_problems(&self, written: &Value) -> Vec<FieldProblem> {
         let pattern = &self.options.id_pattern;
-        let mut seen = std::collections::HashSet::new();
         let mut problems = Vec::new();
-        let requirements =
-            list(written, "requirements").map(|(i, r)| (format!("/requirements/{i}"), r));
-        let inferred = list(written, "inferred_requirements").filter_map(|(i, r)| {
-            Some((
-                format!("/inferred_requirements/{i}/requirement"),
-                r.get("requirement")?,
-            ))
-        });
-        for (pointer, requirement) in requirements.chain(inferred) {
-            let Some(id) = requirement.get("id").and_then(Value::as_str) else {
+        let lists = written.as_object().into_iter().flatten();
+        for (key, list) in lists {
+            let Some(shape) = goldgate_core::kinds::label_shapes()
+                .iter()
+                .find(|s| s.key() == key)
+            else {
                 continue;
             };
-            if !pattern.is_match(id) {
-                problems.push(FieldProblem {
-                    pointer: format!("{pointer}/id"),
-                    message: format!(
-                        "id `{id}` does not match the id pattern {}",
-                        pattern.as_str()
-                    ),
-                    hint: Some(
-                        "e.g. REQ-001; the pattern is [matching] id_pattern of the rules".into(),
-                    ),
-                });
-            } else if pointer.starts_with("/inferred") && !seen.insert(id) {
-                // (Two requirements with one id: `suite lint`'s own rule reports it.)
-                problems.push(FieldProblem {
-                    pointer: format!("{pointer}/id"),
-                    message: format!("id `{id}` is used twice"),
-                    hint: Some("give each requirement its own id".into()),
-                });
+            for (pointer, id) in shape.requirement_ids(list) {
+                if !pattern.is_match(id) {
+                    problems.push(FieldProblem {
+                        pointer: format!("/{key}{pointer}"),
+                        message: format!(
+                            "id `{id}` does not match the id pattern {}",
+                            pattern.as_str()
+                        ),
+                        hint: Some(
+                            "e.g. REQ-001; the pattern is [matching] id_pattern of the rules"
+                                .into(),
+                        ),
+                    });
+                }
             }
         }
         problems
@@ -285,15 +278,6 @@ fn not_from(
         }
     }
     Ok(problems)
-}
-
-fn list<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = (usize, &'a Value)> {
-    value
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
 }
 
 fn within(pointer: &str, scope: &str) -> bool {

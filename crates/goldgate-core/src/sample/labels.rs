@@ -98,6 +98,13 @@ pub trait LabelShape: Sync {
     fn enums(&self) -> &'static [(&'static str, &'static [&'static str])] {
         &[]
     }
+
+    /// The requirement ids of a list of this key as written (JSON), each with the pointer
+    /// of its `id` below the list (`/0/id`): what the labelling page holds to the rules'
+    /// `[matching] id_pattern`. Default: its items have none.
+    fn requirement_ids<'v>(&self, _list: &'v Value) -> Vec<(String, &'v str)> {
+        Vec::new()
+    }
 }
 
 /// The labels of a sample (or of one annotation): every registered label key with its

@@ -84,6 +84,10 @@ impl LabelShape for Requirements {
             .collect()
     }
 
+    fn requirement_ids<'v>(&self, list: &'v Value) -> Vec<(String, &'v str)> {
+        written_ids(list, "/id")
+    }
+
     fn check(&self, list: &dyn LabelList, pointer: &str, messages: usize, findings: &mut Findings) {
         let mut ids = HashSet::new();
         for (i, r) in super::super::items::<Requirement>(list).iter().enumerate() {
@@ -194,4 +198,15 @@ pub fn check_requirement(r: &Requirement, pointer: &str, messages: usize, findin
             "the labelling schema asks for at least 2 testable criteria",
         );
     }
+}
+
+/// The ids of a written list's items found at `at` below each item (`/id`,
+/// `/requirement/id`), with their pointers below the list.
+pub(crate) fn written_ids<'v>(list: &'v Value, at: &str) -> Vec<(String, &'v str)> {
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(i, item)| Some((format!("/{i}{at}"), item.pointer(at)?.as_str()?)))
+        .collect()
 }

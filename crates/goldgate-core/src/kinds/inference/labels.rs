@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::super::extraction::labels::{check_requirement, walk_requirement, Requirement};
+use super::super::extraction::labels::{
+    check_requirement, walk_requirement, written_ids, Requirement,
+};
 use crate::sample::findings::{check_confidence, check_enum, check_keys, child, Findings};
 use crate::sample::{LabelList, LabelShape};
 
@@ -74,12 +76,27 @@ impl LabelShape for InferredRequirements {
         unknown
     }
 
+    fn requirement_ids<'v>(&self, list: &'v Value) -> Vec<(String, &'v str)> {
+        written_ids(list, "/requirement/id")
+    }
+
     fn check(&self, list: &dyn LabelList, pointer: &str, messages: usize, findings: &mut Findings) {
+        let mut ids = std::collections::HashSet::new();
         for (i, inferred) in super::super::items::<InferredRequirement>(list)
             .iter()
             .enumerate()
         {
             let p = format!("{pointer}/{i}");
+            if !ids.insert(inferred.requirement.id.as_str()) {
+                findings.error(
+                    &child(&child(&p, "requirement"), "id"),
+                    format!(
+                        "duplicate requirement id `{}` in this sample",
+                        inferred.requirement.id
+                    ),
+                    Some("requirement ids must be unique within a sample".to_string()),
+                );
+            }
             check_requirement(
                 &inferred.requirement,
                 &child(&p, "requirement"),

@@ -93,6 +93,8 @@ pub fn score(gold: &GoldInferred, preds: &[PredInferred], cfg: &ScoringConfig) -
 #[cfg(test)]
 mod aligned_tests;
 pub mod labels;
+#[cfg(test)]
+mod labels_tests;
 pub mod metrics;
 pub mod prediction;
 
