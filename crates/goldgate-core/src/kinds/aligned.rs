@@ -4,8 +4,6 @@
 //! items ([`super::TaskKind::aligned`]); the pairs are the ones its `score` matched
 //! ([`super::Record::pairs`]), so the diff shows exactly what the metrics counted.
 
-use super::extraction::labels::Requirement;
-use super::extraction::prediction::PredRequirement;
 use crate::text::norm;
 
 /// One item: its name (an id, empty when items have none), the line it reads as, and its
@@ -102,48 +100,5 @@ impl Aligned {
             misses: Vec::new(),
             extra: Vec::new(),
         }
-    }
-}
-
-/// The fields of a requirement a diff shows, as (name, value).
-fn requirement_fields(
-    type_: &str,
-    actor: &str,
-    title: &str,
-    action: &str,
-) -> Vec<(String, String)> {
-    [
-        ("type", type_),
-        ("actor", actor),
-        ("title", title),
-        ("action", action),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect()
-}
-
-/// A gold requirement as an item: `type | actor | title: action`, named by its id.
-pub fn gold_requirement(r: &Requirement) -> Item {
-    Item {
-        name: r.id.clone(),
-        text: format!("{} | {} | {}: {}", r.type_, r.actor, r.title, r.action),
-        fields: requirement_fields(&r.type_, &r.actor, &r.title, &r.action),
-    }
-}
-
-/// A predicted requirement (the `index`-th of its list) as an item, named as the matching
-/// explanation names it (its id, or `#index`).
-pub fn predicted_requirement(r: &PredRequirement<'_>, index: usize) -> Item {
-    let (type_, actor, title, action) = (
-        r.type_.unwrap_or_default(),
-        r.actor.unwrap_or_default(),
-        r.title.unwrap_or_default(),
-        r.action.unwrap_or_default(),
-    );
-    Item {
-        name: super::explain::predicted_name(r.id, index),
-        text: format!("{type_} | {actor} | {title}: {action}"),
-        fields: requirement_fields(type_, actor, title, action),
     }
 }

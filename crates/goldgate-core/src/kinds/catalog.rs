@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use super::{all, named, of, tuples, TaskKind, ALL};
+use super::{all, of, TaskKind, ALL};
 use crate::metrics::registry::{Metric, SHARED};
 use crate::sample::Kind;
 
@@ -34,20 +34,20 @@ fn every_metric() -> &'static [Metric] {
     &EVERY
 }
 
-/// Look a metric up by name (a `tuples.pred_source[POINTER]` too, and a metric of a kind
+/// Look a metric up by name (a member of a kind's metric family too, and a metric of a kind
 /// that is not listed).
 pub fn find(name: &str) -> Option<&'static Metric> {
     every_metric()
         .iter()
         .find(|m| m.name == name)
-        .or_else(|| tuples::metrics::source(name))
+        .or_else(|| ALL.iter().find_map(|k| k.family_member(name)))
 }
 
 /// Every metric of a score whose metric names or sum keys are `names`: [`metrics`], with
 /// the metrics of each kind that is not listed whose statistics are among `names` (names
-/// starting with `KIND.`), in registry order, and each per-pointer source count among
-/// `names` (`tuples.pred_source[POINTER]`, a family whose members depend on the answers)
-/// after the other tuples metrics, in name order.
+/// starting with `KIND.`), in registry order, and each member of a kind's metric family
+/// among `names` ([`TaskKind::family_prefix`]; tuples' `tuples.pred_source[POINTER]`) after
+/// that kind's other metrics, in name order.
 pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric] {
     use std::collections::{BTreeSet, HashMap};
     use std::sync::Mutex;
@@ -60,10 +60,11 @@ pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric
         .filter(|k| !k.listed())
         .map(|k| (*k, format!("{}.", k.name())))
         .collect();
+    let prefixes: Vec<&str> = ALL.iter().filter_map(|k| k.family_prefix()).collect();
     let mut family: BTreeSet<&str> = BTreeSet::new();
     let mut seen = vec![false; hidden.len()];
     for name in names {
-        if name.starts_with(tuples::metrics::SOURCE_PREFIX) {
+        if prefixes.iter().any(|p| name.starts_with(p)) {
             family.insert(name);
         }
         for (i, (_, prefix)) in hidden.iter().enumerate() {
@@ -88,24 +89,14 @@ pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric
     if let Some(list) = made.get(&key) {
         return list;
     }
-    let kinds: Vec<Metric> = ALL
+    // Each kind's metrics, in registry order, each followed by its family's members.
+    let list: Vec<Metric> = ALL
         .iter()
         .filter(|k| k.listed() || unlisted.iter().any(|u| u.name() == k.name()))
-        .flat_map(|k| k.metrics().iter().copied())
-        .collect();
-    let at = kinds
-        .iter()
-        .rposition(|m| m.name.starts_with("tuples."))
-        .map_or(kinds.len(), |i| i + 1);
-    let members = family
-        .iter()
-        .filter_map(|n| tuples::metrics::source(n))
-        .copied();
-    let list: Vec<Metric> = kinds[..at]
-        .iter()
-        .copied()
-        .chain(members)
-        .chain(kinds[at..].iter().copied())
+        .flat_map(|k| {
+            let members = family.iter().filter_map(|n| k.family_member(n)).copied();
+            k.metrics().iter().copied().chain(members)
+        })
         .chain(SHARED.iter().copied())
         .collect();
     let list: &'static [Metric] = Box::leak(list.into_boxed_slice());
@@ -115,14 +106,14 @@ pub fn catalog<'n>(names: impl IntoIterator<Item = &'n str>) -> &'static [Metric
 
 /// The kind whose metric `name` is (`None`: a metric every kind shares, or none).
 pub fn owner(name: &str) -> Option<Kind> {
-    if name.starts_with(tuples::metrics::SOURCE_PREFIX) {
-        return named(tuples::Tuples.name());
-    }
-    all().find(|k| of(*k).metrics().iter().any(|m| m.name == name))
+    all().find(|k| {
+        let kind = of(*k);
+        kind.metrics().iter().any(|m| m.name == name) || kind.family_member(name).is_some()
+    })
 }
 
-/// Whether `name` is a member of a metric family whose members depend on the answers (a
-/// `tuples.pred_source[POINTER]`), not one of [`metrics`].
+/// Whether `name` is a member of a kind's metric family, whose members depend on the
+/// answers (tuples' `tuples.pred_source[POINTER]`), not one of [`metrics`].
 pub fn is_family_member(name: &str) -> bool {
     !every_metric().iter().any(|m| m.name == name) && find(name).is_some()
 }

@@ -81,7 +81,7 @@ impl Answer for Json<'_> {
         self.get(key)
     }
     fn at(&self, pointer: &str) -> Option<&Self> {
-        crate::kinds::tuples::read::resolve(self, pointer)
+        self.pointer(pointer)
     }
     fn is_list(&self) -> bool {
         self.as_array().is_some()

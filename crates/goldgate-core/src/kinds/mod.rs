@@ -315,6 +315,18 @@ pub trait TaskKind: Sync {
     fn judged_document(&self) -> Option<JudgedDocument> {
         None
     }
+
+    /// The prefix of its metric family's names, when it has one: metrics whose names
+    /// depend on the answers (tuples: `tuples.pred_source[POINTER]`), looked up by
+    /// [`TaskKind::family_member`] and reported after its other metrics.
+    fn family_prefix(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The metric `name` is, when it is a member of its family.
+    fn family_member(&self, _name: &str) -> Option<&'static Metric> {
+        None
+    }
 }
 
 /// `value` when it is a list, else an empty list.

@@ -43,6 +43,27 @@ impl<'a> Object<'a> {
 }
 
 impl<'a> Json<'a> {
+    /// The value a JSON pointer names (`""` is the whole document), when there is one.
+    pub fn pointer(&self, pointer: &str) -> Option<&Json<'a>> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let mut here = self;
+        for token in pointer.strip_prefix('/')?.split('/') {
+            let token: Cow<'_, str> = if token.contains('~') {
+                Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+            } else {
+                Cow::Borrowed(token)
+            };
+            here = match here {
+                Json::Object(object) => object.get(&token)?,
+                Json::Array(items) => items.get(array_index(&token)?)?,
+                _ => return None,
+            };
+        }
+        Some(here)
+    }
+
     /// Parse a text, borrowing its strings.
     pub fn parse(text: &'a str) -> serde_json::Result<Json<'a>> {
         serde_json::from_str(text)
@@ -324,4 +345,12 @@ mod tests {
             }
         }
     }
+}
+
+/// An array index token: `0`, or digits without a leading zero.
+fn array_index(token: &str) -> Option<usize> {
+    let digits = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
+    (digits && (token == "0" || !token.starts_with('0')))
+        .then(|| token.parse().ok())
+        .flatten()
 }

@@ -5,7 +5,7 @@
 //! and actor hallucination, scored into sums. Its primary score is the requirement F1;
 //! its metrics are in [`metrics`].
 
-use super::aligned::{self, Aligned, Paired};
+use super::aligned::{Aligned, Paired};
 use super::explain::{predicted_name, Explanation};
 use super::Record;
 use crate::metrics::calibration::{self, add_bins, Bins};
@@ -300,6 +300,7 @@ fn supported(r: &PredRequirement, text: &str, messages: usize, cfg: &ScoringConf
 }
 
 pub mod compliance;
+pub mod diff_items;
 pub mod labels;
 pub mod metrics;
 pub mod prediction;
@@ -441,11 +442,11 @@ pub fn requirements_aligned(
     pairs: &[Paired],
 ) -> Aligned {
     Aligned::new(
-        gold.iter().map(aligned::gold_requirement).collect(),
+        gold.iter().map(diff_items::gold_requirement).collect(),
         preds
             .iter()
             .enumerate()
-            .map(|(i, p)| aligned::predicted_requirement(p, i))
+            .map(|(i, p)| diff_items::predicted_requirement(p, i))
             .collect(),
         pairs,
     )

@@ -101,6 +101,14 @@ impl TaskKind for Tuples {
     /// The main table leads with the tuple headline (strict, relaxed and type F1, the
     /// parse rates, schema compliance, hallucination); the chain-of-thought diagnostics are
     /// never main rows and always come with their coverage.
+    fn family_prefix(&self) -> Option<&'static str> {
+        Some(metrics::SOURCE_PREFIX)
+    }
+
+    fn family_member(&self, name: &str) -> Option<&'static crate::metrics::registry::Metric> {
+        metrics::source(name)
+    }
+
     fn report_layout(&self) -> Option<super::ReportLayout> {
         Some(super::ReportLayout {
             headline: &[

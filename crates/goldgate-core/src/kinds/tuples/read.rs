@@ -6,8 +6,6 @@
 //! every element that is not well-formed — each one, even when it repeats another — is a
 //! tuple that never matches and only adds to the count.
 
-use std::borrow::Cow;
-
 use crate::hash::FastSet;
 use crate::kinds::compliance::{quoted, token, what, Violations};
 use crate::parse::json::Json;
@@ -159,35 +157,6 @@ pub fn violations(task: &Task, found: Option<(usize, &[Json<'_>])>) -> Violation
     v
 }
 
-/// The value a JSON pointer names (`""` is the whole document), when there is one.
-pub fn resolve<'v, 'a>(root: &'v Json<'a>, pointer: &str) -> Option<&'v Json<'a>> {
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    let mut here = root;
-    for token in pointer.strip_prefix('/')?.split('/') {
-        let token: Cow<'_, str> = if token.contains('~') {
-            Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
-        } else {
-            Cow::Borrowed(token)
-        };
-        here = match here {
-            Json::Object(object) => object.get(&token)?,
-            Json::Array(items) => items.get(array_index(&token)?)?,
-            _ => return None,
-        };
-    }
-    Some(here)
-}
-
-/// An array index token: `0`, or digits without a leading zero.
-fn array_index(token: &str) -> Option<usize> {
-    let digits = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
-    (digits && (token == "0" || !token.starts_with('0')))
-        .then(|| token.parse().ok())
-        .flatten()
-}
-
 /// The first of `pointers` that resolves to a list: its index among them, and the list.
 pub fn first_list<'v, 'a>(
     root: Option<&'v Json<'a>>,
@@ -197,7 +166,7 @@ pub fn first_list<'v, 'a>(
     pointers
         .iter()
         .enumerate()
-        .find_map(|(i, p)| Some((i, resolve(root, p)?.as_array()?)))
+        .find_map(|(i, p)| Some((i, root.pointer(p)?.as_array()?)))
 }
 
 #[cfg(test)]
@@ -211,7 +180,7 @@ mod tests {
     #[test]
     fn pointers_follow_rfc_6901() {
         let doc = json(r#"{"a/b": {"~x": [10, 20]}, "": 1, "list": [[1], {"k": 2}]}"#);
-        let at = |p: &str| resolve(&doc, p).map(|v| v.as_f64());
+        let at = |p: &str| doc.pointer(p).map(|v| v.as_f64());
         assert_eq!(at("/a~1b/~0x/1"), Some(Some(20.0)));
         assert_eq!(at("/"), Some(Some(1.0)), "the empty key");
         assert_eq!(at("/list/1/k"), Some(Some(2.0)));
@@ -219,7 +188,7 @@ mod tests {
         assert_eq!(at("/list/-"), None);
         assert_eq!(at("/list/2"), None);
         assert_eq!(at("/missing"), None);
-        assert!(resolve(&doc, "").is_some_and(|v| v.as_object().is_some()));
+        assert!(doc.pointer("").is_some_and(|v| v.as_object().is_some()));
         let list = json("[1, 2]");
         let pointers = ["/final_tuples".to_string(), "".to_string()];
         assert_eq!(
