@@ -229,6 +229,14 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
+/// An array index token: `0`, or digits without a leading zero.
+fn array_index(token: &str) -> Option<usize> {
+    let digits = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
+    (digits && (token == "0" || !token.starts_with('0')))
+        .then(|| token.parse().ok())
+        .flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -345,12 +353,4 @@ mod tests {
             }
         }
     }
-}
-
-/// An array index token: `0`, or digits without a leading zero.
-fn array_index(token: &str) -> Option<usize> {
-    let digits = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
-    (digits && (token == "0" || !token.starts_with('0')))
-        .then(|| token.parse().ok())
-        .flatten()
 }
