@@ -29,29 +29,33 @@ pub fn longest_list(answer: &Json<'_>) -> usize {
     longest
 }
 
-/// The longest list of gold labels: its field and length.
+/// The longest list of gold labels: its field and length (the first of the longest, the
+/// top-level lists before the lists inside items). Its field is named once, for the one
+/// found: this runs on every sample.
 pub fn longest_gold(labels: &Labels) -> (String, usize) {
-    let mut lists: Vec<(String, usize)> = labels
-        .iter()
-        .map(|(key, list)| (format!("labels.{key}"), list.len()))
-        .collect();
+    // (key, the item and field of a list inside an item), and the length.
+    let mut best: (Option<(&str, Option<(usize, &'static str)>)>, usize) = (None, 0);
+    for (key, list) in labels.iter() {
+        if list.len() > best.1 {
+            best = (Some((key, None)), list.len());
+        }
+    }
     for (key, list) in labels.iter() {
         let Some(shape) = super::label_shapes().iter().find(|s| s.key() == key) else {
             continue;
         };
-        lists.extend(
-            shape
-                .inner_lists(list)
-                .into_iter()
-                .map(|(i, field, n)| (format!("labels.{key}[{i}].{field}"), n)),
-        );
+        for (i, field, n) in shape.inner_lists(list) {
+            if n > best.1 {
+                best = (Some((key, Some((i, field)))), n);
+            }
+        }
     }
-    lists
-        .into_iter()
-        .fold((String::new(), 0), |best, list| match list.1 > best.1 {
-            true => list,
-            false => best,
-        })
+    let field = match best.0 {
+        None => String::new(),
+        Some((key, None)) => format!("labels.{key}"),
+        Some((key, Some((i, field)))) => format!("labels.{key}[{i}].{field}"),
+    };
+    (field, best.1)
 }
 
 /// The error of a sample whose gold holds a list longer than `max_items`, if it does.
