@@ -29,12 +29,14 @@ pub fn longest_list(answer: &Json<'_>) -> usize {
     longest
 }
 
+/// Where a gold list is: its key, and the item and field of a list inside an item.
+type ListAt = (&'static str, Option<(usize, &'static str)>);
+
 /// The longest list of gold labels: its field and length (the first of the longest, the
 /// top-level lists before the lists inside items). Its field is named once, for the one
 /// found: this runs on every sample.
 pub fn longest_gold(labels: &Labels) -> (String, usize) {
-    // (key, the item and field of a list inside an item), and the length.
-    let mut best: (Option<(&str, Option<(usize, &'static str)>)>, usize) = (None, 0);
+    let mut best: (Option<ListAt>, usize) = (None, 0);
     for (key, list) in labels.iter() {
         if list.len() > best.1 {
             best = (Some((key, None)), list.len());

@@ -80,6 +80,9 @@ pub struct Metric {
     /// The unit of a metric without an upper bound (`USD`, `tokens`, `ms`), said beside its
     /// bounds; empty for shares, scores and counts.
     pub unit: &'static str,
+    /// Why it has no value when its support statistic is 0 over a run, in the words of
+    /// what it counts (`no issue was matched, …`); empty: the gate says it in general terms.
+    pub unsupported: &'static str,
 }
 
 impl Metric {
@@ -92,6 +95,12 @@ impl Metric {
     /// The same metric measured in `unit` (`USD`, `tokens`, `ms`).
     pub const fn in_unit(mut self, unit: &'static str) -> Metric {
         self.unit = unit;
+        self
+    }
+
+    /// The same metric saying `why` it has no value when nothing supports it.
+    pub const fn unsupported_when(mut self, why: &'static str) -> Metric {
+        self.unsupported = why;
         self
     }
 
@@ -160,6 +169,7 @@ pub const fn m(
         about,
         range: Range::Unit,
         unit: "",
+        unsupported: "",
     }
 }
 
@@ -222,6 +232,7 @@ pub static SHARED: &[Metric] = &[
         about: "median latency",
         range: Range::NonNegative,
         unit: "ms",
+        unsupported: "",
     },
     Metric {
         name: "run.latency_p95_ms",
@@ -231,6 +242,7 @@ pub static SHARED: &[Metric] = &[
         about: "95th percentile latency",
         range: Range::NonNegative,
         unit: "ms",
+        unsupported: "",
     },
     m(
         "run.cache_hit_rate",

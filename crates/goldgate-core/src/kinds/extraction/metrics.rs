@@ -136,7 +136,8 @@ pub static METRICS: &[Metric] = &[
         type_kappa,
         "Cohen's kappa of types over type-blind matches",
     )
-    .in_range(Range::Agreement),
+    .in_range(Range::Agreement)
+    .unsupported_when("no requirement was matched, so no types were compared"),
     m(
         "extraction.ece",
         Lower,

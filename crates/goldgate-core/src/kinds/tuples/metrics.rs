@@ -335,6 +335,7 @@ pub fn source(name: &str) -> Option<&'static Metric> {
         about: "answers whose tuples were read at this pointer",
         range: Range::NonNegative,
         unit: "",
+        unsupported: "",
     }));
     made.insert(name.to_string(), metric);
     Some(metric)

@@ -97,5 +97,6 @@ pub static METRICS: &[Metric] = &[
         severity_kappa,
         "Cohen's kappa of severity over matched issues",
     )
-    .in_range(Range::Agreement),
+    .in_range(Range::Agreement)
+    .unsupported_when("no issue was matched, so no severities were compared"),
 ];

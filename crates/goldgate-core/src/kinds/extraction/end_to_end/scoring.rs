@@ -400,3 +400,35 @@ fn groups_and_reproducible_intervals() {
     let absent = &a.groups["kind"]["extraction"]["validation.f1"];
     assert_eq!((absent.value, absent.n, absent.ci), (None, 0, None));
 }
+
+/// A rule on the type kappa of a run where no requirement was matched has no value, and
+/// the verdict says why in the words of what it counts.
+#[test]
+fn a_type_kappa_without_matches_says_why_it_has_no_value() {
+    let gold = vec![req(
+        "REQ-001",
+        "Track orders",
+        "functional",
+        "customer",
+        "track orders",
+        &[0],
+    )];
+    let file = run(
+        "no-types",
+        &[extraction("s", gold)],
+        &[("s", json!({"requirements": []}))],
+    );
+    let rules = goldgate_core::testkit::rules("[metrics.\"extraction.type_kappa\"]\nmin = 0.5\n");
+    let options = goldgate_core::testkit::options();
+    let verdict = goldgate_core::gate::compare::compare(&file, None, &rules, &options).unwrap();
+    let kappa = verdict
+        .metrics
+        .iter()
+        .find(|m| m.name == "extraction.type_kappa")
+        .unwrap();
+    let said = serde_json::to_string(kappa).unwrap();
+    assert!(
+        said.contains("no requirement was matched, so no types were compared"),
+        "{said}"
+    );
+}

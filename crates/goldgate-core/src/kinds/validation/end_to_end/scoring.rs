@@ -24,3 +24,30 @@ fn validation_counts_keys_and_severity() {
     assert_eq!(value(&file, "validation.pii_recall"), Some(0.5));
     assert_eq!(value(&file, "validation.severity_kappa"), Some(1.0));
 }
+
+/// A rule on the severity kappa of a run where no issue was matched has no value, and the
+/// verdict says why in the words of what it counts.
+#[test]
+fn a_severity_kappa_without_matches_says_why_it_has_no_value() {
+    let sample = json!({"id": "v", "kind": "validation", "domain": "hr", "conversation": conversation(1),
+        "labels": {"issues": [{"issue_type": "ambiguous_verb", "severity": "warning", "field": "action"}], "pii": []}});
+    let file = run(
+        "no-severities",
+        &[sample],
+        &[("v", json!({"issues": [], "pii": []}))],
+    );
+    let rules =
+        goldgate_core::testkit::rules("[metrics.\"validation.severity_kappa\"]\nmin = 0.5\n");
+    let options = goldgate_core::testkit::options();
+    let verdict = goldgate_core::gate::compare::compare(&file, None, &rules, &options).unwrap();
+    let kappa = verdict
+        .metrics
+        .iter()
+        .find(|m| m.name == "validation.severity_kappa")
+        .unwrap();
+    let said = serde_json::to_string(kappa).unwrap();
+    assert!(
+        said.contains("no issue was matched, so no severities were compared"),
+        "{said}"
+    );
+}
