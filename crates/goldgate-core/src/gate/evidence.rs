@@ -99,11 +99,6 @@ pub fn no_data(metric: &Metric, run: &ScoreFile) -> String {
     }
     match metric.support {
         s if s.ends_with(".cal.n") => format!("no {of}answer gave a confidence"),
-        "run.cost_known" => "no call reported its cost".into(),
-        "judge.cost_known" => "no judge call reported its cost".into(),
-        "run.tokens_known" => "no call reported its token usage".into(),
-        "run.latency_known" => "no call's latency was measured".into(),
-        "judge.spread_records" => "no answer was reviewed more than once".into(),
         support => format!(
             "none of the run's {} {of}samples counts towards it (`{support}` is 0)",
             samples.len()

@@ -242,7 +242,8 @@ pub static METRICS: [Metric; 16] = [
         "judge.spread_records",
         |s| Some(s.get("judge.spread") / s.get("judge.spread_records")),
         "judge: mean std of the weighted score over judge repeats",
-    ),
+    )
+    .unsupported_when("no answer was reviewed more than once"),
     m(
         "judge.cost_usd",
         Lower,
@@ -251,7 +252,8 @@ pub static METRICS: [Metric; 16] = [
         "the judge's cost in USD, where known",
     )
     .in_range(Range::NonNegative)
-    .in_unit("USD"),
+    .in_unit("USD")
+    .unsupported_when("no judge call reported its cost"),
 ];
 
 #[cfg(test)]

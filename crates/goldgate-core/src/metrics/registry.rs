@@ -232,7 +232,7 @@ pub static SHARED: &[Metric] = &[
         about: "median latency",
         range: Range::NonNegative,
         unit: "ms",
-        unsupported: "",
+        unsupported: "no call's latency was measured",
     },
     Metric {
         name: "run.latency_p95_ms",
@@ -242,7 +242,7 @@ pub static SHARED: &[Metric] = &[
         about: "95th percentile latency",
         range: Range::NonNegative,
         unit: "ms",
-        unsupported: "",
+        unsupported: "no call's latency was measured",
     },
     m(
         "run.cache_hit_rate",
@@ -259,7 +259,8 @@ pub static SHARED: &[Metric] = &[
         "tokens used, where known",
     )
     .in_range(Range::NonNegative)
-    .in_unit("tokens"),
+    .in_unit("tokens")
+    .unsupported_when("no call reported its token usage"),
     m(
         "run.cost_usd",
         Lower,
@@ -268,7 +269,8 @@ pub static SHARED: &[Metric] = &[
         "cost in USD, where known",
     )
     .in_range(Range::NonNegative)
-    .in_unit("USD"),
+    .in_unit("USD")
+    .unsupported_when("no call reported its cost"),
     m(
         "run.tokens_estimated_rate",
         Neither,

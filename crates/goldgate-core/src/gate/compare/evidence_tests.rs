@@ -35,9 +35,6 @@ fn options() -> CompareOptions {
     }
 }
 
-/// A judge whose every call failed leaves every judgement invalid: `judge.*` has no
-/// value. A rule on it used to read "no data in this run" and pass; the run is
-/// incomplete, naming the metric and why it has no data.
 /// Deleting samples from a suite the baseline could test a change on cannot switch the
 /// regression rule off: the built-in rules have no floors, and "too few samples to test"
 /// would otherwise pass a collapse.
@@ -67,6 +64,9 @@ fn a_suite_shrunk_below_the_minimum_is_incomplete_not_passed() {
     assert!(f1.too_few.is_some());
 }
 
+/// A judge whose every call failed leaves every judgement invalid: `judge.*` has no
+/// value. A rule on it used to read "no data in this run" and pass; the run is
+/// incomplete, naming the metric and why it has no data.
 #[test]
 fn a_rule_whose_metric_has_no_data_makes_the_run_incomplete() {
     let mut judged = test_kind_file(&[(1.0, 0.0, 0.0, false); 4], "1");
@@ -168,6 +168,18 @@ fn a_rule_whose_metric_has_no_data_makes_the_run_incomplete() {
         [format!(
             "no data in this run: no {kind} answer gave a confidence"
         )]
+    );
+    // A metric in its own words: no call reported a cost.
+    let v = compare(
+        &run(5),
+        None,
+        &rules("[metrics.\"run.cost_usd\"]\nmax = 5\n"),
+        &options(),
+    )
+    .unwrap();
+    assert_eq!(
+        by_name(&v)["run.cost_usd"].reasons,
+        ["no data in this run: no call reported its cost"]
     );
 }
 
