@@ -24,11 +24,10 @@ type Counts = (f64, f64, f64, bool);
 pub fn test_kind_file(samples: &[Counts], version: &str) -> ScoreFile {
     let kind = test_kind();
     let stat = |name: &str| format!("{}.{name}", kind.name());
-    score_file(
-        crate::kinds::kind_of(kind),
-        samples,
-        version,
-        |(tp, fp, fn_, flagged)| {
+    let scores: Vec<SampleScore> = samples
+        .iter()
+        .enumerate()
+        .map(|(i, &(tp, fp, fn_, flagged))| {
             let mut stats = Stats::default();
             for (k, v) in [
                 ("records", 1.0),
@@ -39,32 +38,12 @@ pub fn test_kind_file(samples: &[Counts], version: &str) -> ScoreFile {
             ] {
                 stats.add_dynamic(stat(k), v);
             }
-            stats
-        },
-    )
-}
-
-/// A score file of samples of `kind`, each with the sums `stats` gives its counts (and one
-/// record), its primary score the F1 of its counts, and the metrics of the kinds whose
-/// sums it has aggregated without resampling.
-fn score_file(
-    kind: crate::sample::Kind,
-    samples: &[Counts],
-    version: &str,
-    stats: impl Fn(Counts) -> Stats,
-) -> ScoreFile {
-    let scores: Vec<SampleScore> = samples
-        .iter()
-        .enumerate()
-        .map(|(i, &counts)| {
-            let (tp, fp, fn_, _) = counts;
-            let mut stats = stats(counts);
             stats.add("run.records", 1.0);
             let p = crate::metrics::precision(tp, fp, fn_);
             let r = crate::metrics::recall(tp, fp, fn_);
             SampleScore {
                 id: format!("s-{i}"),
-                kind,
+                kind: crate::kinds::kind_of(kind),
                 domain: "d".into(),
                 difficulty: crate::sample::Difficulty::Medium,
                 task: None,
