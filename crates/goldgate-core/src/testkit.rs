@@ -224,3 +224,65 @@ pub fn problem_lines(loaded: &[crate::suite::Loaded]) -> Vec<String> {
         })
         .collect()
 }
+
+/// A sample of `kind` whose conversation is one user message, `said`, and whose gold is
+/// `labels` (a JSON mapping of label lists).
+pub fn sample(
+    kind: crate::sample::Kind,
+    said: &str,
+    labels: serde_json::Value,
+) -> crate::sample::Sample {
+    use crate::sample::{Difficulty, Message, Sample, Written};
+    Sample {
+        id: "s".into(),
+        kind,
+        domain: "d".into(),
+        difficulty: Difficulty::Medium,
+        conversation: vec![Message {
+            role: "user".into(),
+            content: said.into(),
+        }],
+        user_input: None,
+        reference_srs: None,
+        task: None,
+        text: None,
+        tags: vec![],
+        labels: self::labels(labels),
+        annotations: vec![],
+        discussion: vec![],
+        review: None,
+        written: Written::default(),
+        origin: crate::error::Location::file(Path::new("s.yaml")),
+    }
+}
+
+/// The record `kind` scores for the answer `text` to `sample`, as the scorer makes one: the
+/// text parsed, the gold prepared.
+pub fn scored(
+    kind: &dyn crate::kinds::TaskKind,
+    sample: &crate::sample::Sample,
+    text: &str,
+) -> crate::kinds::Record {
+    let cfg = crate::metrics::ScoringConfig::default();
+    let parsed = crate::parse::parse_answer_as::<crate::parse::json::Json>(text);
+    let answer = crate::kinds::Parsed {
+        value: parsed.value.as_ref(),
+        outcome: parsed.outcome,
+        text,
+        region: parsed.region.as_ref(),
+    };
+    let gold = kind.prepare(sample, &cfg);
+    kind.score(sample, &gold, &answer, &cfg)
+}
+
+/// The items of the answer `text` to `sample` and of its gold, lined up by the pairs
+/// [`scored`]'s record matched: what the diff of a broken sample shows.
+pub fn lined_up(
+    kind: &dyn crate::kinds::TaskKind,
+    sample: &crate::sample::Sample,
+    text: &str,
+) -> crate::kinds::aligned::Aligned {
+    let record = scored(kind, sample, text);
+    let parsed = crate::parse::parse_answer_as::<crate::parse::json::Json>(text);
+    kind.aligned(sample, parsed.value.as_ref(), &record.pairs)
+}

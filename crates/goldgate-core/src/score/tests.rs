@@ -5,40 +5,21 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::error::Location;
-use crate::sample::{Difficulty, Kind};
-use crate::sample::{Labels, Message, Written};
+use crate::sample::Kind;
 
 fn sample(kind: Kind) -> Sample {
-    let labels: Labels = crate::testkit::labels(json!({
+    crate::testkit::sample(
+        kind,
+        "the customer tracks orders",
+        json!({
         "requirements": [{"id": "REQ-001", "title": "Track orders", "type": "functional", "actor": "customer",
                           "action": "track orders", "acceptance_criteria": ["a", "b"], "source_messages": [0]}],
         "inferred_requirements": [{"requirement": {"id": "REQ-101", "title": "Audit", "type": "security", "actor": "system",
                           "action": "log access"}, "inference_type": "security", "necessity": "necessary"}],
         "issues": [{"issue_type": "pii", "severity": "error", "field": "description"}],
         "pii": ["Jane Doe"]
-    }));
-    Sample {
-        id: "s".into(),
-        kind,
-        domain: "d".into(),
-        difficulty: Difficulty::Medium,
-        conversation: vec![Message {
-            role: "user".into(),
-            content: "the customer tracks orders".into(),
-        }],
-        user_input: None,
-        reference_srs: None,
-        task: None,
-        text: None,
-        tags: vec![],
-        labels,
-        annotations: vec![],
-        discussion: vec![],
-        review: None,
-        written: Written::default(),
-        origin: Location::file(std::path::Path::new("s.yaml")),
-    }
+        }),
+    )
 }
 
 const KEYS: &[&str] = &[

@@ -5,51 +5,22 @@
 use serde_json::json;
 
 use super::Probe;
-use crate::error::Location;
-use crate::kinds::{Parsed, Record, TaskKind};
+use crate::kinds::{Record, TaskKind};
 use crate::metrics::stats::{Stats, Sums};
-use crate::metrics::ScoringConfig;
-use crate::parse::json::Json;
-use crate::parse::parse_answer_as;
-use crate::sample::{Difficulty, Message, Sample, Written};
+use crate::sample::Sample;
 
 /// A sample whose conversation names alpha, beta and gamma, and whose gold marks are
 /// alpha and beta.
 fn sample() -> Sample {
-    Sample {
-        id: "s".into(),
-        kind: crate::kinds::kind_of(&Probe),
-        domain: "d".into(),
-        difficulty: Difficulty::Medium,
-        conversation: vec![Message {
-            role: "user".into(),
-            content: "Its marks are Alpha and beta; gamma is not one.".into(),
-        }],
-        user_input: None,
-        reference_srs: None,
-        task: None,
-        text: None,
-        tags: vec![],
-        labels: crate::testkit::labels(json!({"marks": ["alpha", "beta"]})),
-        annotations: vec![],
-        discussion: vec![],
-        review: None,
-        written: Written::default(),
-        origin: Location::file(std::path::Path::new("s.yaml")),
-    }
+    crate::testkit::sample(
+        crate::kinds::kind_of(&Probe),
+        "Its marks are Alpha and beta; gamma is not one.",
+        json!({"marks": ["alpha", "beta"]}),
+    )
 }
 
 fn score(answer: serde_json::Value) -> Record {
-    let (sample, cfg, text) = (sample(), ScoringConfig::default(), answer.to_string());
-    let parsed = parse_answer_as::<Json>(&text);
-    let answer = Parsed {
-        value: parsed.value.as_ref(),
-        outcome: parsed.outcome,
-        text: &text,
-        region: parsed.region.as_ref(),
-    };
-    let gold = Probe.prepare(&sample, &cfg);
-    Probe.score(&sample, &gold, &answer, &cfg)
+    crate::testkit::scored(&Probe, &sample(), &answer.to_string())
 }
 
 fn value(name: &str, stats: &Stats) -> Option<f64> {

@@ -3,7 +3,7 @@ use serde_json::json;
 use super::*;
 use crate::error::Location;
 use crate::metrics::stats::Sums;
-use crate::parse::{parse_answer_as, ParseOutcome};
+use crate::parse::ParseOutcome;
 use crate::sample::task::parse_tasks;
 use crate::sample::Difficulty;
 use crate::sample::Written;
@@ -42,16 +42,7 @@ fn sample(toml: &str, task: &str, text: &str, gold: serde_json::Value) -> Sample
 
 /// Score one answer text; the record's sums and primary score.
 fn score_text(sample: &Sample, text: &str) -> (Stats, f64) {
-    let cfg = ScoringConfig::default();
-    let gold = Tuples.prepare(sample, &cfg);
-    let parsed = parse_answer_as::<Json>(text);
-    let answer = Parsed {
-        value: parsed.value.as_ref(),
-        outcome: parsed.outcome,
-        text,
-        region: parsed.region.as_ref(),
-    };
-    let record = Tuples.score(sample, &gold, &answer, &cfg);
+    let record = crate::testkit::scored(&Tuples, sample, text);
     (record.stats, record.primary)
 }
 

@@ -3,56 +3,25 @@
 use serde_json::{json, Value};
 
 use super::Validation;
-use crate::error::Location;
 use crate::kinds::aligned::{Aligned, Paired};
-use crate::kinds::{Parsed, TaskKind};
-use crate::metrics::ScoringConfig;
-use crate::parse::json::Json;
-use crate::parse::parse_answer_as;
-use crate::sample::{Difficulty, Message, Sample, Written};
+use crate::sample::Sample;
 
 /// A sample with one issue and one piece of personal data as its gold.
 fn sample() -> Sample {
-    Sample {
-        id: "s".into(),
-        kind: crate::kinds::kind_of(&Validation),
-        domain: "d".into(),
-        difficulty: Difficulty::Medium,
-        conversation: vec![Message {
-            role: "user".into(),
-            content: "the customer tracks orders".into(),
-        }],
-        user_input: None,
-        reference_srs: None,
-        task: None,
-        text: None,
-        tags: vec![],
-        labels: crate::testkit::labels(json!({
+    crate::testkit::sample(
+        crate::kinds::kind_of(&Validation),
+        "the customer tracks orders",
+        json!({
             "issues": [{"issue_type": "pii", "severity": "error", "field": "description"}],
             "pii": ["Jane Doe"]
-        })),
-        annotations: vec![],
-        discussion: vec![],
-        review: None,
-        written: Written::default(),
-        origin: Location::file(std::path::Path::new("s.yaml")),
-    }
+        }),
+    )
 }
 
 /// The answer scored as the scorer scores a record, and its items lined up by the pairs
 /// that scoring made.
 fn lined(output: Value) -> Aligned {
-    let (sample, cfg, text) = (sample(), ScoringConfig::default(), output.to_string());
-    let parsed = parse_answer_as::<Json>(&text);
-    let answer = Parsed {
-        value: parsed.value.as_ref(),
-        outcome: parsed.outcome,
-        text: &text,
-        region: parsed.region.as_ref(),
-    };
-    let gold = Validation.prepare(&sample, &cfg);
-    let record = Validation.score(&sample, &gold, &answer, &cfg);
-    Validation.aligned(&sample, parsed.value.as_ref(), &record.pairs)
+    crate::testkit::lined_up(&Validation, &sample(), &output.to_string())
 }
 
 /// Issues pair when of one type and field (their severities shown apart), personal data
