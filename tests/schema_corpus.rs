@@ -188,7 +188,7 @@ fn goldgate_reads(stem: &str, name: &str, value: &Value) -> Option<bool> {
             let corpus = crate::kinds::answer_corpora()
                 .into_iter()
                 .find(|c| c.kind == kind)?;
-            (corpus.reads)(value)?
+            (corpus.compliant?)(value)
         }
         "thresholds" => goldgate_core::gate::thresholds::Thresholds::parse(
             &toml(),

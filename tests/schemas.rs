@@ -127,7 +127,7 @@ fn answer_schema(kind: &str) -> String {
 }
 
 /// Check an answer of `kind` against its schema. A kind whose schema states its compliance
-/// rules judges its answers itself (its answer corpus's `reads`): an answer validates
+/// rules judges its answers itself (its answer corpus's `compliant`): an answer validates
 /// exactly when goldgate counts it compliant (some example answers are not); the other
 /// kinds' schemas describe what is read, and every answer validates.
 fn check_answer(kind: &str, answer: &Value, what: &str, failures: &mut Vec<String>) {
@@ -135,7 +135,8 @@ fn check_answer(kind: &str, answer: &Value, what: &str, failures: &mut Vec<Strin
     let judged = crate::kinds::answer_corpora()
         .into_iter()
         .find(|c| c.kind == kind.to_lowercase())
-        .and_then(|c| (c.reads)(answer));
+        .and_then(|c| c.compliant)
+        .map(|compliant| compliant(answer));
     let Some(compliant) = judged else {
         return check(&schema, answer, false, what, failures);
     };

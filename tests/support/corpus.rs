@@ -15,13 +15,13 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// One kind's answer corpus: its instances (for `schemas/answer-KIND.schema.json`) and
-/// goldgate's own judgement of an answer, where the kind's schema states its compliance
-/// rules (`None` for a schema that only describes what goldgate reads).
+/// One kind's answer corpus: its instances (for `schemas/answer-KIND.schema.json`) and,
+/// where the kind's schema states its compliance rules, goldgate's own judgement of an
+/// answer (`None` for a schema that only describes what goldgate reads).
 pub struct AnswerCorpus {
     pub kind: &'static str,
     pub instances: fn() -> Vec<Instance>,
-    pub reads: fn(&Value) -> Option<bool>,
+    pub compliant: Option<fn(&Value) -> bool>,
 }
 
 /// One instance: its name, the value, and whether it is meant to be valid.

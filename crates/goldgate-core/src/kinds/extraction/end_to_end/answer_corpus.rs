@@ -3,8 +3,6 @@
 //! keeps them in an unusual spelling), each labelled with goldgate's own judgement of its
 //! compliance, which the schema must share.
 
-use serde_json::Value;
-
 use super::answers::{answer_variants, compliant, example_answers};
 use crate::support::corpus::{AnswerCorpus, Instance};
 
@@ -20,16 +18,11 @@ fn instances() -> Vec<Instance> {
     answers
 }
 
-/// goldgate's judgement: whether it counts the answer compliant.
-fn reads(value: &Value) -> Option<bool> {
-    Some(compliant(value))
-}
-
 /// This kind's answer corpus.
 pub(crate) fn hook() -> AnswerCorpus {
     AnswerCorpus {
         kind: "extraction",
         instances,
-        reads,
+        compliant: Some(compliant),
     }
 }
