@@ -5,8 +5,9 @@
 //! `end_to_end/answer_corpus.rs` (the corpus of its published answer schema) or
 //! `end_to_end/schema_defs.rs` (what its code defines in the published schemas) joins
 //! `kinds::answer_corpora()` or `kinds::schema_defs()`, which the tests that go over every
-//! schema read. This script writes both to `$OUT_DIR/kind_end_to_end.rs`; it writes an empty list where the kinds are not beside
-//! the package (a packaged crate), and the product's binary and library never include it.
+//! schema read. This script writes both to `$OUT_DIR/kind_end_to_end.rs`; it writes empty
+//! lists where the kinds are not beside the package (a packaged crate), and the product's
+//! binary and library never include it.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -3,8 +3,9 @@
 //! benchmarks. Every file is parsed with `syn`, and every string literal (in macro calls
 //! too) and every path is read: a literal that is a kind's name, or holds it as a metric
 //! (`KIND.f1`), quoted (JSON in a string) or last on a line (`kind: KIND`), or a path
-//! through `kinds::KIND`, names a kind; documentation (`///`, `//!`) is prose and is not read. The names are the registry's (the test kind's too),
-//! so a new kind is held to it at once. A kind's own tests live in its folder.
+//! through `kinds::KIND`, names a kind; documentation (`///`, `//!`) is prose and is not
+//! read. The names are the registry's (the test kind's too), so a new kind is held to it at
+//! once. A kind's own tests live in its folder.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
-//! The corpus of `schemas/answer-e2e.schema.json` (a whole SRS document and its requirements): answers of the
-//! example runs, edits of the first that the schema must judge as labelled, and an answer
-//! that is not an object. The schema describes what goldgate reads; goldgate does not
-//! judge these answers' compliance itself.
+//! The corpus of `schemas/answer-e2e.schema.json` (a whole SRS document and its
+//! requirements): answers of the example runs, edits of the first that the schema must
+//! judge as labelled, and an answer that is not an object. The schema describes what
+//! goldgate reads; goldgate does not judge these answers' compliance itself.
 
 use serde_json::json;
 

@@ -1,9 +1,10 @@
-//! Semantic matching of requirements end to end, against a fake OpenAI-compatible `/embeddings` server on
-//! 127.0.0.1 whose "model" puts paraphrases on one vector: a paraphrased answer matches
-//! under `similarity = "openai"` where lexical matching misses it, the embedding
-//! thresholds apply by default, vectors are cached (a second score asks the server for
-//! nothing), provenance names the model and its fingerprint, a baseline scored with
-//! another similarity is refused, and `goldgate similarity` prints the same cosines.
+//! Semantic matching of requirements end to end, against a fake OpenAI-compatible
+//! `/embeddings` server on 127.0.0.1 whose "model" puts paraphrases on one vector: a
+//! paraphrased answer matches under `similarity = "openai"` where lexical matching misses
+//! it, the embedding thresholds apply by default, vectors are cached (a second score asks
+//! the server for nothing), provenance names the model and its fingerprint, a baseline
+//! scored with another similarity is refused, and `goldgate similarity` prints the same
+//! cosines.
 
 use std::path::Path;
 
