@@ -26,16 +26,6 @@ pub fn conversation(n: usize) -> Value {
 /// The score file of `samples` answered by `outputs` (sample id, answer), with the default
 /// scoring and 200 resamples.
 pub fn run(name: &str, samples: &[Value], outputs: &[(&str, Value)]) -> ScoreFile {
-    run_with(name, samples, outputs, &ScoringConfig::default())
-}
-
-/// [`run`] under the scoring configuration `cfg`.
-fn run_with(
-    name: &str,
-    samples: &[Value],
-    outputs: &[(&str, Value)],
-    cfg: &ScoringConfig,
-) -> ScoreFile {
     let dir = TempDir::new(name);
     std::fs::create_dir_all(dir.0.join("suite")).unwrap();
     write_jsonl(&dir.0.join("suite/samples.jsonl"), samples);
@@ -57,7 +47,7 @@ fn run_with(
     score(&ScoreRequest {
         suite: &suite,
         run: &run,
-        scoring: cfg,
+        scoring: &ScoringConfig::default(),
         bootstrap,
         facts: &goldgate_core::score::Facts::default(),
         keep_view: None,
