@@ -81,7 +81,7 @@ const ALLOWED: &[(&str, Table)] = &[
             (
                 "testkit",
                 &[
-                    "error", "gate", "kinds", "metrics", "sample", "score", "suite",
+                    "error", "gate", "kinds", "metrics", "parse", "sample", "score", "suite",
                 ],
             ),
             ("lib", &["error"]),
