@@ -28,9 +28,10 @@
 # It checks that the package holds goldgate's binary and its metadata and nothing else (each
 # wheel's files with --from, the installed files otherwise); that the metadata's version and
 # license are Cargo.toml's; that `goldgate` on the environment's PATH is the installed
-# binary; and that `goldgate --version` prints `goldgate <version>`. Needs python3 with pip
-# and venv (and cargo, to build); exits 2 when one is missing and 1 when a check fails. It
-# never skips.
+# binary; that `goldgate --version` prints `goldgate <version>`; and, without --from, that
+# the build (which leaves `semantic` out) refuses minilm with exit 2 and how to enable it.
+# Needs python3 with pip and venv (and cargo, to build); exits 2 when one is missing and 1
+# when a check fails. It never skips.
 set -euo pipefail
 
 MATURIN_VERSION=1.13.1
@@ -48,7 +49,7 @@ while [ $# -gt 0 ]; do
       shift 2
       ;;
     -h | --help)
-      sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -186,4 +187,18 @@ found=$(cd "$tmp" && PATH="$tmp/venv/bin:$PATH" command -v goldgate) || fail "go
 out=$(cd "$tmp" && PATH="$tmp/venv/bin:$PATH" goldgate --version) || fail "goldgate --version exited with $?"
 [ "$out" = "goldgate $version" ] || fail "goldgate --version printed '$out', expected 'goldgate $version'"
 echo "$found --version: $out"
+
+if [ -z "$from" ]; then
+  # This build leaves the `semantic` feature out: `similarity = "minilm"` must be one clear
+  # input error (exit 2) that says how to get the feature, not a crash or a quiet fallback.
+  printf 'version = 1\n\n[matching]\nsimilarity = "minilm"\n' >"$tmp/thresholds.toml"
+  status=0
+  refused=$(cd "$tmp" && "$found" similarity --thresholds thresholds.toml a b 2>&1) || status=$?
+  [ "$status" -eq 2 ] || fail "without the semantic feature, minilm exited with $status, expected 2: $refused"
+  case "$refused" in
+    *"--features semantic"*) ;;
+    *) fail "without the semantic feature, minilm's refusal does not say how to enable it: $refused" ;;
+  esac
+  echo "without the semantic feature, minilm is refused (exit 2) with how to enable it"
+fi
 echo "wheel test passed in $(($(date +%s) - started)) s"

@@ -230,15 +230,12 @@ impl Blocks {
         let mut bytes = std::mem::take(&mut self.carry);
         let mut searched = 0;
         loop {
-            let start = bytes.len();
-            bytes.resize(start + self.read_bytes, 0);
-            let read = loop {
-                match self.file.read(&mut bytes[start..]) {
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    other => break other?,
-                }
-            };
-            bytes.truncate(start + read);
+            // Read into the vector's spare room, not a zero-filled block: a small file
+            // costs its own size, not the block's.
+            bytes.reserve(self.read_bytes);
+            let read = (&mut self.file)
+                .take(self.read_bytes as u64)
+                .read_to_end(&mut bytes)?;
             if read == 0 {
                 break; // the end of the file: the last line is whole as it is
             }
