@@ -2,7 +2,7 @@
 //! ([`rule`]), deciding each rule from its metric's values ([`decide`]), comparing a
 //! candidate with its baseline into a [`verdict::Verdict`] ([`compare`], with what it
 //! reports beside the metrics from `breakdown`), what a rule needs before it can hold or
-//! break ([`evidence`]), the per-sample fix/break analysis ([`samples`]), diffs of broken samples ([`diff`]), the threshold ratchet ([`ratchet`])
+//! break ([`evidence`]), the per-sample fix/break analysis ([`samples`]), diffs of broken samples ([`diff`]), the threshold ratchet ([`ratchet`]), deciding rules before every sample is sent ([`sequential`])
 //! and verdict files from elsewhere, checked ([`untrusted`]) and judged again
 //! ([`rederive`]).
 
@@ -16,6 +16,7 @@ pub mod ratchet;
 pub mod rederive;
 pub mod rule;
 pub mod samples;
+pub mod sequential;
 pub mod thresholds;
 pub mod untrusted;
 pub mod verdict;
