@@ -209,3 +209,77 @@ fn the_capital_after_every_draw_is_the_references() {
         }
     }
 }
+
+mod order {
+    use super::super::order::send_order;
+
+    fn strata() -> Vec<&'static str> {
+        // 6 of a, 3 of b, 1 of c, mixed up.
+        vec!["a", "b", "a", "c", "a", "b", "a", "a", "b", "a"]
+    }
+
+    #[test]
+    fn every_sample_is_sent_once_in_an_order_the_seed_alone_decides() {
+        let strata = strata();
+        let order = send_order(&strata, 42);
+        let mut sorted = order.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..strata.len()).collect::<Vec<_>>());
+        assert_eq!(
+            send_order(&strata, 42),
+            order,
+            "the same seed, the same order"
+        );
+        assert!(
+            (0..20).any(|seed| send_order(&strata, seed) != order),
+            "other seeds give other orders"
+        );
+        assert!(send_order::<&str>(&[], 1).is_empty());
+    }
+
+    #[test]
+    fn each_stratum_keeps_its_share_of_every_prefix() {
+        let strata: Vec<String> = (0..400)
+            .map(|i| ["extraction", "inference", "validation"][(i * 7 % 10).min(2)].to_string())
+            .collect();
+        let n = strata.len() as f64;
+        for seed in 0..20 {
+            let order = send_order(&strata, seed);
+            for name in ["extraction", "inference", "validation"] {
+                let size = strata.iter().filter(|s| *s == name).count() as f64;
+                let mut sent = 0.0;
+                for (t, &i) in order.iter().enumerate() {
+                    sent += f64::from(u8::from(strata[i] == name));
+                    let share = (t + 1) as f64 * size / n;
+                    assert!(
+                        (sent - share).abs() < 1.0 + 1e-9,
+                        "{name} at {t}: {sent} of {share}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn within_a_stratum_every_sample_is_equally_likely_to_come_first() {
+        let strata = strata();
+        let mut first_a = [0usize; 10];
+        let reps = 6000;
+        for seed in 0..reps {
+            let order = send_order(&strata, seed);
+            let first = order.iter().find(|&&i| strata[i] == "a").unwrap();
+            first_a[*first] += 1;
+        }
+        // Six samples of a: each first about 1,000 times (binomial sd about 29).
+        for (i, &count) in first_a.iter().enumerate() {
+            if strata[i] == "a" {
+                assert!(
+                    (count as f64 - 1000.0).abs() < 150.0,
+                    "sample {i} first {count} times"
+                );
+            } else {
+                assert_eq!(count, 0);
+            }
+        }
+    }
+}
