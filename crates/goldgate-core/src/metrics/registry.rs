@@ -65,6 +65,24 @@ pub enum Eval {
     Count(&'static str),
 }
 
+/// A metric's value as a ratio of two weighted sums of statistics,
+/// `Σ wₖ·numeratorₖ / Σ wₖ·denominatorₖ`, written beside its function when the value is one.
+/// A bound `θ` on such a metric is a bound on a plain total, `Σ numerator − θ·Σ denominator`,
+/// which the sequential gate can decide before every sample is in.
+#[derive(Clone, Copy, Debug)]
+pub struct Ratio {
+    pub numerator: &'static [(&'static str, f64)],
+    pub denominator: &'static [(&'static str, f64)],
+}
+
+impl Ratio {
+    /// The numerator's and the denominator's weighted sums over `sums`.
+    pub fn parts(&self, sums: &dyn Sums) -> (f64, f64) {
+        let total = |terms: &[(&str, f64)]| terms.iter().map(|(k, w)| w * sums.get(k)).sum();
+        (total(self.numerator), total(self.denominator))
+    }
+}
+
 /// One metric.
 #[derive(Clone, Copy, Debug)]
 pub struct Metric {
@@ -83,6 +101,9 @@ pub struct Metric {
     /// Why it has no value when its support statistic is 0 over a run, in the words of
     /// what it counts (`no issue was matched, …`); empty: the gate says it in general terms.
     pub unsupported: &'static str,
+    /// The value as a ratio of weighted sums, when it is one (a test holds every metric that
+    /// declares one to its function).
+    pub ratio: Option<Ratio>,
 }
 
 impl Metric {
@@ -95,6 +116,20 @@ impl Metric {
     /// The same metric measured in `unit` (`USD`, `tokens`, `ms`).
     pub const fn in_unit(mut self, unit: &'static str) -> Metric {
         self.unit = unit;
+        self
+    }
+
+    /// The same metric, whose value is `numerator / denominator` (weighted sums of
+    /// statistics) wherever the denominator is positive.
+    pub const fn as_ratio(
+        mut self,
+        numerator: &'static [(&'static str, f64)],
+        denominator: &'static [(&'static str, f64)],
+    ) -> Metric {
+        self.ratio = Some(Ratio {
+            numerator,
+            denominator,
+        });
         self
     }
 
@@ -170,6 +205,7 @@ pub const fn m(
         range: Range::Unit,
         unit: "",
         unsupported: "",
+        ratio: None,
     }
 }
 
@@ -188,42 +224,48 @@ pub static SHARED: &[Metric] = &[
         "parse.records",
         |s| rate(s, "parse.raw", "parse.records"),
         "answers that were strict JSON",
-    ),
+    )
+    .as_ratio(&[("parse.raw", 1.0)], &[("parse.records", 1.0)]),
     m(
         "parse.repair_success_rate",
         Higher,
         "parse.records",
         |s| rate(s, "parse.repaired", "parse.records"),
         "answers that parsed after repair",
-    ),
+    )
+    .as_ratio(&[("parse.repaired", 1.0)], &[("parse.records", 1.0)]),
     m(
         "parse.error_rate",
         Lower,
         "parse.records",
         |s| rate(s, "parse.error", "parse.records"),
         "answers with JSON that did not parse",
-    ),
+    )
+    .as_ratio(&[("parse.error", 1.0)], &[("parse.records", 1.0)]),
     m(
         "parse.no_json_rate",
         Lower,
         "parse.records",
         |s| rate(s, "parse.no_json", "parse.records"),
         "answers with no JSON at all",
-    ),
+    )
+    .as_ratio(&[("parse.no_json", 1.0)], &[("parse.records", 1.0)]),
     m(
         "parse.keyless_rate",
         Lower,
         "parse.records",
         |s| rate(s, "parse.keyless", "parse.records"),
         "answers that parsed but hold none of the keys their kind reads",
-    ),
+    )
+    .as_ratio(&[("parse.keyless", 1.0)], &[("parse.records", 1.0)]),
     m(
         "run.error_rate",
         Lower,
         "run.records",
         |s| rate(s, "run.errors", "run.records"),
         "records whose pipeline call failed",
-    ),
+    )
+    .as_ratio(&[("run.errors", 1.0)], &[("run.records", 1.0)]),
     Metric {
         name: "run.latency_p50_ms",
         direction: Lower,
@@ -233,6 +275,7 @@ pub static SHARED: &[Metric] = &[
         range: Range::NonNegative,
         unit: "ms",
         unsupported: "no call's latency was measured",
+        ratio: None,
     },
     Metric {
         name: "run.latency_p95_ms",
@@ -243,6 +286,7 @@ pub static SHARED: &[Metric] = &[
         range: Range::NonNegative,
         unit: "ms",
         unsupported: "no call's latency was measured",
+        ratio: None,
     },
     m(
         "run.cache_hit_rate",
@@ -250,7 +294,8 @@ pub static SHARED: &[Metric] = &[
         "run.records",
         |s| rate(s, "run.cached", "run.records"),
         "records answered from the cache",
-    ),
+    )
+    .as_ratio(&[("run.cached", 1.0)], &[("run.records", 1.0)]),
     m(
         "run.tokens_total",
         Lower,
@@ -277,12 +322,14 @@ pub static SHARED: &[Metric] = &[
         "run.tokens_estimated",
         |s| rate(s, "run.tokens_estimated", "run.records"),
         "records whose tokens goldgate counted itself (their cost is an estimate)",
-    ),
+    )
+    .as_ratio(&[("run.tokens_estimated", 1.0)], &[("run.records", 1.0)]),
     m(
         "run.usage_invalid_rate",
         Lower,
         "run.usage_invalid",
         |s| rate(s, "run.usage_invalid", "run.records"),
         "records whose pipeline reported token counts or a cost no call can have",
-    ),
+    )
+    .as_ratio(&[("run.usage_invalid", 1.0)], &[("run.records", 1.0)]),
 ];

@@ -240,12 +240,12 @@ mod order {
     #[test]
     fn each_stratum_keeps_its_share_of_every_prefix() {
         let strata: Vec<String> = (0..400)
-            .map(|i| ["extraction", "inference", "validation"][(i * 7 % 10).min(2)].to_string())
+            .map(|i| ["first", "second", "third"][(i * 7 % 10).min(2)].to_string())
             .collect();
         let n = strata.len() as f64;
         for seed in 0..20 {
             let order = send_order(&strata, seed);
-            for name in ["extraction", "inference", "validation"] {
+            for name in ["first", "second", "third"] {
                 let size = strata.iter().filter(|s| *s == name).count() as f64;
                 let mut sent = 0.0;
                 for (t, &i) in order.iter().enumerate() {

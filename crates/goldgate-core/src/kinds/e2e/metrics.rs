@@ -59,5 +59,6 @@ pub static METRICS: &[Metric] = &[
         "e2e.records",
         rd_score,
         "mean weighted RD score",
-    ),
+    )
+    .as_ratio(&[("e2e.rd_score", 1.0)], &[("e2e.records", 1.0)]),
 ];

@@ -85,20 +85,26 @@ pub static METRICS: &[Metric] = &[
         "ext.records",
         precision_,
         "micro precision of matched requirements",
-    ),
+    )
+    .as_ratio(&[("ext.tp", 1.0)], &[("ext.tp", 1.0), ("ext.fp", 1.0)]),
     m(
         "extraction.recall",
         Higher,
         "ext.records",
         recall_,
         "micro recall of matched requirements",
-    ),
+    )
+    .as_ratio(&[("ext.tp", 1.0)], &[("ext.tp", 1.0), ("ext.fn", 1.0)]),
     m(
         "extraction.f1",
         Higher,
         "ext.records",
         f1_,
         "micro F1 of matched requirements",
+    )
+    .as_ratio(
+        &[("ext.tp", 2.0)],
+        &[("ext.tp", 2.0), ("ext.fp", 1.0), ("ext.fn", 1.0)],
     ),
     m(
         "extraction.f1_macro",
@@ -106,7 +112,8 @@ pub static METRICS: &[Metric] = &[
         "ext.records",
         f1_macro,
         "mean per-sample F1",
-    ),
+    )
+    .as_ratio(&[("ext.f1_sum", 1.0)], &[("ext.records", 1.0)]),
     m(
         "extraction.type_f1",
         Higher,

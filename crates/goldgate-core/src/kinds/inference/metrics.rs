@@ -49,7 +49,8 @@ pub static METRICS: &[Metric] = &[
         "inf.records",
         recall_,
         "recall of necessary inferred requirements",
-    ),
+    )
+    .as_ratio(&[("inf.necessary_matched", 1.0)], &[("inf.necessary", 1.0)]),
     m(
         "inference.ece",
         Lower,

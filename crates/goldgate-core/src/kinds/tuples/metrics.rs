@@ -47,6 +47,10 @@ pub static METRICS: &[Metric] = &[
         "tuples.records",
         |s| Some(Prf::of(s, &STRICT).precision),
         "micro precision of exact tuples",
+    )
+    .as_ratio(
+        &[("tuples.strict_tp", 1.0)],
+        &[("tuples.strict_tp", 1.0), ("tuples.strict_fp", 1.0)],
     ),
     m(
         "tuples.strict_recall",
@@ -54,6 +58,10 @@ pub static METRICS: &[Metric] = &[
         "tuples.records",
         |s| Some(Prf::of(s, &STRICT).recall),
         "micro recall of exact tuples",
+    )
+    .as_ratio(
+        &[("tuples.strict_tp", 1.0)],
+        &[("tuples.strict_tp", 1.0), ("tuples.strict_fn", 1.0)],
     ),
     m(
         "tuples.strict_f1",
@@ -61,6 +69,14 @@ pub static METRICS: &[Metric] = &[
         "tuples.records",
         |s| Some(Prf::of(s, &STRICT).f1),
         "micro F1 of exact tuples",
+    )
+    .as_ratio(
+        &[("tuples.strict_tp", 2.0)],
+        &[
+            ("tuples.strict_tp", 2.0),
+            ("tuples.strict_fp", 1.0),
+            ("tuples.strict_fn", 1.0),
+        ],
     ),
     m(
         "tuples.strict_f1_macro",
@@ -336,6 +352,7 @@ pub fn source(name: &str) -> Option<&'static Metric> {
         range: Range::NonNegative,
         unit: "",
         unsupported: "",
+        ratio: None,
     }));
     made.insert(name.to_string(), metric);
     Some(metric)

@@ -54,20 +54,26 @@ pub static METRICS: &[Metric] = &[
         "val.records",
         precision_,
         "micro precision of issues (type, field)",
-    ),
+    )
+    .as_ratio(&[("val.tp", 1.0)], &[("val.tp", 1.0), ("val.fp", 1.0)]),
     m(
         "validation.recall",
         Higher,
         "val.records",
         recall_,
         "micro recall of issues (type, field)",
-    ),
+    )
+    .as_ratio(&[("val.tp", 1.0)], &[("val.tp", 1.0), ("val.fn", 1.0)]),
     m(
         "validation.f1",
         Higher,
         "val.records",
         f1_,
         "micro F1 of issues (type, field)",
+    )
+    .as_ratio(
+        &[("val.tp", 2.0)],
+        &[("val.tp", 2.0), ("val.fp", 1.0), ("val.fn", 1.0)],
     ),
     m(
         "validation.pii_precision",
