@@ -10,6 +10,15 @@ fn shuffled(values: &[f64], rng: &mut Rng) -> Vec<f64> {
     v
 }
 
+/// The indices `0..n` in a uniformly random order.
+fn shuffled_indices(n: usize, rng: &mut Rng) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        v.swap(i, rng.below(i + 1));
+    }
+    v
+}
+
 /// Draw the whole population in a random order; the side found and after how many draws.
 fn run(
     values: &[f64],
@@ -281,5 +290,157 @@ mod order {
                 assert_eq!(count, 0);
             }
         }
+    }
+}
+
+mod ratio {
+    use super::super::betting::Side;
+    use super::super::ratio::{RatioTest, TermBounds, Terms};
+    use super::shuffled_indices;
+    use crate::rng::Rng;
+
+    /// At most this many predicted items in one answer.
+    const MAX_ITEMS: f64 = 20.0;
+
+    /// A suite of `n` samples with 3–8 gold items each.
+    fn golds(n: usize, rng: &mut Rng) -> Vec<usize> {
+        (0..n).map(|_| 3 + rng.below(6)).collect()
+    }
+
+    /// What each sample's F1 terms (2·TP over 2·TP + FP + FN) can be.
+    fn bounds(golds: &[usize]) -> Vec<TermBounds> {
+        golds
+            .iter()
+            .map(|&gold| TermBounds {
+                numerator: 2.0 * gold as f64,
+                denominator: 2.0 * gold as f64 + MAX_ITEMS,
+            })
+            .collect()
+    }
+
+    /// A pipeline that finds each gold item with probability `found` and adds a false item
+    /// with probability 0.3: each sample's F1 terms.
+    fn answers(golds: &[usize], found: f64, rng: &mut Rng) -> Vec<Terms> {
+        golds
+            .iter()
+            .map(|&gold| {
+                let tp = (0..gold)
+                    .filter(|_| (rng.below(10_000) as f64) < found * 10_000.0)
+                    .count();
+                let fp = usize::from(rng.below(10) < 3) as f64;
+                let (tp, fn_) = (tp as f64, (gold - tp) as f64);
+                Terms {
+                    numerator: 2.0 * tp,
+                    denominator: 2.0 * tp + fp + fn_,
+                }
+            })
+            .collect()
+    }
+
+    fn suite(n: usize, found: f64, rng: &mut Rng) -> (Vec<Terms>, Vec<TermBounds>) {
+        let golds = golds(n, rng);
+        (answers(&golds, found, rng), bounds(&golds))
+    }
+
+    fn f1(terms: &[Terms]) -> f64 {
+        let (a, b) = terms
+            .iter()
+            .fold((0.0, 0.0), |(a, b), t| (a + t.numerator, b + t.denominator));
+        a / b
+    }
+
+    /// Draw the suite in a random order until the test decides; the side and the draws.
+    fn decide(
+        terms: &[Terms],
+        bounds: &[TermBounds],
+        theta: f64,
+        paired: Option<Vec<f64>>,
+        rng: &mut Rng,
+    ) -> (Option<Side>, usize) {
+        let mut test = RatioTest::new(theta, &[], bounds, paired, 0.05);
+        let mut drawn = 0;
+        for i in shuffled_indices(terms.len(), rng) {
+            if test.decided().is_some() {
+                break;
+            }
+            test.observe(i, terms[i]).unwrap();
+            drawn += 1;
+        }
+        (test.decided(), drawn)
+    }
+
+    #[test]
+    fn a_clear_drop_in_f1_is_found_below_the_floor_early_and_no_change_never_is() {
+        let mut rng = Rng::new(17);
+        let golds = golds(400, &mut rng);
+        let (baseline, bounds) = (answers(&golds, 0.85, &mut rng), bounds(&golds));
+        let floor = f1(&baseline) - 0.02;
+        // The baseline's own term per sample, at its own F1: a total of zero.
+        let base_f1 = f1(&baseline);
+        let paired: Vec<f64> = baseline
+            .iter()
+            .map(|t| t.numerator - base_f1 * t.denominator)
+            .collect();
+        let (mut below, mut draws) = (0, 0);
+        for _ in 0..100 {
+            let candidate = answers(&golds, 0.70, &mut rng);
+            assert!(f1(&candidate) < floor - 0.05);
+            let (side, drawn) = decide(&candidate, &bounds, floor, None, &mut rng);
+            below += usize::from(side == Some(Side::Below));
+            draws += drawn;
+        }
+        assert_eq!(below, 100, "every clear drop is found");
+        assert!(draws / 100 < 200, "after {} draws on average", draws / 100);
+        // The baseline itself, paired with itself: never below the floor.
+        for _ in 0..100 {
+            let (side, _) = decide(&baseline, &bounds, floor, Some(paired.clone()), &mut rng);
+            assert_eq!(side, Some(Side::Above));
+        }
+    }
+
+    #[test]
+    fn the_side_found_is_the_full_suites_side_at_least_one_minus_alpha_of_the_time() {
+        // Candidates whose F1 lies near the floor, on either side.
+        let mut rng = Rng::new(23);
+        let (mut wrong, mut decided, reps) = (0, 0, 400);
+        for rep in 0..reps {
+            let found = 0.80 + 0.1 * (rep % 5) as f64 / 4.0;
+            let (candidate, bounds) = suite(200, found, &mut rng);
+            let floor = 0.86;
+            let truth = if f1(&candidate) >= floor {
+                Side::Above
+            } else {
+                Side::Below
+            };
+            let (side, _) = decide(&candidate, &bounds, floor, None, &mut rng);
+            if let Some(side) = side {
+                decided += 1;
+                wrong += usize::from(side != truth);
+            }
+        }
+        assert!(decided > 0);
+        assert!(
+            wrong as f64 / reps as f64 <= 0.05,
+            "{wrong} wrong of {reps}"
+        );
+    }
+
+    #[test]
+    fn known_samples_move_the_bound_and_alone_give_the_exact_side() {
+        let known = [Terms {
+            numerator: 8.0,
+            denominator: 10.0,
+        }];
+        let exact = RatioTest::new(0.75, &known, &[], None, 0.05);
+        assert_eq!(exact.decided(), Some(Side::Above));
+        let exact = RatioTest::new(0.85, &known, &[], None, 0.05);
+        assert_eq!(exact.decided(), Some(Side::Below));
+        // One sample to draw, bounded by 10/10: with 8/10 known, 0.95 cannot be reached.
+        let bounds = [TermBounds {
+            numerator: 10.0,
+            denominator: 10.0,
+        }];
+        let test = RatioTest::new(0.95, &known, &bounds, None, 0.05);
+        assert_eq!(test.decided(), Some(Side::Below));
     }
 }
