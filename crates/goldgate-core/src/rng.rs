@@ -1,5 +1,6 @@
 //! A small, seeded random number generator (SplitMix64) and a stable string hash for
-//! deriving seeds: the bootstrap's resamples and the retry jitter. Its output must not change
+//! deriving seeds: the bootstrap's resamples, the retry jitter and the sequential gate's
+//! sending order. Its output must not change
 //! with a dependency update (reports are reproducible), hence no external crate.
 
 /// SplitMix64: small, fast, and stable across versions (reports must not change with a
@@ -29,6 +30,13 @@ impl Rng {
     /// Uniform in 0..n (multiply-shift).
     pub fn below(&mut self, n: usize) -> usize {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+
+    /// Put `items` in a uniformly random order (Fisher–Yates, from the end).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
     }
 
     /// Draw `draws` values in `0..counts.len()` and count each in `counts`: exactly

@@ -105,14 +105,7 @@ impl TotalTest {
             decided: None,
         };
         if width == 0.0 {
-            let total = lo * n;
-            test.decided = if total > bound {
-                Some(Side::Above)
-            } else if total < bound {
-                Some(Side::Below)
-            } else {
-                None
-            };
+            test.decided = side_of(lo * n, bound, 0.0);
         } else {
             test.decide_by_what_remains();
         }
@@ -192,16 +185,8 @@ impl TotalTest {
     fn decide_by_what_remains(&mut self) {
         if self.drawn == self.population {
             // Everything drawn: the total is known exactly.
-            let total = self.sum;
             let target = self.m * self.population as f64;
-            let tolerance = EXACT * target.abs().max(1.0);
-            self.decided = if total > target + tolerance {
-                Some(Side::Above)
-            } else if total < target - tolerance {
-                Some(Side::Below)
-            } else {
-                None
-            };
+            self.decided = side_of(self.sum, target, EXACT * target.abs().max(1.0));
             return;
         }
         let mu = self.remaining_mean();
@@ -210,6 +195,17 @@ impl TotalTest {
         } else if mu > 1.0 + EXACT {
             self.decided = Some(Side::Below);
         }
+    }
+}
+
+/// The side of `bound` that `total` lies on; `None` within `tolerance` of it.
+pub(super) fn side_of(total: f64, bound: f64, tolerance: f64) -> Option<Side> {
+    if total > bound + tolerance {
+        Some(Side::Above)
+    } else if total < bound - tolerance {
+        Some(Side::Below)
+    } else {
+        None
     }
 }
 

@@ -21,10 +21,7 @@ pub fn send_order<S: Ord>(strata: &[S], seed: u64) -> Vec<usize> {
     let mut rng = Rng::new(seed);
     let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
     for group in &mut groups {
-        // Fisher–Yates, from the end.
-        for i in (1..group.len()).rev() {
-            group.swap(i, rng.below(i + 1));
-        }
+        rng.shuffle(group);
     }
     let total = strata.len();
     let mut sent = vec![0usize; groups.len()];

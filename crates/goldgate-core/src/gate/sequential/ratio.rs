@@ -12,7 +12,7 @@
 //! over the suite is exactly zero. The total tested is the same, but it varies less from
 //! sample to sample when the two pipelines agree.
 
-use super::betting::{OutOfRange, Side, TotalTest};
+use super::betting::{side_of, OutOfRange, Side, TotalTest};
 
 /// One sample's part in a ratio: its numerator and denominator terms, the numerator never
 /// above the denominator (each sample's own share lies in `[0, 1]`, as every ratio metric's
@@ -69,17 +69,10 @@ impl RatioTest {
             .map(|t| t.numerator - theta * t.denominator)
             .sum();
         if bounds.is_empty() {
-            let exact = if known_total > 0.0 {
-                Some(Side::Above)
-            } else if known_total < 0.0 {
-                Some(Side::Below)
-            } else {
-                None
-            };
             return RatioTest {
                 theta,
                 test: None,
-                exact,
+                exact: side_of(known_total, 0.0, 0.0),
                 paired,
             };
         }

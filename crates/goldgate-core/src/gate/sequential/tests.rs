@@ -1,22 +1,17 @@
 use super::betting::{OutOfRange, Side, TotalTest};
 use crate::rng::Rng;
 
-/// A uniformly random order of `values` (Fisher–Yates).
-fn shuffled(values: &[f64], rng: &mut Rng) -> Vec<f64> {
-    let mut v = values.to_vec();
-    for i in (1..v.len()).rev() {
-        v.swap(i, rng.below(i + 1));
-    }
-    v
-}
-
 /// The indices `0..n` in a uniformly random order.
 fn shuffled_indices(n: usize, rng: &mut Rng) -> Vec<usize> {
     let mut v: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        v.swap(i, rng.below(i + 1));
-    }
+    rng.shuffle(&mut v);
     v
+}
+
+/// Whether `count` of `reps` repetitions is within three Monte Carlo standard errors of a
+/// rate of at most `p`.
+fn at_most(count: usize, reps: usize, p: f64) -> bool {
+    count as f64 / reps as f64 <= p + 3.0 * (p * (1.0 - p) / reps as f64).sqrt()
 }
 
 /// Draw the whole population in a random order; the side found and after how many draws.
@@ -29,11 +24,11 @@ fn run(
     rng: &mut Rng,
 ) -> (Option<Side>, usize) {
     let mut test = TotalTest::new(values.len(), lo, hi, bound, alpha);
-    for x in shuffled(values, rng) {
+    for i in shuffled_indices(values.len(), rng) {
         if test.decided().is_some() {
             break;
         }
-        test.observe(x).unwrap();
+        test.observe(values[i]).unwrap();
     }
     (test.decided(), test.drawn())
 }
@@ -64,12 +59,8 @@ fn a_total_exactly_at_the_bound_is_rarely_called_either_side() {
         let wrong = (0..reps)
             .filter(|_| run(&values, lo, hi, total, 0.05, &mut rng).0.is_some())
             .count();
-        let rate = wrong as f64 / reps as f64;
-        // α = 0.05, with three standard errors of the Monte Carlo estimate.
-        assert!(
-            rate <= 0.05 + 3.0 * (0.05f64 * 0.95 / reps as f64).sqrt(),
-            "wrong {rate}"
-        );
+        // α = 0.05.
+        assert!(at_most(wrong, reps, 0.05), "wrong {wrong} of {reps}");
     }
 }
 
@@ -81,11 +72,7 @@ fn a_total_just_below_the_bound_is_rarely_called_above() {
     let above = (0..reps)
         .filter(|_| run(&values, 0.0, 1.0, 121.0, 0.05, &mut rng).0 == Some(Side::Above))
         .count();
-    let rate = above as f64 / reps as f64;
-    assert!(
-        rate <= 0.025 + 3.0 * (0.025f64 * 0.975 / reps as f64).sqrt(),
-        "above {rate}"
-    );
+    assert!(at_most(above, reps, 0.025), "above {above} of {reps}");
 }
 
 #[test]
