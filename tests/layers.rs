@@ -48,7 +48,7 @@ const ALLOWED: &[(&str, Table)] = &[
             (
                 "kinds",
                 &[
-                    "error", "hash", "judge", "metrics", "parse", "sample", "text",
+                    "error", "hash", "judge", "metrics", "parse", "rng", "sample", "text",
                 ],
             ),
             (

@@ -132,30 +132,24 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 #[cfg(test)]
 mod tests {
     use crate::metrics::stats::Stats;
+    use crate::rng::Rng;
 
     /// Every metric that declares itself a ratio of weighted sums has that value wherever
     /// the denominator is positive: the sequential gate decides its rules on the ratio.
     #[test]
     fn every_declared_ratio_is_the_metrics_value() {
-        // Counts spread over 0..scale by a fixed stride: zeros among them, and in every
-        // tenth round large ones.
-        let mut next = 0usize;
-        let mut draw = |scale: usize| {
-            next = next
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (next >> 33) % scale
-        };
+        let mut rng = Rng::new(5);
         let mut checked = 0;
         for metric in super::every_metric() {
             let Some(ratio) = metric.ratio else { continue };
             checked += 1;
             for round in 0..200 {
                 let mut stats = Stats::default();
-                stats.add(metric.support, 1.0 + draw(5) as f64);
+                stats.add(metric.support, 1.0 + rng.below(5) as f64);
                 for (key, _) in ratio.numerator.iter().chain(ratio.denominator) {
+                    // Small counts, zeros among them, and in every tenth round large ones.
                     let scale = if round % 10 == 0 { 1000 } else { 6 };
-                    stats.add(key, draw(scale) as f64);
+                    stats.add(key, rng.below(scale) as f64);
                 }
                 let (num, den) = ratio.parts(&stats);
                 if den <= 0.0 {
