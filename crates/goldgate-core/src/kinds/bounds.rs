@@ -118,6 +118,36 @@ pub fn answer_over_cap(location: Location, sample: &str, len: usize, max_items: 
     .warning()
 }
 
+/// The statistics every record adds 0 or 1 to, whatever its kind: its parse outcome and
+/// its run health.
+const PER_RECORD: &[&str] = &[
+    "parse.records",
+    "parse.raw",
+    "parse.repaired",
+    "parse.error",
+    "parse.no_json",
+    "parse.keyless",
+    "run.records",
+    "run.errors",
+    "run.cached",
+    "run.tokens_estimated",
+    "run.usage_invalid",
+];
+
+/// The most one record of `sample` can add to its statistic `key` before it is answered:
+/// 1 for the counts every record makes, else its kind's
+/// [`record_bound`](super::TaskKind::record_bound). `None`: unknown.
+pub fn record_bound(
+    key: &str,
+    sample: &Sample,
+    cfg: &crate::metrics::ScoringConfig,
+) -> Option<f64> {
+    match PER_RECORD.contains(&key) {
+        true => Some(1.0),
+        false => super::of(sample.kind).record_bound(key, sample, cfg),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

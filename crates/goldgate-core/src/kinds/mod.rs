@@ -327,6 +327,16 @@ pub trait TaskKind: Sync {
     fn family_member(&self, _name: &str) -> Option<&'static Metric> {
         None
     }
+
+    /// The most one record of `sample` can add to its statistic `key`, known before the
+    /// sample is answered (an answer holding a list over `cfg.max_items` is unreadable, so
+    /// no answer counts more items than that). The sequential gate bounds what a sample not
+    /// yet answered can do to a rule with it. `None`: no bound is known, and a rule reading
+    /// `key` waits for every sample.
+    fn record_bound(&self, key: &str, sample: &Sample, cfg: &ScoringConfig) -> Option<f64> {
+        let _ = (key, sample, cfg);
+        None
+    }
 }
 
 /// `value` when it is a list, else an empty list.

@@ -5,7 +5,9 @@
 //! the seeded order, random within each kind and task, in which samples are sent.
 
 pub mod betting;
+pub mod decide;
 pub mod order;
+pub mod questions;
 pub mod ratio;
 
 #[cfg(test)]

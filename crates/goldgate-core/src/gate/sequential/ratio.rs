@@ -111,6 +111,11 @@ impl RatioTest {
         }
     }
 
+    /// How many samples it draws.
+    pub fn population(&self) -> usize {
+        self.paired.len()
+    }
+
     /// The side of θ found for the suite's ratio, once one is.
     pub fn decided(&self) -> Option<Side> {
         match &self.test {

@@ -431,3 +431,107 @@ mod ratio {
         assert_eq!(test.decided(), Some(Side::Below));
     }
 }
+
+mod decisions {
+    use crate::gate::sequential::decide::{Decisions, Outcome, Planned};
+    use crate::gate::sequential::questions::{keys, questions};
+    use crate::rng::Rng;
+    use crate::score::ScoreFile;
+    use crate::testkit::{metric, rules, test_kind, test_kind_file};
+
+    const MAX_ITEMS: f64 = 20.0;
+
+    /// (tp, fp, fn) of `n` samples of 5 gold marks, each found with probability `p`.
+    fn counts(rng: &mut Rng, n: usize, p: f64) -> Vec<(f64, f64, f64, bool)> {
+        (0..n)
+            .map(|_| {
+                let tp = (0..5).filter(|_| (rng.below(1000) as f64) < p * 1000.0).count();
+                let fp = f64::from(u8::from(rng.below(4) == 0));
+                (tp as f64, fp, (5 - tp) as f64, false)
+            })
+            .collect()
+    }
+
+    /// A score file of `counts`, each record parsed (as every scored record has a parse
+    /// outcome).
+    fn file(counts: &[(f64, f64, f64, bool)]) -> ScoreFile {
+        let mut file = test_kind_file(counts, "1");
+        for s in &mut file.samples {
+            s.stats.add("parse.records", 1.0);
+            s.stats.add("parse.raw", 1.0);
+        }
+        file
+    }
+
+    /// Feed `candidate`'s samples in order until every question is decided: the samples
+    /// seen and where each question stands.
+    fn decide(
+        text: &str,
+        baseline: &ScoreFile,
+        candidate: &ScoreFile,
+    ) -> (usize, Vec<(String, Outcome)>) {
+        let kind = crate::kinds::kind_of(test_kind());
+        let asked = questions(&rules(text), Some(baseline), &[kind]);
+        let keys = keys(&asked);
+        let planned: Vec<Planned> = candidate
+            .samples
+            .iter()
+            .map(|s| Planned {
+                id: s.id.clone(),
+                kind,
+                bounds: keys
+                    .iter()
+                    .map(|k| match k.rsplit('.').next() {
+                        Some("tp" | "fn") => Some(5.0),
+                        Some("fp") => Some(MAX_ITEMS),
+                        _ => Some(1.0),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut decisions = Decisions::new(asked, keys, planned, &[], Some(baseline));
+        for sample in &candidate.samples {
+            if decisions.all_decided() {
+                break;
+            }
+            decisions.observe(sample);
+        }
+        let outcomes = decisions
+            .tracked()
+            .iter()
+            .map(|t| (t.question.describe(), t.outcome.clone()))
+            .collect();
+        (decisions.answered(), outcomes)
+    }
+
+    fn rule() -> String {
+        format!(
+            "[metrics.\"{}\"]\nmin = 0.5\nmax_regression = 0.02\nrequire_significance = true\n",
+            metric("f1")
+        )
+    }
+
+    #[test]
+    fn a_clear_drop_breaks_the_regression_rule_early() {
+        let mut rng = Rng::new(7);
+        let baseline = file(&counts(&mut rng, 400, 0.8));
+        let candidate = file(&counts(&mut rng, 400, 0.6));
+        let (seen, outcomes) = decide(&rule(), &baseline, &candidate);
+        let regression = outcomes.iter().find(|(q, _)| q.contains('Δ')).unwrap();
+        assert_eq!(regression.1, Outcome::Breaks, "{outcomes:?}");
+        assert!(seen < 200, "{seen} samples: {outcomes:?}");
+    }
+
+    #[test]
+    fn a_clear_improvement_holds_every_rule_early() {
+        let mut rng = Rng::new(8);
+        let baseline = file(&counts(&mut rng, 400, 0.6));
+        let candidate = file(&counts(&mut rng, 400, 0.8));
+        let (seen, outcomes) = decide(&rule(), &baseline, &candidate);
+        assert!(
+            outcomes.iter().all(|(_, o)| *o == Outcome::Holds),
+            "{outcomes:?}"
+        );
+        assert!(seen < 200, "{seen} samples: {outcomes:?}");
+    }
+}

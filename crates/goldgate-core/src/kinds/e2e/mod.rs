@@ -265,6 +265,16 @@ impl super::TaskKind for E2e {
     }
 
     /// An SRS's requirements are matched to the gold ones exactly as extraction's are.
+    /// The RD score is a weighted sum of four scores in [0, 1].
+    fn record_bound(&self, key: &str, _sample: &Sample, cfg: &ScoringConfig) -> Option<f64> {
+        let w = cfg.rd_weights;
+        match key {
+            "e2e.rd_score" => Some(w.coverage + w.accuracy + w.structure + w.traceability),
+            "e2e.records" => Some(1.0),
+            _ => None,
+        }
+    }
+
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Extraction.prepare(sample, cfg)
     }

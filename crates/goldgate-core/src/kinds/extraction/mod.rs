@@ -379,6 +379,18 @@ impl super::TaskKind for Extraction {
         super::ChatPrompts::built_in(include_str!("prompt.j2"))
     }
 
+    /// Matched and missed requirements are at most the gold's, extra ones at most the
+    /// answer's list (`max_items`); one record adds one F1.
+    fn record_bound(&self, key: &str, sample: &Sample, cfg: &ScoringConfig) -> Option<f64> {
+        let gold = sample.labels.list::<Requirement>("requirements").len() as f64;
+        match key {
+            "ext.tp" | "ext.fn" => Some(gold),
+            "ext.fp" => Some(cfg.max_items as f64),
+            "ext.records" | "ext.f1_sum" => Some(1.0),
+            _ => None,
+        }
+    }
+
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Box::new(GoldRequirements::new(
             sample.labels.list::<Requirement>("requirements"),

@@ -157,6 +157,21 @@ impl super::TaskKind for Inference {
         super::ChatPrompts::built_in(include_str!("prompt.j2"))
     }
 
+    /// The necessary gold items found are at most the necessary gold items.
+    fn record_bound(&self, key: &str, sample: &Sample, cfg: &ScoringConfig) -> Option<f64> {
+        let gold = self.prepare(sample, cfg);
+        let necessary = super::gold::<GoldInferred>(&gold)
+            .weight
+            .iter()
+            .filter(|&&w| w == 2.0)
+            .count();
+        match key {
+            "inf.necessary" | "inf.necessary_matched" => Some(necessary as f64),
+            "inf.records" => Some(1.0),
+            _ => None,
+        }
+    }
+
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Box::new(GoldInferred::new(
             sample

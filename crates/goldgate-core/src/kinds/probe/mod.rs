@@ -84,20 +84,26 @@ static METRICS: &[Metric] = &[
         "probe.records",
         precision_,
         "micro precision of the marks",
-    ),
+    )
+    .as_ratio(&[("probe.tp", 1.0)], &[("probe.tp", 1.0), ("probe.fp", 1.0)]),
     m(
         "probe.recall",
         Higher,
         "probe.records",
         recall_,
         "micro recall of the marks",
-    ),
+    )
+    .as_ratio(&[("probe.tp", 1.0)], &[("probe.tp", 1.0), ("probe.fn", 1.0)]),
     m(
         "probe.f1",
         Higher,
         "probe.records",
         f1_,
         "micro F1 of the marks",
+    )
+    .as_ratio(
+        &[("probe.tp", 2.0)],
+        &[("probe.tp", 2.0), ("probe.fp", 1.0), ("probe.fn", 1.0)],
     ),
     m(
         "probe.flagged_rate",
@@ -105,7 +111,8 @@ static METRICS: &[Metric] = &[
         "probe.records",
         flagged_rate,
         "share of answers naming a mark the conversation does not",
-    ),
+    )
+    .as_ratio(&[("probe.flagged_records", 1.0)], &[("probe.records", 1.0)]),
     m(
         "probe.ece",
         Lower,
@@ -205,6 +212,17 @@ impl super::TaskKind for Probe {
 
     fn annotate_form(&self) -> &'static str {
         include_str!("annotate.js")
+    }
+
+    /// Found and missed marks are at most the gold's, extra ones at most the answer's list.
+    fn record_bound(&self, key: &str, sample: &Sample, cfg: &ScoringConfig) -> Option<f64> {
+        let gold = sample.labels.list::<String>("marks").len() as f64;
+        match key {
+            "probe.tp" | "probe.fn" => Some(gold),
+            "probe.fp" => Some(cfg.max_items as f64),
+            "probe.records" | "probe.flagged_records" => Some(1.0),
+            _ => None,
+        }
     }
 
     fn prepare(&self, _: &Sample, _: &ScoringConfig) -> super::Gold {

@@ -151,6 +151,18 @@ impl TaskKind for Tuples {
         }
     }
 
+    /// Matched and missed tuples are at most the gold's, extra ones at most the answer's
+    /// list (`max_items`).
+    fn record_bound(&self, key: &str, sample: &Sample, cfg: &ScoringConfig) -> Option<f64> {
+        let gold = gold_set(sample).unwrap_or_default().count() as f64;
+        match key {
+            "tuples.strict_tp" | "tuples.strict_fn" => Some(gold),
+            "tuples.strict_fp" => Some(cfg.max_items as f64),
+            "tuples.records" | "tuples.f1_sum" => Some(1.0),
+            _ => None,
+        }
+    }
+
     fn prepare(&self, sample: &Sample, _cfg: &ScoringConfig) -> Gold {
         Box::new(TupleGold {
             set: gold_set(sample).unwrap_or_default(),

@@ -1,0 +1,191 @@
+//! The gate's rules as the questions the sequential gate asks about the full suite: each
+//! floor, ceiling and allowed regression of a gated metric, with the bound it is decided
+//! at. A rule on a metric that is not a ratio of summed statistics (kappa, calibration
+//! bins, latency quantiles, sums such as cost) cannot be decided before every sample is in:
+//! it keeps the run going, and says why.
+
+use serde::Serialize;
+
+use super::super::rule::rule_for;
+use super::super::thresholds::{Regression, Severity, Thresholds};
+use crate::metrics::registry::{Direction, Metric, Ratio};
+use crate::sample::Kind;
+use crate::score::file::ScoreFile;
+
+/// What a question asks of a metric's value over the full suite.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "check")]
+pub enum Check {
+    /// It breaks below `bound`.
+    Floor { bound: f64 },
+    /// It breaks above `bound`.
+    Ceiling { bound: f64 },
+    /// It breaks when it is worse than the baseline's value by more than `allowed`.
+    Regression {
+        baseline: f64,
+        allowed: f64,
+        /// Whether the full check would also need the change to be significant.
+        significance: bool,
+    },
+}
+
+/// One question: a metric (of one kind, for a metric judged per kind) and what is asked
+/// of it, at the rule's confidence.
+#[derive(Clone, Debug)]
+pub struct Question {
+    pub metric: &'static Metric,
+    pub kind: Option<Kind>,
+    pub check: Check,
+    pub confidence: f64,
+    pub severity: Severity,
+    /// Why it cannot be decided before every sample is in, when it cannot.
+    pub waits: Option<String>,
+}
+
+impl Question {
+    /// The ratio the question is decided on (`None`: it waits for every sample).
+    pub fn ratio(&self) -> Option<Ratio> {
+        self.waits.is_none().then_some(self.metric.ratio).flatten()
+    }
+
+    /// `extraction.f1 ≥ 0.8`, `extraction.f1 Δ ≤ 0.02 (baseline 0.81)`, with the kind of a
+    /// metric judged per kind.
+    pub fn describe(&self) -> String {
+        let name = match self.kind {
+            Some(k) => format!("{} ({})", self.metric.name, k.as_str()),
+            None => self.metric.name.to_string(),
+        };
+        let v = |x: f64| crate::number::value(x, 4);
+        match self.check {
+            Check::Floor { bound } => format!("{name} ≥ {}", v(bound)),
+            Check::Ceiling { bound } => format!("{name} ≤ {}", v(bound)),
+            Check::Regression {
+                baseline, allowed, ..
+            } => format!(
+                "{name} Δ ≤ {} (baseline {})",
+                v(allowed),
+                v(baseline)
+            ),
+        }
+    }
+
+    /// The value the metric breaks on the other side of (its floor, its ceiling, or the
+    /// baseline's value less the allowed regression), and whether breaking is falling below
+    /// it.
+    pub fn bound(&self) -> (f64, bool) {
+        match self.check {
+            Check::Floor { bound } => (bound, true),
+            Check::Ceiling { bound } => (bound, false),
+            Check::Regression {
+                baseline, allowed, ..
+            } => match self.metric.direction {
+                Direction::Lower => (baseline + allowed, false),
+                _ => (baseline - allowed, true),
+            },
+        }
+    }
+}
+
+/// The questions of every gated metric of a suite holding `kinds`, under `thresholds`,
+/// against `baseline` when there is one: those the full check would judge.
+pub fn questions(
+    thresholds: &Thresholds,
+    baseline: Option<&ScoreFile>,
+    kinds: &[Kind],
+) -> Vec<Question> {
+    let names: Vec<&str> = kinds
+        .iter()
+        .flat_map(|k| crate::kinds::of(*k).metrics().iter().map(|m| m.name))
+        .chain(baseline.iter().flat_map(|b| b.metrics.keys().map(String::as_str)))
+        .chain(thresholds.rule_names())
+        .collect();
+    let catalog = crate::kinds::catalog(names.iter().copied());
+    let mut out = Vec::new();
+    for metric in catalog {
+        // A metric of a kind the suite does not hold has no data, and the full check says
+        // so whatever is sent.
+        let Some((rule, regression, severity)) = rule_for(metric, thresholds) else {
+            continue;
+        };
+        // The built-in rules judge only what a run has (see `decide::judge_values`); a
+        // rule written for it is judged, on no data, whatever is sent.
+        let owner = crate::kinds::owner(metric.name);
+        if owner.is_some_and(|k| !kinds.contains(&k)) {
+            let built_in =
+                thresholds.is_built_in() || !thresholds.rule_names().any(|n| n == metric.name);
+            let base = baseline.and_then(|b| b.metrics.get(metric.name)).and_then(|a| a.value);
+            if !built_in || base.is_some() && !metric.is_run_health() {
+                out.push(waiting(metric, "the suite has no sample of its kind"));
+            }
+            continue;
+        }
+        let scopes: Vec<Option<Kind>> = match metric.is_judged_per_kind() {
+            true => kinds.iter().copied().map(Some).collect(),
+            false => vec![None],
+        };
+        let waits = match metric.ratio {
+            None => Some("its value is not a ratio of summed counts".to_string()),
+            Some(_) => None,
+        };
+        let ask = |kind: Option<Kind>, check: Check| Question {
+            metric,
+            kind,
+            check,
+            confidence: rule.confidence,
+            severity,
+            waits: waits.clone(),
+        };
+        for &kind in &scopes {
+            if let Some(bound) = rule.min {
+                out.push(ask(kind, Check::Floor { bound }));
+            }
+            if let Some(bound) = rule.max {
+                out.push(ask(kind, Check::Ceiling { bound }));
+            }
+        }
+        let base = baseline.and_then(|b| b.metrics.get(metric.name)).and_then(|a| a.value);
+        if let (Some(regression), Some(b), false) =
+            (regression, base, metric.direction == Direction::Neither)
+        {
+            let allowed = match regression {
+                Regression::Absolute(x) => x,
+                Regression::Relative(p) => p * b.abs(),
+            };
+            out.push(ask(
+                None,
+                Check::Regression {
+                    baseline: b,
+                    allowed,
+                    significance: rule.require_significance,
+                },
+            ));
+        }
+    }
+    out
+}
+
+/// A question on `metric` that waits for every sample, for `why`.
+fn waiting(metric: &'static Metric, why: &str) -> Question {
+    Question {
+        metric,
+        kind: None,
+        check: Check::Floor { bound: 0.0 },
+        confidence: 0.95,
+        severity: Severity::Fail,
+        waits: Some(why.to_string()),
+    }
+}
+
+/// The statistics the questions read, each once, in order: what the caller bounds for every
+/// sample not yet answered.
+pub fn keys(questions: &[Question]) -> Vec<&'static str> {
+    let mut keys: Vec<&'static str> = Vec::new();
+    for ratio in questions.iter().filter_map(Question::ratio) {
+        for (key, _) in ratio.numerator.iter().chain(ratio.denominator) {
+            if !keys.contains(key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys
+}
