@@ -56,7 +56,12 @@ fn uniform(rng: &mut Rng) -> f64 {
 }
 
 /// One run's (tp, fp, fn) per sample; `keep_third` marks the samples that keep a third.
-fn run(rng: &mut Rng, gold: &[usize], p: &[f64], keep_third: &[bool]) -> Vec<(f64, f64, f64, bool)> {
+fn run(
+    rng: &mut Rng,
+    gold: &[usize],
+    p: &[f64],
+    keep_third: &[bool],
+) -> Vec<(f64, f64, f64, bool)> {
     gold.iter()
         .zip(p)
         .zip(keep_third)
@@ -89,7 +94,13 @@ struct Outcomes {
     drop: f64,
 }
 
-fn one(rng: &mut Rng, n: usize, change: Change, rules: &Thresholds, options: &CompareOptions) -> Outcomes {
+fn one(
+    rng: &mut Rng,
+    n: usize,
+    change: Change,
+    rules: &Thresholds,
+    options: &CompareOptions,
+) -> Outcomes {
     let gold: Vec<usize> = (0..n).map(|_| 3 + rng.below(6)).collect();
     let p: Vec<f64> = (0..n).map(|_| 0.6 + 0.4 * uniform(rng)).collect();
     let share = match change {
@@ -106,7 +117,11 @@ fn one(rng: &mut Rng, n: usize, change: Change, rules: &Thresholds, options: &Co
     let candidate = file(&run(rng, &gold, &p, cand_cut));
     let verdict = compare(&candidate, Some(&baseline), rules, options).expect("comparable");
     let full_fail = verdict.verdict == Verdict::Fail;
-    let f1 = |f: &ScoreFile| f.metrics[&goldgate_core::testkit::metric("f1")].value.unwrap_or(0.0);
+    let f1 = |f: &ScoreFile| {
+        f.metrics[&goldgate_core::testkit::metric("f1")]
+            .value
+            .unwrap_or(0.0)
+    };
     let (seq_fail, sent) = sequential(rng, &candidate, &baseline, &gold, rules, full_fail);
     Outcomes {
         full_fail,
@@ -136,6 +151,7 @@ fn sequential(
         .map(|&i| Planned {
             id: candidate.samples[i].id.clone(),
             kind,
+            stratum: String::new(),
             // As the test kind bounds a record: found and missed marks at most the gold's,
             // extra ones at most `max_items`, every count per record at most 1.
             bounds: keys
@@ -198,14 +214,18 @@ fn main() {
                             (t..reps)
                                 .step_by(threads)
                                 .map(|rep| {
-                                    let mut rng = Rng::new(0x5E90_0000 ^ ((n as u64) << 20) ^ rep as u64);
+                                    let mut rng =
+                                        Rng::new(0x5E90_0000 ^ ((n as u64) << 20) ^ rep as u64);
                                     one(&mut rng, n, change, rules, options)
                                 })
                                 .collect::<Vec<_>>()
                         })
                     })
                     .collect();
-                handles.into_iter().flat_map(|h| h.join().expect("a simulation thread")).collect()
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().expect("a simulation thread"))
+                    .collect()
             });
             let share = |pick: &dyn Fn(&Outcomes) -> bool| {
                 let k = results.iter().filter(|o| pick(o)).count();

@@ -233,6 +233,10 @@ pub struct CheckTable {
     pub out_dir: Option<PathBuf>,
     /// A `baseline` that does not exist yet is not an error: only absolute rules apply.
     pub allow_missing_baseline: Option<bool>,
+    /// Stop starting calls once every rule is decided about the full suite (`--sequential`).
+    pub sequential: Option<bool>,
+    /// Samples answered between two tests of the rules in a sequential check (`--batch`).
+    pub batch: Option<u32>,
 }
 
 /// `[suite]`: how suite files are read.

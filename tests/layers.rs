@@ -153,10 +153,11 @@ const ALLOWED: &[(&str, Table)] = &[
                 ],
             ),
             ("resume", &[]),
+            ("summary", &[]),
             (
                 "runner",
                 &[
-                    "adapter", "agents", "cache", "call", "cost", "judge", "usage",
+                    "adapter", "agents", "cache", "call", "cost", "judge", "summary", "usage",
                 ],
             ),
             (

@@ -416,6 +416,19 @@ pub struct CheckArgs {
     /// `gate_name=…`, one `name=value` line each (the GitHub Action keys its cache on them)
     #[arg(long)]
     pub print_fingerprint: bool,
+    /// Send the samples the cache does not answer in a random order (seeded by the pipeline
+    /// fingerprint) and stop starting calls once every rule is decided about the full suite
+    /// at its confidence [default: [check] sequential in goldgate.toml]
+    #[arg(long, conflicts_with = "full")]
+    pub sequential: bool,
+    /// Send every sample, even when goldgate.toml asks for a sequential check
+    #[arg(long)]
+    pub full: bool,
+    /// With --sequential: test the rules again after this many more samples are answered
+    /// [default: [check] batch in goldgate.toml, else the larger of --jobs and 1% of the
+    /// suite]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub batch: Option<u32>,
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]

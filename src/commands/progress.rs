@@ -102,10 +102,16 @@ pub(super) fn report_run(
     let warnings = crate::report::keyless::terminal(&s.keyless.finish())
         + &crate::report::judge::terminal(&s.judge);
     match &run.ending {
-        Ending::Complete => {
+        Ending::Complete | Ending::Decided { .. } => {
             let to_file = kept.map_or_else(String::new, |p| format!(" to {}", p.display()));
+            let not_needed = match run.ending {
+                Ending::Decided { not_needed } => {
+                    format!(", {} not needed", plural(not_needed, "call"))
+                }
+                _ => String::new(),
+            };
             let line = format!(
-                "wrote {}{to_file} ({} in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate){}\n{}{}{causes}{warnings}",
+                "wrote {}{to_file} ({} in {:.1}s, {} failed, {} from the cache: {:.0}% hit rate{not_needed}){}\n{}{}{causes}{warnings}",
                 plural(run.total, "record"),
                 plural(s.written, "call"),
                 s.elapsed.as_secs_f64(),

@@ -14,6 +14,7 @@ mod init;
 pub mod judge;
 mod reproduce;
 mod run;
+mod sequential;
 pub mod similarity;
 mod suite;
 
@@ -414,6 +415,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
         let run = run_settings(suite, out_dir.join(defaults::RUN_FILE), a.pipeline, &file)?;
         let run = run::gate_run(run, &baseline, [Some(&out_dir), a.gate.thresholds.as_ref()]);
         judge::require_judge(&gate.thresholds, &run)?;
+        let sequential = sequential::settings(a.sequential, a.full, a.batch, &file.check, &run)?;
         Ok(CheckCommand {
             check: CheckSettings {
                 run,
@@ -426,6 +428,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
                 compare: gate.compare.clone(),
                 report: gate.report.clone(),
                 facts: provenance_facts(),
+                sequential,
             },
             gate,
             format: a.format.unwrap_or(GateFormat::Text),

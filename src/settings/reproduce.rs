@@ -56,6 +56,9 @@ pub fn check(a: &CheckArgs) -> String {
     w.path("--suite", a.suite.as_deref());
     w.path("--baseline", a.baseline.as_deref());
     w.flag("--allow-missing-baseline", a.allow_missing_baseline);
+    w.flag("--sequential", a.sequential);
+    w.flag("--full", a.full);
+    w.value("--batch", a.batch);
     gate_flags(&mut w, &a.gate);
     w.value("--command", p.command.as_deref());
     w.value(

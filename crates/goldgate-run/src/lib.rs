@@ -26,4 +26,5 @@ pub mod repository;
 pub mod resume;
 pub mod runner;
 pub mod settings_hashes;
+mod summary;
 pub mod usage;

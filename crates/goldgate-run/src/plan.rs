@@ -16,13 +16,14 @@ use super::config::{PipelineConfig, Shard};
 use super::fingerprint::{self, CacheWish, Git};
 use super::judge::cache::JudgeCache;
 use super::judge::Judge;
-use super::runner::{self, Job, RunOptions, RunSummary};
+use super::runner::{self, RunOptions, RunSummary};
+pub use super::runner::{Job, Steer};
 use goldgate_client::limits::Limits;
 use goldgate_core::cachedir::{CacheDir, Ignored};
 use goldgate_core::error::Result;
 use goldgate_core::kinds::keys::Expects;
 use goldgate_core::runfile::lock::OutputLock;
-use goldgate_core::runfile::record::{CacheUse, RunProvenance};
+use goldgate_core::runfile::record::{CacheUse, RunProvenance, RunRecord};
 use goldgate_core::runfile::writer::{Finished, RecordWriter, Resume};
 use goldgate_core::secrets::Secrets;
 use goldgate_core::suite::Suite;
@@ -79,8 +80,26 @@ pub trait Observer {
     fn resumed(&mut self, _done: usize, _todo: usize) {}
     /// The run is about to make `calls` calls.
     fn started(&mut self, _calls: usize) {}
+    /// Before the first call: the order in which to start `jobs` (a permutation of their
+    /// indices) and how many of them may start before the observer widens the window
+    /// ([`Steer::Until`]), given whether the cache answers a job and the pipeline's
+    /// fingerprint (`None`: the suite's order, every job at once). A sequential check sends
+    /// the cache's answers first and the others in an order seeded by the fingerprint.
+    fn order(
+        &mut self,
+        _jobs: &[Job],
+        _cached: &dyn Fn(&Job) -> bool,
+        _fingerprint: &str,
+    ) -> Option<(Vec<usize>, usize)> {
+        None
+    }
     /// A record was written.
     fn record(&mut self, _so_far: &RunSummary) {}
+    /// A record was written: how the run goes on ([`Steer::Stop`] once no more answers are
+    /// needed: the calls in flight finish and are kept; no new call starts).
+    fn answered(&mut self, _record: &RunRecord) -> Result<Steer> {
+        Ok(Steer::Continue)
+    }
     /// No more records will come.
     fn finished(&mut self) {}
 }
@@ -105,6 +124,9 @@ pub enum Ending {
     /// The budget could not be kept: the call of `sample` has no known cost (the pipeline
     /// reported none, and no prices count one); the calls left were not made.
     BudgetUnknown { max_cost: f64, sample: String },
+    /// The caller had what it needed (a sequential check decided every rule): the
+    /// `not_needed` calls left were not made. The run file holds what was answered.
+    Decided { not_needed: usize },
 }
 
 /// What a run did.
@@ -124,8 +146,10 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// Whether the run file is final: every job answered, or every answer the caller
+    /// needed ([`Ending::Decided`]).
     pub fn is_complete(&self) -> bool {
-        self.ending == Ending::Complete
+        matches!(self.ending, Ending::Complete | Ending::Decided { .. })
     }
 
     /// Share of the file's records whose call failed (`run.error_rate`), resumed ones
@@ -274,16 +298,48 @@ pub fn run_suite_locked(
         CacheUse::Off => None,
     }
     .map(|(mode, ttl)| Cache::new(cache_dir.clone(), mode, ttl, max_entry_bytes));
+    let cached = |job: &Job| {
+        let key = || Cache::key(&job.request, &options.pipeline_fingerprint, job.repeat);
+        options
+            .cache
+            .as_ref()
+            .is_some_and(|c| matches!(c.get(&key()), Ok(Some(_))))
+    };
+    if let Some((order, open)) = observer.order(&jobs, &cached, &options.pipeline_fingerprint) {
+        let mut slots: Vec<Option<Job>> = jobs.into_iter().map(Some).collect();
+        jobs = order
+            .into_iter()
+            .filter_map(|i| slots.get_mut(i)?.take())
+            .collect();
+        jobs.extend(slots.into_iter().flatten());
+        options.window = Some(Arc::new(tokio::sync::watch::Sender::new(open)));
+    }
     observer.started(jobs.len());
+    // The first error the observer meets (scoring an answer) stops the calls and is
+    // returned once those in flight are in.
+    let mut failed = None;
     let summary = runtime.block_on(runner::run(
         pipeline,
         jobs,
         &options,
         &mut writer,
-        &mut |so_far| observer.record(so_far),
+        &mut |so_far, record| {
+            observer.record(so_far);
+            if failed.is_some() {
+                return Steer::Stop;
+            }
+            observer.answered(record).unwrap_or_else(|e| {
+                failed = Some(e);
+                Steer::Stop
+            })
+        },
     ));
     observer.finished();
     let summary = summary?;
+    if let Some(e) = failed {
+        writer.abandon()?;
+        return Err(e);
+    }
     let total = summary.written + resumed.done.len();
     let errors = summary.errors + resumed.errors;
     let ending = if summary.tripped {
@@ -302,11 +358,15 @@ pub fn run_suite_locked(
         Ending::OverBudget {
             max_cost: settings.max_cost.unwrap_or(0.0),
         }
+    } else if summary.not_needed > 0 {
+        Ending::Decided {
+            not_needed: summary.not_needed,
+        }
     } else {
         Ending::Complete
     };
     let path = match ending {
-        Ending::Complete => writer.finish()?,
+        Ending::Complete | Ending::Decided { .. } => writer.finish()?,
         _ => writer.abandon()?,
     };
     Ok(RunReport {

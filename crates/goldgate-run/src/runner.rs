@@ -6,8 +6,9 @@
 //! back (answer, stderr, error message) before it is cached or recorded. With a judge, an
 //! e2e answer is reviewed right after it comes back, under the same concurrency permit.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
@@ -18,15 +19,14 @@ use super::cache::Cache;
 use super::call::{CallError, Reply};
 use super::cost::{Budget, Pricing};
 use super::judge::Judge;
+pub use super::summary::RunSummary;
 use goldgate_client::limits::Limits;
 use goldgate_core::error::Result;
-use goldgate_core::judge::reviews::JudgeReviews;
 use goldgate_core::judge::JudgeRecord;
-use goldgate_core::kinds::keys::{Expects, Tally};
+use goldgate_core::kinds::keys::Expects;
 use goldgate_core::parse::{parse_answer, ParseOutcome};
 use goldgate_core::retry::Backoff;
 use goldgate_core::rng::{label_hash, Rng};
-use goldgate_core::runfile::failures::Grouping;
 use goldgate_core::runfile::record::{ErrorKind, RunRecord, Usage};
 use goldgate_core::runfile::trace::Trace;
 use goldgate_core::runfile::writer::RecordWriter;
@@ -68,6 +68,24 @@ pub struct RunOptions {
     pub budget: Arc<Budget>,
     /// The judge reviewing e2e answers (`[judge]`).
     pub judge: Option<Arc<Judge>>,
+    /// Set once the caller needs no more answers (a sequential check has its verdict):
+    /// calls not yet started never start.
+    pub halt: Arc<AtomicBool>,
+    /// How many jobs (in the order given) may have started: the caller widens it as it
+    /// takes their answers in (a sequential check keeps the calls a batch or so ahead of
+    /// what it has decided on). `None`: every job may start.
+    pub window: Option<Arc<tokio::sync::watch::Sender<usize>>>,
+}
+
+/// What the caller says once it has heard of a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Steer {
+    /// Go on.
+    Continue,
+    /// Jobs up to this many (in the order given) may start.
+    Until(usize),
+    /// No more answers are needed: calls not yet started never start.
+    Stop,
 }
 
 impl RunOptions {
@@ -85,114 +103,46 @@ impl RunOptions {
             pricing: None,
             budget: Arc::default(),
             judge: None,
+            halt: Arc::default(),
+            window: None,
         }
     }
 }
 
-/// What happened.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RunSummary {
-    /// Records written by this run.
-    pub written: usize,
-    /// Records with a failed call.
-    pub errors: usize,
-    /// Records answered from the cache.
-    pub cached: usize,
-    /// The first failure, to show when the run is stopped for failing too often.
-    pub first_error: Option<String>,
-    /// Every failed call, grouped by cause (for the run summary).
-    pub failures: Grouping,
-    /// Stopped by Ctrl-C or SIGTERM.
-    pub interrupted: bool,
-    /// Stopped because more than `max_errors` calls failed.
-    pub tripped: bool,
-    /// Stopped because the calls spent the budget (`--max-cost`).
-    pub over_budget: bool,
-    /// Stopped because the budget could not be enforced: a call whose cost is unknown (no
-    /// cost reported, no prices), said with its sample.
-    pub budget_unknown: Option<String>,
-    /// Tokens and cost (USD) of the answers written, cached ones included: what the
-    /// answers cost to make.
-    pub tokens: u64,
-    pub cost_usd: f64,
-    /// Tokens and cost of the calls this run made (cached answers cost nothing now).
-    pub spent_tokens: u64,
-    pub spent_usd: f64,
-    /// Records whose tokens / cost were known.
-    pub tokens_known: usize,
-    pub cost_known: usize,
-    /// Records whose tokens goldgate counted itself (their cost, when priced, is an
-    /// estimate too).
-    pub estimated: usize,
-    /// Records whose pipeline reported usage numbers no call can have (dropped), and the
-    /// first of them with why.
-    pub usage_invalid: usize,
-    pub first_usage_invalid: Option<String>,
-    /// Answers cut at the model's token limit (`finish_reason: length`).
-    pub truncated: usize,
-    /// Answers that parsed but hold none of the keys their kind reads.
-    pub keyless: Tally,
-    /// The judgements the judge was asked for and those it failed, with the first cause.
-    pub judge: JudgeReviews,
-    pub elapsed: Duration,
+/// A call that never started.
+enum NotStarted {
+    /// The budget was spent.
+    Budget,
+    /// The caller needed no more answers.
+    NotNeeded,
 }
 
-impl RunSummary {
-    fn count(&mut self, record: &RunRecord) {
-        self.written += 1;
-        self.cached += usize::from(record.cached);
-        self.truncated += usize::from(record.finish_reason.as_deref() == Some("length"));
-        let usage = record.usage.as_ref();
-        // Counts and costs are in their ranges here (checked where they were read), so
-        // these sums stay finite; token sums saturate rather than wrap all the same.
-        if let Some(tokens) = usage.and_then(Usage::tokens) {
-            self.tokens = self.tokens.saturating_add(tokens);
-            self.tokens_known += 1;
-            if !record.cached {
-                self.spent_tokens = self.spent_tokens.saturating_add(tokens);
-            }
-        }
-        if let Some(cost) = usage.and_then(|u| u.cost_usd).filter(|c| c.is_finite()) {
-            self.cost_usd += cost;
-            self.cost_known += 1;
-            if !record.cached {
-                self.spent_usd += cost;
-            }
-        }
-        self.estimated += usize::from(Usage::is_estimated(usage));
-        if let Some(why) = usage.and_then(|u| u.invalid.as_ref()) {
-            self.usage_invalid += 1;
-            self.first_usage_invalid
-                .get_or_insert_with(|| format!("{}: {why}", record.sample_id));
-        }
-        if let Some(e) = &record.error {
-            self.errors += 1;
-            self.first_error
-                .get_or_insert_with(|| format!("{}: {}", record.sample_id, e.message));
-            self.failures.add(&record.sample_id, e);
-        }
-        if let Some(review) = &record.judge {
-            self.judge.add_judgements(&record.sample_id, review);
-        }
-    }
-}
-
-/// Run every job; records go to `writer` as they finish and `progress` hears of each.
+/// Run every job, starting them in the order given; records go to `writer` as they finish
+/// and `progress` hears of each and steers the rest: it may widen the window of jobs that
+/// may start, or stop (the calls in flight then finish and are kept; no new one starts).
 pub async fn run(
     pipeline: Arc<Pipeline>,
     jobs: Vec<Job>,
     options: &RunOptions,
     writer: &mut RecordWriter,
-    progress: &mut dyn FnMut(&RunSummary),
+    progress: &mut dyn FnMut(&RunSummary, &RunRecord) -> Steer,
 ) -> Result<RunSummary> {
     let started = Instant::now();
     let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
     let mut tasks = JoinSet::new();
-    for job in jobs {
+    for (index, job) in jobs.into_iter().enumerate() {
         let (pipeline, permits, options) = (pipeline.clone(), permits.clone(), options.clone());
         tasks.spawn(async move {
+            if let Some(window) = &options.window {
+                let mut open = window.subscribe();
+                let _ = open.wait_for(|&until| until > index).await;
+            }
             let _permit = permits.acquire_owned().await;
-            // Once the budget is spent, calls still waiting never start.
+            // Once the budget is spent, or no more answers are needed, calls still waiting
+            // never start.
+            if options.halt.load(Ordering::SeqCst) {
+                return Ok(Err(NotStarted::NotNeeded));
+            }
             match options.budget.open() {
                 true => {
                     let (record, keyless) = call(&pipeline, &job, &options).await?;
@@ -212,13 +162,13 @@ pub async fn run(
                     if let Some(cost) = judge_cost(&record) {
                         options.budget.spend(cost);
                     }
-                    Ok(Some((
+                    Ok(Ok((
                         record,
                         keyless.map(|found| (job.expects, found)),
                         unknown,
                     )))
                 }
-                false => Ok(None),
+                false => Ok(Err(NotStarted::Budget)),
             }
         });
     }
@@ -235,7 +185,8 @@ pub async fn run(
             }
             next = tasks.join_next() => match next {
                 None => break,
-                Some(Ok(Ok(None))) => summary.over_budget = true,
+                Some(Ok(Ok(Err(NotStarted::Budget)))) => summary.over_budget = true,
+                Some(Ok(Ok(Err(NotStarted::NotNeeded)))) => summary.not_needed += 1,
                 // An answer-cache entry that cannot be goldgate's: no answer is taken from it,
                 // and the run stops on it like on any input error.
                 Some(Ok(Err(problem))) => {
@@ -243,7 +194,7 @@ pub async fn run(
                     while tasks.join_next().await.is_some() {}
                     return Err(goldgate_core::error::Error::invalid("answer cache entry", problem));
                 }
-                Some(Ok(Ok(Some((record, keyless, unknown))))) => {
+                Some(Ok(Ok(Ok((record, keyless, unknown))))) => {
                     writer.write(&record)?;
                     summary.count(&record);
                     if unknown {
@@ -252,7 +203,21 @@ pub async fn run(
                     if let Some((expects, found)) = keyless {
                         expects.count(&mut summary.keyless, &record.sample_id, &found);
                     }
-                    progress(&summary);
+                    match progress(&summary, &record) {
+                        Steer::Continue => {}
+                        Steer::Until(until) => {
+                            if let Some(window) = &options.window {
+                                window.send_modify(|open| *open = (*open).max(until));
+                            }
+                        }
+                        Steer::Stop => {
+                            options.halt.store(true, Ordering::SeqCst);
+                            // The jobs waiting for the window wake to find they are not needed.
+                            if let Some(window) = &options.window {
+                                window.send_replace(usize::MAX);
+                            }
+                        }
+                    }
                     if options.max_errors.is_some_and(|max| summary.errors > max) {
                         summary.tripped = true;
                         tasks.abort_all();

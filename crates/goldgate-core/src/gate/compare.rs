@@ -108,6 +108,7 @@ pub fn compare(
         failures: failed_calls(candidate),
         keyless: candidate.keyless.clone(),
         judge: super::breakdown::judge_reviews(candidate),
+        sequential: None,
     })
 }
 

@@ -237,7 +237,15 @@ pub fn rederive(
         .filter(|d| broken.contains(d.id.as_str()))
         .cloned()
         .collect();
-    let (verdict, summary) = decide(&metrics, file.missing.len(), has_baseline, options.ratchet);
+    // A sequential check's early decisions rest on per-sample evidence the file does not
+    // carry: judged again, the samples it did not send have no answer.
+    let missing: Vec<String> = file
+        .missing
+        .iter()
+        .chain(file.sequential.iter().flat_map(|s| &s.not_needed))
+        .cloned()
+        .collect();
+    let (verdict, summary) = decide(&metrics, missing.len(), has_baseline, options.ratchet);
     let overridden = metrics
         .iter()
         .filter_map(|m| {
@@ -258,7 +266,7 @@ pub fn rederive(
         samples,
         added,
         removed,
-        missing: file.missing.clone(),
+        missing,
         provenance,
         ratchet: options.ratchet.to_vec(),
         groups,
@@ -268,6 +276,7 @@ pub fn rederive(
         failures: file.failures.clone(),
         keyless: file.keyless.clone(),
         judge: file.judge.clone(),
+        sequential: None,
     };
     Ok(Rederived {
         verdict: derived,

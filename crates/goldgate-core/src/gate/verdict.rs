@@ -196,6 +196,10 @@ pub struct Verdict {
     /// The judgements the LLM judge failed and the documents suspect of steering it.
     #[serde(default, skip_serializing_if = "JudgeReviews::is_empty")]
     pub judge: JudgeReviews,
+    /// How a sequential check went (`check --sequential`): the samples it answered, those
+    /// not needed, and the rules' questions about the full suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<super::sequential::report::SequentialReport>,
 }
 
 impl Verdict {

@@ -3,6 +3,7 @@
 //! file are read a round of samples at a time.
 
 mod aggregate;
+mod batch;
 pub mod file;
 mod provenance;
 mod runs;
@@ -27,6 +28,7 @@ use crate::runfile::record::Answer;
 use crate::sample::Sample;
 use crate::suite::{Loaded, RawDocument, Suite, UniqueIds};
 
+pub use batch::score_batch;
 pub use file::{SampleScore, ScoreFile};
 pub use provenance::{rfc3339, Facts};
 pub use texts::Embedding;

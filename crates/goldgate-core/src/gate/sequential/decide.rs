@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use super::betting::Side;
+use super::betting::{side_of, Side};
 use super::questions::{Check, Question};
 use super::ratio::{RatioTest, TermBounds, Terms};
 use crate::metrics::registry::Ratio;
@@ -31,9 +31,19 @@ pub const SLACK: f64 = 1.5;
 pub struct Planned {
     pub id: String,
     pub kind: Kind,
+    /// The stratum it was sent in (its kind, and its task within the kind): the samples of
+    /// a stratum are sent in a uniformly random order of their own.
+    pub stratum: String,
     /// The most its records (every repeat) can add to each statistic the questions read, in
     /// the order of [`super::questions::keys`] (`None`: unknown).
     pub bounds: Vec<Option<f64>>,
+}
+
+/// A sample answered before the first call (by the cache), with its stratum.
+#[derive(Clone, Copy, Debug)]
+pub struct Known<'a> {
+    pub score: &'a crate::score::SampleScore,
+    pub stratum: &'a str,
 }
 
 /// Where a question stands.
@@ -57,20 +67,35 @@ pub struct Tracked {
     pub outcome: Outcome,
     /// Samples answered (cached ones included) when it was decided.
     pub decided_at: Option<usize>,
-    /// For each planned sample, its place in this question's population.
-    member_of: Vec<Option<usize>>,
+    /// One part per stratum its samples are sent in.
+    parts: Vec<Part>,
+    /// For each planned sample, its part and its place in that part's population.
+    member_of: Vec<Option<(usize, usize)>>,
+    /// The bound the question breaks on and whether breaking is falling below it.
+    bound: f64,
+    below_breaks: bool,
+}
+
+/// A question's samples of one stratum: drawn in a uniformly random order of their own, so
+/// each stratum's total is tested apart, at the question's α shared among its strata. The
+/// suite's total is on one side of the bound when every stratum's is.
+#[derive(Clone, Debug, Default)]
+struct Part {
     bounds: Vec<TermBounds>,
     /// Each member's baseline term (zero without a baseline sample), for the paired test
     /// and the change's spread.
     paired: Vec<f64>,
-    /// The terms seen so far, with those known before the first call.
+    /// The terms seen so far, and those known before the first call.
     seen: Vec<Terms>,
     known: Vec<Terms>,
     holds: Option<RatioTest>,
     breaks: Option<RatioTest>,
-    /// The bound the question breaks on and whether breaking is falling below it.
-    bound: f64,
-    below_breaks: bool,
+    /// The side found exactly (nothing to draw), `None` inside: a part at the bound exactly
+    /// takes neither side.
+    exact: Option<Option<Side>>,
+    /// A regression the full check would also need to be significant: it breaks only by
+    /// the significance test.
+    needs_significance: bool,
 }
 
 /// Every question of a sequential check, fed the samples in the order they were sent.
@@ -95,14 +120,13 @@ fn terms(ratio: &Ratio, sums: &dyn Sums) -> Terms {
 }
 
 impl Decisions {
-    /// The questions' tests over `planned` (in sending order), with `known` the scores of
-    /// the samples answered already and `baseline` the baseline's scores (for the paired
-    /// regressions).
+    /// The questions' tests over `planned` (in sending order), with `known` the samples
+    /// answered already and `baseline` the baseline's scores (for the paired regressions).
     pub fn new(
         questions: Vec<Question>,
         keys: Vec<&'static str>,
         planned: Vec<Planned>,
-        known: &[crate::score::SampleScore],
+        known: &[Known<'_>],
         baseline: Option<&crate::score::ScoreFile>,
     ) -> Decisions {
         let baseline = baseline.map(|b| {
@@ -126,19 +150,14 @@ impl Decisions {
         decisions
     }
 
-    /// A question's population, bounds and first test.
-    fn track(&self, question: Question, known: &[crate::score::SampleScore]) -> Tracked {
+    /// A question's parts, their bounds and first tests.
+    fn track(&self, question: Question, known: &[Known<'_>]) -> Tracked {
         let (bound, below_breaks) = question.bound();
         let mut tracked = Tracked {
             outcome: Outcome::Open,
             decided_at: None,
+            parts: Vec::new(),
             member_of: vec![None; self.planned.len()],
-            bounds: Vec::new(),
-            paired: Vec::new(),
-            seen: Vec::new(),
-            known: Vec::new(),
-            holds: None,
-            breaks: None,
             bound,
             below_breaks,
             question,
@@ -148,14 +167,38 @@ impl Decisions {
             tracked.outcome = Outcome::Waits(why);
             return tracked;
         };
+        if let Some(outcome) = tracked.certain() {
+            tracked.outcome = outcome;
+            return tracked;
+        }
         let kind = tracked.question.kind;
         let owner = crate::kinds::owner(tracked.question.metric.name);
         let counts = |k: Kind| kind.is_none_or(|only| only == k) && owner.is_none_or(|o| o == k);
-        tracked.known = known
-            .iter()
-            .filter(|s| counts(s.kind))
-            .map(|s| terms(&ratio, &s.stats))
-            .collect();
+        let needs_significance = matches!(
+            tracked.question.check,
+            Check::Regression {
+                significance: true,
+                ..
+            }
+        );
+        let mut strata: Vec<String> = Vec::new();
+        let mut part_of = |stratum: &str, parts: &mut Vec<Part>| -> usize {
+            match strata.iter().position(|s| s == stratum) {
+                Some(i) => i,
+                None => {
+                    strata.push(stratum.to_string());
+                    parts.push(Part {
+                        needs_significance,
+                        ..Part::default()
+                    });
+                    parts.len() - 1
+                }
+            }
+        };
+        for k in known.iter().filter(|k| counts(k.score.kind)) {
+            let p = part_of(k.stratum, &mut tracked.parts);
+            tracked.parts[p].known.push(terms(&ratio, &k.score.stats));
+        }
         let index = |key: &str| self.keys.iter().position(|k| *k == key);
         for (i, planned) in self.planned.iter().enumerate() {
             if !counts(planned.kind) {
@@ -176,13 +219,15 @@ impl Decisions {
                 ));
                 return tracked;
             };
-            tracked.member_of[i] = Some(tracked.bounds.len());
-            tracked.bounds.push(TermBounds {
+            let p = part_of(&planned.stratum, &mut tracked.parts);
+            let part = &mut tracked.parts[p];
+            tracked.member_of[i] = Some((p, part.bounds.len()));
+            part.bounds.push(TermBounds {
                 numerator,
                 denominator,
             });
             let base = self.baseline.as_ref().and_then(|b| b.get(&planned.id));
-            tracked.paired.push(match (&tracked.question.check, base) {
+            part.paired.push(match (&tracked.question.check, base) {
                 (Check::Regression { baseline, .. }, Some(stats)) => {
                     let t = terms(&ratio, stats);
                     t.numerator - baseline * t.denominator
@@ -190,26 +235,23 @@ impl Decisions {
                 _ => 0.0,
             });
         }
-        if tracked.bounds.is_empty() {
-            let why = "no sample is left to send that counts towards it";
-            tracked.outcome = Outcome::Waits(why.into());
-            return tracked;
-        }
-        match tracked.certain() {
-            Some(outcome) => tracked.outcome = outcome,
-            None => {
-                let alpha = 1.0 - tracked.question.confidence;
-                let paired = matches!(tracked.question.check, Check::Regression { .. })
-                    .then(|| tracked.paired.clone());
-                tracked.holds = Some(RatioTest::new(
-                    bound,
-                    &tracked.known,
-                    &tracked.bounds,
-                    paired,
-                    alpha,
-                ));
+        // Each stratum at its share of α: the question is wrong only if one of them is.
+        let alpha = (1.0 - tracked.question.confidence) / tracked.parts.len().max(1) as f64;
+        let regression = matches!(tracked.question.check, Check::Regression { .. });
+        for part in &mut tracked.parts {
+            let test = RatioTest::new(
+                bound,
+                &part.known,
+                &part.bounds,
+                regression.then(|| part.paired.clone()),
+                alpha,
+            );
+            match part.bounds.is_empty() {
+                true => part.exact = Some(test.decided()),
+                false => part.holds = Some(test),
             }
         }
+        tracked.combine(0);
         tracked
     }
 
@@ -222,16 +264,29 @@ impl Decisions {
             if tracked.outcome != Outcome::Open {
                 continue;
             }
-            let Some(member) = tracked.member_of.get(position).copied().flatten() else {
+            let Some((part, member)) = tracked.member_of.get(position).copied().flatten() else {
                 continue;
             };
-            let ratio = tracked.question.ratio().expect("an open question has a ratio");
+            let ratio = tracked
+                .question
+                .ratio()
+                .expect("an open question has a ratio");
             let t = terms(&ratio, &score.stats);
-            tracked.seen.push(t);
-            tracked.step(member, t);
-            if tracked.outcome != Outcome::Open {
-                tracked.decided_at = Some(answered);
+            let alpha = (1.0 - tracked.question.confidence) / tracked.parts.len() as f64;
+            let significance = match tracked.question.check {
+                // The noise of the full check's interval is estimated within one stratum.
+                Check::Regression { significance, .. } if tracked.parts.len() == 1 => {
+                    significance.then_some((tracked.question.confidence, tracked.below_breaks))
+                }
+                _ => None,
+            };
+            if let Err(why) =
+                tracked.parts[part].step(member, t, alpha, significance, &tracked.question.check)
+            {
+                tracked.outcome = Outcome::Waits(why);
+                continue;
             }
+            tracked.combine(answered);
         }
     }
 
@@ -275,57 +330,128 @@ impl Tracked {
         }
     }
 
-    /// Member `member`'s terms are in: feed the tests, start the significance test when its
-    /// spread can be estimated, and take what they decide.
-    fn step(&mut self, member: usize, t: Terms) {
-        let refused = |_| Outcome::Waits("an answer counted more than its bound allows".into());
-        if let Some(test) = &mut self.holds {
-            if let Err(e) = test.observe(member, t) {
-                self.outcome = refused(e);
-                return;
+    /// The question's outcome from its parts', with `answered` samples in: it holds when
+    /// every stratum is on the side that keeps the rule (or exactly at the bound), and
+    /// breaks when every one is on the other.
+    fn combine(&mut self, answered: usize) {
+        if self.outcome != Outcome::Open || self.parts.is_empty() {
+            if self.parts.is_empty() && self.outcome == Outcome::Open {
+                let why = "no sample counts towards it";
+                self.outcome = Outcome::Waits(why.into());
             }
-        }
-        if let Some(test) = &mut self.breaks {
-            let first = self.bounds.len() - test.population();
-            if let Err(e) = test.observe(member - first, t) {
-                self.outcome = refused(e);
-                return;
-            }
-        }
-        let significance = matches!(
-            self.question.check,
-            Check::Regression {
-                significance: true,
-                ..
-            }
-        );
-        let start = SPREAD_FROM.max(self.bounds.len() / 10);
-        if significance && self.breaks.is_none() && self.seen.len() == start {
-            self.breaks = self.significance_test();
+            return;
         }
         let holds_side = match self.below_breaks {
             true => Side::Above,
             false => Side::Below,
         };
-        let breaks_side = match holds_side {
-            Side::Above => Side::Below,
-            Side::Below => Side::Above,
+        // Every sample in: the suite's value is known exactly.
+        if self.parts.iter().all(|p| p.seen.len() == p.bounds.len()) {
+            let total: f64 = self
+                .parts
+                .iter()
+                .flat_map(|p| p.known.iter().chain(&p.seen))
+                .map(|t| t.numerator - self.bound * t.denominator)
+                .sum();
+            let denominator: f64 = self
+                .parts
+                .iter()
+                .flat_map(|p| p.known.iter().chain(&p.seen))
+                .map(|t| t.denominator)
+                .sum();
+            let significance = self.parts.iter().any(|p| p.needs_significance);
+            self.outcome = match side_of(total, 0.0, 1e-9 * denominator.max(1.0)) {
+                _ if denominator <= 0.0 => Outcome::Waits("no sample counts towards it".into()),
+                // Whether the change is significant is the full check's to say.
+                Some(side) if side != holds_side && significance => return,
+                Some(side) if side != holds_side => Outcome::Breaks,
+                _ => Outcome::Holds,
+            };
+            self.decided_at = Some(answered);
+            return;
+        }
+        let sides: Vec<Option<Option<Side>>> =
+            self.parts.iter().map(|p| p.side(holds_side)).collect();
+        // `Some(None)`: exactly at the bound, on neither side.
+        let decided: Vec<Option<Side>> = match sides.iter().copied().collect::<Option<Vec<_>>>() {
+            Some(all) => all,
+            None => return,
         };
+        let taken: Vec<Side> = decided.iter().flatten().copied().collect();
+        let outcome = if taken.is_empty() {
+            // Every stratum exactly at the bound: the value is the bound, which keeps it.
+            Outcome::Holds
+        } else if taken.iter().all(|s| *s == holds_side) {
+            Outcome::Holds
+        } else if taken.iter().all(|s| *s != holds_side) {
+            Outcome::Breaks
+        } else {
+            return;
+        };
+        self.outcome = outcome;
+        self.decided_at = Some(answered);
+    }
+}
+
+impl Part {
+    /// The side this stratum's total is found on (`Some(None)`: exactly at the bound),
+    /// `None` while open. A regression that must be significant takes the breaking side
+    /// only from its significance test.
+    fn side(&self, holds_side: Side) -> Option<Option<Side>> {
+        if let Some(exact) = self.exact {
+            return Some(exact);
+        }
         let holds = self.holds.as_ref().and_then(RatioTest::decided);
         let breaks = self.breaks.as_ref().and_then(RatioTest::decided);
-        if holds == Some(holds_side) {
-            self.outcome = Outcome::Holds;
-        } else if breaks == Some(breaks_side) || (!significance && holds == Some(breaks_side)) {
-            self.outcome = Outcome::Breaks;
+        match (holds, breaks) {
+            (Some(s), _) if s == holds_side => Some(Some(s)),
+            (_, Some(s)) if s != holds_side => Some(Some(s)),
+            (Some(s), _) if !self.needs_significance => Some(Some(s)),
+            _ => None,
         }
+    }
+
+    /// Member `member`'s terms are in: feed the tests, and start the significance test
+    /// (`significance`: the rule's confidence, and whether breaking is falling below) once
+    /// its spread can be estimated.
+    fn step(
+        &mut self,
+        member: usize,
+        t: Terms,
+        alpha: f64,
+        significance: Option<(f64, bool)>,
+        check: &Check,
+    ) -> Result<(), String> {
+        let refused = |_| "an answer counted more than its bound allows".to_string();
+        self.seen.push(t);
+        if let Some(test) = &mut self.holds {
+            test.observe(member, t).map_err(refused)?;
+        }
+        if let Some(test) = &mut self.breaks {
+            let first = self.bounds.len() - test.population();
+            test.observe(member - first, t).map_err(refused)?;
+        }
+        let start = SPREAD_FROM.max(self.bounds.len() / 10);
+        if let (Some((confidence, below)), None) = (significance, &self.breaks) {
+            if self.seen.len() == start {
+                self.breaks = self.significance_test(check, confidence, below, alpha);
+            }
+        }
+        Ok(())
     }
 
     /// The test that the value falls beyond the full check's noise: on the members after
     /// those seen, with the seen ones known.
-    fn significance_test(&self) -> Option<RatioTest> {
+    fn significance_test(
+        &self,
+        check: &Check,
+        confidence: f64,
+        below_breaks: bool,
+        alpha: f64,
+    ) -> Option<RatioTest> {
         let Check::Regression {
             baseline, allowed, ..
-        } = self.question.check
+        } = *check
         else {
             return None;
         };
@@ -333,8 +459,8 @@ impl Tracked {
         if n >= self.bounds.len() {
             return None;
         }
-        let margin = allowed.max(SLACK * self.noise()?);
-        let bound = match self.below_breaks {
+        let margin = allowed.max(SLACK * self.noise(confidence)?);
+        let bound = match below_breaks {
             true => baseline - margin,
             false => baseline + margin,
         };
@@ -342,7 +468,6 @@ impl Tracked {
             return None;
         }
         let known: Vec<Terms> = self.known.iter().chain(&self.seen).copied().collect();
-        let alpha = 1.0 - self.question.confidence;
         Some(RatioTest::new(
             bound,
             &known,
@@ -354,7 +479,7 @@ impl Tracked {
 
     /// `z · se` of the change on the full suite, as the paired bootstrap would see it,
     /// estimated from the members seen: the ratio's linearised change per sample.
-    fn noise(&self) -> Option<f64> {
+    fn noise(&self, confidence: f64) -> Option<f64> {
         let n = self.seen.len();
         let (a, b): (f64, f64) = self
             .known
@@ -378,7 +503,7 @@ impl Tracked {
         let mean = u.iter().sum::<f64>() / n as f64;
         let variance = u.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
         let suite = (self.known.len() + self.bounds.len()) as f64;
-        let z = normal_quantile(1.0 - (1.0 - self.question.confidence) / 2.0);
+        let z = normal_quantile(1.0 - (1.0 - confidence) / 2.0);
         Some(z * (variance / suite).sqrt())
     }
 }
@@ -391,7 +516,8 @@ pub fn normal_quantile(p: f64) -> f64 {
         false => (1.0 - p, 1.0),
     };
     let t = (-2.0 * q.ln()).sqrt();
-    let z = t - (2.515517 + 0.802853 * t + 0.010328 * t * t)
-        / (1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+    let z = t
+        - (2.515517 + 0.802853 * t + 0.010328 * t * t)
+            / (1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
     sign * z
 }

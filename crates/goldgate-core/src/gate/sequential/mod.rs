@@ -9,6 +9,7 @@ pub mod decide;
 pub mod order;
 pub mod questions;
 pub mod ratio;
+pub mod report;
 
 #[cfg(test)]
 mod tests;

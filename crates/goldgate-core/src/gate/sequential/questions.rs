@@ -61,11 +61,7 @@ impl Question {
             Check::Ceiling { bound } => format!("{name} ≤ {}", v(bound)),
             Check::Regression {
                 baseline, allowed, ..
-            } => format!(
-                "{name} Δ ≤ {} (baseline {})",
-                v(allowed),
-                v(baseline)
-            ),
+            } => format!("{name} Δ ≤ {} (baseline {})", v(allowed), v(baseline)),
         }
     }
 
@@ -96,7 +92,11 @@ pub fn questions(
     let names: Vec<&str> = kinds
         .iter()
         .flat_map(|k| crate::kinds::of(*k).metrics().iter().map(|m| m.name))
-        .chain(baseline.iter().flat_map(|b| b.metrics.keys().map(String::as_str)))
+        .chain(
+            baseline
+                .iter()
+                .flat_map(|b| b.metrics.keys().map(String::as_str)),
+        )
         .chain(thresholds.rule_names())
         .collect();
     let catalog = crate::kinds::catalog(names.iter().copied());
@@ -113,7 +113,9 @@ pub fn questions(
         if owner.is_some_and(|k| !kinds.contains(&k)) {
             let built_in =
                 thresholds.is_built_in() || !thresholds.rule_names().any(|n| n == metric.name);
-            let base = baseline.and_then(|b| b.metrics.get(metric.name)).and_then(|a| a.value);
+            let base = baseline
+                .and_then(|b| b.metrics.get(metric.name))
+                .and_then(|a| a.value);
             if !built_in || base.is_some() && !metric.is_run_health() {
                 out.push(waiting(metric, "the suite has no sample of its kind"));
             }
@@ -143,7 +145,9 @@ pub fn questions(
                 out.push(ask(kind, Check::Ceiling { bound }));
             }
         }
-        let base = baseline.and_then(|b| b.metrics.get(metric.name)).and_then(|a| a.value);
+        let base = baseline
+            .and_then(|b| b.metrics.get(metric.name))
+            .and_then(|a| a.value);
         if let (Some(regression), Some(b), false) =
             (regression, base, metric.direction == Direction::Neither)
         {

@@ -88,6 +88,11 @@ impl RatioTest {
             .zip(&paired)
             .map(|(b, p)| (1.0 - theta) * b.numerator.min(b.denominator) - p)
             .fold(f64::NEG_INFINITY, f64::max);
+        // A term at its bound can round past it (a − θ·a against (1 − θ)·a): the range is
+        // widened by far more than rounding and far less than any term can differ (a wider
+        // range only makes the test more cautious).
+        let slack = |x: f64| 1e-9 * (1.0 + x.abs());
+        let (lo, hi) = (lo - slack(lo), hi + slack(hi));
         // Σ_drawn (z − p) against −(known total) − Σ p.
         let bound = -known_total - paired.iter().sum::<f64>();
         RatioTest {

@@ -85,7 +85,10 @@ static METRICS: &[Metric] = &[
         precision_,
         "micro precision of the marks",
     )
-    .as_ratio(&[("probe.tp", 1.0)], &[("probe.tp", 1.0), ("probe.fp", 1.0)]),
+    .as_ratio(
+        &[("probe.tp", 1.0)],
+        &[("probe.tp", 1.0), ("probe.fp", 1.0)],
+    ),
     m(
         "probe.recall",
         Higher,
@@ -93,7 +96,10 @@ static METRICS: &[Metric] = &[
         recall_,
         "micro recall of the marks",
     )
-    .as_ratio(&[("probe.tp", 1.0)], &[("probe.tp", 1.0), ("probe.fn", 1.0)]),
+    .as_ratio(
+        &[("probe.tp", 1.0)],
+        &[("probe.tp", 1.0), ("probe.fn", 1.0)],
+    ),
     m(
         "probe.f1",
         Higher,

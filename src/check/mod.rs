@@ -3,8 +3,12 @@
 //! `score.json`, `verdict.json` and `report.md` (the PR comment). [`check`] returns all of
 //! it as data; printing and publishing are the caller's business.
 
+mod sequential;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+
+pub use sequential::{default_batch, SequentialSettings};
 
 use crate::report::markdown;
 use goldgate_core::cachedir::CacheDir;
@@ -38,6 +42,8 @@ pub struct CheckSettings {
     pub compare: CompareOptions,
     pub report: ReportOptions,
     pub facts: Facts,
+    /// Stop starting calls once every rule is decided (`--sequential`).
+    pub sequential: Option<SequentialSettings>,
 }
 
 /// What a baseline file that does not exist means.
@@ -197,15 +203,36 @@ pub fn check(
     let baseline = read_baseline(&s.baseline, &s.missing_baseline)?;
     // A model that cannot be found fails here, before the pipeline costs anything.
     let embedder = goldgate_embed::open(&s.similarity)?;
-    let mut run = run_suite_locked(&s.run, runtime, observer, &lock)?;
-    if !run.is_complete() {
-        return Ok(Checked { run, gated: None });
-    }
     let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
     let scoring = s.thresholds.scoring();
     let cache_dir = CacheDir::new(&s.run.cache_dir);
     let embedding = Embedding::of(embedder.as_deref(), &cache_dir);
-    let (scored, verdict) = gate(s, &suite, &run.path, &scoring, embedding, baseline.as_ref())?;
+    let (mut run, sequential) = match &s.sequential {
+        None => (run_suite_locked(&s.run, runtime, observer, &lock)?, None),
+        Some(settings) => {
+            let inputs = sequential::Inputs {
+                thresholds: &s.thresholds,
+                baseline: baseline.as_ref(),
+                scoring: &scoring,
+                embedding,
+                repeats: s.run.repeat,
+                jobs: s.run.jobs,
+                settings,
+            };
+            let mut observer = sequential::SequentialRun::new(observer, inputs, &suite)?;
+            let run = run_suite_locked(&s.run, runtime, &mut observer, &lock)?;
+            let report = observer.report(&run.summary);
+            let decided = report.zip(observer.decisions().cloned());
+            (run, decided)
+        }
+    };
+    if !run.is_complete() {
+        return Ok(Checked { run, gated: None });
+    }
+    let (scored, mut verdict) = gate(s, &suite, &run.path, &scoring, embedding, baseline.as_ref())?;
+    if let Some((report, decisions)) = sequential {
+        goldgate_core::gate::sequential::report::apply(&mut verdict, &decisions, report);
+    }
     // Said once, with the run's.
     run.cache_ignored.merge(&cache_dir.ignored());
     let written = Written {

@@ -1,0 +1,43 @@
+//! Whether `check` runs sequentially and with which batch: `--sequential`, `--full`,
+//! `--batch` and `[check] sequential`/`batch` in goldgate.toml, with the combinations a
+//! sequential check cannot honour refused.
+
+use crate::check::SequentialSettings;
+use goldgate_core::error::Error;
+
+/// Whether `check` runs sequentially (`--sequential`, or `[check] sequential = true` unless
+/// `--full`), and its batch. A sequential check decides about the whole suite from one run:
+/// it cannot go on from a partial run (`--resume`) or cover one shard.
+pub(super) fn settings(
+    flag: bool,
+    full: bool,
+    batch: Option<u32>,
+    table: &crate::config::CheckTable,
+    run: &goldgate_run::plan::RunSettings,
+) -> Result<Option<SequentialSettings>, Error> {
+    let on = flag || (table.sequential == Some(true) && !full);
+    if !on {
+        if batch.is_some() {
+            return Err(Error::usage(
+                "--batch applies to a sequential check only",
+                "add --sequential (or set sequential = true under [check] in goldgate.toml)",
+            ));
+        }
+        return Ok(None);
+    }
+    if run.resume {
+        return Err(Error::usage(
+            "a sequential check cannot go on from an earlier run (--resume)",
+            "run it again without --resume (answers already made come from the cache), or pass --full",
+        ));
+    }
+    if run.shard.is_some() {
+        return Err(Error::usage(
+            "a sequential check decides about the whole suite and cannot run one shard",
+            "drop --shard, or pass --full",
+        ));
+    }
+    Ok(Some(SequentialSettings {
+        batch: batch.or(table.batch).map(|b| b as usize),
+    }))
+}
