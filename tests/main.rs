@@ -44,6 +44,7 @@ mod schema_corpus;
 mod schema_drift;
 mod schemas;
 mod secrets;
+mod sequential;
 /// Each task kind's end-to-end tests, from its folder
 /// (`crates/goldgate-core/src/kinds/<kind>/end_to_end/<topic>.rs`, listed by `build.rs`).
 mod kinds {

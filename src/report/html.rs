@@ -165,6 +165,7 @@ pub fn report_with_traces(
         rows => table.rows, outcomes => table.outcomes, kinds => table.kinds, tags => table.tags,
         samples => samples,
         keyless => v.keyless.iter().take(20).map(|k| k.describe()).collect::<Vec<_>>(),
+        sequential => super::sequential::lines(v),
         judge => super::judge::html(&v.judge).into_iter().map(|(headline, note, items)| context! { headline, note, items }).collect::<Vec<_>>(),
         differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => diffs,
         failed_calls => v.failures.calls, causes => v.failures.causes.iter().map(super::cause_text).collect::<Vec<_>>(), other_causes => v.failures.other_calls,

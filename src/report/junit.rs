@@ -146,7 +146,21 @@ pub fn junit(v: &Verdict) -> String {
             ),
         ],
     };
+    let mut head = head;
+    if let Some(s) = &v.sequential {
+        head.properties.extend([
+            ("goldgate.sequential.answered", s.answered.to_string()),
+            ("goldgate.sequential.samples", s.samples.to_string()),
+            (
+                "goldgate.sequential.calls_not_made",
+                s.calls_not_made.to_string(),
+            ),
+        ]);
+    }
     let mut rules = Suite::new();
+    for line in super::sequential::lines(v) {
+        rules.note(&line);
+    }
     for m in v.metrics.iter().filter(|m| m.rule.is_some()) {
         let reasons = m.reasons.join("; ");
         let outcome = match m.status {

@@ -286,6 +286,7 @@ fn render_as(
         keyless => super::keyless::markdown(&v.keyless).into_iter().map(safe).collect::<Vec<_>>(),
         judge => super::judge::markdown(&v.judge).into_iter().map(safe).collect::<Vec<_>>(),
         usage => crate::report::spend::verdict_line(v),
+        sequential => crate::report::sequential::lines(v),
         samples => samples,
         show_samples => shown.broken > 0 || shown.fixed,
         broken_hidden => broken_total - shown.broken.min(broken_total),

@@ -13,6 +13,7 @@ pub mod keyless;
 pub mod layout;
 pub mod markdown;
 pub mod progress;
+pub mod sequential;
 pub mod spend;
 pub mod terminal;
 

@@ -186,6 +186,13 @@ pub fn verdict(v: &goldgate_core::gate::verdict::Verdict) -> String {
             metric_row(&mut out, m, row, &w);
         }
     }
+    let sequential = crate::report::sequential::lines(v);
+    if !sequential.is_empty() {
+        let _ = writeln!(out);
+        for line in sequential {
+            let _ = writeln!(out, "{}", one_line(&line));
+        }
+    }
     if !v.failures.is_empty() {
         let _ = write!(out, "\n{}", failed_calls(&v.failures));
     }

@@ -55,13 +55,14 @@ impl Question {
             Some(k) => format!("{} ({})", self.metric.name, k.as_str()),
             None => self.metric.name.to_string(),
         };
+        // Bounds as the rules write them; the baseline's value to four places.
         let v = |x: f64| crate::number::value(x, 4);
         match self.check {
-            Check::Floor { bound } => format!("{name} ≥ {}", v(bound)),
-            Check::Ceiling { bound } => format!("{name} ≤ {}", v(bound)),
+            Check::Floor { bound } => format!("{name} ≥ {bound}"),
+            Check::Ceiling { bound } => format!("{name} ≤ {bound}"),
             Check::Regression {
                 baseline, allowed, ..
-            } => format!("{name} Δ ≤ {} (baseline {})", v(allowed), v(baseline)),
+            } => format!("{name} Δ ≤ {allowed} (baseline {})", v(baseline)),
         }
     }
 

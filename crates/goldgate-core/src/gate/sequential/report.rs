@@ -121,8 +121,12 @@ impl SequentialReport {
 /// questions decided about it. The outcome and summary are decided again.
 pub fn apply(verdict: &mut Verdict, decisions: &Decisions, report: SequentialReport) {
     let not_needed: HashSet<&str> = report.not_needed.iter().map(String::as_str).collect();
+    // Not sent is not missing, and not removed since the baseline either.
     verdict
         .missing
+        .retain(|id| !not_needed.contains(id.as_str()));
+    verdict
+        .removed
         .retain(|id| !not_needed.contains(id.as_str()));
     if report.stopped_early {
         for m in verdict.metrics.iter_mut().filter(|m| m.rule.is_some()) {
@@ -159,7 +163,7 @@ pub fn apply(verdict: &mut Verdict, decisions: &Decisions, report: SequentialRep
                     t.question.describe(),
                     t.decided_at.unwrap_or(report.answered),
                     report.samples,
-                    crate::number::value(t.question.confidence * 100.0, 2),
+                    (t.question.confidence * 1000.0).round() / 10.0,
                 ));
             }
         }

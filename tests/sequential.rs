@@ -1,0 +1,146 @@
+//! A sequential verdict through the library, as `check --sequential` makes it: the rules'
+//! questions decided on the first samples of a 400-sample suite of the test kind, the
+//! verdict of the samples that ran made the full suite's (`sequential::report::apply`), and
+//! the artefacts it renders — the PR comment, the terminal verdict and JUnit XML as
+//! snapshots, the HTML report's notice escaped.
+
+use goldgate::report::{html, junit, markdown, terminal};
+use goldgate_core::gate::compare::compare;
+use goldgate_core::gate::sequential::decide::{Decisions, Planned};
+use goldgate_core::gate::sequential::questions::{keys, questions};
+use goldgate_core::gate::sequential::report::{apply, SequentialReport};
+use goldgate_core::gate::verdict::{Outcome, Status, Verdict};
+use goldgate_core::testkit::{metric, options, rules, test_kind, test_kind_file};
+
+use crate::snapshots::settings;
+
+const SAMPLES: usize = 400;
+
+/// (tp, fp, fn) of sample `i` of 4 gold marks: all found, or one when `dropped` and the
+/// sample is among the 30% a drop picks; an extra mark in every fifth sample.
+fn counts(dropped: bool) -> Vec<(f64, f64, f64, bool)> {
+    (0..SAMPLES)
+        .map(|i| {
+            let tp = if dropped && (i * 7) % 10 < 3 {
+                1.0
+            } else {
+                4.0
+            };
+            let fp = f64::from(u8::from(i % 5 == 0));
+            (tp, fp, 4.0 - tp, false)
+        })
+        .collect()
+}
+
+/// A score file of `counts`, each record parsed (as every scored record has a parse
+/// outcome).
+fn file(counts: &[(f64, f64, f64, bool)]) -> goldgate_core::score::ScoreFile {
+    let mut file = test_kind_file(counts, "1");
+    for s in &mut file.samples {
+        s.stats.add("parse.records", 1.0);
+        s.stats.add("parse.raw", 1.0);
+    }
+    file
+}
+
+/// The verdict of a sequential check of a clear drop: the samples fed in order until every
+/// question is decided, the verdict of those that ran made the full suite's.
+fn sequential_verdict() -> (Verdict, usize) {
+    let text = format!(
+        "[matching]\nmax_items = 6\n[metrics.\"{}\"]\nmax_regression = 0.02\nrequire_significance = true\n",
+        metric("f1")
+    );
+    let rules = rules(&text);
+    let baseline = file(&counts(false));
+    let candidate = file(&counts(true));
+    let kind = goldgate_core::kinds::kind_of(test_kind());
+    let asked = questions(&rules, Some(&baseline), &[kind]);
+    let keys = keys(&asked);
+    let planned: Vec<Planned> = candidate
+        .samples
+        .iter()
+        .map(|s| Planned {
+            id: s.id.clone(),
+            kind,
+            stratum: "all".into(),
+            bounds: keys
+                .iter()
+                .map(|k| match k.rsplit('.').next() {
+                    Some("tp" | "fn") => Some(4.0),
+                    Some("fp") => Some(6.0),
+                    _ => Some(1.0),
+                })
+                .collect(),
+        })
+        .collect();
+    let mut decisions = Decisions::new(asked, keys, planned, &[], Some(&baseline));
+    for sample in &candidate.samples {
+        if decisions.all_decided() {
+            break;
+        }
+        decisions.observe(sample);
+    }
+    let ran = decisions.answered();
+    assert!(ran < SAMPLES / 2, "decided after {ran} samples");
+    let partial = file(&counts(true)[..ran]);
+    let mut verdict = compare(&partial, Some(&baseline), &rules, &options()).unwrap();
+    let mut report = SequentialReport::of(&decisions, 0x3f2a_0000_0000_0001, 8, 0);
+    report.not_needed = candidate.samples[ran..]
+        .iter()
+        .map(|s| s.id.clone())
+        .collect();
+    report.calls_not_made = SAMPLES - ran;
+    report.cost_not_spent_usd = Some(0.005 * (SAMPLES - ran) as f64);
+    apply(&mut verdict, &decisions, report);
+    (verdict, ran)
+}
+
+#[test]
+fn a_sequential_verdict_is_the_full_suites_and_says_what_was_not_needed() {
+    let (verdict, ran) = sequential_verdict();
+    assert_eq!(verdict.verdict, Outcome::Fail, "{}", verdict.summary);
+    let f1 = verdict
+        .metrics
+        .iter()
+        .find(|m| m.name == metric("f1"))
+        .unwrap();
+    assert_eq!(f1.status, Status::Fail);
+    assert!(
+        f1.reasons[0].contains("on the full suite"),
+        "{:?}",
+        f1.reasons
+    );
+    // The samples not sent are neither missing nor removed since the baseline.
+    assert!(verdict.missing.is_empty() && verdict.removed.is_empty());
+    let s = verdict.sequential.as_ref().unwrap();
+    assert!(s.stopped_early);
+    assert_eq!(s.not_needed.len(), SAMPLES - ran);
+    assert!(
+        verdict
+            .summary
+            .ends_with(&format!("(decided after {ran} of {SAMPLES} samples)")),
+        "{}",
+        verdict.summary
+    );
+    // It reads back as written, and its schema holds it.
+    let text = serde_json::to_string(&verdict).unwrap();
+    let back: Verdict = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.sequential, verdict.sequential);
+}
+
+#[test]
+fn the_artefacts_of_a_sequential_verdict() {
+    let (verdict, _) = sequential_verdict();
+    settings().bind(|| {
+        let comment = markdown::comment(&verdict, "goldgate", None).unwrap();
+        insta::assert_snapshot!("sequential_comment", comment);
+        insta::assert_snapshot!("sequential_verdict_text", terminal::verdict(&verdict));
+        insta::assert_snapshot!("sequential_junit", junit::junit(&verdict));
+    });
+    let candidate = file(&counts(true)[..10]);
+    let page = html::report(&verdict, &candidate, None).unwrap();
+    assert!(
+        page.contains("<strong>Sequential check</strong>: Decided after"),
+        "no notice"
+    );
+}
