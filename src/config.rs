@@ -73,6 +73,10 @@ pub struct PipelineTable {
     pub system: Option<PathBuf>,
     /// The user prompt template (default: the built-in one of the sample's kind).
     pub prompt: Option<PathBuf>,
+    /// `[pipeline.prompts]`: each kind's own user prompt template (`extraction =
+    /// "prompts/extraction.j2"`); a sample's cached answer depends on its kind's only.
+    #[serde(default)]
+    pub prompts: std::collections::BTreeMap<String, PathBuf>,
     /// The whole conversation as role/template pairs (replaces `system` and `prompt`).
     #[serde(default)]
     pub messages: Vec<MessageTemplate>,
@@ -318,6 +322,7 @@ impl ConfigFile {
         config.pipeline.workdir.as_mut().map(resolve);
         config.pipeline.system.as_mut().map(resolve);
         config.pipeline.prompt.as_mut().map(resolve);
+        config.pipeline.prompts.values_mut().for_each(resolve);
         if let Some(agents) = config.pipeline.agents.as_mut() {
             for table in [
                 &mut agents.reqparse,

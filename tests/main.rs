@@ -30,6 +30,7 @@ mod minilm_agreement;
 mod openai_embed;
 mod openai_embed_errors;
 mod outputs;
+mod prompt_reuse;
 mod provenance;
 mod publish;
 mod readers;

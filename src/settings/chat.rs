@@ -97,16 +97,31 @@ pub fn chat_settings(
         }
         messages.push((m.role.clone(), m.template.clone()));
     }
+    let mut by_kind = Vec::new();
+    for (kind, path) in &p.prompts {
+        if goldgate_core::kinds::named(kind).is_none() {
+            let known: Vec<&str> = goldgate_core::kinds::listed().map(|k| k.as_str()).collect();
+            return Err(at(false).error(
+                "",
+                "prompts",
+                &format!("`{kind}` is not a task kind"),
+                &goldgate_core::text::hint_for(kind, &known),
+            ));
+        }
+        by_kind.push((kind.clone(), path.clone()));
+    }
     let prompts = PromptFiles {
         system: a.system.clone().or_else(|| p.system.clone()),
         prompt: a.prompt.clone().or_else(|| p.prompt.clone()),
+        by_kind,
         messages,
     };
-    if !prompts.messages.is_empty() && (prompts.system.is_some() || prompts.prompt.is_some()) {
+    let some_prompt = prompts.prompt.is_some() || !prompts.by_kind.is_empty();
+    if !prompts.messages.is_empty() && (prompts.system.is_some() || some_prompt) {
         return Err(at(false).error(
             "",
             "messages",
-            "is given with `system` or `prompt`",
+            "is given with `system`, `prompt` or `prompts`",
             "`messages` lists the whole conversation: put the system and user templates in it, or drop it",
         ));
     }
@@ -127,7 +142,13 @@ pub fn chat_settings(
     let listed = prompts
         .messages
         .iter()
-        .map(|(_, f)| ("", "messages", false, Some(f)));
+        .map(|(_, f)| ("", "messages", false, Some(f)))
+        .chain(
+            prompts
+                .by_kind
+                .iter()
+                .map(|(_, f)| ("", "prompts", false, Some(f))),
+        );
     for (flag, key, given, path) in named.into_iter().chain(listed) {
         if let Some(path) = path.filter(|p| !p.is_file()) {
             return Err(at(given).error(
@@ -269,6 +290,7 @@ pub fn refuse_unused(
         ),
         ("--stream", a.stream, "stream", p.stream.is_some(), chat),
         ("", false, "messages", !p.messages.is_empty(), chat),
+        ("", false, "prompts", !p.prompts.is_empty(), chat),
     ];
     let hint = match kind {
         "srs-agents" => "srs-agents sets temperatures, token limits and prompts per agent, under [pipeline.agents.<agent>]; see docs/srs-agents.md",

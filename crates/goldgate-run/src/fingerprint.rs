@@ -28,6 +28,22 @@ pub struct Fingerprint {
     /// Why the answers cannot be keyed on the pipeline's code (a `command` pipeline outside
     /// git without fingerprint files), so must not be cached.
     pub unkeyed: Option<String>,
+    /// A `chat` pipeline whose user prompt is chosen by kind: the fingerprint each kind's
+    /// answers are keyed on, covering that kind's templates and not the others' (editing
+    /// one kind's prompt re-sends that kind's samples only). Empty: every sample's answers
+    /// are keyed on `value`.
+    pub by_kind: std::collections::BTreeMap<String, String>,
+}
+
+impl Fingerprint {
+    /// The fingerprint a cached answer to `request` is keyed on: its kind's, or the
+    /// pipeline's.
+    pub fn key_for(&self, request: &serde_json::Value) -> &str {
+        request["kind"]
+            .as_str()
+            .and_then(|kind| self.by_kind.get(kind))
+            .unwrap_or(&self.value)
+    }
 }
 
 /// Fingerprint the pipeline; `own_files` (the suite, rules, baseline, outputs, the cache)
@@ -49,6 +65,9 @@ pub fn fingerprint(
     let mut value = Sha256::new();
     value.update(config.adapter.kind().as_bytes());
     let mut settings = Sha256::new();
+    // A chat pipeline's per-kind keys: what every sample's call uses, and each kind's own
+    // templates.
+    let mut common: Option<(Sha256, Vec<(String, Vec<String>)>)> = None;
     match &config.adapter {
         Adapter::Command { command, mode } => {
             let text = format!("\0{command}\0{mode:?}");
@@ -69,7 +88,14 @@ pub fn fingerprint(
         }
         Adapter::Chat(chat) => {
             let mut text = chat.fingerprint_text();
-            for prompt in super::chat::prompt_fingerprints(chat)? {
+            let prompts = super::chat::prompts::Prompts::load(&chat.prompts)?;
+            if let Some(by_kind) = prompts.fingerprints_by_kind() {
+                let mut shared = Sha256::new();
+                shared.update(b"chat-by-kind");
+                shared.update(text.as_bytes());
+                common = Some((shared, by_kind));
+            }
+            for prompt in prompts.fingerprints() {
                 text.push_str(&format!("\0prompt={prompt}"));
             }
             value.update(text.as_bytes());
@@ -98,10 +124,15 @@ pub fn fingerprint(
             .settings
             .insert("the replay file".into(), parts.config.clone());
     }
-    value.update(format!("\0model={}", config.model.as_deref().unwrap_or("")).as_bytes());
+    let model = format!("\0model={}", config.model.as_deref().unwrap_or(""));
+    value.update(model.as_bytes());
     // (Without variables, the value is what earlier versions computed.)
     parts.env = super::envkey::names(config);
     super::envkey::hash(&parts.env, &mut value);
+    if let Some((shared, _)) = common.as_mut() {
+        shared.update(model.as_bytes());
+        super::envkey::hash(&parts.env, shared);
+    }
     let mut unkeyed = None;
     if !config.fingerprint_files.is_empty() {
         parts.source = "files".into();
@@ -114,7 +145,13 @@ pub fn fingerprint(
             );
             value.update(format!("\0{name}\0").as_bytes());
             let mut h = Sha256::new();
-            hash_path(file, &mut [&mut value, &mut h])?;
+            match common.as_mut() {
+                Some((shared, _)) => {
+                    shared.update(format!("\0{name}\0").as_bytes());
+                    hash_path(file, &mut [&mut value, &mut h, shared])?;
+                }
+                None => hash_path(file, &mut [&mut value, &mut h])?,
+            }
             let key = match parts.files.contains_key(&name) {
                 true => file.display().to_string(),
                 false => name,
@@ -139,10 +176,25 @@ pub fn fingerprint(
             Err(why) => unkeyed = Some(why),
         }
     }
+    let by_kind = match common {
+        None => Default::default(),
+        Some((shared, kinds)) => kinds
+            .into_iter()
+            .map(|(kind, prompts)| {
+                let mut h = shared.clone();
+                h.update(format!("\0kind={kind}").as_bytes());
+                for prompt in prompts {
+                    h.update(format!("\0prompt={prompt}").as_bytes());
+                }
+                (kind, goldgate_core::text::sha256_of(h))
+            })
+            .collect(),
+    };
     Ok(Fingerprint {
         value: goldgate_core::text::sha256_of(value),
         parts,
         unkeyed,
+        by_kind,
     })
 }
 

@@ -254,7 +254,7 @@ pub fn run_suite_locked(
             let wanted: HashMap<(&str, u32), String> = jobs
                 .iter()
                 .map(|j| {
-                    let key = Cache::key(&j.request, &fingerprint.value, j.repeat);
+                    let key = Cache::key(&j.request, fingerprint.key_for(&j.request), j.repeat);
                     ((j.sample_id.as_str(), j.repeat), key)
                 })
                 .collect();
@@ -284,6 +284,7 @@ pub fn run_suite_locked(
         observer.resumed(resumed.done.len(), jobs.len());
     }
     let mut options = RunOptions::new(settings.jobs, fingerprint.value, settings.pipeline.retries);
+    options.key_fingerprints = Arc::new(fingerprint.by_kind);
     options.max_errors = settings.max_errors;
     options.model = settings.pipeline.model.clone();
     options.limits = limits;
@@ -299,11 +300,10 @@ pub fn run_suite_locked(
     }
     .map(|(mode, ttl)| Cache::new(cache_dir.clone(), mode, ttl, max_entry_bytes));
     let cached = |job: &Job| {
-        let key = || Cache::key(&job.request, &options.pipeline_fingerprint, job.repeat);
         options
             .cache
             .as_ref()
-            .is_some_and(|c| matches!(c.get(&key()), Ok(Some(_))))
+            .is_some_and(|c| matches!(c.get(&options.cache_key(job)), Ok(Some(_))))
     };
     if let Some((order, open)) = observer.order(&jobs, &cached, &options.pipeline_fingerprint) {
         let mut slots: Vec<Option<Job>> = jobs.into_iter().map(Some).collect();

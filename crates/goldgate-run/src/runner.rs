@@ -48,6 +48,9 @@ pub struct Job {
 pub struct RunOptions {
     pub jobs: usize,
     pub pipeline_fingerprint: String,
+    /// The fingerprint each kind's answers are keyed on, when it has its own (a `chat`
+    /// pipeline's per-kind prompts); else `pipeline_fingerprint`.
+    pub key_fingerprints: Arc<std::collections::BTreeMap<String, String>>,
     /// The answer cache (`None` for replay, which has nothing to save).
     pub cache: Option<Cache>,
     /// The model, recorded in every record for provenance.
@@ -77,6 +80,18 @@ pub struct RunOptions {
     pub window: Option<Arc<tokio::sync::watch::Sender<usize>>>,
 }
 
+impl RunOptions {
+    /// The key `job`'s answer is cached under: its request and repeat, with the fingerprint
+    /// of what its call uses (its kind's, when kinds have their own).
+    pub fn cache_key(&self, job: &Job) -> String {
+        let fingerprint = job.request["kind"]
+            .as_str()
+            .and_then(|kind| self.key_fingerprints.get(kind))
+            .unwrap_or(&self.pipeline_fingerprint);
+        Cache::key(&job.request, fingerprint, job.repeat)
+    }
+}
+
 /// What the caller says once it has heard of a record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Steer {
@@ -93,6 +108,7 @@ impl RunOptions {
         RunOptions {
             jobs,
             pipeline_fingerprint,
+            key_fingerprints: Arc::default(),
             cache: None,
             model: None,
             max_errors: None,
@@ -286,7 +302,7 @@ async fn call(
     options: &RunOptions,
 ) -> std::result::Result<(RunRecord, Option<Vec<String>>), goldgate_core::error::Problem> {
     let started = Instant::now();
-    let key = Cache::key(&job.request, &options.pipeline_fingerprint, job.repeat);
+    let key = options.cache_key(job);
     let hit = match options.cache.as_ref().map(|c| c.get(&key)) {
         Some(Err(problem)) => return Err(problem),
         Some(Ok(hit)) => hit,

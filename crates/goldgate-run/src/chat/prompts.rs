@@ -20,8 +20,12 @@ use goldgate_core::llm::Message;
 pub struct PromptFiles {
     /// The system prompt (default: the built-in one).
     pub system: Option<PathBuf>,
-    /// The user prompt, for every kind (default: the built-in one of the sample's kind).
+    /// The user prompt, for every kind not in `by_kind` (default: the built-in one of the
+    /// sample's kind).
     pub prompt: Option<PathBuf>,
+    /// The user prompt of each kind named (`[pipeline.prompts]`): a sample's cached answer
+    /// depends on its own kind's template only.
+    pub by_kind: Vec<(String, PathBuf)>,
     /// The whole conversation, as (role, template file); replaces `system` and `prompt`.
     pub messages: Vec<(String, PathBuf)>,
 }
@@ -29,7 +33,7 @@ pub struct PromptFiles {
 /// A template for every sample, or one per task kind.
 enum PerKind {
     One(Box<Template>),
-    ByKind(Vec<(&'static str, Template)>),
+    ByKind(Vec<(String, Template)>),
 }
 
 impl PerKind {
@@ -39,7 +43,7 @@ impl PerKind {
             PerKind::ByKind(all) => all.iter().find(|(k, _)| *k == kind).map(|(_, t)| t).ok_or_else(|| {
                 Error::usage(
                     format!("the chat pipeline has no built-in prompt for `{kind}` samples"),
-                    "write one and name it with `prompt = \"FILE\"` under [pipeline] (or --prompt FILE)",
+                    format!("write one and name it under [pipeline.prompts] (`{kind} = \"FILE\"`), or with `prompt = \"FILE\"` under [pipeline] (or --prompt FILE) for every kind"),
                 )
             }),
         }
@@ -72,18 +76,26 @@ impl Prompts {
             Some(path) => Template::file(path)?,
             None => Template::builtin("chat/system.j2", BUILT_IN_SYSTEM),
         };
-        let user = match &files.prompt {
-            Some(path) => PerKind::One(Box::new(Template::file(path)?)),
-            None => PerKind::ByKind(
-                kinds::ALL
-                    .iter()
-                    .filter_map(|k| {
-                        let kind = k.name();
-                        let source = k.chat_prompts().built_in?;
-                        Some((kind, Template::builtin(&format!("chat/{kind}.j2"), source)))
-                    })
-                    .collect(),
-            ),
+        let user = match (&files.prompt, files.by_kind.is_empty()) {
+            (Some(path), true) => PerKind::One(Box::new(Template::file(path)?)),
+            // Each kind's own file, else the project's prompt for every kind, else the
+            // kind's built-in one.
+            (every, _) => {
+                let mut all = Vec::new();
+                for k in kinds::ALL {
+                    let kind = k.name();
+                    let own = files.by_kind.iter().find(|(name, _)| name == kind);
+                    let template = match (own, every, k.chat_prompts().built_in) {
+                        (Some((_, path)), _, _) | (None, Some(path), _) => Template::file(path)?,
+                        (None, None, Some(source)) => {
+                            Template::builtin(&format!("chat/{kind}.j2"), source)
+                        }
+                        (None, None, None) => continue,
+                    };
+                    all.push((kind.to_string(), template));
+                }
+                PerKind::ByKind(all)
+            }
         };
         Ok(Prompts {
             messages: vec![
@@ -101,6 +113,25 @@ impl Prompts {
             .iter()
             .map(|(role, t)| Ok(Message::new(role, t.for_kind(kind)?.render(&context)?)))
             .collect()
+    }
+
+    /// The fingerprints of the templates a sample of each kind is rendered with, by kind,
+    /// when the user prompt is chosen by kind (`None`: every sample uses the same ones).
+    pub fn fingerprints_by_kind(&self) -> Option<Vec<(String, Vec<String>)>> {
+        let kinds: Vec<&String> = self.messages.iter().find_map(|(_, t)| match t {
+            PerKind::ByKind(all) => Some(all.iter().map(|(k, _)| k).collect()),
+            PerKind::One(_) => None,
+        })?;
+        let of = |kind: &str| {
+            self.messages
+                .iter()
+                .filter_map(|(role, t)| {
+                    let t = t.for_kind(kind).ok()?;
+                    Some(format!("{role}\0{}", t.fingerprint()))
+                })
+                .collect()
+        };
+        Some(kinds.into_iter().map(|k| (k.clone(), of(k))).collect())
     }
 
     /// Each template's role, name and fingerprint, in order: what the pipeline fingerprint

@@ -264,7 +264,6 @@ impl super::TaskKind for E2e {
         super::ChatPrompts::built_in(include_str!("prompt.j2"))
     }
 
-    /// An SRS's requirements are matched to the gold ones exactly as extraction's are.
     /// The RD score is a weighted sum of four scores in [0, 1].
     fn record_bound(&self, key: &str, _sample: &Sample, cfg: &ScoringConfig) -> Option<f64> {
         let w = cfg.rd_weights;
@@ -275,6 +274,7 @@ impl super::TaskKind for E2e {
         }
     }
 
+    /// An SRS's requirements are matched to the gold ones exactly as extraction's are.
     fn prepare(&self, sample: &Sample, cfg: &ScoringConfig) -> super::Gold {
         Extraction.prepare(sample, cfg)
     }
