@@ -1,9 +1,11 @@
-//! Change-aware reuse for a chat pipeline, on the example project's suite (four kinds)
-//! against a local OpenAI-compatible fake that counts its calls: each kind's prompt file
-//! (`[pipeline.prompts]`) keys its own samples' cached answers, so editing one kind's prompt
-//! re-sends that kind's samples only, and the check says how many the change could not
-//! affect; a project's single `prompt` for every kind keys every answer on it, so editing
-//! it re-sends everything.
+//! Change-aware reuse and the plan before the first call, for a chat pipeline on the example
+//! project's suite (four kinds) against a local OpenAI-compatible fake that counts its
+//! calls: each kind's prompt file (`[pipeline.prompts]`) keys its own samples' cached
+//! answers, so editing one kind's prompt re-sends that kind's samples only, and the check
+//! says how many the change could not affect; a project's single `prompt` for every kind
+//! keys every answer on it. `check --plan` prints the calls to make and their cost from the
+//! baseline's, and `--max-cost` below the cheapest completion stops before any call
+//! (exit 3); the fake receives nothing from either.
 
 use std::path::{Path, PathBuf};
 
@@ -80,8 +82,15 @@ fn run(dir: &Path, server: &FakeOpenAi) -> (usize, String) {
     (server.calls().len() - before, said)
 }
 
+/// Every answer holds every kind's keys, empty; 1,000 prompt and 200 completion tokens
+/// each.
 fn fake() -> FakeOpenAi {
-    FakeOpenAi::start(|_| Reply::content("{\"requirements\": []}"))
+    let keys: serde_json::Map<String, serde_json::Value> = goldgate_core::kinds::listed()
+        .flat_map(|k| goldgate_core::kinds::of(k).answer_keys())
+        .map(|key| (key.to_string(), serde_json::json!([])))
+        .collect();
+    let answer = serde_json::Value::Object(keys).to_string();
+    FakeOpenAi::start(move |_| Reply::content(answer.clone()).usage(1000, 200))
 }
 
 fn append(path: PathBuf, line: &str) {
@@ -133,5 +142,58 @@ fn one_prompt_for_every_kind_keys_every_answer_on_it() {
         run(&tmp.0, &server).0,
         total,
         "its edit re-sends everything"
+    );
+}
+
+#[test]
+fn the_plan_and_the_budget_make_no_call() {
+    let tmp = TempDir::new("prompt-reuse-plan");
+    let server = fake();
+    let kinds = project(&tmp.0, &server.base_url(), true);
+    // $1 per million tokens in and $5 out: $0.002 a call.
+    append(
+        tmp.0.join("goldgate.toml"),
+        "\n[pipeline.pricing]\ninput_per_mtok = 1.0\noutput_per_mtok = 5.0\n",
+    );
+    let key = [("OPENAI_API_KEY", "sk-test")];
+    let refresh = goldgate(&tmp.0, &["baseline", "refresh"], &key);
+    assert!(refresh.status.success(), "{}", text(&refresh.stderr));
+    let total: usize = kinds.iter().map(|(_, n)| n).sum();
+    let sent = server.calls().len();
+    assert_eq!(sent, total);
+    let (kind, samples) = &kinds[0];
+    append(tmp.0.join(format!("prompts/{kind}.j2")), "\nBe brief.\n");
+    let plan = goldgate(&tmp.0, &["check", "--plan"], &key);
+    assert!(plan.status.success(), "{}", text(&plan.stderr));
+    let said = text(&plan.stdout);
+    let row = said
+        .lines()
+        .find(|l| l.starts_with(kind.as_str()))
+        .unwrap_or_else(|| panic!("no row for {kind}:\n{said}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    // kind, samples, from the cache, to send, expected tokens, expected cost
+    assert_eq!(
+        cells[1..4],
+        [samples.to_string(), "0".into(), samples.to_string()],
+        "{said}"
+    );
+    let cost = format!("${:.4}", 0.002 * *samples as f64);
+    assert_eq!(cells[5], cost, "{said}");
+    assert!(said.contains("sequentially"), "{said}");
+    let json = goldgate(&tmp.0, &["check", "--plan", "--format", "json"], &key);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["samples"], total);
+    // Not even the cheapest completion fits: stopped before the first call.
+    let over = goldgate(&tmp.0, &["check", "--max-cost", "0.001"], &key);
+    assert_eq!(over.status.code(), Some(3), "{}", text(&over.stderr));
+    assert!(
+        text(&over.stderr).contains("no call was made"),
+        "{}",
+        text(&over.stderr)
+    );
+    assert_eq!(
+        server.calls().len(),
+        sent,
+        "neither the plan nor the refusal called the model"
     );
 }

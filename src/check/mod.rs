@@ -3,6 +3,7 @@
 //! `score.json`, `verdict.json` and `report.md` (the PR comment). [`check`] returns all of
 //! it as data; printing and publishing are the caller's business.
 
+pub mod plan;
 mod sequential;
 
 use std::collections::HashSet;
@@ -190,6 +191,9 @@ pub struct Checked {
     pub run: RunReport,
     /// `None` when the run did not complete (no verdict on an incomplete run).
     pub gated: Option<Gated>,
+    /// A sequential check stopped before its verdict (at its budget, interrupted): where
+    /// each rule stood.
+    pub undecided: Option<goldgate_core::gate::sequential::report::SequentialReport>,
 }
 
 /// Run, score, compare and write the results of one gate. The output directory's lock (on
@@ -201,6 +205,7 @@ pub fn check(
 ) -> Result<Checked> {
     let lock = OutputLock::acquire(&s.run.output)?;
     let baseline = read_baseline(&s.baseline, &s.missing_baseline)?;
+    refuse_over_budget(s)?;
     // A model that cannot be found fails here, before the pipeline costs anything.
     let embedder = goldgate_embed::open(&s.similarity)?;
     let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
@@ -227,7 +232,11 @@ pub fn check(
         }
     };
     if !run.is_complete() {
-        return Ok(Checked { run, gated: None });
+        return Ok(Checked {
+            run,
+            gated: None,
+            undecided: sequential.map(|(report, _)| report),
+        });
     }
     let (scored, mut verdict) = gate(s, &suite, &run.path, &scoring, embedding, baseline.as_ref())?;
     if let Some((report, decisions)) = sequential {
@@ -267,6 +276,33 @@ pub fn check(
             written,
             embedded: scored.embedded,
         }),
+        undecided: None,
+    })
+}
+
+/// A budget (`--max-cost`) the check cannot keep is said before the first call: when even
+/// its cheapest completion, at the baseline's cheapest call of each kind, costs more.
+fn refuse_over_budget(s: &CheckSettings) -> Result<()> {
+    let Some(max) = s.run.max_cost else {
+        return Ok(());
+    };
+    let plan = plan::plan(s, false)?;
+    let least = plan::cheapest(&plan, s.sequential.as_ref(), s.run.jobs);
+    let Some(least) = least.filter(|least| *least > max) else {
+        return Ok(());
+    };
+    let usd = goldgate_core::number::usd;
+    let what = match s.sequential {
+        Some(_) => "its first batch of calls",
+        None => "the calls the cache does not answer",
+    };
+    Err(Error::OverBudget {
+        message: format!(
+            "no call was made: even at the baseline's cheapest call of each kind, {what} would cost {}, over the {} budget (--max-cost)",
+            usd(least),
+            usd(max)
+        ),
+        hint: "raise --max-cost, or check sequentially (--sequential) to stop once the rules are decided; `goldgate check --plan` shows the calls and their expected cost".into(),
     })
 }
 

@@ -176,7 +176,7 @@ impl State {
 }
 
 /// The stratum a sample is sent in: its kind, and its task within the kind.
-fn stratum(sample: &Sample) -> String {
+pub(super) fn stratum(sample: &Sample) -> String {
     match &sample.task {
         Some(task) => format!("{}/{}", sample.kind.as_str(), task.name),
         None => sample.kind.as_str().to_string(),

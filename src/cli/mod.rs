@@ -416,6 +416,11 @@ pub struct CheckArgs {
     /// `gate_name=…`, one `name=value` line each (the GitHub Action keys its cache on them)
     #[arg(long)]
     pub print_fingerprint: bool,
+    /// Make no call: print, per kind, the calls the cache answers and those to make with
+    /// the tokens and cost to expect from the baseline's, and how many samples a sequential
+    /// check would send
+    #[arg(long, conflicts_with = "print_fingerprint")]
+    pub plan: bool,
     /// Send the samples the cache does not answer in a random order (seeded by the pipeline
     /// fingerprint) and stop starting calls once every rule is decided about the full suite
     /// at its confidence [default: [check] sequential in goldgate.toml]

@@ -12,6 +12,17 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
     if s.print_fingerprint {
         return print_fingerprint(&s, reporter);
     }
+    if s.plan {
+        let plan = crate::check::plan::plan(&s.check, true)?;
+        match s.format {
+            GateFormat::Json => reporter.out(&super::json(&plan)?),
+            _ => reporter.out(&crate::report::terminal::plan(
+                &plan,
+                s.check.sequential.is_some(),
+            )),
+        }
+        return Ok(Exit::Ok);
+    }
     let runtime = goldgate_client::runtime::build()?;
     let checked = crate::check::check(&s.check, &runtime, &mut ShowProgress::new(reporter))?;
     let summary_to = match s.format {
@@ -20,6 +31,9 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
     };
     let exit = report_run(&checked.run, Some(&checked.run.path), summary_to, reporter);
     let Some(gated) = checked.gated else {
+        if let Some(report) = &checked.undecided {
+            reporter.note(&crate::report::sequential::undecided(report));
+        }
         return Ok(exit);
     };
     if s.format != GateFormat::Brief {

@@ -82,3 +82,23 @@ fn decided(q: &QuestionReport) -> String {
         .map_or_else(String::new, |n| format!(", at {n} samples"));
     format!("{} {}{at}", q.question, q.outcome)
 }
+
+/// A sequential check that stopped before its verdict (at its budget, interrupted): the
+/// rules decided so far and those still open, for the terminal.
+pub fn undecided(s: &SequentialReport) -> String {
+    let (done, open): (Vec<&QuestionReport>, Vec<&QuestionReport>) = s
+        .questions
+        .iter()
+        .partition(|q| matches!(q.outcome.as_str(), "holds" | "breaks"));
+    let list = |qs: &[&QuestionReport]| match qs.is_empty() {
+        true => "none".to_string(),
+        false => qs.iter().map(|q| decided(q)).collect::<Vec<_>>().join("; "),
+    };
+    format!(
+        "sequential check stopped after {} of {} samples, before every rule was decided\n  decided so far: {}\n  still open: {}\n",
+        s.answered,
+        s.samples,
+        list(&done),
+        list(&open)
+    )
+}

@@ -380,6 +380,8 @@ pub struct CheckCommand {
     pub format: GateFormat,
     /// Print the pipeline fingerprint and the cache the run would use, and run nothing.
     pub print_fingerprint: bool,
+    /// Print what the check would send and what it would cost, and run nothing.
+    pub plan: bool,
 }
 
 impl TryFrom<cli::CheckArgs> for CheckCommand {
@@ -433,6 +435,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
             gate,
             format: a.format.unwrap_or(GateFormat::Text),
             print_fingerprint: a.print_fingerprint,
+            plan: a.plan,
         })
     }
 }

@@ -180,6 +180,9 @@ pub enum Error {
     /// threads): neither the user's input nor a bug.
     #[error("{message}\n  hint: {hint}")]
     Environment { message: String, hint: String },
+    /// A budget (`--max-cost`) the run cannot keep: said before any call is made.
+    #[error("{message}\n  hint: {hint}")]
+    OverBudget { message: String, hint: String },
     /// A bug in goldgate: an invariant did not hold.
     #[error("internal error: {message}\n  this is a bug in goldgate {version}; please report it at {url}", version = env!("CARGO_PKG_VERSION"), url = BUG_REPORTS)]
     Internal { message: String },
@@ -216,7 +219,8 @@ impl Error {
     }
 
     /// The exit code this error maps to: bad input is 2; an environment that refused what
-    /// the run needs is 3, like any run that could not complete; a bug is 101, so no script
+    /// the run needs, or a budget it cannot keep, is 3, like any run that could not
+    /// complete; a bug is 101, so no script
     /// mistakes it for bad input.
     pub fn exit(&self) -> Exit {
         match self {
@@ -224,7 +228,7 @@ impl Error {
             | Error::Write { .. }
             | Error::Invalid { .. }
             | Error::Usage { .. } => Exit::Input,
-            Error::Environment { .. } => Exit::Incomplete,
+            Error::Environment { .. } | Error::OverBudget { .. } => Exit::Incomplete,
             Error::Internal { .. } => Exit::Internal,
         }
     }

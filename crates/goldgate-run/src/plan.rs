@@ -401,6 +401,47 @@ pub fn cache_plan(settings: &RunSettings) -> Result<CachePlan> {
     })
 }
 
+/// One call a run with some settings would make, and whether the cache answers it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedCall {
+    pub sample_id: String,
+    pub kind: String,
+    pub repeat: u32,
+    pub cached: bool,
+}
+
+/// The calls a run with `settings` would make (its shard of the suite, every repeat), and
+/// which of them its cache would answer: looked up by the keys [`run_suite`] computes, by
+/// the same functions. No call is made.
+pub fn planned_calls(settings: &RunSettings) -> Result<(CachePlan, Vec<PlannedCall>)> {
+    let plan = cache_plan(settings)?;
+    let (samples, _) = read_suite(settings)?;
+    let cache = match plan.cache {
+        CacheUse::ReadWrite => Some(Cache::new(
+            Arc::new(CacheDir::new(&settings.cache_dir)),
+            CacheMode::Use,
+            settings.cache_ttl,
+            super::cache::max_entry_bytes(settings.pipeline.max_output_bytes),
+        )),
+        CacheUse::WriteOnly | CacheUse::Off => None,
+    };
+    let mut calls = Vec::new();
+    for (id, request, _) in &samples {
+        for repeat in 0..settings.repeat {
+            let key = Cache::key(request, plan.fingerprint.key_for(request), repeat);
+            calls.push(PlannedCall {
+                sample_id: id.clone(),
+                kind: request["kind"].as_str().unwrap_or_default().to_string(),
+                repeat,
+                cached: cache
+                    .as_ref()
+                    .is_some_and(|c| matches!(c.get(&key), Ok(Some(_)))),
+            });
+        }
+    }
+    Ok((plan, calls))
+}
+
 /// The pipeline's fingerprint, part of every cache key of the run.
 fn pipeline_fingerprint(settings: &RunSettings) -> Result<fingerprint::Fingerprint> {
     fingerprint::fingerprint(&settings.pipeline, &settings.own_files, git(settings))
