@@ -19,6 +19,9 @@ pub use super::repository::Git;
 use goldgate_core::error::{Error, Result};
 use goldgate_core::runfile::record::{CacheUse, FingerprintParts};
 
+/// Each kind and the fingerprints of the templates its samples are rendered with.
+type PromptsByKind = Vec<(String, Vec<String>)>;
+
 /// A pipeline's fingerprint and its parts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fingerprint {
@@ -67,7 +70,7 @@ pub fn fingerprint(
     let mut settings = Sha256::new();
     // A chat pipeline's per-kind keys: what every sample's call uses, and each kind's own
     // templates.
-    let mut common: Option<(Sha256, Vec<(String, Vec<String>)>)> = None;
+    let mut common: Option<(Sha256, PromptsByKind)> = None;
     match &config.adapter {
         Adapter::Command { command, mode } => {
             let text = format!("\0{command}\0{mode:?}");
@@ -516,6 +519,7 @@ mod tests {
             value: "sha256:x".into(),
             parts: FingerprintParts::default(),
             unkeyed: None,
+            by_kind: Default::default(),
         };
         let unkeyed = Fingerprint {
             unkeyed: Some("not inside a git repository".into()),
