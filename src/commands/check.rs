@@ -16,10 +16,7 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         let plan = crate::check::plan::plan(&s.check, true)?;
         match s.format {
             GateFormat::Json => reporter.out(&super::json(&plan)?),
-            _ => reporter.out(&crate::report::terminal::plan(
-                &plan,
-                s.check.sequential.is_some(),
-            )),
+            _ => reporter.out(&super::plan::text(&plan, s.check.sequential.is_some())),
         }
         return Ok(Exit::Ok);
     }

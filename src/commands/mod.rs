@@ -9,6 +9,7 @@ mod compare;
 mod hook;
 mod init;
 mod judge;
+mod plan;
 mod progress;
 mod publish;
 mod run;

@@ -17,10 +17,8 @@ use goldgate_core::suite::stats::{targets, SuiteStats, TOTAL_TARGET};
 use goldgate_core::text::plural;
 
 mod gate_table;
-mod plan;
 use gate_table::delta_text;
 pub use gate_table::verdict;
-pub use plan::plan;
 
 /// `suite lint`: every problem, then a one-line summary.
 pub fn lint_report(problems: &[Problem], files: usize, samples: usize) -> String {

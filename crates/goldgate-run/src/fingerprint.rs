@@ -19,9 +19,6 @@ pub use super::repository::Git;
 use goldgate_core::error::{Error, Result};
 use goldgate_core::runfile::record::{CacheUse, FingerprintParts};
 
-/// Each kind and the fingerprints of the templates its samples are rendered with.
-type PromptsByKind = Vec<(String, Vec<String>)>;
-
 /// A pipeline's fingerprint and its parts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fingerprint {
@@ -31,20 +28,17 @@ pub struct Fingerprint {
     /// Why the answers cannot be keyed on the pipeline's code (a `command` pipeline outside
     /// git without fingerprint files), so must not be cached.
     pub unkeyed: Option<String>,
-    /// A `chat` pipeline whose user prompt is chosen by kind: the fingerprint each kind's
-    /// answers are keyed on, covering that kind's templates and not the others' (editing
-    /// one kind's prompt re-sends that kind's samples only). Empty: every sample's answers
-    /// are keyed on `value`.
+    /// A `chat` pipeline whose user prompt is chosen by kind: each kind's answers are keyed
+    /// on its own templates, not the others' (see [`super::chat::key_fingerprints`]).
+    /// Empty: every sample's answers are keyed on `value`.
     pub by_kind: std::collections::BTreeMap<String, String>,
 }
 
 impl Fingerprint {
-    /// The fingerprint a cached answer to `request` is keyed on: its kind's, or the
-    /// pipeline's.
+    /// The fingerprint a cached answer to `request` is keyed on: its kind's, else `value`.
     pub fn key_for(&self, request: &serde_json::Value) -> &str {
-        request["kind"]
-            .as_str()
-            .and_then(|kind| self.by_kind.get(kind))
+        let kind = request["kind"].as_str();
+        kind.and_then(|k| self.by_kind.get(k))
             .unwrap_or(&self.value)
     }
 }
@@ -68,9 +62,8 @@ pub fn fingerprint(
     let mut value = Sha256::new();
     value.update(config.adapter.kind().as_bytes());
     let mut settings = Sha256::new();
-    // A chat pipeline's per-kind keys: what every sample's call uses, and each kind's own
-    // templates.
-    let mut common: Option<(Sha256, PromptsByKind)> = None;
+    // A chat pipeline's per-kind keys: what every call uses, and each kind's templates.
+    let mut common: Option<(Sha256, super::chat::PromptsByKind)> = None;
     match &config.adapter {
         Adapter::Command { command, mode } => {
             let text = format!("\0{command}\0{mode:?}");
@@ -92,12 +85,12 @@ pub fn fingerprint(
         Adapter::Chat(chat) => {
             let mut text = chat.fingerprint_text();
             let prompts = super::chat::prompts::Prompts::load(&chat.prompts)?;
-            if let Some(by_kind) = prompts.fingerprints_by_kind() {
-                let mut shared = Sha256::new();
-                shared.update(b"chat-by-kind");
-                shared.update(text.as_bytes());
-                common = Some((shared, by_kind));
-            }
+            common = prompts.fingerprints_by_kind().map(|by_kind| {
+                (
+                    Sha256::new_with_prefix(format!("chat-by-kind{text}")),
+                    by_kind,
+                )
+            });
             for prompt in prompts.fingerprints() {
                 text.push_str(&format!("\0prompt={prompt}"));
             }
@@ -148,13 +141,12 @@ pub fn fingerprint(
             );
             value.update(format!("\0{name}\0").as_bytes());
             let mut h = Sha256::new();
-            match common.as_mut() {
-                Some((shared, _)) => {
-                    shared.update(format!("\0{name}\0").as_bytes());
-                    hash_path(file, &mut [&mut value, &mut h, shared])?;
-                }
-                None => hash_path(file, &mut [&mut value, &mut h])?,
+            let mut into: Vec<&mut Sha256> = vec![&mut value, &mut h];
+            if let Some((shared, _)) = common.as_mut() {
+                shared.update(format!("\0{name}\0").as_bytes());
+                into.push(shared);
             }
+            hash_path(file, &mut into)?;
             let key = match parts.files.contains_key(&name) {
                 true => file.display().to_string(),
                 false => name,
@@ -179,25 +171,13 @@ pub fn fingerprint(
             Err(why) => unkeyed = Some(why),
         }
     }
-    let by_kind = match common {
-        None => Default::default(),
-        Some((shared, kinds)) => kinds
-            .into_iter()
-            .map(|(kind, prompts)| {
-                let mut h = shared.clone();
-                h.update(format!("\0kind={kind}").as_bytes());
-                for prompt in prompts {
-                    h.update(format!("\0prompt={prompt}").as_bytes());
-                }
-                (kind, goldgate_core::text::sha256_of(h))
-            })
-            .collect(),
-    };
     Ok(Fingerprint {
         value: goldgate_core::text::sha256_of(value),
         parts,
         unkeyed,
-        by_kind,
+        by_kind: common.map_or_else(Default::default, |(shared, kinds)| {
+            super::chat::key_fingerprints(&shared, kinds)
+        }),
     })
 }
 
@@ -211,10 +191,8 @@ fn prompt_files<'a>(
     for file in files {
         let mut h = Sha256::new();
         hash_path(file, &mut [&mut h])?;
-        parts.files.insert(
-            file.display().to_string(),
-            goldgate_core::text::sha256_of(h),
-        );
+        let hash = goldgate_core::text::sha256_of(h);
+        parts.files.insert(file.display().to_string(), hash);
     }
     Ok(())
 }

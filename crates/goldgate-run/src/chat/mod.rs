@@ -110,3 +110,27 @@ impl Chat {
 pub fn prompt_fingerprints(settings: &ChatSettings) -> Result<Vec<String>> {
     Ok(Prompts::load(&settings.prompts)?.fingerprints())
 }
+
+/// Each kind and the fingerprints of the templates its samples are rendered with.
+pub type PromptsByKind = Vec<(String, Vec<String>)>;
+
+/// The fingerprint each kind's answers are keyed on: `shared` (everything every call uses:
+/// the settings, the model, the environment, the fingerprint files) with the kind's own
+/// templates.
+pub fn key_fingerprints(
+    shared: &sha2::Sha256,
+    kinds: PromptsByKind,
+) -> std::collections::BTreeMap<String, String> {
+    use sha2::Digest;
+    kinds
+        .into_iter()
+        .map(|(kind, prompts)| {
+            let mut h = shared.clone();
+            h.update(format!("\0kind={kind}").as_bytes());
+            for prompt in prompts {
+                h.update(format!("\0prompt={prompt}").as_bytes());
+            }
+            (kind, goldgate_core::text::sha256_of(h))
+        })
+        .collect()
+}

@@ -8,7 +8,7 @@ use goldgate_core::escape::one_line;
 
 /// `check --plan`: per kind, the samples, the calls the cache answers and those to make,
 /// with the tokens and cost to expect; then what a sequential check would send.
-pub fn plan(p: &crate::check::plan::CheckPlan, sequential: bool) -> String {
+pub fn text(p: &crate::check::plan::CheckPlan, sequential: bool) -> String {
     use goldgate_core::number::{count, usd};
     let mut out = format!(
         "plan: {} samples, {} each; no call is made (pipeline {})\n\n",

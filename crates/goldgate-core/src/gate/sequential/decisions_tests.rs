@@ -1,0 +1,168 @@
+//! The questions of a gate decided on samples as they come: a clear drop breaks a
+//! regression early, a clear improvement holds every rule early, and a question across
+//! strata is decided early only when every stratum agrees.
+
+use crate::gate::sequential::decide::{Decisions, Outcome, Planned};
+use crate::gate::sequential::questions::{keys, questions};
+use crate::rng::Rng;
+use crate::score::ScoreFile;
+use crate::testkit::{metric, rules, test_kind, test_kind_file};
+
+const MAX_ITEMS: f64 = 20.0;
+
+/// (tp, fp, fn) of `n` samples of 5 gold marks, each found with probability `p`.
+fn counts(rng: &mut Rng, n: usize, p: f64) -> Vec<(f64, f64, f64, bool)> {
+    (0..n)
+        .map(|_| {
+            let tp = (0..5)
+                .filter(|_| (rng.below(1000) as f64) < p * 1000.0)
+                .count();
+            let fp = f64::from(u8::from(rng.below(4) == 0));
+            (tp as f64, fp, (5 - tp) as f64, false)
+        })
+        .collect()
+}
+
+/// A score file of `counts`, each record parsed (as every scored record has a parse
+/// outcome).
+fn file(counts: &[(f64, f64, f64, bool)]) -> ScoreFile {
+    let mut file = test_kind_file(counts, "1");
+    for s in &mut file.samples {
+        s.stats.add("parse.records", 1.0);
+        s.stats.add("parse.raw", 1.0);
+    }
+    file
+}
+
+/// Feed `candidate`'s samples in order until every question is decided: the samples
+/// seen and where each question stands.
+fn decide(
+    text: &str,
+    baseline: &ScoreFile,
+    candidate: &ScoreFile,
+) -> (usize, Vec<(String, Outcome)>) {
+    let kind = crate::kinds::kind_of(test_kind());
+    let asked = questions(&rules(text), Some(baseline), &[kind]);
+    let keys = keys(&asked);
+    let planned: Vec<Planned> = candidate
+        .samples
+        .iter()
+        .map(|s| Planned {
+            id: s.id.clone(),
+            kind,
+            stratum: String::new(),
+            bounds: keys
+                .iter()
+                .map(|k| match k.rsplit('.').next() {
+                    Some("tp" | "fn") => Some(5.0),
+                    Some("fp") => Some(MAX_ITEMS),
+                    _ => Some(1.0),
+                })
+                .collect(),
+        })
+        .collect();
+    let mut decisions = Decisions::new(asked, keys, planned, &[], Some(baseline));
+    for sample in &candidate.samples {
+        if decisions.all_decided() {
+            break;
+        }
+        decisions.observe(sample);
+    }
+    let outcomes = decisions
+        .tracked()
+        .iter()
+        .map(|t| (t.question.describe(), t.outcome.clone()))
+        .collect();
+    (decisions.answered(), outcomes)
+}
+
+fn rule() -> String {
+    format!(
+        "[metrics.\"{}\"]\nmin = 0.5\nmax_regression = 0.02\nrequire_significance = true\n",
+        metric("f1")
+    )
+}
+
+#[test]
+fn a_clear_drop_breaks_the_regression_rule_early() {
+    let mut rng = Rng::new(7);
+    let baseline = file(&counts(&mut rng, 400, 0.8));
+    let candidate = file(&counts(&mut rng, 400, 0.6));
+    let (seen, outcomes) = decide(&rule(), &baseline, &candidate);
+    let regression = outcomes.iter().find(|(q, _)| q.contains('Δ')).unwrap();
+    assert_eq!(regression.1, Outcome::Breaks, "{outcomes:?}");
+    assert!(seen < 200, "{seen} samples: {outcomes:?}");
+}
+
+#[test]
+fn a_clear_improvement_holds_every_rule_early() {
+    let mut rng = Rng::new(8);
+    let baseline = file(&counts(&mut rng, 400, 0.6));
+    let candidate = file(&counts(&mut rng, 400, 0.8));
+    let (seen, outcomes) = decide(&rule(), &baseline, &candidate);
+    assert!(
+        outcomes.iter().all(|(_, o)| *o == Outcome::Holds),
+        "{outcomes:?}"
+    );
+    assert!(seen < 200, "{seen} samples: {outcomes:?}");
+}
+
+/// A floor of 0.5 on a question whose samples are sent in two strata, `first` and
+/// `second`, alternately, found with probabilities `p` and `q`: where it stands after
+/// each half and at the end.
+fn strata(p: f64, q: f64) -> Vec<Outcome> {
+    let mut rng = Rng::new(11);
+    let firsts = counts(&mut rng, 300, p);
+    let seconds = counts(&mut rng, 300, q);
+    let mixed: Vec<_> = firsts
+        .iter()
+        .zip(&seconds)
+        .flat_map(|(a, b)| [*a, *b])
+        .collect();
+    let candidate = file(&mixed);
+    let kind = crate::kinds::kind_of(test_kind());
+    let text = format!("[metrics.\"{}\"]\nmin = 0.5\n", metric("f1"));
+    let asked: Vec<_> = questions(&rules(&text), None, &[kind])
+        .into_iter()
+        .filter(|q| q.metric.name == metric("f1"))
+        .collect();
+    let keys = keys(&asked);
+    let planned = candidate
+        .samples
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Planned {
+            id: s.id.clone(),
+            kind,
+            stratum: ["first", "second"][i % 2].into(),
+            bounds: keys
+                .iter()
+                .map(|k| match k.rsplit('.').next() {
+                    Some("tp" | "fn") => Some(5.0),
+                    Some("fp") => Some(MAX_ITEMS),
+                    _ => Some(1.0),
+                })
+                .collect(),
+        })
+        .collect();
+    let mut decisions = Decisions::new(asked, keys, planned, &[], None);
+    let mut seen = Vec::new();
+    for (i, sample) in candidate.samples.iter().enumerate() {
+        decisions.observe(sample);
+        if i + 1 == 300 || i + 1 == 600 {
+            seen.push(decisions.tracked()[0].outcome.clone());
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_question_across_strata_is_decided_early_only_when_every_stratum_agrees() {
+    // Both strata well above the floor: decided within the first half.
+    assert_eq!(strata(0.9, 0.85), [Outcome::Holds, Outcome::Holds]);
+    // One far above, one far below: the suite is above (F1 about 0.6), but no stratum
+    // alone shows it; only the full suite does.
+    assert_eq!(strata(0.95, 0.3), [Outcome::Open, Outcome::Holds]);
+    // Both below: breaks early.
+    assert_eq!(strata(0.15, 0.1), [Outcome::Breaks, Outcome::Breaks]);
+}
