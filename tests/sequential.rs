@@ -2,7 +2,8 @@
 //! questions decided on the first samples of a 400-sample suite of the test kind, the
 //! verdict of the samples that ran made the full suite's (`sequential::report::apply`), and
 //! the artefacts it renders — the PR comment, the terminal verdict and JUnit XML as
-//! snapshots, the HTML report's notice escaped.
+//! snapshots, the HTML report's notice escaped. Judged again from the file alone (`publish`
+//! on a fork's verdict), the samples it did not send count as missing.
 
 use goldgate::report::{html, junit, markdown, terminal};
 use goldgate_core::gate::compare::compare;
@@ -45,7 +46,12 @@ fn file(counts: &[(f64, f64, f64, bool)]) -> goldgate_core::score::ScoreFile {
 
 /// The verdict of a sequential check of a clear drop: the samples fed in order until every
 /// question is decided, the verdict of those that ran made the full suite's.
-fn sequential_verdict() -> (Verdict, usize) {
+fn sequential_verdict() -> (
+    Verdict,
+    goldgate_core::gate::thresholds::Thresholds,
+    goldgate_core::score::ScoreFile,
+    usize,
+) {
     let text = format!(
         "[matching]\nmax_items = 6\n[metrics.\"{}\"]\nmax_regression = 0.02\nrequire_significance = true\n",
         metric("f1")
@@ -92,12 +98,12 @@ fn sequential_verdict() -> (Verdict, usize) {
     report.calls_not_made = SAMPLES - ran;
     report.cost_not_spent_usd = Some(0.005 * (SAMPLES - ran) as f64);
     apply(&mut verdict, &decisions, report);
-    (verdict, ran)
+    (verdict, rules, baseline, ran)
 }
 
 #[test]
 fn a_sequential_verdict_is_the_full_suites_and_says_what_was_not_needed() {
-    let (verdict, ran) = sequential_verdict();
+    let (verdict, _, _, ran) = sequential_verdict();
     assert_eq!(verdict.verdict, Outcome::Fail, "{}", verdict.summary);
     let f1 = verdict
         .metrics
@@ -130,7 +136,7 @@ fn a_sequential_verdict_is_the_full_suites_and_says_what_was_not_needed() {
 
 #[test]
 fn the_artefacts_of_a_sequential_verdict() {
-    let (verdict, _) = sequential_verdict();
+    let (verdict, _, _, _) = sequential_verdict();
     settings().bind(|| {
         let comment = markdown::comment(&verdict, "goldgate", None).unwrap();
         insta::assert_snapshot!("sequential_comment", comment);
@@ -143,4 +149,26 @@ fn the_artefacts_of_a_sequential_verdict() {
         page.contains("<strong>Sequential check</strong>: Decided after"),
         "no notice"
     );
+}
+
+#[test]
+fn judged_again_from_the_file_the_samples_not_sent_are_missing() {
+    // A sequential pass cannot be checked from a verdict file: nothing in it shows the
+    // samples it did not send would have kept the rules.
+    let (mut verdict, rules, baseline, _) = sequential_verdict();
+    verdict.verdict = Outcome::Pass;
+    let options = goldgate_core::gate::rederive::RederiveOptions {
+        ratchet: &[],
+        allow_version_change: false,
+    };
+    let again = goldgate_core::gate::rederive::rederive(&verdict, Some(&baseline), &rules, options)
+        .unwrap();
+    assert_eq!(
+        again.verdict.verdict,
+        Outcome::Incomplete,
+        "{}",
+        again.verdict.summary
+    );
+    let not_needed = verdict.sequential.as_ref().unwrap().not_needed.len();
+    assert_eq!(again.verdict.missing.len(), not_needed);
 }
