@@ -172,3 +172,92 @@ fn judged_again_from_the_file_the_samples_not_sent_are_missing() {
     let not_needed = verdict.sequential.as_ref().unwrap().not_needed.len();
     assert_eq!(again.verdict.missing.len(), not_needed);
 }
+
+#[test]
+fn a_sequential_check_stopped_by_its_budget_ends_and_names_what_it_decided() {
+    // The pipeline reports no cost and there are no prices: the budget cannot be kept, and
+    // the run stops at its first answer. The calls still waiting for their turn must find
+    // the budget closed, not wait for samples that will never be answered.
+    let tmp = crate::support::TempDir::new("sequential-budget");
+    let suite = crate::support::project::test_suite(&tmp.0, 120);
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/pipelines/jsonl_echo.py"),
+        tmp.0.join("p.py"),
+    )
+    .unwrap();
+    let out = std::process::Command::new("timeout")
+        .arg("120")
+        .arg(env!("CARGO_BIN_EXE_goldgate"))
+        .args(["check", "--suite"])
+        .arg(&suite)
+        .args([
+            "--command",
+            "python3 p.py",
+            "--mode",
+            "jsonl",
+            "--jobs",
+            "2",
+        ])
+        .args(["--sequential", "--max-cost", "1"])
+        .current_dir(&tmp.0)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let said = crate::support::output::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(said.contains("budget"), "{said}");
+    assert!(said.contains("sequential check stopped after"), "{said}");
+}
+
+/// `check --sequential` of a fresh project of `n` samples answered by `jsonl_echo.py`, with
+/// `env`: its verdict file, and everything it wrote.
+fn echo_check(name: &str, env: &[(&str, &str)]) -> (serde_json::Value, String) {
+    let tmp = crate::support::TempDir::new(name);
+    let suite = crate::support::project::test_suite(&tmp.0, 60);
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/pipelines/jsonl_echo.py"),
+        tmp.0.join("p.py"),
+    )
+    .unwrap();
+    let suite = suite.display().to_string();
+    let args = [
+        "check",
+        "--suite",
+        &suite,
+        "--command",
+        "python3 p.py",
+        "--mode",
+        "jsonl",
+        "--sequential",
+    ];
+    let out = crate::support::project::goldgate(&tmp.0, &args, env);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::support::output::text(&out.stderr)
+    );
+    let dir = tmp.0.join(".goldgate/out");
+    let verdict = std::fs::read_to_string(dir.join("verdict.json")).unwrap();
+    let mut written = format!(
+        "{}{}",
+        crate::support::output::text(&out.stdout),
+        crate::support::output::text(&out.stderr)
+    );
+    for file in crate::support::files_below(&tmp.0) {
+        written.push_str(&String::from_utf8_lossy(&std::fs::read(file).unwrap()));
+    }
+    (serde_json::from_str(&verdict).unwrap(), written)
+}
+
+#[test]
+fn a_secret_salt_changes_the_order_and_is_written_nowhere() {
+    let salt = "salt-4b1d-never-written";
+    let (plain, _) = echo_check("sequential-plain", &[]);
+    let (salted, written) = echo_check("sequential-salted", &[("GOLDGATE_SEQUENTIAL_SALT", salt)]);
+    let (plain, salted) = (&plain["sequential"], &salted["sequential"]);
+    assert_eq!(plain["salted"], serde_json::Value::Null, "{plain}");
+    assert_eq!(salted["salted"], true, "{salted}");
+    assert_ne!(plain["seed"], salted["seed"], "the salt goes into the seed");
+    assert!(!written.contains(salt), "the salt is written somewhere");
+}

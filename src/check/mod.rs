@@ -205,7 +205,7 @@ pub fn check(
 ) -> Result<Checked> {
     let lock = OutputLock::acquire(&s.run.output)?;
     let baseline = read_baseline(&s.baseline, &s.missing_baseline)?;
-    refuse_over_budget(s)?;
+    refuse_over_budget(s, baseline.as_ref())?;
     // A model that cannot be found fails here, before the pipeline costs anything.
     let embedder = goldgate_embed::open(&s.similarity)?;
     let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
@@ -281,11 +281,16 @@ pub fn check(
 }
 
 /// A budget (`--max-cost`) the check cannot keep is said before the first call: when even
-/// its cheapest completion, at the baseline's cheapest call of each kind, costs more.
-fn refuse_over_budget(s: &CheckSettings) -> Result<()> {
+/// its cheapest completion, at the baseline's cheapest call of each kind, costs more. The
+/// baseline's prices say nothing of another model's, so only a baseline answered by the
+/// same model is asked.
+fn refuse_over_budget(s: &CheckSettings, baseline: Option<&ScoreFile>) -> Result<()> {
     let Some(max) = s.run.max_cost else {
         return Ok(());
     };
+    if baseline.is_none_or(|b| b.provenance.model != s.run.pipeline.model) {
+        return Ok(());
+    }
     let plan = plan::plan(s, false)?;
     let least = plan::cheapest(&plan, s.sequential.as_ref(), s.run.jobs);
     let Some(least) = least.filter(|least| *least > max) else {

@@ -20,10 +20,23 @@ use goldgate_run::plan::{Job, Notice, Observer, Steer};
 use goldgate_run::runner::RunSummary;
 
 /// How a sequential check runs (`--sequential`, `[check] sequential`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct SequentialSettings {
     /// Samples answered between two tests of the rules (`None`: [`default_batch`]).
     pub batch: Option<usize>,
+    /// Mixed into the order's seed with the pipeline fingerprint
+    /// (`GOLDGATE_SEQUENTIAL_SALT`): a secret the change's author does not know, so the
+    /// order cannot be chosen by choosing a fingerprint. Never written anywhere.
+    pub salt: Option<String>,
+}
+
+impl std::fmt::Debug for SequentialSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SequentialSettings")
+            .field("batch", &self.batch)
+            .field("salt", &self.salt.as_ref().map(|_| "***"))
+            .finish()
+    }
 }
 
 /// Samples answered between two tests of the rules when none is asked for: the larger of the
@@ -93,6 +106,7 @@ impl<'a> SequentialRun<'a> {
         let state = self.state.as_ref()?;
         let decisions = state.decisions.as_ref()?;
         let mut report = SequentialReport::of(decisions, state.seed, state.batch, state.cached);
+        report.salted = self.inputs.settings.salt.is_some();
         report.not_needed = state
             .order
             .iter()
@@ -124,8 +138,16 @@ impl<'a> SequentialRun<'a> {
             .iter()
             .filter_map(|id| Some((self.samples.get(id)?, state.answers.get(id)?.as_slice())))
             .collect();
-        let scores =
-            goldgate_core::score::score_batch(&batch, self.inputs.scoring, self.inputs.embedding)?;
+        // On a thread of its own: this runs inside the run's async loop, and an embedding
+        // API's client (`similarity = "openai"`) runs a runtime of its own, which cannot
+        // start inside another.
+        let (scoring, embedding) = (self.inputs.scoring, self.inputs.embedding);
+        let scores = std::thread::scope(|scope| {
+            scope
+                .spawn(|| goldgate_core::score::score_batch(&batch, scoring, embedding))
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })?;
         for score in scores {
             if state.taken < state.cached {
                 state.known.push(score);
@@ -225,7 +247,13 @@ impl Observer for SequentialRun<'_> {
             .iter()
             .map(|id| self.samples.get(*id).map(stratum).unwrap_or_default())
             .collect();
-        let seed = goldgate_core::rng::label_hash(fingerprint);
+        // The fingerprint alone is known to the change's author, who could try fingerprints
+        // until one gives a favourable order; a salt kept secret from them (a CI secret)
+        // makes the order theirs to reproduce in CI only.
+        let seed = match &self.inputs.settings.salt {
+            None => goldgate_core::rng::label_hash(fingerprint),
+            Some(salt) => goldgate_core::rng::label_hash(&format!("{salt}\0{fingerprint}")),
+        };
         let order: Vec<&str> = known
             .iter()
             .copied()

@@ -3,6 +3,9 @@
 //! sequential check cannot honour refused.
 
 use crate::check::SequentialSettings;
+
+/// The variable holding a secret mixed into the sending order's seed.
+pub const SALT: &str = "GOLDGATE_SEQUENTIAL_SALT";
 use goldgate_core::error::Error;
 
 /// Whether `check` runs sequentially (`--sequential`, or `[check] sequential = true` unless
@@ -37,7 +40,9 @@ pub(super) fn settings(
             "drop --shard, or pass --full",
         ));
     }
+    let salt = std::env::var(SALT).ok().filter(|s| !s.is_empty());
     Ok(Some(SequentialSettings {
         batch: batch.or(table.batch).map(|b| b as usize),
+        salt,
     }))
 }

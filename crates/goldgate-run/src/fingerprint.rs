@@ -98,6 +98,7 @@ pub fn fingerprint(
             settings.update(text.as_bytes());
             let p = &chat.prompts;
             let files = p.system.iter().chain(&p.prompt);
+            let files = files.chain(p.by_kind.iter().map(|(_, f)| f));
             prompt_files(files.chain(p.messages.iter().map(|(_, f)| f)), &mut parts)?;
         }
         Adapter::SrsAgents(options) => {

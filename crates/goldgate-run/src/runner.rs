@@ -192,6 +192,11 @@ pub async fn run(
     let stop = stop_signal();
     tokio::pin!(stop);
     loop {
+        // Once the budget is spent, the jobs waiting for the window must wake to find it
+        // spent: their samples will never be answered, so the window would never widen.
+        if let (false, Some(window)) = (options.budget.open(), &options.window) {
+            window.send_replace(usize::MAX);
+        }
         tokio::select! {
             biased;
             _ = &mut stop => {

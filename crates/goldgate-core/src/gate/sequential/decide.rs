@@ -6,7 +6,7 @@
 //! they break on. A regression the full check would also need to be significant breaks
 //! only beyond what its paired-bootstrap interval would call noise on the full suite: the
 //! sampling error of the change is estimated once, on the first tenth of the population
-//! (at least [`SPREAD_FROM`] samples), and a second test, on the samples after those,
+//! (at least [`SPREAD_FROM`] pairs), and a second test, on the samples after those,
 //! decides whether the value falls further than `max(allowed, SLACK · z · se)` below the
 //! baseline's. Before that, such a regression can only be found to hold.
 
@@ -83,8 +83,9 @@ pub struct Tracked {
 struct Part {
     bounds: Vec<TermBounds>,
     /// Each member's baseline term (zero without a baseline sample), for the paired test
-    /// and the change's spread.
+    /// and the change's spread, and whether the baseline has the sample.
     paired: Vec<f64>,
+    has_pair: Vec<bool>,
     /// The terms seen so far, and those known before the first call.
     seen: Vec<Terms>,
     known: Vec<Terms>,
@@ -227,6 +228,7 @@ impl Decisions {
                 denominator,
             });
             let base = self.baseline.as_ref().and_then(|b| b.get(&planned.id));
+            part.has_pair.push(base.is_some());
             part.paired.push(match (&tracked.question.check, base) {
                 (Check::Regression { baseline, .. }, Some(stats)) => {
                     let t = terms(&ratio, stats);
@@ -433,7 +435,7 @@ impl Part {
         }
         let start = SPREAD_FROM.max(self.bounds.len() / 10);
         if let (Some((confidence, below)), None) = (significance, &self.breaks) {
-            if self.seen.len() == start {
+            if self.seen.len() >= start {
                 self.breaks = self.significance_test(check, confidence, below, alpha);
             }
         }
@@ -478,15 +480,30 @@ impl Part {
     }
 
     /// `z · se` of the change on the full suite, as the paired bootstrap would see it,
-    /// estimated from the members seen: the ratio's linearised change per sample.
+    /// estimated from the members seen: the ratio's linearised change per sample, over the
+    /// samples the baseline has too (the pairs the bootstrap draws). `None` when fewer than
+    /// [`SPREAD_FROM`] pairs were seen, or the suite has fewer than the full check's paired
+    /// test needs: then the check's own significance decides, on every sample.
     fn noise(&self, confidence: f64) -> Option<f64> {
-        let n = self.seen.len();
+        let pairs = self.has_pair.iter().filter(|p| **p).count() + self.known.len();
+        let seen: Vec<(&Terms, &f64)> = self
+            .seen
+            .iter()
+            .zip(&self.paired)
+            .zip(&self.has_pair)
+            .filter(|(_, has)| **has)
+            .map(|(pair, _)| pair)
+            .collect();
+        if seen.len() < SPREAD_FROM || pairs < crate::gate::evidence::min_paired(confidence) {
+            return None;
+        }
+        let n = seen.len();
         let (a, b): (f64, f64) = self
             .known
             .iter()
             .chain(&self.seen)
             .fold((0.0, 0.0), |(a, b), t| (a + t.numerator, b + t.denominator));
-        let count = (self.known.len() + n) as f64;
+        let count = (self.known.len() + self.seen.len()) as f64;
         if b <= 0.0 || n < 2 {
             return None;
         }
@@ -494,15 +511,13 @@ impl Part {
         let mean_b = b / count;
         // Each member's change: its own term against the candidate's value, less its
         // baseline term (already against the baseline's value), over the mean denominator.
-        let u: Vec<f64> = self
-            .seen
+        let u: Vec<f64> = seen
             .iter()
-            .zip(&self.paired)
-            .map(|(t, p)| (t.numerator - value * t.denominator - p) / mean_b)
+            .map(|(t, p)| (t.numerator - value * t.denominator - *p) / mean_b)
             .collect();
         let mean = u.iter().sum::<f64>() / n as f64;
         let variance = u.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        let suite = (self.known.len() + self.bounds.len()) as f64;
+        let suite = pairs as f64;
         let z = normal_quantile(1.0 - (1.0 - confidence) / 2.0);
         Some(z * (variance / suite).sqrt())
     }

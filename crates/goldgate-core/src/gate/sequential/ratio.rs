@@ -106,7 +106,9 @@ impl RatioTest {
     /// Give sample `index`'s terms (its place in the `bounds` given to [`RatioTest::new`]).
     /// Terms outside their bounds are refused: the test's guarantee assumed them impossible.
     pub fn observe(&mut self, index: usize, terms: Terms) -> Result<(), OutOfRange> {
-        if !(terms.numerator >= 0.0 && terms.numerator <= terms.denominator) {
+        // (A weighted sum such as the RD score may pass its weight by a rounding error.)
+        let most = terms.denominator * (1.0 + 1e-9);
+        if !(terms.numerator >= 0.0 && terms.numerator <= most) {
             return Err(OutOfRange::Value(terms.numerator));
         }
         let z = terms.numerator - self.theta * terms.denominator - self.paired[index];

@@ -17,6 +17,9 @@ use crate::gate::verdict::{Status, Verdict};
 pub struct SequentialReport {
     /// The seed of the sending order, from the candidate's pipeline fingerprint (hex).
     pub seed: String,
+    /// Whether a secret salt (`GOLDGATE_SEQUENTIAL_SALT`) went into the seed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub salted: bool,
     /// Samples answered per batch before the rules were tested again.
     pub batch: usize,
     /// Samples in the suite.
@@ -83,13 +86,25 @@ impl SequentialReport {
                 }
             })
             .collect();
+        // When every rule is decided, answers of calls still in flight keep coming: the
+        // check was decided at the count of its last decision.
+        let answered = match decisions.all_decided() {
+            true => decisions
+                .tracked()
+                .iter()
+                .filter_map(|t| t.decided_at)
+                .max(),
+            false => None,
+        }
+        .unwrap_or_else(|| decisions.answered());
         SequentialReport {
             seed: format!("{seed:016x}"),
+            salted: false,
             batch,
             samples: decisions.total(),
-            answered: decisions.answered(),
+            answered,
             cached,
-            stopped_early: decisions.all_decided() && decisions.answered() < decisions.total(),
+            stopped_early: decisions.all_decided() && answered < decisions.total(),
             calls_not_made: 0,
             cost_not_spent_usd: None,
             not_needed: Vec::new(),
@@ -121,14 +136,15 @@ impl SequentialReport {
 /// questions decided about it. The outcome and summary are decided again.
 pub fn apply(verdict: &mut Verdict, decisions: &Decisions, report: SequentialReport) {
     let not_needed: HashSet<&str> = report.not_needed.iter().map(String::as_str).collect();
-    // Not sent is not missing, and not removed since the baseline either.
-    verdict
-        .missing
-        .retain(|id| !not_needed.contains(id.as_str()));
-    verdict
-        .removed
-        .retain(|id| !not_needed.contains(id.as_str()));
     if report.stopped_early {
+        // Not sent is not missing, and not removed since the baseline either: only when
+        // every rule was decided about the full suite.
+        verdict
+            .missing
+            .retain(|id| !not_needed.contains(id.as_str()));
+        verdict
+            .removed
+            .retain(|id| !not_needed.contains(id.as_str()));
         for m in verdict.metrics.iter_mut().filter(|m| m.rule.is_some()) {
             let asked: Vec<_> = decisions
                 .tracked()
