@@ -261,3 +261,45 @@ fn a_secret_salt_changes_the_order_and_is_written_nowhere() {
     assert_ne!(plain["seed"], salted["seed"], "the salt goes into the seed");
     assert!(!written.contains(salt), "the salt is written somewhere");
 }
+
+#[test]
+fn a_change_that_switches_the_sequential_check_on_for_itself_is_a_loosened_rule() {
+    let tmp = crate::support::TempDir::new("sequential-ratchet");
+    let dir = &tmp.0;
+    crate::support::project::test_suite(dir, 30);
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/pipelines/jsonl_echo.py"),
+        dir.join("p.py"),
+    )
+    .unwrap();
+    let config = "[pipeline]\nkind = \"command\"\ncommand = \"python3 p.py\"\nmode = \"jsonl\"\n\n[check]\nsuite = \"suite\"\n";
+    std::fs::write(dir.join("goldgate.toml"), config).unwrap();
+    crate::support::project::git_repo(dir);
+    crate::support::project::commit_all(dir, "the base branch");
+    std::fs::write(
+        dir.join("goldgate.toml"),
+        format!("{config}sequential = true\n"),
+    )
+    .unwrap();
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", "--base-ref", "HEAD", "--format", "json"];
+        args.extend_from_slice(extra);
+        let out = crate::support::project::goldgate(dir, &args, &[]);
+        let verdict: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{}", crate::support::output::text(&out.stderr)));
+        (out.status.code(), verdict)
+    };
+    let (code, verdict) = check(&[]);
+    assert_eq!(code, Some(0), "a warning, not a failure: {verdict}");
+    assert_eq!(verdict["verdict"], "warn", "{}", verdict["summary"]);
+    let finding = verdict["ratchet"][0].as_str().unwrap_or_default();
+    assert!(finding.contains("sequential = true"), "{finding}");
+    // Asked for by the workflow (`--sequential`), it is the workflow's choice.
+    let (_, verdict) = check(&["--sequential"]);
+    assert_eq!(
+        verdict["ratchet"],
+        serde_json::json!([]),
+        "{}",
+        verdict["summary"]
+    );
+}

@@ -418,6 +418,12 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
         let run = run::gate_run(run, &baseline, [Some(&out_dir), a.gate.thresholds.as_ref()]);
         judge::require_judge(&gate.thresholds, &run)?;
         let sequential = sequential::settings(a.sequential, a.full, a.batch, &file.check, &run)?;
+        if sequential.is_some() {
+            let base_ref = a.gate.base_ref.as_deref();
+            gate.compare
+                .ratchet
+                .extend(sequential::loosened(a.sequential, base_ref, &file)?);
+        }
         Ok(CheckCommand {
             check: CheckSettings {
                 run,

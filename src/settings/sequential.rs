@@ -46,3 +46,33 @@ pub(super) fn settings(
         salt,
     }))
 }
+
+/// A ratchet finding when the change itself switched the sequential check on: `goldgate.toml`
+/// says `sequential = true` under `[check]` (and no `--sequential` was given) while the file
+/// at `--base-ref` does not. Deciding on part of the suite lets each rule be wrong with
+/// probability α, so a pull request that turns it on for itself loosens its own gate.
+pub(super) fn loosened(
+    flag: bool,
+    base_ref: Option<&str>,
+    file: &crate::config::ConfigFile,
+) -> Result<Option<String>, Error> {
+    let (Some(rev), Some(path), false) = (base_ref, file.path.as_deref(), flag) else {
+        return Ok(None);
+    };
+    if file.check.sequential != Some(true) {
+        return Ok(None);
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let path = path.strip_prefix(&cwd).unwrap_or(path);
+    let before = goldgate_core::gate::ratchet::text_at_revision(rev, path)?;
+    let on_before = before
+        .and_then(|(text, _)| text.parse::<toml::Table>().ok())
+        .and_then(|t| t.get("check")?.get("sequential")?.as_bool())
+        == Some(true);
+    Ok((!on_before).then(|| {
+        format!(
+            "[check] sequential = true in {} is new since {rev}: rules are decided on part of the suite (pass --full to send every sample)",
+            path.display()
+        )
+    }))
+}

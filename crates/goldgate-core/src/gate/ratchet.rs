@@ -14,6 +14,16 @@ use crate::metrics::SchemaMode;
 
 /// The thresholds file at `path` as of `revision`; `None` when the file did not exist then.
 pub fn at_revision(revision: &str, path: &Path) -> Result<Option<Thresholds>> {
+    let Some((text, spec)) = text_at_revision(revision, path)? else {
+        // The base branch has no thresholds file yet: nothing can have been loosened.
+        return Ok(None);
+    };
+    Thresholds::parse_unchecked(&text, Path::new(&spec)).map(Some)
+}
+
+/// The text of the file at `path` as of `revision`, with the `REV:path` it was read as;
+/// `None` when the file did not exist then.
+pub fn text_at_revision(revision: &str, path: &Path) -> Result<Option<(String, String)>> {
     // `REV:./path` is relative to the working directory, as `path` is.
     let spec = match path.is_relative() && !path.starts_with(".") {
         true => format!("{revision}:./{}", path.display()),
@@ -31,7 +41,6 @@ pub fn at_revision(revision: &str, path: &Path) -> Result<Option<Thresholds>> {
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         if stderr.contains("does not exist in") || stderr.contains("exists on disk, but not in") {
-            // The base branch has no thresholds file yet: nothing can have been loosened.
             return Ok(None);
         }
         return Err(Error::usage(
@@ -39,7 +48,10 @@ pub fn at_revision(revision: &str, path: &Path) -> Result<Option<Thresholds>> {
             "fetch the base branch first (actions/checkout with fetch-depth: 0), or pass --base-thresholds FILE",
         ));
     }
-    Thresholds::parse_unchecked(&String::from_utf8_lossy(&out.stdout), Path::new(&spec)).map(Some)
+    Ok(Some((
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        spec,
+    )))
 }
 
 /// Every way `current` is looser than `base`.
