@@ -172,14 +172,16 @@ pub static METRICS: &[Metric] = &[
         "ext.records",
         schema_compliance,
         "share of answers passing the schema",
-    ),
+    )
+    .as_ratio(&[("ext.schema_ok", 1.0)], &[("ext.records", 1.0)]),
     m(
         "extraction.hallucination_rate",
         Lower,
         "ext.records",
         hallucination_rate,
         "share of samples with an unsupported requirement",
-    ),
+    )
+    .as_ratio(&[("ext.halluc_records", 1.0)], &[("ext.records", 1.0)]),
     m(
         "extraction.hallucination_entity_rate",
         Lower,

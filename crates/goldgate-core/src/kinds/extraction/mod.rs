@@ -386,7 +386,7 @@ impl super::TaskKind for Extraction {
         match key {
             "ext.tp" | "ext.fn" => Some(gold),
             "ext.fp" => Some(cfg.max_items as f64),
-            "ext.records" | "ext.f1_sum" => Some(1.0),
+            "ext.records" | "ext.f1_sum" | "ext.schema_ok" | "ext.halluc_records" => Some(1.0),
             _ => None,
         }
     }

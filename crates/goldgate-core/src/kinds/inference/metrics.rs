@@ -35,7 +35,8 @@ pub static METRICS: &[Metric] = &[
         "inf.records",
         relevance,
         "necessity-weighted relevance of inferred requirements",
-    ),
+    )
+    .as_ratio(&[("inf.relevance", 1.0)], &[("inf.pred", 2.0)]),
     m(
         "inference.false_inference_rate",
         Lower,

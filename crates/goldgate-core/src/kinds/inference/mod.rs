@@ -157,7 +157,8 @@ impl super::TaskKind for Inference {
         super::ChatPrompts::built_in(include_str!("prompt.j2"))
     }
 
-    /// The necessary gold items found are at most the necessary gold items.
+    /// The necessary gold items found are at most the necessary gold items; predictions at
+    /// most the answer's list (`max_items`), each of relevance at most 2.
     fn record_bound(&self, key: &str, sample: &Sample, cfg: &ScoringConfig) -> Option<f64> {
         let gold = self.prepare(sample, cfg);
         let necessary = super::gold::<GoldInferred>(&gold)
@@ -168,6 +169,9 @@ impl super::TaskKind for Inference {
         match key {
             "inf.necessary" | "inf.necessary_matched" => Some(necessary as f64),
             "inf.records" => Some(1.0),
+            // Each prediction scores at most 2 (a necessary match).
+            "inf.pred" => Some(cfg.max_items as f64),
+            "inf.relevance" => Some(2.0 * cfg.max_items as f64),
             _ => None,
         }
     }

@@ -81,6 +81,10 @@ pub static METRICS: &[Metric] = &[
         "val.records",
         pii_precision,
         "micro precision of PII strings",
+    )
+    .as_ratio(
+        &[("val.pii_tp", 1.0)],
+        &[("val.pii_tp", 1.0), ("val.pii_fp", 1.0)],
     ),
     m(
         "validation.pii_recall",
@@ -88,6 +92,10 @@ pub static METRICS: &[Metric] = &[
         "val.records",
         pii_recall,
         "micro recall of PII strings",
+    )
+    .as_ratio(
+        &[("val.pii_tp", 1.0)],
+        &[("val.pii_tp", 1.0), ("val.pii_fn", 1.0)],
     ),
     m(
         "validation.pii_f1",
@@ -95,6 +103,14 @@ pub static METRICS: &[Metric] = &[
         "val.records",
         pii_f1,
         "micro F1 of PII strings",
+    )
+    .as_ratio(
+        &[("val.pii_tp", 2.0)],
+        &[
+            ("val.pii_tp", 2.0),
+            ("val.pii_fp", 1.0),
+            ("val.pii_fn", 1.0),
+        ],
     ),
     m(
         "validation.severity_kappa",

@@ -169,13 +169,15 @@ impl super::TaskKind for Validation {
         super::ChatPrompts::built_in(include_str!("prompt.j2"))
     }
 
-    /// Matched and missed issues are at most the gold's, extra ones at most the answer's
-    /// list (`max_items`).
+    /// Matched and missed issues and PII strings are at most the gold's, extra ones at most
+    /// the answer's list (`max_items`).
     fn record_bound(&self, key: &str, sample: &Sample, cfg: &ScoringConfig) -> Option<f64> {
         let gold = sample.labels.list::<Issue>("issues").len() as f64;
+        let pii = sample.labels.list::<String>("pii").len() as f64;
         match key {
             "val.tp" | "val.fn" => Some(gold),
-            "val.fp" => Some(cfg.max_items as f64),
+            "val.pii_tp" | "val.pii_fn" => Some(pii),
+            "val.fp" | "val.pii_fp" => Some(cfg.max_items as f64),
             "val.records" => Some(1.0),
             _ => None,
         }
