@@ -33,6 +33,7 @@ use goldgate_core::gate::verdict::Outcome as Verdict;
 use goldgate_core::metrics::bootstrap::BootstrapConfig;
 use goldgate_core::rng::Rng;
 use goldgate_core::score::ScoreFile;
+use goldgate_core::testkit::{parsed_test_kind_file, planned_test_kind};
 
 const MAX_ITEMS: usize = 20;
 const SCENARIOS: [(&str, Change); 4] = [
@@ -76,17 +77,6 @@ fn run(
         .collect()
 }
 
-/// A score file of the test kind, each record parsed (as every scored record has a parse
-/// outcome).
-fn file(counts: &[(f64, f64, f64, bool)]) -> ScoreFile {
-    let mut file = goldgate_core::testkit::test_kind_file(counts, "1");
-    for s in &mut file.samples {
-        s.stats.add("parse.records", 1.0);
-        s.stats.add("parse.raw", 1.0);
-    }
-    file
-}
-
 struct Outcomes {
     full_fail: bool,
     seq_fail: bool,
@@ -113,8 +103,8 @@ fn one(
         Change::Baseline(_) => (&cut, &none),
         _ => (&none, &cut),
     };
-    let baseline = file(&run(rng, &gold, &p, base_cut));
-    let candidate = file(&run(rng, &gold, &p, cand_cut));
+    let baseline = parsed_test_kind_file(&run(rng, &gold, &p, base_cut));
+    let candidate = parsed_test_kind_file(&run(rng, &gold, &p, cand_cut));
     let verdict = compare(&candidate, Some(&baseline), rules, options).expect("comparable");
     let full_fail = verdict.verdict == Verdict::Fail;
     let f1 = |f: &ScoreFile| {
@@ -148,20 +138,9 @@ fn sequential(
     rng.shuffle(&mut order);
     let planned: Vec<Planned> = order
         .iter()
-        .map(|&i| Planned {
-            id: candidate.samples[i].id.clone(),
-            kind,
-            stratum: String::new(),
-            // As the test kind bounds a record: found and missed marks at most the gold's,
-            // extra ones at most `max_items`, every count per record at most 1.
-            bounds: keys
-                .iter()
-                .map(|k| match k.rsplit('.').next() {
-                    Some("tp" | "fn") => Some(gold[i] as f64),
-                    Some("fp") => Some(MAX_ITEMS as f64),
-                    _ => Some(1.0),
-                })
-                .collect(),
+        .map(|&i| {
+            let id = &candidate.samples[i].id;
+            planned_test_kind(id, "", gold[i] as f64, MAX_ITEMS as f64, &keys)
         })
         .collect();
     let mut decisions = Decisions::new(asked, keys, planned, &[], Some(baseline));

@@ -11,7 +11,9 @@ use goldgate_core::gate::sequential::decide::{Decisions, Planned};
 use goldgate_core::gate::sequential::questions::{keys, questions};
 use goldgate_core::gate::sequential::report::{apply, SequentialReport};
 use goldgate_core::gate::verdict::{Outcome, Status, Verdict};
-use goldgate_core::testkit::{metric, options, rules, test_kind, test_kind_file};
+use goldgate_core::testkit::{
+    metric, options, parsed_test_kind_file, planned_test_kind, rules, test_kind,
+};
 
 use crate::snapshots::settings;
 
@@ -33,17 +35,6 @@ fn counts(dropped: bool) -> Vec<(f64, f64, f64, bool)> {
         .collect()
 }
 
-/// A score file of `counts`, each record parsed (as every scored record has a parse
-/// outcome).
-fn file(counts: &[(f64, f64, f64, bool)]) -> goldgate_core::score::ScoreFile {
-    let mut file = test_kind_file(counts, "1");
-    for s in &mut file.samples {
-        s.stats.add("parse.records", 1.0);
-        s.stats.add("parse.raw", 1.0);
-    }
-    file
-}
-
 /// The verdict of a sequential check of a clear drop: the samples fed in order until every
 /// question is decided, the verdict of those that ran made the full suite's.
 fn sequential_verdict() -> (
@@ -57,27 +48,15 @@ fn sequential_verdict() -> (
         metric("f1")
     );
     let rules = rules(&text);
-    let baseline = file(&counts(false));
-    let candidate = file(&counts(true));
+    let baseline = parsed_test_kind_file(&counts(false));
+    let candidate = parsed_test_kind_file(&counts(true));
     let kind = goldgate_core::kinds::kind_of(test_kind());
     let asked = questions(&rules, Some(&baseline), &[kind]);
     let keys = keys(&asked);
     let planned: Vec<Planned> = candidate
         .samples
         .iter()
-        .map(|s| Planned {
-            id: s.id.clone(),
-            kind,
-            stratum: "all".into(),
-            bounds: keys
-                .iter()
-                .map(|k| match k.rsplit('.').next() {
-                    Some("tp" | "fn") => Some(4.0),
-                    Some("fp") => Some(6.0),
-                    _ => Some(1.0),
-                })
-                .collect(),
-        })
+        .map(|s| planned_test_kind(&s.id, "all", 4.0, 6.0, &keys))
         .collect();
     let mut decisions = Decisions::new(asked, keys, planned, &[], Some(&baseline));
     for sample in &candidate.samples {
@@ -88,7 +67,7 @@ fn sequential_verdict() -> (
     }
     let ran = decisions.answered();
     assert!(ran < SAMPLES / 2, "decided after {ran} samples");
-    let partial = file(&counts(true)[..ran]);
+    let partial = parsed_test_kind_file(&counts(true)[..ran]);
     let mut verdict = compare(&partial, Some(&baseline), &rules, &options()).unwrap();
     let mut report = SequentialReport::of(&decisions, 0x3f2a_0000_0000_0001, 8, 0);
     report.not_needed = candidate.samples[ran..]
@@ -143,7 +122,7 @@ fn the_artefacts_of_a_sequential_verdict() {
         insta::assert_snapshot!("sequential_verdict_text", terminal::verdict(&verdict));
         insta::assert_snapshot!("sequential_junit", junit::junit(&verdict));
     });
-    let candidate = file(&counts(true)[..10]);
+    let candidate = parsed_test_kind_file(&counts(true)[..10]);
     let page = html::report(&verdict, &candidate, None).unwrap();
     assert!(
         page.contains("<strong>Sequential check</strong>: Decided after"),

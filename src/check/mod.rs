@@ -291,7 +291,7 @@ fn refuse_over_budget(s: &CheckSettings, baseline: Option<&ScoreFile>) -> Result
     if baseline.is_none_or(|b| b.provenance.model != s.run.pipeline.model) {
         return Ok(());
     }
-    let plan = plan::plan(s, false)?;
+    let plan = plan::plan(s, baseline, false)?;
     let least = plan::cheapest(&plan, s.sequential.as_ref(), s.run.jobs);
     let Some(least) = least.filter(|least| *least > max) else {
         return Ok(());

@@ -9,14 +9,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::sequential::{stratum, SequentialSettings};
-use super::{read_baseline, CheckSettings};
+use super::sequential::{kinds, load, planned, stratum, SequentialSettings};
+use super::CheckSettings;
 use goldgate_core::error::Result;
 use goldgate_core::gate::sequential::decide::{Decisions, Planned};
 use goldgate_core::gate::sequential::order::send_order;
 use goldgate_core::gate::sequential::questions::{keys, questions};
 use goldgate_core::metrics::stats::Sums;
-use goldgate_core::sample::Sample;
 use goldgate_core::score::ScoreFile;
 use goldgate_core::suite::Suite;
 
@@ -71,16 +70,19 @@ pub struct SequentialPlan {
     pub waiting: Vec<String>,
 }
 
-/// The plan of the check `s` would run, with the sequential estimate when `sequential`.
-/// No call is made.
-pub fn plan(s: &CheckSettings, sequential: bool) -> Result<CheckPlan> {
-    let baseline = read_baseline(&s.baseline, &s.missing_baseline)?;
+/// The plan of the check `s` would run against `baseline` (as [`super::read_baseline`]
+/// reads it), with the sequential estimate when `sequential`. No call is made.
+pub fn plan(
+    s: &CheckSettings,
+    baseline: Option<&ScoreFile>,
+    sequential: bool,
+) -> Result<CheckPlan> {
     let (cache, calls) = goldgate_run::plan::planned_calls(&s.run)?;
-    let usage = baseline.as_ref().map(per_call).unwrap_or_default();
-    let mut kinds: BTreeMap<String, KindPlan> = BTreeMap::new();
+    let usage = baseline.map(per_call).unwrap_or_default();
+    let mut by_kind: BTreeMap<String, KindPlan> = BTreeMap::new();
     let mut samples: Vec<&str> = Vec::new();
     for call in &calls {
-        let k = kinds.entry(call.kind.clone()).or_insert_with(|| {
+        let k = by_kind.entry(call.kind.clone()).or_insert_with(|| {
             let u = usage.get(&call.kind).copied().unwrap_or_default();
             KindPlan {
                 kind: call.kind.clone(),
@@ -101,7 +103,7 @@ pub fn plan(s: &CheckSettings, sequential: bool) -> Result<CheckPlan> {
             false => k.to_send += 1,
         }
     }
-    let sequential = match (&baseline, sequential) {
+    let sequential = match (baseline, sequential) {
         (Some(b), true) => Some(expected(s, b, &calls)?),
         _ => None,
     };
@@ -109,7 +111,7 @@ pub fn plan(s: &CheckSettings, sequential: bool) -> Result<CheckPlan> {
         pipeline_fingerprint: cache.fingerprint.value,
         samples: samples.len(),
         repeats: s.run.repeat,
-        kinds: kinds.into_values().collect(),
+        kinds: by_kind.into_values().collect(),
         sequential,
     })
 }
@@ -190,20 +192,13 @@ fn expected(
     baseline: &ScoreFile,
     calls: &[goldgate_run::plan::PlannedCall],
 ) -> Result<SequentialPlan> {
-    let suite = Suite::open(&s.run.suite, s.run.max_sample_bytes)?;
-    let mut loaded: HashMap<String, Sample> = HashMap::new();
-    suite.each_sample(|sample| {
-        loaded.insert(sample.id.clone(), sample.clone());
-    })?;
+    let loaded = load(&Suite::open(&s.run.suite, s.run.max_sample_bytes)?)?;
     let scores: HashMap<&str, &goldgate_core::score::SampleScore> = baseline
         .samples
         .iter()
         .map(|b| (b.id.as_str(), b))
         .collect();
-    let mut kinds: Vec<_> = loaded.values().map(|x| x.kind).collect();
-    kinds.sort();
-    kinds.dedup();
-    let asked = questions(&s.thresholds, Some(baseline), &kinds);
+    let asked = questions(&s.thresholds, Some(baseline), &kinds(&loaded));
     let waiting: Vec<String> = asked
         .iter()
         .filter_map(|q| Some(format!("{} ({})", q.describe(), q.waits.as_ref()?)))
@@ -231,7 +226,6 @@ fn expected(
             waiting,
         });
     }
-    let strata: Vec<String> = to_send.iter().map(|id| stratum(&loaded[*id])).collect();
     let strata_known: Vec<String> = cached.iter().map(|id| stratum(&loaded[*id])).collect();
     let known: Vec<goldgate_core::gate::sequential::decide::Known<'_>> = cached
         .iter()
@@ -243,29 +237,17 @@ fn expected(
             },
         )
         .collect();
-    let repeats = f64::from(s.run.repeat.max(1));
+    // Each sample planned once; each order sends them in its own sequence.
     let scoring = s.thresholds.scoring();
+    let each: Vec<Planned> = to_send
+        .iter()
+        .map(|id| planned(&loaded[*id], &keys, &scoring, s.run.repeat))
+        .collect();
+    let strata: Vec<&str> = each.iter().map(|p| p.stratum.as_str()).collect();
     let mut answered = 0;
     for seed in 0..ORDERS {
         let order = send_order(&strata, seed);
-        let planned = order
-            .iter()
-            .map(|&i| {
-                let sample = &loaded[to_send[i]];
-                Planned {
-                    id: sample.id.clone(),
-                    kind: sample.kind,
-                    stratum: strata[i].clone(),
-                    bounds: keys
-                        .iter()
-                        .map(|k| {
-                            goldgate_core::kinds::bounds::record_bound(k, sample, &scoring)
-                                .map(|b| b * repeats)
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
+        let planned = order.iter().map(|&i| each[i].clone()).collect();
         let mut decisions =
             Decisions::new(asked.clone(), keys.clone(), planned, &known, Some(baseline));
         for &i in &order {

@@ -89,14 +89,10 @@ impl<'a> SequentialRun<'a> {
         inputs: Inputs<'a>,
         suite: &goldgate_core::suite::Suite,
     ) -> Result<Self> {
-        let mut samples = HashMap::new();
-        suite.each_sample(|s| {
-            samples.insert(s.id.clone(), s.clone());
-        })?;
         Ok(SequentialRun {
             inner,
             inputs,
-            samples,
+            samples: load(suite)?,
             state: None,
         })
     }
@@ -197,6 +193,43 @@ impl State {
     }
 }
 
+/// The suite's samples by id.
+pub(super) fn load(suite: &goldgate_core::suite::Suite) -> Result<HashMap<String, Sample>> {
+    let mut samples = HashMap::new();
+    suite.each_sample(|s| {
+        samples.insert(s.id.clone(), s.clone());
+    })?;
+    Ok(samples)
+}
+
+/// The kinds `samples` hold, each once.
+pub(super) fn kinds(samples: &HashMap<String, Sample>) -> Vec<goldgate_core::sample::Kind> {
+    let mut kinds: Vec<_> = samples.values().map(|s| s.kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
+/// `sample` as the decisions plan it: its stratum, and the most its `repeats` records can
+/// add to each of `keys`.
+pub(super) fn planned(
+    sample: &Sample,
+    keys: &[&'static str],
+    scoring: &ScoringConfig,
+    repeats: u32,
+) -> Planned {
+    let repeats = f64::from(repeats.max(1));
+    let bound = |key: &&str| {
+        goldgate_core::kinds::bounds::record_bound(key, sample, scoring).map(|b| b * repeats)
+    };
+    Planned {
+        id: sample.id.clone(),
+        kind: sample.kind,
+        stratum: stratum(sample),
+        bounds: keys.iter().map(bound).collect(),
+    }
+}
+
 /// The stratum a sample is sent in: its kind, and its task within the kind.
 pub(super) fn stratum(sample: &Sample) -> String {
     match &sample.task {
@@ -259,30 +292,16 @@ impl Observer for SequentialRun<'_> {
             .copied()
             .chain(send_order(&strata, seed).into_iter().map(|i| sent[i]))
             .collect();
-        let kinds: Vec<_> = {
-            let mut kinds: Vec<_> = self.samples.values().map(|s| s.kind).collect();
-            kinds.sort();
-            kinds.dedup();
-            kinds
-        };
-        let asked = questions(self.inputs.thresholds, self.inputs.baseline, &kinds);
+        let asked = questions(
+            self.inputs.thresholds,
+            self.inputs.baseline,
+            &kinds(&self.samples),
+        );
         let keys = keys(&asked);
-        let repeats = f64::from(self.inputs.repeats.max(1));
+        let (scoring, repeats) = (self.inputs.scoring, self.inputs.repeats);
         let planned = order[known.len()..]
             .iter()
-            .filter_map(|id| {
-                let sample = self.samples.get(*id)?;
-                let bound = |key: &&str| {
-                    goldgate_core::kinds::bounds::record_bound(key, sample, self.inputs.scoring)
-                        .map(|b| b * repeats)
-                };
-                Some(Planned {
-                    id: sample.id.clone(),
-                    kind: sample.kind,
-                    stratum: stratum(sample),
-                    bounds: keys.iter().map(bound).collect(),
-                })
-            })
+            .filter_map(|id| Some(planned(self.samples.get(*id)?, &keys, scoring, repeats)))
             .collect();
         let batch = self
             .inputs

@@ -13,7 +13,9 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         return print_fingerprint(&s, reporter);
     }
     if s.plan {
-        let plan = crate::check::plan::plan(&s.check, true)?;
+        let c = &s.check;
+        let baseline = crate::check::read_baseline(&c.baseline, &c.missing_baseline)?;
+        let plan = crate::check::plan::plan(c, baseline.as_ref(), true)?;
         match s.format {
             GateFormat::Json => reporter.out(&super::json(&plan)?),
             _ => reporter.out(&super::plan::text(&plan, s.check.sequential.is_some())),

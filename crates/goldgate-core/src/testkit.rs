@@ -16,6 +16,42 @@ use crate::score::file::{Provenance, SampleScore, ScoreFile, ScoringSummary};
 /// Counts of one sample: (tp, fp, fn, flagged?).
 type Counts = (f64, f64, f64, bool);
 
+/// [`test_kind_file`] with every record parsed, as every scored record has a parse outcome:
+/// what the sequential gate's tests decide on (its built-in ceiling on answers holding none
+/// of the kind's keys reads the parse counts).
+pub fn parsed_test_kind_file(samples: &[Counts]) -> ScoreFile {
+    let mut file = test_kind_file(samples, "1");
+    for s in &mut file.samples {
+        s.stats.add("parse.records", 1.0);
+        s.stats.add("parse.raw", 1.0);
+    }
+    file
+}
+
+/// Sample `id` of the test kind as the sequential gate plans it, sent in `stratum`: with
+/// `gold` marks and answers of at most `max_items`, each of `keys` bounded as the test
+/// kind bounds a record (found and missed marks at most the gold's, extra ones at most
+/// `max_items`, every other count at most 1).
+pub fn planned_test_kind(
+    id: &str,
+    stratum: &str,
+    gold: f64,
+    max_items: f64,
+    keys: &[&str],
+) -> crate::gate::sequential::decide::Planned {
+    let bound = |key: &&str| match key.rsplit('.').next() {
+        Some("tp" | "fn") => Some(gold),
+        Some("fp") => Some(max_items),
+        _ => Some(1.0),
+    };
+    crate::gate::sequential::decide::Planned {
+        id: id.to_string(),
+        kind: crate::kinds::kind_of(test_kind()),
+        stratum: stratum.to_string(),
+        bounds: keys.iter().map(bound).collect(),
+    }
+}
+
 /// A score file of samples of the test kind ([`test_kind`]) given as (tp, fp, fn,
 /// flagged?): each sample's marks found, marks named that are not gold, gold marks missed,
 /// and whether its answer named a mark the conversation does not (its `flagged_rate`, a

@@ -103,6 +103,23 @@ impl Cache {
         goldgate_core::text::hex(&h.finalize())
     }
 
+    /// The key of one call whose kind may have a fingerprint of its own (`by_kind`: a chat
+    /// pipeline's per-kind prompts); else the pipeline's.
+    pub fn key_by_kind(
+        request: &Value,
+        by_kind: &std::collections::BTreeMap<String, String>,
+        pipeline_fingerprint: &str,
+        repeat: u32,
+    ) -> String {
+        let kind = request["kind"].as_str();
+        let fingerprint = kind.and_then(|k| by_kind.get(k));
+        Cache::key(
+            request,
+            fingerprint.map_or(pipeline_fingerprint, String::as_str),
+            repeat,
+        )
+    }
+
     fn path(&self, key: &str) -> PathBuf {
         self.dir.root().join(&key[..2]).join(format!("{key}.json"))
     }

@@ -29,18 +29,10 @@ pub struct Fingerprint {
     /// git without fingerprint files), so must not be cached.
     pub unkeyed: Option<String>,
     /// A `chat` pipeline whose user prompt is chosen by kind: each kind's answers are keyed
-    /// on its own templates, not the others' (see [`super::chat::key_fingerprints`]).
+    /// on its own templates, not the others' (see [`super::chat::key_fingerprints`] and
+    /// [`super::cache::Cache::key_by_kind`]).
     /// Empty: every sample's answers are keyed on `value`.
     pub by_kind: std::collections::BTreeMap<String, String>,
-}
-
-impl Fingerprint {
-    /// The fingerprint a cached answer to `request` is keyed on: its kind's, else `value`.
-    pub fn key_for(&self, request: &serde_json::Value) -> &str {
-        let kind = request["kind"].as_str();
-        kind.and_then(|k| self.by_kind.get(k))
-            .unwrap_or(&self.value)
-    }
 }
 
 /// Fingerprint the pipeline; `own_files` (the suite, rules, baseline, outputs, the cache)

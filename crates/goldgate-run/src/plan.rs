@@ -254,7 +254,8 @@ pub fn run_suite_locked(
             let wanted: HashMap<(&str, u32), String> = jobs
                 .iter()
                 .map(|j| {
-                    let key = Cache::key(&j.request, fingerprint.key_for(&j.request), j.repeat);
+                    let fp = (&fingerprint.by_kind, fingerprint.value.as_str());
+                    let key = Cache::key_by_kind(&j.request, fp.0, fp.1, j.repeat);
                     ((j.sample_id.as_str(), j.repeat), key)
                 })
                 .collect();
@@ -428,7 +429,8 @@ pub fn planned_calls(settings: &RunSettings) -> Result<(CachePlan, Vec<PlannedCa
     let mut calls = Vec::new();
     for (id, request, _) in &samples {
         for repeat in 0..settings.repeat {
-            let key = Cache::key(request, plan.fingerprint.key_for(request), repeat);
+            let fp = &plan.fingerprint;
+            let key = Cache::key_by_kind(request, &fp.by_kind, &fp.value, repeat);
             calls.push(PlannedCall {
                 sample_id: id.clone(),
                 kind: request["kind"].as_str().unwrap_or_default().to_string(),

@@ -84,11 +84,8 @@ impl RunOptions {
     /// The key `job`'s answer is cached under: its request and repeat, with the fingerprint
     /// of what its call uses (its kind's, when kinds have their own).
     pub fn cache_key(&self, job: &Job) -> String {
-        let fingerprint = job.request["kind"]
-            .as_str()
-            .and_then(|kind| self.key_fingerprints.get(kind))
-            .unwrap_or(&self.pipeline_fingerprint);
-        Cache::key(&job.request, fingerprint, job.repeat)
+        let (by_kind, fingerprint) = (&self.key_fingerprints, &self.pipeline_fingerprint);
+        Cache::key_by_kind(&job.request, by_kind, fingerprint, job.repeat)
     }
 }
 

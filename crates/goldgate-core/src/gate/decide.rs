@@ -62,6 +62,21 @@ pub(super) fn judge(
     }
 }
 
+/// Whether `metric`'s rule is left unjudged: a built-in rule (every rule without a rules
+/// file, the run-health ceilings with one) judges only what the runs have — the kinds the
+/// suite has, and run health when there are records to measure it on (a score file written
+/// before a run-health metric existed has none).
+pub(super) fn unjudged_without_data(
+    metric: &Metric,
+    thresholds: &Thresholds,
+    candidate: bool,
+    baseline: bool,
+) -> bool {
+    let built_in =
+        thresholds.is_built_in() || !thresholds.rule_names().any(|name| name == metric.name);
+    built_in && !candidate && (!baseline || metric.is_run_health())
+}
+
 /// A metric's values in one comparison.
 #[derive(Clone, Copy, Debug)]
 pub struct Values<'a> {
@@ -114,13 +129,7 @@ pub fn judge_values(
         keyless,
     } = values;
     let delta = cand.zip(base).map(|(c, b)| c - b);
-    // Built-in rules (every rule without a rules file, the run-health ceilings with one)
-    // judge only what the runs have: the kinds the suite has, and run health when there are
-    // records to measure it on (a score file written before a run-health metric existed
-    // has none).
-    let built_in =
-        thresholds.is_built_in() || !thresholds.rule_names().any(|name| name == metric.name);
-    let absent = built_in && cand.is_none() && (base.is_none() || metric.is_run_health());
+    let absent = unjudged_without_data(metric, thresholds, cand.is_some(), base.is_some());
     let rule = rule_for(metric, thresholds).filter(|_| !absent);
     let confidence = rule.as_ref().map_or(0.95, |(r, _, _)| r.confidence);
     // Too few pairs for any paired test to reach the confidence: no interval is shown and

@@ -111,6 +111,11 @@ pub struct Decisions {
     baseline: Option<std::collections::HashMap<String, crate::metrics::stats::Stats>>,
 }
 
+/// The numerators' and the denominators' sums of `terms`.
+fn totals<'a>(terms: impl Iterator<Item = &'a Terms>) -> (f64, f64) {
+    terms.fold((0.0, 0.0), |(a, b), t| (a + t.numerator, b + t.denominator))
+}
+
 /// A sample's terms in `ratio`.
 fn terms(ratio: &Ratio, sums: &dyn Sums) -> Terms {
     let (numerator, denominator) = ratio.parts(sums);
@@ -349,18 +354,12 @@ impl Tracked {
         };
         // Every sample in: the suite's value is known exactly.
         if self.parts.iter().all(|p| p.seen.len() == p.bounds.len()) {
-            let total: f64 = self
-                .parts
-                .iter()
-                .flat_map(|p| p.known.iter().chain(&p.seen))
-                .map(|t| t.numerator - self.bound * t.denominator)
-                .sum();
-            let denominator: f64 = self
-                .parts
-                .iter()
-                .flat_map(|p| p.known.iter().chain(&p.seen))
-                .map(|t| t.denominator)
-                .sum();
+            let (numerator, denominator) = totals(
+                self.parts
+                    .iter()
+                    .flat_map(|p| p.known.iter().chain(&p.seen)),
+            );
+            let total = numerator - self.bound * denominator;
             let significance = self.parts.iter().any(|p| p.needs_significance);
             self.outcome = match side_of(total, 0.0, 1e-9 * denominator.max(1.0)) {
                 _ if denominator <= 0.0 => Outcome::Waits("no sample counts towards it".into()),
@@ -498,11 +497,7 @@ impl Part {
             return None;
         }
         let n = seen.len();
-        let (a, b): (f64, f64) = self
-            .known
-            .iter()
-            .chain(&self.seen)
-            .fold((0.0, 0.0), |(a, b), t| (a + t.numerator, b + t.denominator));
+        let (a, b) = totals(self.known.iter().chain(&self.seen));
         let count = (self.known.len() + self.seen.len()) as f64;
         if b <= 0.0 || n < 2 {
             return None;

@@ -6,7 +6,7 @@ use crate::gate::sequential::decide::{Decisions, Outcome, Planned};
 use crate::gate::sequential::questions::{keys, questions};
 use crate::rng::Rng;
 use crate::score::ScoreFile;
-use crate::testkit::{metric, rules, test_kind, test_kind_file};
+use crate::testkit::{metric, parsed_test_kind_file, planned_test_kind, rules, test_kind};
 
 const MAX_ITEMS: f64 = 20.0;
 
@@ -23,17 +23,6 @@ fn counts(rng: &mut Rng, n: usize, p: f64) -> Vec<(f64, f64, f64, bool)> {
         .collect()
 }
 
-/// A score file of `counts`, each record parsed (as every scored record has a parse
-/// outcome).
-fn file(counts: &[(f64, f64, f64, bool)]) -> ScoreFile {
-    let mut file = test_kind_file(counts, "1");
-    for s in &mut file.samples {
-        s.stats.add("parse.records", 1.0);
-        s.stats.add("parse.raw", 1.0);
-    }
-    file
-}
-
 /// Feed `candidate`'s samples in order until every question is decided: the samples
 /// seen and where each question stands.
 fn decide(
@@ -47,19 +36,7 @@ fn decide(
     let planned: Vec<Planned> = candidate
         .samples
         .iter()
-        .map(|s| Planned {
-            id: s.id.clone(),
-            kind,
-            stratum: String::new(),
-            bounds: keys
-                .iter()
-                .map(|k| match k.rsplit('.').next() {
-                    Some("tp" | "fn") => Some(5.0),
-                    Some("fp") => Some(MAX_ITEMS),
-                    _ => Some(1.0),
-                })
-                .collect(),
-        })
+        .map(|s| planned_test_kind(&s.id, "", 5.0, MAX_ITEMS, &keys))
         .collect();
     let mut decisions = Decisions::new(asked, keys, planned, &[], Some(baseline));
     for sample in &candidate.samples {
@@ -86,8 +63,8 @@ fn rule() -> String {
 #[test]
 fn a_clear_drop_breaks_the_regression_rule_early() {
     let mut rng = Rng::new(7);
-    let baseline = file(&counts(&mut rng, 400, 0.8));
-    let candidate = file(&counts(&mut rng, 400, 0.6));
+    let baseline = parsed_test_kind_file(&counts(&mut rng, 400, 0.8));
+    let candidate = parsed_test_kind_file(&counts(&mut rng, 400, 0.6));
     let (seen, outcomes) = decide(&rule(), &baseline, &candidate);
     let regression = outcomes.iter().find(|(q, _)| q.contains('Δ')).unwrap();
     assert_eq!(regression.1, Outcome::Breaks, "{outcomes:?}");
@@ -97,8 +74,8 @@ fn a_clear_drop_breaks_the_regression_rule_early() {
 #[test]
 fn a_clear_improvement_holds_every_rule_early() {
     let mut rng = Rng::new(8);
-    let baseline = file(&counts(&mut rng, 400, 0.6));
-    let candidate = file(&counts(&mut rng, 400, 0.8));
+    let baseline = parsed_test_kind_file(&counts(&mut rng, 400, 0.6));
+    let candidate = parsed_test_kind_file(&counts(&mut rng, 400, 0.8));
     let (seen, outcomes) = decide(&rule(), &baseline, &candidate);
     assert!(
         outcomes.iter().all(|(_, o)| *o == Outcome::Holds),
@@ -119,7 +96,7 @@ fn strata(p: f64, q: f64) -> Vec<Outcome> {
         .zip(&seconds)
         .flat_map(|(a, b)| [*a, *b])
         .collect();
-    let candidate = file(&mixed);
+    let candidate = parsed_test_kind_file(&mixed);
     let kind = crate::kinds::kind_of(test_kind());
     let text = format!("[metrics.\"{}\"]\nmin = 0.5\n", metric("f1"));
     let asked: Vec<_> = questions(&rules(&text), None, &[kind])
@@ -131,19 +108,7 @@ fn strata(p: f64, q: f64) -> Vec<Outcome> {
         .samples
         .iter()
         .enumerate()
-        .map(|(i, s)| Planned {
-            id: s.id.clone(),
-            kind,
-            stratum: ["first", "second"][i % 2].into(),
-            bounds: keys
-                .iter()
-                .map(|k| match k.rsplit('.').next() {
-                    Some("tp" | "fn") => Some(5.0),
-                    Some("fp") => Some(MAX_ITEMS),
-                    _ => Some(1.0),
-                })
-                .collect(),
-        })
+        .map(|(i, s)| planned_test_kind(&s.id, ["first", "second"][i % 2], 5.0, MAX_ITEMS, &keys))
         .collect();
     let mut decisions = Decisions::new(asked, keys, planned, &[], None);
     let mut seen = Vec::new();

@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use super::super::decide::unjudged_without_data;
 use super::super::rule::rule_for;
 use super::super::thresholds::{Regression, Severity, Thresholds};
 use crate::metrics::registry::{Direction, Metric, Ratio};
@@ -108,16 +109,14 @@ pub fn questions(
         let Some((rule, regression, severity)) = rule_for(metric, thresholds) else {
             continue;
         };
-        // The built-in rules judge only what a run has (see `decide::judge_values`); a
-        // rule written for it is judged, on no data, whatever is sent.
+        // A metric of a kind the suite does not hold has no value in the candidate: its rule
+        // is judged, on no data, as the full check judges it, whatever is sent.
         let owner = crate::kinds::owner(metric.name);
         if owner.is_some_and(|k| !kinds.contains(&k)) {
-            let built_in =
-                thresholds.is_built_in() || !thresholds.rule_names().any(|n| n == metric.name);
             let base = baseline
                 .and_then(|b| b.metrics.get(metric.name))
                 .and_then(|a| a.value);
-            if !built_in || base.is_some() && !metric.is_run_health() {
+            if !unjudged_without_data(metric, thresholds, false, base.is_some()) {
                 out.push(waiting(metric, "the suite has no sample of its kind"));
             }
             continue;
