@@ -178,6 +178,7 @@ fn main() {
         bootstrap: BootstrapConfig::default(),
         allow_version_change: false,
         ratchet: Vec::new(),
+        reference: None,
     };
     println!("{reps} repetitions per scenario; F1 min 0.5, max_regression 0.02 (significant at 95%), failed calls ≤ 10%\n");
     println!("| scenario | n | F1 change | full check fails | sequential fails | differs from full | false fails | missed fails | calls made |");

@@ -19,6 +19,7 @@ pub mod check;
 pub mod cli;
 mod commands;
 pub mod config;
+pub mod history;
 pub mod hook;
 pub mod init;
 pub mod output;

@@ -136,6 +136,7 @@ fn every_object_knows_the_keys_its_reader_knows() {
         ("thresholds.toml", &thresholds, "/$defs/rule", toml_fields::<MetricRule>()),
         ("thresholds.toml", &thresholds, "/properties/matching", toml_fields::<Matching>()),
         ("thresholds.toml", &thresholds, "/properties/rd_score", toml_fields::<RdScore>()),
+        ("thresholds.toml", &thresholds, "/properties/drift", toml_fields::<DriftTable>()),
         ("suite.toml", &suite, "", suite_toml_fields("zz_unknown = 1\n")),
         ("suite.toml", &suite, "/$defs/task", suite_toml_fields("[tasks.t]\nfields = [{ name = \"a\", role = \"span\" }]\nzz_unknown = 1\n")),
         ("suite.toml", &suite, "/$defs/field", suite_toml_fields("[tasks.t]\nfields = [{ name = \"a\", role = \"span\", zz_unknown = 1 }]\n")),
@@ -428,51 +429,6 @@ fn collect_kind_patterns(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// The rule table of one metric in the thresholds schema: the bound its direction allows,
-/// within the values the metric can take.
-fn metric_rule(m: &goldgate_core::metrics::registry::Metric) -> Value {
-    use goldgate_core::metrics::registry::Direction;
-    let (lo, hi) = m.range.bounds();
-    let mut bound = json!({"type": "number", "minimum": lo});
-    if let Some(hi) = hi {
-        bound["maximum"] = json!(hi);
-    }
-    let range = m.range.describe();
-    let unit = match m.unit {
-        "" => String::new(),
-        unit => format!(", in {unit}"),
-    };
-    let (direction, mut properties) = match m.direction {
-        Direction::Higher => (
-            "higher is better",
-            json!({"max": false, "min": with(&bound, &format!("A floor (values: {range}{unit})."))}),
-        ),
-        Direction::Lower => (
-            "lower is better",
-            json!({"min": false, "max": with(&bound, &format!("A ceiling (values: {range}{unit})."))}),
-        ),
-        Direction::Neither => (
-            "a count, better neither way: bounds only",
-            json!({"max_regression": false, "max_increase": false, "min": with(&bound, &format!("A floor (values: {range})."))
-            , "max": with(&bound, &format!("A ceiling (values: {range})."))}),
-        ),
-    };
-    // A bounded metric's change is `max_regression`, in its own units; an unbounded one's is
-    // `max_increase`, relative to the baseline.
-    let other = match m.is_bounded() {
-        true => "max_increase",
-        false => "max_regression",
-    };
-    properties[other] = json!(false);
-    json!({"description": format!("{} ({direction}; values {range}).", m.about), "$ref": "#/$defs/rule", "properties": properties})
-}
-
-fn with(bound: &Value, description: &str) -> Value {
-    let mut b = bound.clone();
-    b["description"] = json!(description);
-    b
-}
-
 #[test]
 fn the_metric_names_and_rules_are_the_registrys() {
     let metrics: Vec<_> = goldgate_core::kinds::metrics()
@@ -495,9 +451,15 @@ fn the_metric_names_and_rules_are_the_registrys() {
     }
     let before = load("thresholds.schema.json");
     let mut after = before.clone();
+    let percent = &before["properties"]["defaults"]["properties"]["max_increase"]["pattern"];
     let tables: serde_json::Map<String, Value> = metrics
         .iter()
-        .map(|m| (m.name.to_string(), metric_rule(m)))
+        .map(|m| {
+            (
+                m.name.to_string(),
+                crate::support::schema::metric_rule(m, percent),
+            )
+        })
         .collect();
     after["properties"]["metrics"]["properties"] = Value::Object(tables);
     settle(
@@ -547,6 +509,7 @@ fn the_metric_names_and_rules_are_the_registrys() {
         .unwrap()
         .clone();
     let rule = |name: &str, body: &str| format!("[metrics.\"{name}\"]\n{body}");
+    let drift = |rules: &str| format!("[drift]\nreference = \"r.json\"\n{rules}");
     let cases = [
         (rule(score, "min = 0.7\n"), true),
         (rule(score, "max = 0.7\n"), false),
@@ -577,6 +540,12 @@ fn the_metric_names_and_rules_are_the_registrys() {
             true,
         ),
         ("[matching]\nmodel = \"x\"\n".to_string(), false),
+        (drift(&rule(score, "max_drift = 0.05\n")), true),
+        (drift(&rule("run.cost_usd", "max_drift = \"25%\"\n")), true),
+        (drift(&rule("run.cost_usd", "max_drift = 0.5\n")), false),
+        (drift(&rule(score, "max_drift = -0.1\n")), false),
+        ("[drift]\nreference = \"\"\n".to_string(), false),
+        ("[drift]\nrefrence = \"r.json\"\n".to_string(), false),
     ];
     let schema = crate::support::schema::problems;
     for (rule, ok) in cases {

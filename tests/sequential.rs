@@ -139,6 +139,7 @@ fn judged_again_from_the_file_the_samples_not_sent_are_missing() {
     let options = goldgate_core::gate::rederive::RederiveOptions {
         ratchet: &[],
         allow_version_change: false,
+        reference: None,
     };
     let again = goldgate_core::gate::rederive::rederive(&verdict, Some(&baseline), &rules, options)
         .unwrap();

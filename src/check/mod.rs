@@ -242,6 +242,9 @@ pub fn check(
     if let Some((report, decisions)) = sequential {
         goldgate_core::gate::sequential::report::apply(&mut verdict, &decisions, report);
     }
+    if baseline.is_some() {
+        verdict.trends = trends(&verdict, &s.baseline);
+    }
     // Said once, with the run's.
     run.cache_ignored.merge(&cache_dir.ignored());
     let written = Written {
@@ -309,6 +312,21 @@ fn refuse_over_budget(s: &CheckSettings, baseline: Option<&ScoreFile>) -> Result
         ),
         hint: "raise --max-cost, or check sequentially (--sequential) to stop once the rules are decided; `goldgate check --plan` shows the calls and their expected cost".into(),
     })
+}
+
+/// How many of the baseline's versions the reports show of a failing or drifting metric.
+pub const TREND_VERSIONS: usize = 8;
+
+/// The last values in the baseline's history of every metric that failed or warned.
+fn trends(verdict: &Verdict, baseline: &Path) -> Vec<goldgate_core::gate::drift::Trend> {
+    use goldgate_core::gate::verdict::Status;
+    let names: Vec<&str> = verdict
+        .metrics
+        .iter()
+        .filter(|m| matches!(m.status, Status::Fail | Status::Warn))
+        .map(|m| m.name.as_str())
+        .collect();
+    crate::history::trends(baseline, &names, TREND_VERSIONS)
 }
 
 /// Score the run and judge it, with diffs of the samples it broke.

@@ -6,11 +6,13 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod format;
+mod history;
 mod init;
 mod judge;
 mod pipeline;
 mod similarity;
 pub use format::{BaselineFormat, GateFormat, PublishFormat, ScoreFormat, SuiteFormat};
+pub use history::{HistoryArgs, HistoryFormat, PinArgs};
 pub use init::{InitArgs, PipelineArg};
 pub use judge::JudgeArgs;
 pub use pipeline::{ModeArg, PipelineArgs};
@@ -47,9 +49,11 @@ pub enum Command {
     Check(Box<CheckArgs>),
     /// Post a saved verdict to its pull request (the `workflow_run` half for fork PRs)
     Publish(PublishArgs),
-    /// Refresh or show the stored baseline
+    /// Refresh, show or pin the stored baseline
     #[command(subcommand)]
     Baseline(BaselineCommand),
+    /// Every committed version of the baseline, read from git: each gated metric over time
+    History(HistoryArgs),
     /// Validate a thresholds file
     #[command(subcommand)]
     Thresholds(ThresholdsCommand),
@@ -231,8 +235,9 @@ pub struct MergeArgs {
 pub enum SuiteCommand {
     /// Check every sample file; list every problem (exit 2 when there is any)
     Lint(SuiteArgs),
-    /// Counts per kind, difficulty and domain against the suite-size targets
-    Stats(SuiteArgs),
+    /// Counts per kind, difficulty and domain against the suite-size targets; with
+    /// --flaky, the samples whose outcome varied under an unchanged pipeline, flakiest first
+    Stats(StatsArgs),
     /// Inter-annotator agreement (Cohen's and Fleiss' kappa); exit 1 below --min-kappa
     Agreement(AgreementArgs),
 }
@@ -251,6 +256,20 @@ pub struct SuiteArgs {
     /// goldgate.toml]
     #[arg(long, value_name = "BYTES")]
     pub max_sample_bytes: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// List the flaky samples of the baseline instead: those that passed in some runs
+    /// (repeats, and the earlier runs baseline refresh kept) and failed in others
+    #[arg(long)]
+    pub flaky: bool,
+    /// The baseline --flaky reads [default: [check] baseline in the project's goldgate.toml,
+    /// else baselines/main.json]
+    #[arg(long, value_name = "FILE", requires = "flaky")]
+    pub baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -446,6 +465,9 @@ pub enum BaselineCommand {
     Refresh(Box<RefreshArgs>),
     /// Show a stored baseline: its metrics and provenance
     Show(ShowArgs),
+    /// Make the current baseline the pinned reference that [drift] measures cumulative drift
+    /// against (a copy at the path [drift] reference names, written atomically)
+    Pin(PinArgs),
 }
 
 #[derive(Debug, Args)]
@@ -469,6 +491,10 @@ pub struct RefreshArgs {
     /// thresholds.toml ([matching] and [rd_score] shape the scores)
     #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
     pub thresholds: Option<PathBuf>,
+    /// Write the baseline even though it drifted beyond a budget of [drift]: say why (who
+    /// and why are kept in its provenance and shown by `goldgate history`)
+    #[arg(long, value_name = "REASON")]
+    pub accept_drift: Option<String>,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
 }

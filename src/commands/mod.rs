@@ -6,6 +6,7 @@ mod annotate;
 mod baseline;
 mod check;
 mod compare;
+mod history;
 mod hook;
 mod init;
 mod judge;
@@ -43,6 +44,8 @@ pub fn dispatch(cli: Cli, reporter: &mut Reporter<'_>) -> Result<Exit> {
             baseline::refresh((*args).try_into()?, reporter)
         }
         Command::Baseline(BaselineCommand::Show(args)) => baseline::show(args.into(), reporter),
+        Command::Baseline(BaselineCommand::Pin(args)) => baseline::pin(args.try_into()?, reporter),
+        Command::History(args) => history::history(args.try_into()?, reporter),
         Command::Thresholds(ThresholdsCommand::Check { file }) => {
             thresholds::check(&crate::settings::thresholds_file(file), reporter)
         }

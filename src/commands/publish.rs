@@ -30,6 +30,7 @@ pub fn publish(s: PublishSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
         RederiveOptions {
             ratchet: &s.gate.compare.ratchet,
             allow_version_change: s.gate.compare.allow_version_change,
+            reference: s.gate.compare.reference.as_deref(),
         },
     )?;
     let warning = saved::overridden(&derived);

@@ -1,11 +1,13 @@
-//! `goldgate suite lint | stats | agreement`. `lint` also holds each sample's gold to the
+//! `goldgate suite lint | stats | agreement`; `stats --flaky` lists a baseline's flaky
+//! samples. `lint` also holds each sample's gold to the
 //! most items matching takes (`[matching] max_items` of the project's rules).
 
 use crate::cli::SuiteFormat;
 use crate::output::Reporter;
 use crate::report::terminal;
 use crate::settings::{
-    max_items, max_sample_bytes, named_suite, AgreementSettings, NamedSuite, SuiteSettings,
+    flaky_inputs, max_items, max_sample_bytes, named_suite, AgreementSettings, NamedSuite,
+    StatsSettings, SuiteSettings,
 };
 use goldgate_core::error::{Exit, Result};
 use goldgate_core::kinds::bounds::gold_over_cap;
@@ -37,11 +39,23 @@ pub fn lint(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
     })
 }
 
-pub fn stats(s: SuiteSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
-    let (suite, _) = open_suite(&s, reporter)?;
+pub fn stats(s: StatsSettings, reporter: &mut Reporter<'_>) -> Result<Exit> {
+    if let Some(flag) = s.flaky {
+        // The baseline's runs, not the suite's labels: the suite need not be read.
+        let named = named_suite(&s.suite.dir)?;
+        let (baseline, sample_pass) = flaky_inputs(&named, flag)?;
+        let file = goldgate_core::score::file::read(&baseline)?;
+        let report = goldgate_core::gate::flaky::report(&file, sample_pass);
+        match s.suite.format {
+            SuiteFormat::Text => reporter.out(&crate::report::flaky::table(&report, &baseline)),
+            SuiteFormat::Json => reporter.out(&super::json(&report)?),
+        }
+        return Ok(Exit::Ok);
+    }
+    let (suite, _) = open_suite(&s.suite, reporter)?;
     let mut stats = SuiteStats::default();
     suite.each_sample(|sample| stats.add(sample))?;
-    match s.format {
+    match s.suite.format {
         SuiteFormat::Text => reporter.out(&terminal::stats_table(&stats)),
         SuiteFormat::Json => reporter.out(&super::json(&stats)?),
     }

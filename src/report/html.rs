@@ -166,6 +166,7 @@ pub fn report_with_traces(
         samples => samples,
         keyless => v.keyless.iter().take(20).map(|k| k.describe()).collect::<Vec<_>>(),
         sequential => super::sequential::lines(v),
+        drift => super::drift::lines(v), trends => super::drift::trend_lines(v),
         judge => super::judge::html(&v.judge).into_iter().map(|(headline, note, items)| context! { headline, note, items }).collect::<Vec<_>>(),
         differences => v.provenance.differences.clone(), ratchet => v.ratchet.clone(), diffs => diffs,
         failed_calls => v.failures.calls, causes => v.failures.causes.iter().map(super::cause_text).collect::<Vec<_>>(), other_causes => v.failures.other_calls,
@@ -205,6 +206,7 @@ mod tests {
             bootstrap: Default::default(),
             allow_version_change: false,
             ratchet: vec![],
+            reference: None,
         };
         let mut v =
             goldgate_core::gate::compare::compare(&run, Some(&run), &rules, &options).unwrap();
@@ -249,6 +251,7 @@ mod tests {
             bootstrap: Default::default(),
             allow_version_change: false,
             ratchet: vec![],
+            reference: None,
         };
         let mut v =
             goldgate_core::gate::compare::compare(&cand, Some(&base), &rules, &options).unwrap();
@@ -300,6 +303,7 @@ mod tests {
             bootstrap: Default::default(),
             allow_version_change: false,
             ratchet: vec![],
+            reference: None,
         };
         let v = goldgate_core::gate::compare::compare(&run, None, &rules, &options).unwrap();
         let call = TraceCall {

@@ -153,9 +153,16 @@ pub fn diff_lines(text: &str) -> Vec<Value> {
 /// How a sample came out against the baseline: the filter's category (`broken`,
 /// `no answer`, `fixed`, `failing`, `pass`), the word shown (a sample without an answer
 /// named by what happened to its calls) and its style.
-fn outcome(s: &SampleResult, sample_pass: f64) -> (&'static str, String, &'static str) {
+fn outcome(
+    s: &SampleResult,
+    sample_pass: f64,
+    flaky: bool,
+) -> (&'static str, String, &'static str) {
     if let Some(e) = &s.error {
         return ("no answer", e.kind.outcome().to_string(), "fail");
+    }
+    if flaky {
+        return ("flaky", "flaky flip".into(), "warn");
     }
     let (category, css) = match (s.baseline.map(|b| passes(b, sample_pass)), s.pass) {
         (Some(true), false) => ("broken", "fail"),
@@ -166,8 +173,16 @@ fn outcome(s: &SampleResult, sample_pass: f64) -> (&'static str, String, &'stati
     (category, category.to_string(), css)
 }
 
+/// The samples whose flip stays within their observed spread (see `report::flaky`).
+fn flaky_ids(v: &Verdict) -> std::collections::HashSet<&str> {
+    v.samples
+        .iter()
+        .flat_map(|s| s.flaky.iter().map(|f| f.id.as_str()))
+        .collect()
+}
+
 /// The categories of outcome, in the order the filter offers them.
-const OUTCOMES: [&str; 5] = ["broken", "no answer", "fixed", "failing", "pass"];
+const OUTCOMES: [&str; 6] = ["broken", "no answer", "fixed", "flaky", "failing", "pass"];
 
 /// The per-sample table: its rows (worst first), and the outcomes, kinds and tags they
 /// hold, for the filters.
@@ -199,10 +214,11 @@ pub fn sample_rows(v: &Verdict, candidate: &ScoreFile, traces: Option<&Traces>) 
         trace_of.entry(t.sample_id.as_str()).or_insert(i + 1);
     }
     // What changed first (broken, fixed), then what still fails, then the rest.
+    let flaky = flaky_ids(v);
     let mut sorted: Vec<_> = v
         .sample_results
         .iter()
-        .map(|s| (s, outcome(s, sample_pass)))
+        .map(|s| (s, outcome(s, sample_pass, flaky.contains(s.id.as_str()))))
         .collect();
     sorted.sort_by_key(|(_, (category, _, _))| OUTCOMES.iter().position(|o| o == category));
     let (mut outcomes, mut kinds, mut tags) = (BTreeSet::new(), Vec::new(), BTreeSet::new());
@@ -300,6 +316,7 @@ fn in_order(traces: &Traces) -> Vec<&SampleTrace> {
 /// calls' tokens and time, and one fold per call inside it.
 pub fn traces(v: &Verdict, traces: &Traces) -> Vec<Value> {
     let sample_pass = v.samples.as_ref().map_or(0.8, |s| s.sample_pass);
+    let flaky = flaky_ids(v);
     let results: HashMap<&str, &SampleResult> = v
         .sample_results
         .iter()
@@ -316,7 +333,7 @@ pub fn traces(v: &Verdict, traces: &Traces) -> Vec<Value> {
                 .try_fold(0, |sum, t| t.map(|t| sum + t));
             let latency: f64 = calls.iter().map(|c| c.latency_ms).sum();
             let result = results.get(s.sample_id.as_str()).map(|r| {
-                let (_, word, css) = outcome(r, sample_pass);
+                let (_, word, css) = outcome(r, sample_pass, flaky.contains(r.id.as_str()));
                 context! { outcome => word, css => css, score => goldgate_core::number::value(r.primary, 4) }
             });
             context! {

@@ -108,6 +108,7 @@ mod tests {
                 confidence: 0.95,
                 severity: "fail".into(),
                 unit: None,
+                max_drift: None,
             });
         }
         m
@@ -120,6 +121,7 @@ mod tests {
             bootstrap: Default::default(),
             allow_version_change: false,
             ratchet: vec![],
+            reference: None,
         };
         let rules = goldgate_core::gate::thresholds::Thresholds::built_in();
         let mut v = compare(

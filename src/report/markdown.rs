@@ -236,6 +236,9 @@ fn render_as(
             unanswered_count => s.unanswered.len(),
             unanswered_counts => super::unanswered_counts(s).iter().map(|(what, n)| format!("{n} {what}")).collect::<Vec<_>>().join(", "),
             unanswered_hidden => s.unanswered.len().saturating_sub(UNANSWERED_ROWS),
+            flaky => super::flaky::flips(v).into_iter().take(super::flaky::SHOWN).map(|(id, what)| context! { id, what }).collect::<Vec<_>>(),
+            flaky_count => s.flaky.len(),
+            flaky_hidden => s.flaky.len().saturating_sub(super::flaky::SHOWN),
         }
     });
     let broken_total = v.samples.as_ref().map_or(0, |s| s.broken.len());
@@ -287,6 +290,8 @@ fn render_as(
         judge => super::judge::markdown(&v.judge).into_iter().map(safe).collect::<Vec<_>>(),
         usage => crate::report::spend::verdict_line(v),
         sequential => crate::report::sequential::lines(v),
+        drift => crate::report::drift::lines(v),
+        trends => crate::report::drift::trend_lines(v),
         samples => samples,
         show_samples => shown.broken > 0 || shown.fixed,
         broken_hidden => broken_total - shown.broken.min(broken_total),
@@ -385,6 +390,7 @@ mod tests {
             },
             allow_version_change: false,
             ratchet: vec![],
+            reference: None,
         };
         compare(&run(cand), Some(&run(base)), &rules, &options).unwrap()
     }

@@ -1,10 +1,14 @@
 //! Renderers: turning results into text for people and tools — the terminal tables
 //! ([`terminal`]), the PR comment and job summary ([`markdown`], fitted to GitHub's size
 //! limits by [`fit`]), the HTML report ([`html`], with [`charts`] and [`html_view`]), JUnit
-//! XML ([`junit`]) and run progress ([`progress`]) — and the template loader they share.
+//! XML ([`junit`]), the baseline's history ([`history`], [`history_html`]) the drift from the reference ([`drift`]), the flips of flaky samples ([`flaky`]) and run progress ([`progress`]) — and the template loader they share.
 
 pub mod charts;
+pub mod drift;
 pub mod fit;
+pub mod flaky;
+pub mod history;
+pub mod history_html;
 pub mod html;
 pub mod html_view;
 pub mod judge;
@@ -91,6 +95,11 @@ pub fn cause_text(c: &goldgate_core::runfile::failures::FailureCause) -> String 
 /// what happened to their calls (`1 still failing · 2 crashed · 1 timed out`).
 pub fn still_failing(s: &goldgate_core::gate::samples::SampleAnalysis, separator: &str) -> String {
     let mut parts = vec![format!("{} still failing", s.still)];
+    match s.flaky.len() {
+        0 => {}
+        1 => parts.push("1 flaky flip (not counted)".into()),
+        n => parts.push(format!("{n} flaky flips (not counted)")),
+    }
     parts.extend(
         unanswered_counts(s)
             .into_iter()

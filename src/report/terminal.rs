@@ -356,6 +356,20 @@ pub fn brief(v: &goldgate_core::gate::verdict::Verdict) -> String {
             ids.join(", ")
         );
     }
+    if let Some(s) = v.samples.as_ref().filter(|s| !s.flaky.is_empty()) {
+        let ids: Vec<_> = s.flaky.iter().take(10).map(|f| one_line(&f.id)).collect();
+        let more = s.flaky.len().saturating_sub(ids.len());
+        let tail = match more {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let _ = writeln!(
+            out,
+            "  flaky      {} flipped within their spread (not counted): {}{tail}",
+            plural(s.flaky.len(), "sample"),
+            ids.join(", ")
+        );
+    }
     if let Some(s) = v.samples.as_ref().filter(|s| !s.unanswered.is_empty()) {
         let ids: Vec<_> = s
             .unanswered

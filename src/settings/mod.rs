@@ -7,8 +7,10 @@
 mod agents;
 mod annotate;
 pub mod chat;
+mod facts;
 #[cfg(test)]
 mod help_tests;
+mod history;
 mod hook;
 mod init;
 pub mod judge;
@@ -19,10 +21,15 @@ pub mod similarity;
 mod suite;
 
 pub use annotate::AnnotateSettings;
+pub use facts::provenance_facts;
+pub use history::{HistorySettings, PinSettings};
 pub use hook::{HookInstallSettings, HookRunSettings};
 pub use init::InitSettings;
 pub use run::{run_settings, RunCommand};
-pub use suite::{max_items, min_kappa, named_suite, AgreementSettings, NamedSuite, SuiteSettings};
+pub use suite::{
+    flaky_inputs, max_items, min_kappa, named_suite, AgreementSettings, NamedSuite, StatsSettings,
+    SuiteSettings,
+};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -122,32 +129,6 @@ pub fn config_file(explicit: Option<&Path>) -> Result<ConfigFile, Error> {
             ConfigFile::load(Path::new(defaults::CONFIG_FILE))
         }
         None => Ok(ConfigFile::default()),
-    }
-}
-
-/// Where and when this score is made: `GITHUB_SHA`/`GITHUB_REF` inside GitHub Actions, else
-/// what git says of the working directory; `SOURCE_DATE_EPOCH` makes the time reproducible.
-pub fn provenance_facts() -> Facts {
-    fn env_or_git(var: &str, args: &[&str]) -> Option<String> {
-        if let Some(v) = std::env::var(var).ok().filter(|v| !v.is_empty()) {
-            return Some(v);
-        }
-        let out = std::process::Command::new("git").args(args).output().ok()?;
-        let text = String::from_utf8(out.stdout).ok()?.trim().to_string();
-        (out.status.success() && !text.is_empty()).then_some(text)
-    }
-    let created_at = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs())
-        });
-    Facts {
-        git_sha: env_or_git("GITHUB_SHA", &["rev-parse", "HEAD"]),
-        git_ref: env_or_git("GITHUB_REF", &["rev-parse", "--abbrev-ref", "HEAD"]),
-        created_at,
     }
 }
 
@@ -297,6 +278,7 @@ impl GateSettings {
                 bootstrap: bootstrap(a.resamples, a.seed)?,
                 allow_version_change: a.allow_version_change,
                 ratchet,
+                reference: None,
             },
             report: ReportOptions {
                 gate_name: a
@@ -357,6 +339,11 @@ impl TryFrom<cli::CompareArgs> for CompareSettings {
 
     fn try_from(a: cli::CompareArgs) -> Result<Self, Error> {
         let mut gate = GateSettings::resolve(&a.gate, None)?;
+        let baseline = a
+            .baseline
+            .clone()
+            .unwrap_or_else(|| defaults::BASELINE.into());
+        gate.with_reference(&baseline, a.gate.base_ref.as_deref())?;
         gate.report.reproduce = vec![reproduce::compare(
             &a.score,
             a.baseline.as_deref(),
@@ -408,6 +395,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
             _ => MissingBaseline::AbsoluteRulesOnly,
         };
         let mut gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
+        gate.with_reference(&baseline, a.gate.base_ref.as_deref())?;
         let compare_again = reproduce::compare(
             &out_dir.join(defaults::SCORE_FILE),
             Some(baseline.as_path()).filter(|b| b.is_file()),
@@ -415,7 +403,9 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
         );
         gate.report.reproduce = vec![check_again, compare_again];
         let run = run_settings(suite, out_dir.join(defaults::RUN_FILE), a.pipeline, &file)?;
-        let run = run::gate_run(run, &baseline, [Some(&out_dir), a.gate.thresholds.as_ref()]);
+        let mut run = run::gate_run(run, &baseline, [Some(&out_dir), a.gate.thresholds.as_ref()]);
+        run.own_files
+            .extend(gate.thresholds.reference().map(|(p, _)| p));
         judge::require_judge(&gate.thresholds, &run)?;
         let sequential = sequential::settings(a.sequential, a.full, a.batch, &file.check, &run)?;
         if sequential.is_some() {
@@ -463,9 +453,21 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
         )?;
         let work = std::env::temp_dir().join(format!("goldgate-refresh-{}", std::process::id()));
         let run = run_settings(suite, work.join(defaults::RUN_FILE), a.pipeline, &file)?;
-        let run = run::refresh_run(run, &baseline, a.thresholds.as_ref());
+        let mut run = run::refresh_run(run, &baseline, a.thresholds.as_ref());
+        run.own_files.extend(thresholds.reference().map(|(p, _)| p));
         judge::require_judge(&thresholds, &run)?;
+        if a.accept_drift
+            .as_deref()
+            .is_some_and(|r| r.trim().is_empty())
+        {
+            return Err(Error::usage(
+                "--accept-drift needs a reason",
+                "say why the drift is accepted, e.g. --accept-drift \"the new tokenizer trades recall for cost\": it is kept in the baseline's provenance",
+            ));
+        }
         Ok(RefreshSettings {
+            reference: crate::history::reference(&thresholds, &baseline, None)?.0,
+            accept_drift: a.accept_drift,
             run,
             baseline_run: baseline_run_path(&baseline),
             baseline,
@@ -515,8 +517,13 @@ impl TryFrom<cli::PublishArgs> for PublishSettings {
             )
             .filter(|p| p.is_file()),
         };
+        let mut gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
+        let trusted = baseline
+            .clone()
+            .unwrap_or_else(|| defaults::BASELINE.into());
+        gate.with_reference(&trusted, None)?;
         Ok(PublishSettings {
-            gate: GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?,
+            gate,
             verdict: a.verdict,
             baseline,
             format: a.format.unwrap_or(PublishFormat::Text),

@@ -244,7 +244,8 @@ pub fn run_settings(
 }
 
 /// `check`'s run: its output directory, baseline (with its run) and a rules file named by
-/// a flag are goldgate's own files too.
+/// a flag are goldgate's own files too (and so is the rules' drift reference, added by the
+/// caller: pinning it changes no pipeline).
 pub(super) fn gate_run<'a>(
     mut run: RunSettings,
     baseline: &Path,

@@ -51,6 +51,36 @@ fn working_suite() -> Result<PathBuf, Error> {
     ))
 }
 
+/// `goldgate suite stats`.
+#[derive(Clone, Debug)]
+pub struct StatsSettings {
+    pub suite: SuiteSettings,
+    /// `--flaky`: the baseline whose flaky samples to list (`--baseline`, else the project's
+    /// `[check] baseline`, else the default, resolved once the project is known).
+    pub flaky: Option<Option<PathBuf>>,
+}
+
+impl TryFrom<cli::StatsArgs> for StatsSettings {
+    type Error = Error;
+
+    fn try_from(a: cli::StatsArgs) -> Result<Self, Error> {
+        Ok(StatsSettings {
+            suite: a.suite.try_into()?,
+            flaky: a.flaky.then_some(a.baseline),
+        })
+    }
+}
+
+/// The baseline and the `sample_pass` of the project a suite argument named: `flag`, else
+/// its `[check] baseline`, else the default; its rules' `[defaults] sample_pass`.
+pub fn flaky_inputs(named: &NamedSuite, flag: Option<PathBuf>) -> Result<(PathBuf, f64), Error> {
+    let baseline = flag
+        .or(named.config.check.baseline.clone())
+        .unwrap_or_else(|| defaults::BASELINE.into());
+    let file = super::rules_file(None, named.config.check.thresholds.as_deref());
+    Ok((baseline, super::rules(file.as_deref())?.sample_pass()))
+}
+
 /// `goldgate suite agreement`.
 #[derive(Clone, Debug)]
 pub struct AgreementSettings {

@@ -256,3 +256,47 @@ export const savedShown = (page) => page.waitForSelector('.actionbar .status.goo
 export function assertNoProblems(page) {
   assert.deepEqual(page.problems, [], 'the page raised dialogs or errors');
 }
+
+// A copy of examples/requirements as a git repository whose baseline has `versions`
+// committed versions, a day apart from 2026-10-01: extraction.f1 and extraction.recall
+// falling by a steady step each, the first pinned as the drift reference ([drift] in
+// thresholds.toml), and one version a drift accepted into. Resolves to the project
+// directory; `env` is the environment git runs in (fixed dates make the commits the same on
+// every run).
+export function historyProject(versions = 10, env = process.env) {
+  const dir = copyProject();
+  const identity = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'nightly', GIT_AUTHOR_EMAIL: 'nightly@example.com', GIT_COMMITTER_NAME: 'nightly', GIT_COMMITTER_EMAIL: 'nightly@example.com' };
+  const git = (...args) => {
+    const date = args.find((a) => a.startsWith('--date='))?.slice(7);
+    const dates = date ? { GIT_COMMITTER_DATE: date } : {};
+    execFileSync('git', args, { cwd: dir, env: { ...env, ...identity, ...dates }, stdio: 'ignore' });
+  };
+  const file = path.join(dir, 'baselines', 'main.json');
+  const base = JSON.parse(fs.readFileSync(file, 'utf8'));
+  fs.rmSync(file);
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'the example project');
+  for (let i = 0; i < versions; i++) {
+    const day = new Date(Date.UTC(2026, 9, 1 + i, 3)).toISOString().replace(/\.\d+Z$/, 'Z');
+    const version = structuredClone(base);
+    version.provenance.created_at = day;
+    for (const [name, step] of [['extraction.f1', 0.012], ['extraction.recall', 0.015]]) {
+      const m = version.metrics[name];
+      const value = m.value - step * i + (i % 3 === 1 ? 0.004 : 0);
+      m.value = value;
+      m.ci = [value - 0.04, Math.min(1, value + 0.035)];
+    }
+    if (i === 6) {
+      version.provenance.accepted_drift = { by: 'octo-reviewer', reason: 'the new tokenizer trades recall for cost', reference: 'baselines/reference.json', reference_created_at: base.provenance.created_at, drifts: ['extraction.recall: 0.090 below the reference of 2026-10-01 (budget 0.075), 6 refreshes ago'] };
+    }
+    fs.writeFileSync(file, JSON.stringify(version, null, 2) + '\n');
+    if (i === 0) {
+      fs.copyFileSync(file, path.join(dir, 'baselines', 'reference.json'));
+      fs.appendFileSync(path.join(dir, 'thresholds.toml'), '\n[drift]\nreference = "baselines/reference.json"\n');
+    }
+    git('add', '-A');
+    git('commit', '-q', '-m', i === 0 ? 'nightly baseline 1, pinned as the reference' : `nightly baseline ${i + 1}`, `--date=${day}`);
+  }
+  return dir;
+}

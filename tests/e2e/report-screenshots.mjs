@@ -1,7 +1,8 @@
 // Takes the screenshots of docs/reports.md from the example projects: the HTML report of a
 // failing gate, a passing one, a tuples suite and an srs-agents run with its traces, each at
 // 1280 and 1920 px (the failing and tuples reports whole at 1280, the top of the page
-// otherwise), the search and filters at work, and the PR comment as GitHub shows it. Run by
+// otherwise), the search and filters at work, the baseline's history page (`goldgate history
+// --format html`, 1280 px) and the PR comment as GitHub shows it. Run by
 // `bash scripts/report-screenshot.sh`, which builds goldgate and the comment renderer first:
 //   node tests/e2e/report-screenshots.mjs [OUT_DIR]      (default: docs/report)
 // Each project is copied into a temporary git repository with a fixed commit, and the date
@@ -12,7 +13,7 @@ import path from 'node:path';
 
 import { chromium } from 'playwright-core';
 
-import { ROOT, chromiumPath, goldgateBin, tempDir } from './harness.mjs';
+import { ROOT, chromiumPath, goldgateBin, historyProject, tempDir } from './harness.mjs';
 
 const out = path.resolve(process.argv[2] || path.join(ROOT, 'docs', 'report'));
 fs.mkdirSync(out, { recursive: true });
@@ -69,6 +70,10 @@ const reports = {
   tuples: check(events, 'tuples', ['--replay', 'answers/candidate.jsonl']).file,
   trace: check(requirements, 'trace', ['--config', 'srs-agents.toml', '--replay', 'answers/srs-agents.jsonl']).file,
 };
+// The baseline's history: ten nightly versions, the first pinned, a drift accepted.
+const historyDir = historyProject(10, env);
+const history = path.join(historyDir, 'history.html');
+fs.writeFileSync(history, execFileSync(goldgateBin(), ['history', '--format', 'html'], { cwd: historyDir, env, encoding: 'utf8' }));
 // The PR comment of the failing gate, as GitHub shows it.
 const renderer = process.env.COMMENT_HTML || path.join(ROOT, 'target', 'debug', 'examples', 'comment_html');
 const comment = path.join(fail.outDir, 'comment.html');
@@ -111,6 +116,10 @@ try {
     await shot(page, `report-trace-${width}`, { fullPage: true, clip: { x: 0, y: top - 16, width, height: Math.min(bottom - top + 32, 2400) } });
     await page.close();
   }
+  const historyPage = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  await historyPage.goto(`file://${history}`);
+  await shot(historyPage, 'history-1280', { fullPage: true });
+  await historyPage.close();
   const page = await browser.newPage({ viewport: { width: 960, height: 1000 } });
   await page.goto(`file://${comment}`);
   // The broken samples, and the first one's diff.

@@ -146,3 +146,52 @@ pub fn check_written(path: &Path, failures: &mut Vec<String>) -> bool {
     check(name, &value, true, &what, failures);
     true
 }
+
+/// The rule table of one metric in the thresholds schema: the bound its direction allows,
+/// within the values the metric can take.
+pub fn metric_rule(m: &goldgate_core::metrics::registry::Metric, percent: &Value) -> Value {
+    use goldgate_core::metrics::registry::Direction;
+    let (lo, hi) = m.range.bounds();
+    let mut bound = json!({"type": "number", "minimum": lo});
+    if let Some(hi) = hi {
+        bound["maximum"] = json!(hi);
+    }
+    let range = m.range.describe();
+    let unit = match m.unit {
+        "" => String::new(),
+        unit => format!(", in {unit}"),
+    };
+    let (direction, mut properties) = match m.direction {
+        Direction::Higher => (
+            "higher is better",
+            json!({"max": false, "min": with(&bound, &format!("A floor (values: {range}{unit})."))}),
+        ),
+        Direction::Lower => (
+            "lower is better",
+            json!({"min": false, "max": with(&bound, &format!("A ceiling (values: {range}{unit})."))}),
+        ),
+        Direction::Neither => (
+            "a count, better neither way: bounds only",
+            json!({"max_regression": false, "max_increase": false, "max_drift": false, "min": with(&bound, &format!("A floor (values: {range})."))
+            , "max": with(&bound, &format!("A ceiling (values: {range})."))}),
+        ),
+    };
+    // A bounded metric's change is `max_regression`, in its own units; an unbounded one's is
+    // `max_increase`, relative to the baseline.
+    let other = match m.is_bounded() {
+        true => "max_increase",
+        false => "max_regression",
+    };
+    properties[other] = json!(false);
+    // A drift budget of a metric without an upper bound is relative to the reference.
+    if !m.is_bounded() && m.direction != Direction::Neither {
+        properties["max_drift"] = json!({"type": "string", "pattern": percent, "description": "A drift budget relative to the reference value (`\"25%\"`): the metric has no upper bound."});
+    }
+    json!({"description": format!("{} ({direction}; values {range}).", m.about), "$ref": "#/$defs/rule", "properties": properties})
+}
+
+pub fn with(bound: &Value, description: &str) -> Value {
+    let mut b = bound.clone();
+    b["description"] = json!(description);
+    b
+}

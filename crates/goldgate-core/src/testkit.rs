@@ -88,6 +88,7 @@ pub fn test_kind_file(samples: &[Counts], version: &str) -> ScoreFile {
                 primary: crate::metrics::f1(p, r),
                 primary_std: 0.0,
                 primary_runs: vec![],
+                earlier_runs: vec![],
                 failed: 0,
                 errors: vec![],
                 parse: vec![],
@@ -145,6 +146,7 @@ pub fn test_kind_file(samples: &[Counts], version: &str) -> ScoreFile {
                 rd_weights: [0.4, 0.3, 0.2, 0.1],
                 judge: None,
             },
+            accepted_drift: None,
         },
         metrics,
         groups: Default::default(),
@@ -177,6 +179,7 @@ pub fn options() -> CompareOptions {
         },
         allow_version_change: false,
         ratchet: vec![],
+        reference: None,
     }
 }
 

@@ -186,11 +186,16 @@ pub fn verdict(v: &goldgate_core::gate::verdict::Verdict) -> String {
             metric_row(&mut out, m, row, &w);
         }
     }
-    let sequential = crate::report::sequential::lines(v);
-    if !sequential.is_empty() {
-        let _ = writeln!(out);
-        for line in sequential {
-            let _ = writeln!(out, "{}", one_line(&line));
+    for lines in [
+        crate::report::sequential::lines(v),
+        crate::report::drift::lines(v),
+        crate::report::drift::trend_lines(v),
+    ] {
+        if !lines.is_empty() {
+            let _ = writeln!(out);
+            for line in lines {
+                let _ = writeln!(out, "{}", one_line(&line));
+            }
         }
     }
     if !v.failures.is_empty() {
@@ -233,6 +238,14 @@ pub fn verdict(v: &goldgate_core::gate::verdict::Verdict) -> String {
                     }
                 );
             }
+        }
+        let flips = crate::report::flaky::flips(v);
+        for (id, what) in flips.iter().take(crate::report::flaky::SHOWN) {
+            let _ = writeln!(out, "  flaky: {}: {what}", one_line(id));
+        }
+        if flips.len() > crate::report::flaky::SHOWN {
+            let more = flips.len() - crate::report::flaky::SHOWN;
+            let _ = writeln!(out, "  flaky: {more} more in verdict.json");
         }
     }
     if let Some(s) = v.samples.as_ref().filter(|s| !s.unanswered.is_empty()) {

@@ -3,16 +3,15 @@
 //! metric (see [`super::judge`]), analyses the samples that flipped, and assembles the
 //! [`Verdict`]. Plain data in, plain data out.
 
-use std::collections::HashMap;
-
 use super::breakdown::{differences, failed_calls, group_rows, membership, sample_results};
 use super::decide::{decide, judge};
+use super::drift::Reference;
+use super::pairs;
 use super::samples::analyse;
 use super::thresholds::Thresholds;
 use super::verdict::{MetricResult, ProvenanceReport, Verdict, VERDICT_SCHEMA};
 use crate::error::Result;
-use crate::metrics::bootstrap::{paired_deltas, BootstrapConfig, Prepared};
-use crate::metrics::stats::Stats;
+use crate::metrics::bootstrap::BootstrapConfig;
 use crate::score::file::ScoreFile;
 
 /// How to compare.
@@ -22,6 +21,9 @@ pub struct CompareOptions {
     pub allow_version_change: bool,
     /// Findings of the threshold ratchet (rules loosened against the base branch).
     pub ratchet: Vec<String>,
+    /// The pinned reference of `[drift]`, read by the caller: `None` when the rules name
+    /// none (a reference they name but that cannot be read is the caller's error).
+    pub reference: Option<std::sync::Arc<Reference>>,
 }
 
 /// Compare a candidate score with an optional baseline.
@@ -41,7 +43,7 @@ pub fn compare(
         )?;
     }
     super::comparable::judged(candidate, thresholds, "the candidate")?;
-    let shared = shared_samples(candidate, baseline);
+    let shared = pairs::shared(candidate, baseline);
     let catalog = crate::kinds::catalog(
         candidate
             .metrics
@@ -50,16 +52,29 @@ pub fn compare(
             .map(String::as_str)
             .chain(thresholds.rule_names()),
     );
-    let draws = paired_draws(candidate, baseline, &shared, &options.bootstrap, catalog);
+    let draws = pairs::draws(candidate, baseline, &shared, &options.bootstrap, catalog);
     let mut metrics: Vec<MetricResult> = catalog
         .iter()
         .enumerate()
         .map(|(i, m)| {
             // What the paired interval sees: the shared samples that count towards it.
-            let paired = baseline.map(|b| paired_support(candidate, b, &shared, m.support));
+            let paired = baseline.map(|b| pairs::support(candidate, b, &shared, m.support));
             judge(m, candidate, baseline, thresholds, draws.get(i), paired)
         })
         .collect();
+    let drift = match options.reference.as_deref() {
+        Some(reference) => Some(super::drift::measure(
+            candidate,
+            (reference, baseline),
+            thresholds,
+            (&options.bootstrap, options.allow_version_change),
+            catalog,
+        )?),
+        None => None,
+    };
+    if let Some(report) = &drift {
+        super::drift::apply(&mut metrics, report);
+    }
     super::verdict::mark_estimates(&mut metrics);
     metrics.sort_by_key(|m| m.status.rank());
     let sample_pass = thresholds.sample_pass();
@@ -109,68 +124,9 @@ pub fn compare(
         keyless: candidate.keyless.clone(),
         judge: super::breakdown::judge_reviews(candidate),
         sequential: None,
+        drift,
+        trends: Vec::new(),
     })
-}
-
-/// Indexes (candidate, baseline) of the samples both runs scored.
-fn shared_samples(candidate: &ScoreFile, baseline: Option<&ScoreFile>) -> Vec<(usize, usize)> {
-    let Some(b) = baseline else { return Vec::new() };
-    let index: HashMap<&str, usize> = b
-        .samples
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.id.as_str(), i))
-        .collect();
-    candidate
-        .samples
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| index.get(s.id.as_str()).map(|&j| (i, j)))
-        .collect()
-}
-
-/// The shared samples that count towards a metric (whose `support` sum is positive) in
-/// either run.
-fn paired_support(
-    candidate: &ScoreFile,
-    baseline: &ScoreFile,
-    shared: &[(usize, usize)],
-    support: &str,
-) -> usize {
-    use crate::metrics::stats::Sums;
-    let counts = |f: &ScoreFile, i: usize| f.samples[i].stats.get(support) > 0.0;
-    shared
-        .iter()
-        .filter(|&&(c, b)| counts(candidate, c) || counts(baseline, b))
-        .count()
-}
-
-fn paired_draws(
-    candidate: &ScoreFile,
-    baseline: Option<&ScoreFile>,
-    shared: &[(usize, usize)],
-    cfg: &BootstrapConfig,
-    catalog: &'static [crate::metrics::registry::Metric],
-) -> Vec<Vec<f64>> {
-    let Some(b) = baseline else { return Vec::new() };
-    // Borrow each side's sums and latencies, in shared-sample order.
-    fn side<'a>(
-        file: &'a ScoreFile,
-        shared: &[(usize, usize)],
-        pick: fn(&(usize, usize)) -> usize,
-        catalog: &'static [crate::metrics::registry::Metric],
-    ) -> Prepared<'a> {
-        let samples: Vec<_> = shared.iter().map(|p| &file.samples[pick(p)]).collect();
-        let stats: Vec<&Stats> = samples.iter().map(|s| &s.stats).collect();
-        Prepared::new(
-            catalog,
-            &stats,
-            samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
-        )
-    }
-    let cand = side(candidate, shared, |p| p.0, catalog);
-    let base = side(b, shared, |p| p.1, catalog);
-    paired_deltas(&base, &cand, cfg, "paired")
 }
 
 #[cfg(test)]
@@ -412,6 +368,7 @@ mod tests {
             },
             allow_version_change: false,
             ratchet: vec![],
+            reference: None,
         };
         let mut rng = crate::rng::Rng::new(42);
         // Expected micro F1 = 2000p / (1000 + 1000p + 60): 0.890 at p = 0.85, 0.840 at p = 0.7676.

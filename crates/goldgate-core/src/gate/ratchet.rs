@@ -1,13 +1,14 @@
 //! The threshold ratchet: compare a pull request's `thresholds.toml` with the base branch's
 //! and report every rule that got looser — a lower floor, a higher ceiling, a larger allowed
-//! regression, significance or severity relaxed, a rule removed — so a PR cannot quietly
-//! lower its own bar.
+//! regression, significance or severity relaxed, a rule removed, a larger drift budget or
+//! the drift reference removed, moved or re-pinned — so a PR cannot quietly lower its own
+//! bar.
 
 use std::cmp::Ordering;
 use std::path::Path;
 use std::process::Command;
 
-use super::rule::rule_for;
+use super::rule::{drift_for, rule_for};
 use super::thresholds::{Regression, Severity, Thresholds};
 use crate::error::{Error, Result};
 use crate::metrics::SchemaMode;
@@ -24,11 +25,7 @@ pub fn at_revision(revision: &str, path: &Path) -> Result<Option<Thresholds>> {
 /// The text of the file at `path` as of `revision`, with the `REV:path` it was read as;
 /// `None` when the file did not exist then.
 pub fn text_at_revision(revision: &str, path: &Path) -> Result<Option<(String, String)>> {
-    // `REV:./path` is relative to the working directory, as `path` is.
-    let spec = match path.is_relative() && !path.starts_with(".") {
-        true => format!("{revision}:./{}", path.display()),
-        false => format!("{revision}:{}", path.display()),
-    };
+    let spec = spec_at(revision, path);
     let out = Command::new("git")
         .args(["show", &spec])
         .output()
@@ -52,6 +49,34 @@ pub fn text_at_revision(revision: &str, path: &Path) -> Result<Option<(String, S
         String::from_utf8_lossy(&out.stdout).into_owned(),
         spec,
     )))
+}
+
+/// `REV:./path` for a path relative to the working directory (git reads `./` as the working
+/// directory); an absolute path is taken relative to the repository's root, which
+/// `REV:/abs/path` would not be.
+fn spec_at(revision: &str, path: &Path) -> String {
+    if path.is_absolute() {
+        let root = Command::new("git")
+            .args(["rev-parse", "--show-toplevel"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+        let inside = root.and_then(|root| {
+            let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+            real(path)
+                .strip_prefix(real(&root))
+                .ok()
+                .map(Path::to_path_buf)
+        });
+        if let Some(relative) = inside {
+            return format!("{revision}:{}", relative.display());
+        }
+    }
+    match path.is_relative() && !path.starts_with(".") {
+        true => format!("{revision}:./{}", path.display()),
+        false => format!("{revision}:{}", path.display()),
+    }
 }
 
 /// Every way `current` is looser than `base`.
@@ -110,9 +135,74 @@ pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
         if b_sev == Severity::Fail && c_sev == Severity::Warn {
             findings.push(format!("{name}: severity lowered from fail to warn"));
         }
+        let drift = (drift_for(metric, base), drift_for(metric, current));
+        if let Some(finding) = regression_loosened(drift.0, drift.1) {
+            findings.push(format!("{name}: max_drift {finding}"));
+        }
     }
+    findings.extend(drift_loosened(base, current));
     findings.extend(matching_loosened(base, current));
     findings
+}
+
+/// The drift reference removed or pointed elsewhere.
+fn drift_loosened(base: &Thresholds, current: &Thresholds) -> Option<String> {
+    // As a path: `./baselines/r.json` and `baselines/r.json` are one file.
+    let named = |t: &Thresholds| {
+        t.drift.as_ref().map(|d| {
+            let written = d.get_ref().reference.get_ref();
+            let path: std::path::PathBuf = Path::new(written)
+                .components()
+                .filter(|c| !matches!(c, std::path::Component::CurDir))
+                .collect();
+            (written.clone(), path)
+        })
+    };
+    match (named(base), named(current)) {
+        (Some(_), None) => Some("[drift]: the drift budget was removed".into()),
+        (Some((was, a)), Some((now, b))) if a != b => Some(format!(
+            "[drift] reference moved from {was} to {now}: check the new reference is not lower"
+        )),
+        _ => None,
+    }
+}
+
+/// The pinned reference as of `revision` (the base branch), when the change re-pinned it:
+/// its text there, and the finding that says so. `None` when the file is unchanged (its
+/// blob, as git would store the working copy, is the same: line endings and filters do not
+/// count) or did not exist then. A pull request that re-pins its own reference is held to
+/// the base branch's.
+pub fn reference_at(revision: &str, path: &Path) -> Result<Option<(String, String)>> {
+    let Some((was, spec)) = text_at_revision(revision, path)? else {
+        return Ok(None);
+    };
+    let blob = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let path_text = path.display().to_string();
+    let now = blob(&["hash-object", "--path", &path_text, &path_text]);
+    if now.is_some() && now == blob(&["rev-parse", &spec]) {
+        return Ok(None);
+    }
+    let made = |text: &str| {
+        serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v["provenance"]["created_at"].as_str().map(String::from))
+            .unwrap_or_else(|| "unknown".into())
+    };
+    let current = crate::io::read(path).unwrap_or_default();
+    let finding = format!(
+        "[drift] reference {} re-pinned by this change (made {}; at {revision} it was made {}): drift is measured against {revision}'s",
+        path.display(),
+        made(&current),
+        made(&was)
+    );
+    Ok(Some((was, finding)))
 }
 
 /// Matching made more lenient: a lower threshold (as it applies, defaults included), the
@@ -257,6 +347,54 @@ mod tests {
         assert!(loosened(&base, &removed)
             .iter()
             .any(|f| f.contains(&with_test_kind("KIND.ece: the rule was removed"))));
+    }
+
+    /// A larger drift budget (written, or derived from a larger allowed regression), and a
+    /// drift reference removed or moved, are looser.
+    #[test]
+    fn a_looser_drift_budget_is_called_out() {
+        let t = |text: &str| t(&with_test_kind(text));
+        let drift = "[drift]\nreference = \"baselines/reference.json\"\n";
+        let base = t(&format!(
+            "version = 1\n{drift}[metrics.\"KIND.f1\"]\nmax_drift = 0.05\n"
+        ));
+        let looser = t(&format!(
+            "version = 1\n{drift}[metrics.\"KIND.f1\"]\nmax_drift = 0.1\n"
+        ));
+        let found = loosened(&base, &looser);
+        assert!(
+            found
+                .iter()
+                .any(|f| f.contains("max_drift raised from 0.05 to 0.1")),
+            "{found:?}"
+        );
+        // Derived: 2.5 times a larger allowed regression.
+        let derived = t(&format!(
+            "version = 1\n{drift}[metrics.\"KIND.f1\"]\nmax_regression = 0.04\n"
+        ));
+        let found = loosened(&base, &derived);
+        assert!(
+            found
+                .iter()
+                .any(|f| f.contains("max_drift raised from 0.05 to 0.1")),
+            "{found:?}"
+        );
+        let gone = t("version = 1\n[metrics.\"KIND.f1\"]\n");
+        let found = loosened(&base, &gone);
+        assert!(
+            found
+                .iter()
+                .any(|f| f.contains("the drift budget was removed")),
+            "{found:?}"
+        );
+        let moved = t("version = 1\n[drift]\nreference = \"old.json\"\n[metrics.\"KIND.f1\"]\nmax_drift = 0.05\n");
+        let found = loosened(&base, &moved);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("moved from baselines/reference.json to old.json"));
+        let tighter = t(&format!(
+            "version = 1\n{drift}[metrics.\"KIND.f1\"]\nmax_drift = 0.03\n"
+        ));
+        assert!(loosened(&base, &tighter).is_empty());
     }
 
     /// A value that compares false with everything (`nan`) is looser, never "not tighter":

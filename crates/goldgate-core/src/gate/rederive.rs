@@ -8,7 +8,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::decide::{decide, judge_values, Noise, Values};
+use super::drift::Reference;
 use super::evidence::no_data_in_verdict;
+use super::flaky::Outcomes;
 use super::samples::{analyse_primaries, passes};
 use super::thresholds::Thresholds;
 use super::verdict::{
@@ -44,6 +46,9 @@ pub struct RederiveOptions<'a> {
     /// Findings of the threshold ratchet of the trusted side (the file's are not used).
     pub ratchet: &'a [String],
     pub allow_version_change: bool,
+    /// The trusted pinned reference of `[drift]`: the file's drift is judged again against
+    /// it (the file's own drift values of the reference are never used).
+    pub reference: Option<&'a Reference>,
 }
 
 /// Judge a verdict file's values again under `thresholds`. With a trusted `baseline`, its
@@ -158,6 +163,13 @@ pub fn rederive(
                 }
             })
             .collect();
+    let drift = options
+        .reference
+        .map(|r| super::drift::judge_again(file, r, thresholds, options.allow_version_change))
+        .transpose()?;
+    if let Some(report) = &drift {
+        super::drift::apply(&mut metrics, report);
+    }
     super::verdict::mark_estimates(&mut metrics);
     metrics.sort_by_key(|m| m.status.rank());
     let sample_pass = thresholds.sample_pass();
@@ -166,7 +178,26 @@ pub fn rederive(
             .iter()
             .map(|s| (s.id.as_str(), s.primary, s.error.as_ref()))
     };
-    let samples = has_baseline.then(|| analyse_primaries(&before, after(), sample_pass));
+    // The trusted baseline's outcomes over its runs; the file's samples as one run each
+    // (its per-run scores are not in a verdict file).
+    let outcomes: HashMap<&str, (f64, Outcomes)> = match baseline {
+        Some(b) => b
+            .samples
+            .iter()
+            .map(|s| {
+                (
+                    s.id.as_str(),
+                    (s.primary, Outcomes::of_sample(s, sample_pass)),
+                )
+            })
+            .collect(),
+        None => before
+            .iter()
+            .map(|(id, &p)| (*id, (p, Outcomes::of([p], sample_pass))))
+            .collect(),
+    };
+    let runs = after().map(|(id, p, e)| (id, p, Outcomes::of([p], sample_pass), e));
+    let samples = has_baseline.then(|| analyse_primaries(&outcomes, runs, sample_pass));
     let (added, removed) = match baseline {
         Some(b) => {
             let ours: HashSet<&str> = after().map(|(id, ..)| id).collect();
@@ -277,6 +308,8 @@ pub fn rederive(
         keyless: file.keyless.clone(),
         judge: file.judge.clone(),
         sequential: None,
+        drift,
+        trends: Vec::new(),
     };
     Ok(Rederived {
         verdict: derived,
@@ -338,6 +371,7 @@ mod tests {
     const OPTIONS: RederiveOptions<'static> = RederiveOptions {
         ratchet: &[],
         allow_version_change: false,
+        reference: None,
     };
 
     /// One sample worse out of 40: a drop beyond 0.02 that the paired interval calls noise.
@@ -352,6 +386,7 @@ mod tests {
             },
             allow_version_change: false,
             ratchet: vec![],
+            reference: None,
         };
         (
             compare(&run(&one), Some(&base), thresholds, &options).unwrap(),
@@ -420,6 +455,7 @@ mod tests {
             },
             allow_version_change: false,
             ratchet: vec![],
+            reference: None,
         };
         let v = compare(&run(&worse), Some(&base), &sig, &options).unwrap();
         assert_eq!(v.verdict, Outcome::Fail);

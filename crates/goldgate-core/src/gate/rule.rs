@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::thresholds::{Regression, Severity, Thresholds};
+use super::thresholds::{MetricRule, Regression, Severity, Thresholds, DRIFT_FACTOR};
 use crate::metrics::registry::Metric;
 
 /// The rule applied to a metric, as configured (defaults filled in).
@@ -24,6 +24,10 @@ pub struct Rule {
     /// The unit of the bounds (`USD`, `tokens`, `ms`) of a metric without an upper bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+    /// The cumulative worsening allowed against the pinned reference (`[drift]`), as
+    /// written or derived: `0.05` or `"12.5%"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_drift: Option<String>,
 }
 
 impl Rule {
@@ -55,6 +59,9 @@ impl Rule {
                     ""
                 }
             ));
+        }
+        if let Some(x) = &self.max_drift {
+            parts.push(format!("drift ≤ {x}"));
         }
         parts.join(", ")
     }
@@ -159,6 +166,7 @@ pub fn rule_for(
                 confidence: defaults.confidence,
                 severity: "fail".into(),
                 unit: None,
+                max_drift: None,
             };
             return Some((rule, None, Severity::Fail));
         }
@@ -190,8 +198,45 @@ pub fn rule_for(
             Severity::Fail => "fail".into(),
             Severity::Warn => "warn".into(),
         },
+        max_drift: drift_budget(metric, &configured, regression, thresholds).map(|b| b.to_string()),
     };
     Some((rule, regression, severity))
+}
+
+/// A gated metric's drift budget: none without a `[drift]` reference or a better
+/// direction; else its rule's `max_drift`, or [`DRIFT_FACTOR`] times its allowed
+/// regression (or rise) when it has one.
+fn drift_budget(
+    metric: &Metric,
+    configured: &MetricRule,
+    regression: Option<Regression>,
+    thresholds: &Thresholds,
+) -> Option<Regression> {
+    if thresholds.drift.is_none()
+        || metric.direction == crate::metrics::registry::Direction::Neither
+    {
+        return None;
+    }
+    configured.max_drift().or(regression.map(|r| match r {
+        Regression::Absolute(x) => Regression::Absolute(round(x * DRIFT_FACTOR)),
+        Regression::Relative(p) => Regression::Relative(round(p * DRIFT_FACTOR)),
+    }))
+}
+
+/// A derived budget as a person would write it: 0.02 × 2.5 is 0.05, not 0.05000000000000001.
+fn round(x: f64) -> f64 {
+    (x * 1e9).round() / 1e9
+}
+
+/// A gated metric's drift budget, as [`rule_for`] derives it (`None`: no drift budget).
+pub fn drift_for(metric: &Metric, thresholds: &Thresholds) -> Option<Regression> {
+    let configured = thresholds
+        .metrics
+        .iter()
+        .find(|(k, _)| k.get_ref() == metric.name)
+        .map(|(_, r)| r)?;
+    let (_, regression, _) = rule_for(metric, thresholds)?;
+    drift_budget(metric, configured, regression, thresholds)
 }
 
 #[cfg(test)]

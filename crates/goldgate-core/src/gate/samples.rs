@@ -1,7 +1,8 @@
 //! Per-sample regression analysis: with pass = primary score ≥ `sample_pass` (within
 //! [`PASS_TOLERANCE`]), each sample both runs scored is a fix (fail → pass), a break
 //! (pass → fail), a keep or a still; rates of each, score changes, and McNemar's exact test
-//! on the flips. A sample the candidate has no answer for (every call failed: it crashed,
+//! on the flips. A flip within the sample's observed spread (it is flaky: see
+//! [`super::flaky`]) is listed apart and counted as neither. A sample the candidate has no answer for (every call failed: it crashed,
 //! timed out, …) is none of these: it is counted and listed apart with how its call failed
 //! and why, never compared as an empty answer.
 
@@ -9,18 +10,10 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::flaky::{passes, PASS_TOLERANCE};
+use super::flaky::{within_spread, FlakyFlip, Outcomes};
 use crate::runfile::record::RecordError;
 use crate::score::file::ScoreFile;
-
-/// How far below `sample_pass` a primary score may be from rounding alone and still pass:
-/// a score of 4/5 computed as 0.7999999999999999 passes `sample_pass = 0.8`.
-pub const PASS_TOLERANCE: f64 = 1e-9;
-
-/// Whether a sample with this primary score passes (`primary ≥ sample_pass`, within
-/// [`PASS_TOLERANCE`]). Every report and the analysis decide through this.
-pub fn passes(primary: f64, sample_pass: f64) -> bool {
-    primary >= sample_pass - PASS_TOLERANCE
-}
 
 /// One sample that flipped or changed, for the report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -70,27 +63,39 @@ pub struct SampleAnalysis {
     /// The samples the candidate has no answer for, in report order.
     #[serde(default)]
     pub unanswered: Vec<Unanswered>,
+    /// Flips within a sample's observed spread (it passed and failed under an unchanged
+    /// pipeline): neither fixed nor broken, listed apart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flaky: Vec<FlakyFlip>,
 }
 
-/// Compare the per-sample primary scores of two runs.
+/// Compare the per-sample primary scores of two runs, with each sample's outcomes over its
+/// runs (the baseline's earlier runs included) for the flips within its spread.
 pub fn analyse(baseline: &ScoreFile, candidate: &ScoreFile, sample_pass: f64) -> SampleAnalysis {
-    let before: HashMap<&str, f64> = baseline
+    let before: HashMap<&str, (f64, Outcomes)> = baseline
         .samples
         .iter()
-        .map(|s| (s.id.as_str(), s.primary))
+        .map(|s| {
+            (
+                s.id.as_str(),
+                (s.primary, Outcomes::of_sample(s, sample_pass)),
+            )
+        })
         .collect();
-    let after = candidate
-        .samples
-        .iter()
-        .map(|s| (s.id.as_str(), s.primary, s.unanswered()));
+    let after = candidate.samples.iter().map(|s| {
+        let outcomes = Outcomes::of(s.primary_runs.iter().copied(), sample_pass);
+        (s.id.as_str(), s.primary, outcomes, s.unanswered())
+    });
     analyse_primaries(&before, after, sample_pass)
 }
 
-/// Compare per-sample primary scores: the baseline's by sample id, and the candidate's
-/// (id, primary, and how its calls failed when it has no answer) in report order.
+/// Compare per-sample primary scores: the baseline's (with its outcomes over its runs) by
+/// sample id, and the candidate's (id, primary, outcomes over its runs, and how its calls
+/// failed when it has no answer) in report order. A flip within the sample's observed
+/// spread ([`within_spread`]) is listed in `flaky`, not counted as fixed or broken.
 pub fn analyse_primaries<'a>(
-    before: &HashMap<&str, f64>,
-    candidate: impl Iterator<Item = (&'a str, f64, Option<&'a RecordError>)>,
+    before: &HashMap<&str, (f64, Outcomes)>,
+    candidate: impl Iterator<Item = (&'a str, f64, Outcomes, Option<&'a RecordError>)>,
     sample_pass: f64,
 ) -> SampleAnalysis {
     let mut a = SampleAnalysis {
@@ -98,8 +103,8 @@ pub fn analyse_primaries<'a>(
         ..SampleAnalysis::default()
     };
     let (mut changed, mut improved, mut degraded) = (0usize, 0usize, 0usize);
-    for (id, c, unanswered) in candidate {
-        let Some(&b) = before.get(id) else {
+    for (id, c, outcomes, unanswered) in candidate {
+        let Some(&(b, base_outcomes)) = before.get(id) else {
             continue;
         };
         a.shared += 1;
@@ -121,19 +126,31 @@ pub fn analyse_primaries<'a>(
             baseline: b,
             candidate: c,
         };
-        match (passes(b, sample_pass), passes(c, sample_pass)) {
-            (false, true) => {
-                a.fix += 1;
-                a.fixed.push(change);
-            }
-            (true, false) => {
-                a.break_ += 1;
-                a.broken.push(change);
-            }
-            (true, true) => a.keep += 1,
-            (false, false) => {
-                a.still += 1;
-                a.still_failing.push(change);
+        let (was, is) = (passes(b, sample_pass), passes(c, sample_pass));
+        if was != is && within_spread(base_outcomes, outcomes) {
+            a.flaky.push(FlakyFlip {
+                id: id.to_string(),
+                baseline: b,
+                candidate: c,
+                broke: was,
+                baseline_outcomes: base_outcomes,
+                candidate_outcomes: outcomes,
+            });
+        } else {
+            match (was, is) {
+                (false, true) => {
+                    a.fix += 1;
+                    a.fixed.push(change);
+                }
+                (true, false) => {
+                    a.break_ += 1;
+                    a.broken.push(change);
+                }
+                (true, true) => a.keep += 1,
+                (false, false) => {
+                    a.still += 1;
+                    a.still_failing.push(change);
+                }
             }
         }
         if (c - b).abs() > 1e-12 {
@@ -179,19 +196,6 @@ pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A score that is `sample_pass` up to rounding passes; a score really below it fails.
-    #[test]
-    fn passing_allows_for_rounding_only() {
-        let four_fifths = (0.6 + 1.0) / 2.0; // 0.8 in exact arithmetic
-        assert!(passes(0.7999999999999999, 0.8));
-        assert!(passes(four_fifths, 0.8));
-        assert!(passes(0.8, 0.8));
-        assert!(!passes(0.7999, 0.8));
-        assert!(!passes(0.8 - 1e-6, 0.8));
-        assert!(!passes(f64::NAN, 0.8));
-        assert!(passes(0.0, 0.0));
-    }
 
     #[test]
     fn mcnemar_matches_the_binomial() {

@@ -200,6 +200,13 @@ pub struct Verdict {
     /// not needed, and the rules' questions about the full suite.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequential: Option<super::sequential::report::SequentialReport>,
+    /// The drift of every metric with a budget from the pinned reference (`[drift]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift: Option<DriftReport>,
+    /// The last values of each failing or drifting metric in the baseline's committed
+    /// versions (filled in by `check`, which has the repository).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trends: Vec<Trend>,
 }
 
 impl Verdict {
@@ -399,6 +406,84 @@ pub fn read(path: &std::path::Path) -> crate::error::Result<Verdict> {
         .with_hint("publish reads the verdict.json written by goldgate check or compare --output");
         Error::invalid("verdict file", problem)
     })
+}
+
+/// Where a verdict's reference came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct About {
+    /// The reference's path, as the rules name it.
+    pub reference: String,
+    /// When the reference's score was made (its provenance).
+    pub created_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_sha: Option<String>,
+    /// Baseline refreshes since the reference was pinned, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refreshes: Option<usize>,
+}
+
+impl About {
+    /// `2026-10-01`: the day the reference was made.
+    pub fn date(&self) -> &str {
+        self.created_at.get(..10).unwrap_or(&self.created_at)
+    }
+
+    /// `, 7 refreshes ago` (nothing when unknown, or when the baseline is the reference).
+    pub(super) fn ago(&self) -> String {
+        match self.refreshes {
+            None | Some(0) => String::new(),
+            Some(1) => ", 1 refresh ago".into(),
+            Some(n) => format!(", {n} refreshes ago"),
+        }
+    }
+}
+
+/// The drift of every gated metric with a budget, as `verdict.json` records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DriftReport {
+    #[serde(flatten)]
+    pub about: About,
+    pub metrics: Vec<Drift>,
+}
+
+impl DriftReport {
+    /// The metrics whose drift broke their rule (or left the run incomplete).
+    pub fn broken(&self) -> impl Iterator<Item = &Drift> {
+        self.metrics
+            .iter()
+            .filter(|d| matches!(d.status, Status::Fail | Status::Warn | Status::Incomplete))
+    }
+}
+
+/// One metric's drift from the reference.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Drift {
+    pub name: String,
+    pub reference: Option<f64>,
+    pub candidate: Option<f64>,
+    /// candidate − reference.
+    pub delta: Option<f64>,
+    /// The paired interval of `delta` at the rule's confidence.
+    pub delta_ci: Option<[f64; 2]>,
+    /// The budget as written (or derived): `0.05`, `12.5%`.
+    pub budget: String,
+    /// The budget in the metric's units against this reference.
+    pub allowed: Option<f64>,
+    /// The samples both runs scored that count towards the metric.
+    pub paired: usize,
+    /// `pass`, `fail` or `warn` (the rule's severity), `info` when it could not be judged.
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A failing or drifting metric's last values in the baseline's committed versions, oldest
+/// first, with when each was made: read from git by the caller, shown in the reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trend {
+    pub metric: String,
+    pub values: Vec<f64>,
+    pub created_at: Vec<String>,
 }
 
 #[cfg(test)]

@@ -283,6 +283,16 @@ pub fn aggregate(
         .collect()
 }
 
+/// Every metric's value over the samples at `members` (registry order; `None` without
+/// data), without intervals: what a comparison restricted to some samples reads.
+pub fn point_values(prepared: &Prepared<'_>, members: &[usize]) -> Vec<Option<f64>> {
+    let scope = Scope::new(prepared, members);
+    let (mut dense, mut lat) = (vec![0.0; scope.width()], Vec::new());
+    let all: Vec<usize> = (0..prepared.metrics.len()).collect();
+    scope.sum(&vec![1; members.len()], &mut dense, &mut lat, true);
+    scope.values(&scope.key_index(), &dense, &mut lat, &all)
+}
+
 /// Draw `block` resamples of `counts.rows()` samples with replacement: `counts[i][b]` is
 /// how often sample i is in resample b. Each resample is drawn in turn, so the stream of
 /// draws is one resample after another whatever the block size.

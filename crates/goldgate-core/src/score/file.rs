@@ -41,6 +41,24 @@ pub struct Provenance {
     pub records: usize,
     pub bootstrap: BootstrapConfig,
     pub scoring: ScoringSummary,
+    /// A drift beyond its budget that `baseline refresh --accept-drift` let into this
+    /// baseline: who accepted it and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted_drift: Option<AcceptedDrift>,
+}
+
+/// A drift from the pinned reference someone accepted when refreshing the baseline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AcceptedDrift {
+    /// Who accepted it (`GITHUB_ACTOR`, else git's `user.name`, else `USER`).
+    pub by: String,
+    /// Why, as given to `--accept-drift`.
+    pub reason: String,
+    /// The reference it was measured against (its path and `created_at`).
+    pub reference: String,
+    pub reference_created_at: String,
+    /// Each drift accepted: `metric: reason`.
+    pub drifts: Vec<String>,
 }
 
 /// The scoring settings that shaped the numbers.
@@ -117,6 +135,11 @@ pub struct SampleScore {
     pub primary_std: f64,
     /// Primary score of each repeat, in repeat order.
     pub primary_runs: Vec<f64>,
+    /// Primary scores of this sample in earlier baselines of the same pipeline and suite,
+    /// oldest first, as `baseline refresh` carries them over (absent in other score files):
+    /// with `primary_runs`, the runs its pass rate (flakiness) is measured over.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier_runs: Vec<f64>,
     /// Records whose pipeline call failed.
     pub failed: usize,
     /// Why each of them failed: its kind and cause (the first line of the message, see
@@ -275,8 +298,13 @@ pub struct ScoreFile {
 
 /// Read a score (or baseline) file, with the location of any problem.
 pub fn read(path: &Path) -> Result<ScoreFile> {
-    let text = crate::io::read(path)?;
-    let file: ScoreFile = serde_json::from_str(&text).map_err(|e| {
+    parse(&crate::io::read(path)?, path)
+}
+
+/// A score file's text, checked as [`read`] checks a file (`path` names it in messages: a
+/// file, or `REV:path` for a version read from git).
+pub fn parse(text: &str, path: &Path) -> Result<ScoreFile> {
+    let file: ScoreFile = serde_json::from_str(text).map_err(|e| {
         let (message, hint) = crate::text::explain_serde(&e.to_string());
         let mut problem = Problem::new(Location::new(path, e.line(), e.column()), None, message);
         problem.hint = hint.or_else(|| {
@@ -294,7 +322,7 @@ pub fn read(path: &Path) -> Result<ScoreFile> {
         return Err(Error::invalid("score file", problem));
     }
     if let Some((pointer, why)) = numbers::check(&file) {
-        let at = crate::document::json_positions(&text).nearest(&pointer);
+        let at = crate::document::json_positions(text).nearest(&pointer);
         let problem = Problem::new(
             Location::new(path, at.line, at.column),
             crate::document::field_of(&pointer),
@@ -367,6 +395,14 @@ mod numbers {
                 .find(|(_, x)| !share(**x))
             {
                 return Some((format!("{here}/primary_runs/{j}"), not_a_score(*x)));
+            }
+            if let Some((j, x)) = sample
+                .earlier_runs
+                .iter()
+                .enumerate()
+                .find(|(_, x)| !share(**x))
+            {
+                return Some((format!("{here}/earlier_runs/{j}"), not_a_score(*x)));
             }
             let mut latencies = sample.latency_ms.iter().enumerate();
             if let Some((j, why)) = latencies.find_map(|(j, x)| Some((j, latency(*x).err()?))) {

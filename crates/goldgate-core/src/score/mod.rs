@@ -380,6 +380,7 @@ fn score_sample(
         primary,
         primary_std: std,
         primary_runs: runs,
+        earlier_runs: Vec::new(),
         failed: answers.iter().filter(|a| a.failed()).count(),
         errors: answers
             .iter()

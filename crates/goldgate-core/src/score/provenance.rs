@@ -55,6 +55,7 @@ pub(super) fn collect(
             rd_weights: [w.coverage, w.accuracy, w.structure, w.traceability],
             judge: judge(judges),
         },
+        accepted_drift: None,
     }
 }
 

@@ -32,6 +32,7 @@ fn options() -> CompareOptions {
         },
         allow_version_change: false,
         ratchet: vec![],
+        reference: None,
     }
 }
 

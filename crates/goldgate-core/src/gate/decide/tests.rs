@@ -75,6 +75,7 @@ fn built_in_rules_gate_the_primary_metric_of_the_kinds_present() {
         },
         allow_version_change: false,
         ratchet: vec![],
+        reference: None,
     };
     let rules = built_in_rules();
     let mut candidate = run(3);
@@ -124,6 +125,7 @@ fn a_change_that_is_not_significant_states_the_smallest_detectable_one() {
         },
         allow_version_change: false,
         ratchet: vec![],
+        reference: None,
     };
     let runs = |found: &[usize], times: usize| {
         let samples: Vec<_> = (0..times)
@@ -179,6 +181,7 @@ fn unreadable_answers_make_a_run_incomplete_not_failed() {
         bootstrap: BootstrapConfig::default(),
         allow_version_change: false,
         ratchet: vec![],
+        reference: None,
     };
     let mut prose = run(5);
     prose.metrics.get_mut("parse.no_json_rate").unwrap().value = Some(0.5);

@@ -28,6 +28,9 @@ pub enum Check {
         /// Whether the full check would also need the change to be significant.
         significance: bool,
     },
+    /// It breaks when it is worse than the pinned reference's by more than its drift budget
+    /// (`budget`, a share of the reference's value when `relative`): judged on every sample.
+    Drift { budget: f64, relative: bool },
 }
 
 /// One question: a metric (of one kind, for a metric judged per kind) and what is asked
@@ -64,6 +67,13 @@ impl Question {
             Check::Regression {
                 baseline, allowed, ..
             } => format!("{name} Δ ≤ {allowed} (baseline {})", v(baseline)),
+            Check::Drift { budget, relative } => {
+                let budget = match relative {
+                    true => format!("{}%", budget * 100.0),
+                    false => budget.to_string(),
+                };
+                format!("{name} drift ≤ {budget} (against the reference)")
+            }
         }
     }
 
@@ -80,6 +90,8 @@ impl Question {
                 Direction::Lower => (baseline + allowed, false),
                 _ => (baseline - allowed, true),
             },
+            // Never decided early: it waits for every sample.
+            Check::Drift { .. } => (f64::NAN, true),
         }
     }
 }
@@ -144,6 +156,20 @@ pub fn questions(
             if let Some(bound) = rule.max {
                 out.push(ask(kind, Check::Ceiling { bound }));
             }
+        }
+        // Its drift from the pinned reference is judged by the full check, on every sample.
+        if let Some(budget) = super::super::rule::drift_for(metric, thresholds) {
+            let (budget, relative) = match budget {
+                Regression::Absolute(x) => (x, false),
+                Regression::Relative(p) => (p, true),
+            };
+            out.push(Question {
+                check: Check::Drift { budget, relative },
+                waits: Some(
+                    "a drift from the pinned reference ([drift]) is judged on every sample".into(),
+                ),
+                ..ask(None, Check::Floor { bound: 0.0 })
+            });
         }
         let base = baseline
             .and_then(|b| b.metrics.get(metric.name))

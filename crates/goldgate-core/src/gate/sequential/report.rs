@@ -171,6 +171,7 @@ pub fn apply(verdict: &mut Verdict, decisions: &Decisions, report: SequentialRep
                 m.status = broken;
                 let what = match t.question.check {
                     Check::Regression { .. } => "falls further than allowed",
+                    Check::Drift { .. } => "drifts beyond its budget from the reference",
                     Check::Floor { .. } => "is below the floor",
                     Check::Ceiling { .. } => "is above the ceiling",
                 };

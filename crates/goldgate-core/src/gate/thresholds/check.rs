@@ -37,6 +37,7 @@ pub(super) fn check(t: &Thresholds, text: &str, at: &dyn Fn(usize) -> Location) 
     if let Some(m) = &t.matching {
         problems.extend(check_matching(m, at));
     }
+    problems.extend(super::drift::check(t, at));
     if let Some(rd) = &t.rd_score {
         let w = rd.get_ref();
         let sum = w.coverage + w.accuracy + w.structure + w.traceability;

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 mod check;
+mod drift;
 
 use crate::error::{Error, Location, Problem, Result};
 use crate::metrics::matching::ActorClasses;
@@ -147,6 +148,10 @@ pub struct MetricRule {
     pub require_significance: Option<bool>,
     pub confidence: Option<Spanned<f64>>,
     pub severity: Option<Severity>,
+    /// The cumulative worsening allowed against the pinned reference (`[drift]`): absolute
+    /// or `"5%"` like `max_regression`; by default [`DRIFT_FACTOR`] times the allowed
+    /// regression.
+    pub max_drift: Option<Spanned<Regression>>,
 }
 
 impl MetricRule {
@@ -170,6 +175,24 @@ impl MetricRule {
     pub fn confidence(&self) -> Option<f64> {
         self.confidence.as_ref().map(|v| *v.get_ref())
     }
+    /// The cumulative worsening allowed against the reference, as written.
+    pub fn max_drift(&self) -> Option<Regression> {
+        self.max_drift.as_ref().map(|v| *v.get_ref())
+    }
+}
+
+/// A metric's drift budget, unless its rule writes one: this many times its allowed
+/// regression (or rise), so ten pull requests that each lose just under the allowance
+/// cannot add up to a loss the team never agreed to.
+pub const DRIFT_FACTOR: f64 = 2.5;
+
+/// `[drift]`: the pinned reference baseline every gated metric's cumulative drift is
+/// measured against.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriftTable {
+    /// The reference score file, relative to the rules file's directory.
+    pub reference: Spanned<String>,
 }
 
 /// `[matching]`.
@@ -224,6 +247,8 @@ pub struct Thresholds {
     pub matching: Option<Spanned<Matching>>,
     #[serde(default)]
     pub rd_score: Option<Spanned<RdScore>>,
+    #[serde(default)]
+    pub drift: Option<Spanned<DriftTable>>,
     /// Where the rules came from.
     #[serde(skip)]
     pub source: RulesSource,
@@ -289,6 +314,7 @@ impl Thresholds {
             metrics,
             matching: None,
             rd_score: None,
+            drift: None,
             source: RulesSource::BuiltIn,
             text: String::new(),
         }
@@ -318,6 +344,18 @@ impl Thresholds {
             .as_ref()
             .map(|d| d.get_ref().clone())
             .unwrap_or_default()
+    }
+
+    /// The pinned reference `[drift]` names: its path (relative to the rules file's
+    /// directory) and where the rules name it. `None`: no drift budget applies.
+    pub fn reference(&self) -> Option<(std::path::PathBuf, Location)> {
+        let RulesSource::File(path) = &self.source else {
+            return None;
+        };
+        let reference = &self.drift.as_ref()?.get_ref().reference;
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let at = locate(&self.text, path, reference.span().start);
+        Some((dir.join(reference.get_ref()), at))
     }
 
     /// The rules on the judge's metrics (`judge.*`), each with where it is written (the

@@ -299,6 +299,7 @@ fn published_verdicts_keep_the_spreads() {
     let options = RederiveOptions {
         ratchet: &[],
         allow_version_change: false,
+        reference: None,
     };
     let again = rederive(&read, None, &rules(), options).unwrap().verdict;
     let (before, after) = (by_name(&verdict), by_name(&again));

@@ -80,6 +80,7 @@ pub(crate) fn options() -> CompareOptions {
         },
         allow_version_change: false,
         ratchet: vec!["extraction.recall: min lowered from 0.9 to 0.8".into()],
+        reference: None,
     }
 }
 
