@@ -317,13 +317,14 @@ fn refuse_over_budget(s: &CheckSettings, baseline: Option<&ScoreFile>) -> Result
 /// How many of the baseline's versions the reports show of a failing or drifting metric.
 pub const TREND_VERSIONS: usize = 8;
 
-/// The last values in the baseline's history of every metric that failed or warned.
+/// The last values in the baseline's history of every metric that failed, warned or left
+/// the run incomplete.
 fn trends(verdict: &Verdict, baseline: &Path) -> Vec<goldgate_core::gate::drift::Trend> {
     use goldgate_core::gate::verdict::Status;
     let names: Vec<&str> = verdict
         .metrics
         .iter()
-        .filter(|m| matches!(m.status, Status::Fail | Status::Warn))
+        .filter(|m| matches!(m.status, Status::Fail | Status::Warn | Status::Incomplete))
         .map(|m| m.name.as_str())
         .collect();
     crate::history::trends(baseline, &names, TREND_VERSIONS)

@@ -153,9 +153,17 @@ impl FileLog {
         let mut outcome = Ok(());
         for version in &self.versions {
             let mut header = String::new();
-            if let Err(e) = reader.read_line(&mut header) {
-                outcome = Err(git_failed(&e.to_string()));
-                break;
+            match reader.read_line(&mut header) {
+                Err(e) => {
+                    outcome = Err(git_failed(&e.to_string()));
+                    break;
+                }
+                Ok(0) => {
+                    let why = format!("git cat-file stopped before {}", version.commit);
+                    outcome = Err(git_failed(&why));
+                    break;
+                }
+                Ok(_) => {}
             }
             let header = header.trim_end_matches('\n');
             // `<object> missing` repeats the request, which may hold spaces.

@@ -6,7 +6,7 @@
 pub mod git;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -290,26 +290,65 @@ pub fn reference(
         );
     }
     let moved = match base_ref {
-        Some(rev) => goldgate_core::gate::ratchet::reference_at(rev, &path)?.map(|m| (rev, m)),
+        Some(rev) => base_reference(rev, thresholds, &path)?,
         None => None,
     };
     let (file, finding) = match moved {
-        Some((rev, (text, finding))) => {
-            let spec = format!("{rev}:{}", path.display());
-            (
-                goldgate_core::score::file::parse(&text, Path::new(&spec))?,
-                Some(finding),
-            )
-        }
+        Some((spec, text, finding)) => (
+            goldgate_core::score::file::parse(&text, Path::new(&spec))?,
+            Some(finding),
+        ),
         None => (goldgate_core::score::file::read(&path)?, None),
     };
-    let refreshes = refreshes_since(baseline, &file.provenance.created_at)?;
+    // The count is said when git knows it; a history git cannot read never stops the gate.
+    let refreshes = refreshes_since(baseline, &file.provenance.created_at).unwrap_or(None);
     let reference = Reference {
         file,
         path: path.display().to_string(),
         refreshes,
     };
     Ok((Some(Arc::new(reference)), finding))
+}
+
+/// The base branch's reference when the change moved or re-pinned it: where it was read
+/// from (`REV:path`), its text, and the finding that says so. The base branch's rules say
+/// where its reference is: a change that points `[drift]` at another file is measured
+/// against the one it left. `None` when the base branch has no reference, or the same one.
+fn base_reference(
+    rev: &str,
+    thresholds: &Thresholds,
+    path: &Path,
+) -> Result<Option<(String, String, String)>> {
+    use goldgate_core::gate::ratchet::{at_revision, reference_at, text_at_revision};
+    use goldgate_core::gate::thresholds::RulesSource;
+    let RulesSource::File(rules) = &thresholds.source else {
+        return Ok(None);
+    };
+    let named = at_revision(rev, rules)?.and_then(|base| {
+        let written = base.drift?.into_inner().reference.into_inner();
+        Some(rules.parent().unwrap_or(Path::new("")).join(written))
+    });
+    let Some(was) = named else {
+        return Ok(None);
+    };
+    let normal = |p: &Path| -> PathBuf {
+        p.components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect()
+    };
+    if normal(&was) == normal(path) {
+        return Ok(reference_at(rev, path)?
+            .map(|(text, finding)| (format!("{rev}:{}", path.display()), text, finding)));
+    }
+    let Some((text, spec)) = text_at_revision(rev, &was)? else {
+        return Ok(None);
+    };
+    let finding = format!(
+        "[drift] reference moved by this change from {} to {}: drift is measured against {rev}'s",
+        was.display(),
+        path.display()
+    );
+    Ok(Some((spec, text, finding)))
 }
 
 /// Whether two paths name the same file (both resolved; a path that does not resolve is

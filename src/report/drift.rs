@@ -38,14 +38,25 @@ fn metric(d: &Drift) -> String {
         ),
         _ => "no value to compare".into(),
     };
-    let state = match d.status {
-        Status::Fail | Status::Warn => "beyond its budget",
-        Status::Pass => "within its budget",
-        Status::Incomplete => "not measurable",
-        Status::Info => "not judged",
+    // Beyond the budget or not, from the values and the metric's direction.
+    let beyond = goldgate_core::kinds::find(&d.name)
+        .zip(d.delta.zip(d.allowed))
+        .map(|(m, (delta, allowed))| {
+            let worse = match m.direction {
+                goldgate_core::metrics::registry::Direction::Lower => delta,
+                _ => -delta,
+            };
+            worse > allowed + 1e-12
+        });
+    let state = match (d.status, beyond) {
+        (Status::Fail | Status::Warn | Status::Incomplete, Some(true)) => "beyond its budget",
+        (Status::Pass, Some(true)) => "beyond its budget, but not significant",
+        (Status::Pass, _) => "within its budget",
+        (Status::Incomplete | Status::Warn, _) => "not measurable",
+        _ => "not judged",
     };
-    let why = match (&d.reason, d.status) {
-        (Some(r), Status::Pass | Status::Info | Status::Incomplete) => format!(" ({r})"),
+    let why = match (&d.reason, d.status, beyond) {
+        (Some(r), Status::Info, _) | (Some(r), _, Some(false) | None) => format!(" ({r})"),
         _ => String::new(),
     };
     format!("{}: {change}, budget {}: {state}{why}", d.name, d.budget)

@@ -105,13 +105,17 @@ pub fn judge(
             about.date()
         ));
     };
-    let measurable = measured.reference_n.is_some_and(|n| n >= needed);
+    // Enough of the reference's own samples must be shared: at least the pairs a paired
+    // test needs, and half of those the reference was measured on.
+    let reference_n = measured.reference_n.unwrap_or(0);
+    let measurable = reference_n >= needed;
+    let enough = paired >= needed.max(reference_n.div_ceil(2));
+    let shared = format!(
+        "only {paired} of the reference's {reference_n} samples of it are shared with this run"
+    );
     let (Some(c), Some(r), Some(allowed)) = (candidate, reference, drift.allowed) else {
         match (measurable, candidate, reference) {
-            (true, _, None) => gone(
-                &mut drift,
-                format!("only {paired} samples are shared with the reference"),
-            ),
+            (true, _, None) | (true, None, Some(_)) => gone(&mut drift, shared),
             _ => {
                 drift.reason = Some(match reference {
                     None => {
@@ -123,6 +127,10 @@ pub fn judge(
         }
         return Some(drift);
     };
+    if measurable && !enough {
+        gone(&mut drift, shared);
+        return Some(drift);
+    }
     let noise = noise(rule.confidence);
     if let Noise::Interval(ci) = &noise {
         drift.delta_ci = ci.filter(|_| paired >= needed);
@@ -133,6 +141,15 @@ pub fn judge(
         Direction::Lower => c - r,
         Direction::Neither => return Some(drift),
     };
+    // A drift that is no number (`nan`) is never within its budget.
+    if !(worse.is_finite() && allowed.is_finite()) {
+        drift.status = broken;
+        drift.reason = Some(format!(
+            "the drift from the reference of {} is not a number ({c} against {r})",
+            about.date()
+        ));
+        return Some(drift);
+    }
     if worse <= allowed + 1e-12 {
         return Some(drift);
     }

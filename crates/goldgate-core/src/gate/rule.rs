@@ -205,7 +205,7 @@ pub fn rule_for(
 
 /// A gated metric's drift budget: none without a `[drift]` reference or a better
 /// direction; else its rule's `max_drift`, or [`DRIFT_FACTOR`] times its allowed
-/// regression (or rise) when it has one.
+/// regression (or rise) when it has one and is not a run-health metric.
 fn drift_budget(
     metric: &Metric,
     configured: &MetricRule,
@@ -217,7 +217,9 @@ fn drift_budget(
     {
         return None;
     }
-    configured.max_drift().or(regression.map(|r| match r {
+    // Run health is held to its ceiling, not to a reference: a budget only when written.
+    let derived = regression.filter(|_| !metric.is_run_health());
+    configured.max_drift().or(derived.map(|r| match r {
         Regression::Absolute(x) => Regression::Absolute(round(x * DRIFT_FACTOR)),
         Regression::Relative(p) => Regression::Relative(round(p * DRIFT_FACTOR)),
     }))

@@ -221,3 +221,28 @@ fn renamed_samples_do_not_switch_the_budget_off() {
         m.reasons
     );
 }
+
+/// Keeping a single good sample of the reference's 40 does not make a drift without
+/// significance pass on that sample: fewer than half of the reference's samples are shared.
+#[test]
+fn one_shared_sample_is_not_a_drift_measured() {
+    let recall = metric("recall");
+    let t = rules(&format!(
+        "[drift]\nreference = \"r.json\"\n[metrics.\"{recall}\"]\nmax_regression = 0.02\nrequire_significance = false\n"
+    ));
+    let mut o = options();
+    o.reference = Some(reference(run(&[5; 40]), None));
+    let mut kept_one = run(&[5; 40]);
+    for s in kept_one.samples.iter_mut().skip(1) {
+        s.id = format!("renamed-{}", s.id);
+    }
+    let v = compare(&kept_one, None, &t, &o).unwrap();
+    assert_eq!(v.verdict, Outcome::Incomplete, "{:?}", v.drift);
+    // Half of them shared, and unchanged: measured, and within the budget.
+    let mut kept_half = run(&[5; 40]);
+    for s in kept_half.samples.iter_mut().skip(20) {
+        s.id = format!("renamed-{}", s.id);
+    }
+    let v = compare(&kept_half, None, &t, &o).unwrap();
+    assert_eq!(v.verdict, Outcome::Pass, "{:?}", v.drift);
+}

@@ -281,6 +281,26 @@ fn a_slow_leak_within_every_allowance_fails_on_drift() {
         "{said}"
     );
 
+    // A pull request that points [drift] at a copy of its own baseline is still measured
+    // against the reference the base branch's rules name.
+    let rules_text = std::fs::read_to_string(dir.join("thresholds.toml")).unwrap();
+    std::fs::copy(
+        dir.join("baselines/main.json"),
+        dir.join("baselines/other.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("thresholds.toml"),
+        rules_text.replace("baselines/reference.json", "baselines/other.json"),
+    )
+    .unwrap();
+    let moved = [&check[..], &["--base-ref", "HEAD"]].concat();
+    let (code, said) = at(dir, last, VERSIONS + 1, &moved);
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("moved by this change"), "{said}");
+    std::fs::write(dir.join("thresholds.toml"), rules_text).unwrap();
+    std::fs::remove_file(dir.join("baselines/other.json")).unwrap();
+
     // Pinned: the reference is the current baseline, and the check passes again, but a pull
     // request that re-pins its own reference is still held to the base branch's.
     let (code, said) = plain(dir, &["baseline", "pin"]);
