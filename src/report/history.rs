@@ -1,7 +1,7 @@
 //! The baseline's history for people: each gated metric's values over the versions
-//! ([`series`]), a sparkline row per metric in the terminal ([`text`]), the JSON of
-//! `history --format json` ([`json`]) and the last values of a metric for the PR comment
-//! ([`trend`]). The HTML page is [`super::history_html`].
+//! ([`series`]), a sparkline row per metric in the terminal ([`text`]) and the JSON of
+//! `history --format json` ([`json`]). The HTML page is [`super::history_html`]; the last
+//! values of a failing metric in the other reports are [`super::drift::trend_lines`].
 
 use goldgate_core::error::Result;
 use goldgate_core::gate::rule::{drift_for, rule_for};
