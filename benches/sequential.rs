@@ -7,6 +7,7 @@
 //!
 //!   cargo bench --bench sequential              # 1,000 repetitions per scenario
 //!   cargo bench --bench sequential -- --reps 200 --sizes 100,400
+//!   cargo bench --bench sequential -- --drift   # with a drift budget against a pinned reference
 //!
 //! Each repetition draws a suite of n samples of the test kind (micro F1 over marks, like
 //! extraction's requirements): sample i has 3–8 gold marks and a difficulty p_i, uniform in
@@ -26,8 +27,9 @@
 //! `max_items = 20` marks. Deterministic (fixed seeds).
 
 use goldgate_core::gate::compare::{compare, CompareOptions};
+use goldgate_core::gate::drift::Reference;
 use goldgate_core::gate::sequential::decide::{Decisions, Outcome, Planned};
-use goldgate_core::gate::sequential::questions::{keys, questions};
+use goldgate_core::gate::sequential::questions::{keys, questions, DriftBasis};
 use goldgate_core::gate::thresholds::Thresholds;
 use goldgate_core::gate::verdict::Outcome as Verdict;
 use goldgate_core::metrics::bootstrap::BootstrapConfig;
@@ -105,14 +107,30 @@ fn one(
     };
     let baseline = parsed_test_kind_file(&run(rng, &gold, &p, base_cut));
     let candidate = parsed_test_kind_file(&run(rng, &gold, &p, cand_cut));
-    let verdict = compare(&candidate, Some(&baseline), rules, options).expect("comparable");
+    // With a drift budget, the pinned reference: another run of the unchanged pipeline.
+    let reference = rules
+        .drift
+        .is_some()
+        .then(|| parsed_test_kind_file(&run(rng, &gold, &p, &none)));
+    let options = CompareOptions {
+        reference: reference.clone().map(|file| {
+            std::sync::Arc::new(Reference {
+                file,
+                path: "reference.json".into(),
+                refreshes: None,
+            })
+        }),
+        ..options.clone()
+    };
+    let verdict = compare(&candidate, Some(&baseline), rules, &options).expect("comparable");
     let full_fail = verdict.verdict == Verdict::Fail;
     let f1 = |f: &ScoreFile| {
         f.metrics[&goldgate_core::testkit::metric("f1")]
             .value
             .unwrap_or(0.0)
     };
-    let (seq_fail, sent) = sequential(rng, &candidate, &baseline, &gold, rules, full_fail);
+    let against = (&baseline, reference.as_ref());
+    let (seq_fail, sent) = sequential(rng, &candidate, against, &gold, rules, full_fail);
     Outcomes {
         full_fail,
         seq_fail,
@@ -126,13 +144,19 @@ fn one(
 fn sequential(
     rng: &mut Rng,
     candidate: &ScoreFile,
-    baseline: &ScoreFile,
+    (baseline, reference): (&ScoreFile, Option<&ScoreFile>),
     gold: &[usize],
     rules: &Thresholds,
     full_fail: bool,
 ) -> (bool, usize) {
     let kind = goldgate_core::kinds::kind_of(goldgate_core::testkit::test_kind());
-    let asked = questions(rules, Some(baseline), &[kind]);
+    let suite: std::collections::HashSet<String> =
+        candidate.samples.iter().map(|s| s.id.clone()).collect();
+    let drift = reference.map(|reference| DriftBasis {
+        reference,
+        suite: &suite,
+    });
+    let asked = questions(rules, Some(baseline), drift, &[kind]);
     let keys = keys(&asked);
     let mut order: Vec<usize> = (0..candidate.samples.len()).collect();
     rng.shuffle(&mut order);
@@ -143,7 +167,7 @@ fn sequential(
             planned_test_kind(id, "", gold[i] as f64, MAX_ITEMS as f64, &keys)
         })
         .collect();
-    let mut decisions = Decisions::new(asked, keys, planned, &[], Some(baseline));
+    let mut decisions = Decisions::new(asked, keys, planned, &[], (Some(baseline), reference));
     for (sent, &i) in order.iter().enumerate() {
         if decisions.all_decided() {
             let fails = decisions
@@ -169,8 +193,14 @@ fn main() {
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![100, 400, 2000]);
     let f1 = goldgate_core::testkit::metric("f1");
+    // `--drift`: the rules also hold F1 against a pinned reference (another run of the
+    // unchanged pipeline) within a budget of 0.05.
+    let drift = match args.iter().any(|a| a == "--drift") {
+        true => "[drift]\nreference = \"reference.json\"\n",
+        false => "",
+    };
     let rules = Thresholds::parse(
-        &format!("version = 1\n[metrics.\"{f1}\"]\nmin = 0.5\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\n"),
+        &format!("version = 1\n{drift}[metrics.\"{f1}\"]\nmin = 0.5\nmax_regression = 0.02\nrequire_significance = true\nconfidence = 0.95\n"),
         std::path::Path::new("thresholds.toml"),
     )
     .expect("the rules parse");
@@ -180,7 +210,11 @@ fn main() {
         ratchet: Vec::new(),
         reference: None,
     };
-    println!("{reps} repetitions per scenario; F1 min 0.5, max_regression 0.02 (significant at 95%), failed calls ≤ 10%\n");
+    let budget = match drift.is_empty() {
+        true => "",
+        false => ", a drift budget of 0.05 against a pinned reference (another run of the unchanged pipeline)",
+    };
+    println!("{reps} repetitions per scenario; F1 min 0.5, max_regression 0.02 (significant at 95%){budget}, failed calls ≤ 10%\n");
     println!("| scenario | n | F1 change | full check fails | sequential fails | differs from full | false fails | missed fails | calls made |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -51,14 +51,14 @@ fn sequential_verdict() -> (
     let baseline = parsed_test_kind_file(&counts(false));
     let candidate = parsed_test_kind_file(&counts(true));
     let kind = goldgate_core::kinds::kind_of(test_kind());
-    let asked = questions(&rules, Some(&baseline), &[kind]);
+    let asked = questions(&rules, Some(&baseline), None, &[kind]);
     let keys = keys(&asked);
     let planned: Vec<Planned> = candidate
         .samples
         .iter()
         .map(|s| planned_test_kind(&s.id, "all", 4.0, 6.0, &keys))
         .collect();
-    let mut decisions = Decisions::new(asked, keys, planned, &[], Some(&baseline));
+    let mut decisions = Decisions::new(asked, keys, planned, &[], (Some(&baseline), None));
     for sample in &candidate.samples {
         if decisions.all_decided() {
             break;

@@ -218,6 +218,7 @@ pub fn check(
             let inputs = sequential::Inputs {
                 thresholds: &s.thresholds,
                 baseline: baseline.as_ref(),
+                reference: s.compare.reference.as_deref().map(|r| &r.file),
                 scoring: &scoring,
                 embedding,
                 repeats: s.run.repeat,

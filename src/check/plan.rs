@@ -14,7 +14,7 @@ use super::CheckSettings;
 use goldgate_core::error::Result;
 use goldgate_core::gate::sequential::decide::{Decisions, Planned};
 use goldgate_core::gate::sequential::order::send_order;
-use goldgate_core::gate::sequential::questions::{keys, questions};
+use goldgate_core::gate::sequential::questions::{keys, questions, DriftBasis};
 use goldgate_core::metrics::stats::Sums;
 use goldgate_core::score::ScoreFile;
 use goldgate_core::suite::Suite;
@@ -198,7 +198,13 @@ fn expected(
         .iter()
         .map(|b| (b.id.as_str(), b))
         .collect();
-    let asked = questions(&s.thresholds, Some(baseline), &kinds(&loaded));
+    let suite: std::collections::HashSet<String> = loaded.keys().cloned().collect();
+    let reference = s.compare.reference.as_deref().map(|r| &r.file);
+    let drift = reference.map(|reference| DriftBasis {
+        reference,
+        suite: &suite,
+    });
+    let asked = questions(&s.thresholds, Some(baseline), drift, &kinds(&loaded));
     let waiting: Vec<String> = asked
         .iter()
         .filter_map(|q| Some(format!("{} ({})", q.describe(), q.waits.as_ref()?)))
@@ -248,8 +254,13 @@ fn expected(
     for seed in 0..ORDERS {
         let order = send_order(&strata, seed);
         let planned = order.iter().map(|&i| each[i].clone()).collect();
-        let mut decisions =
-            Decisions::new(asked.clone(), keys.clone(), planned, &known, Some(baseline));
+        let mut decisions = Decisions::new(
+            asked.clone(),
+            keys.clone(),
+            planned,
+            &known,
+            (Some(baseline), reference),
+        );
         for &i in &order {
             if decisions.all_decided() {
                 break;

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use goldgate_core::error::Result;
 use goldgate_core::gate::sequential::decide::{Decisions, Known, Planned};
 use goldgate_core::gate::sequential::order::send_order;
-use goldgate_core::gate::sequential::questions::{keys, questions, Question};
+use goldgate_core::gate::sequential::questions::{keys, questions, DriftBasis, Question};
 use goldgate_core::gate::sequential::report::SequentialReport;
 use goldgate_core::gate::thresholds::Thresholds;
 use goldgate_core::metrics::stats::Sums;
@@ -50,6 +50,8 @@ pub fn default_batch(jobs: usize, samples: usize) -> usize {
 pub struct Inputs<'a> {
     pub thresholds: &'a Thresholds,
     pub baseline: Option<&'a ScoreFile>,
+    /// The pinned reference of `[drift]`, whose budgets are questions too.
+    pub reference: Option<&'a ScoreFile>,
     pub scoring: &'a ScoringConfig,
     pub embedding: Option<Embedding<'a>>,
     pub repeats: u32,
@@ -178,7 +180,13 @@ impl Inputs<'_> {
             .zip(&strata)
             .map(|(score, stratum)| Known { score, stratum })
             .collect();
-        Decisions::new(asked, keys, planned, &known, self.baseline)
+        Decisions::new(
+            asked,
+            keys,
+            planned,
+            &known,
+            (self.baseline, self.reference),
+        )
     }
 }
 
@@ -292,9 +300,15 @@ impl Observer for SequentialRun<'_> {
             .copied()
             .chain(send_order(&strata, seed).into_iter().map(|i| sent[i]))
             .collect();
+        let suite: std::collections::HashSet<String> = self.samples.keys().cloned().collect();
+        let drift = self.inputs.reference.map(|reference| DriftBasis {
+            reference,
+            suite: &suite,
+        });
         let asked = questions(
             self.inputs.thresholds,
             self.inputs.baseline,
+            drift,
             &kinds(&self.samples),
         );
         let keys = keys(&asked);

@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 use super::betting::{side_of, Side};
-use super::questions::{Check, Question};
+use super::questions::{Against, Check, Question};
 use super::ratio::{RatioTest, TermBounds, Terms};
 use crate::metrics::registry::Ratio;
 use crate::metrics::stats::Sums;
@@ -109,6 +109,8 @@ pub struct Decisions {
     known: usize,
     seen: usize,
     baseline: Option<std::collections::HashMap<String, crate::metrics::stats::Stats>>,
+    /// The pinned reference's samples, for the drift questions.
+    reference: Option<std::collections::HashMap<String, crate::metrics::stats::Stats>>,
 }
 
 /// The numerators' and the denominators' sums of `terms`.
@@ -127,20 +129,25 @@ fn terms(ratio: &Ratio, sums: &dyn Sums) -> Terms {
 
 impl Decisions {
     /// The questions' tests over `planned` (in sending order), with `known` the samples
-    /// answered already and `baseline` the baseline's scores (for the paired regressions).
+    /// answered already, `baseline` the baseline's scores (for the paired regressions) and
+    /// `reference` the pinned reference's (for the drift questions).
     pub fn new(
         questions: Vec<Question>,
         keys: Vec<&'static str>,
         planned: Vec<Planned>,
         known: &[Known<'_>],
-        baseline: Option<&crate::score::ScoreFile>,
+        partners: (
+            Option<&crate::score::ScoreFile>,
+            Option<&crate::score::ScoreFile>,
+        ),
     ) -> Decisions {
-        let baseline = baseline.map(|b| {
-            b.samples
+        let by_id = |f: &crate::score::ScoreFile| {
+            f.samples
                 .iter()
                 .map(|s| (s.id.clone(), s.stats.clone()))
                 .collect::<std::collections::HashMap<_, _>>()
-        });
+        };
+        let (baseline, reference) = (partners.0.map(by_id), partners.1.map(by_id));
         let mut decisions = Decisions {
             keys,
             tracked: Vec::new(),
@@ -148,6 +155,7 @@ impl Decisions {
             seen: 0,
             planned,
             baseline,
+            reference,
         };
         decisions.tracked = questions
             .into_iter()
@@ -179,6 +187,22 @@ impl Decisions {
         }
         let kind = tracked.question.kind;
         let owner = crate::kinds::owner(tracked.question.metric.name);
+        // A drift is measured on the samples the reference has: only they count.
+        let partner = match tracked.question.check {
+            Check::Regression {
+                against: Against::Reference,
+                ..
+            } => self.reference.as_ref(),
+            _ => self.baseline.as_ref(),
+        };
+        let drift = matches!(
+            tracked.question.check,
+            Check::Regression {
+                against: Against::Reference,
+                ..
+            }
+        );
+        let shared = |id: &str| !drift || partner.is_some_and(|p| p.contains_key(id));
         let counts = |k: Kind| kind.is_none_or(|only| only == k) && owner.is_none_or(|o| o == k);
         let needs_significance = matches!(
             tracked.question.check,
@@ -201,13 +225,16 @@ impl Decisions {
                 }
             }
         };
-        for k in known.iter().filter(|k| counts(k.score.kind)) {
+        for k in known
+            .iter()
+            .filter(|k| counts(k.score.kind) && shared(&k.score.id))
+        {
             let p = part_of(k.stratum, &mut tracked.parts);
             tracked.parts[p].known.push(terms(&ratio, &k.score.stats));
         }
         let index = |key: &str| self.keys.iter().position(|k| *k == key);
         for (i, planned) in self.planned.iter().enumerate() {
-            if !counts(planned.kind) {
+            if !counts(planned.kind) || !shared(&planned.id) {
                 continue;
             }
             let side = |parts: &[(&str, f64)]| -> Option<f64> {
@@ -232,7 +259,7 @@ impl Decisions {
                 numerator,
                 denominator,
             });
-            let base = self.baseline.as_ref().and_then(|b| b.get(&planned.id));
+            let base = partner.and_then(|b| b.get(&planned.id));
             part.has_pair.push(base.is_some());
             part.paired.push(match (&tracked.question.check, base) {
                 (Check::Regression { baseline, .. }, Some(stats)) => {

@@ -31,14 +31,14 @@ fn decide(
     candidate: &ScoreFile,
 ) -> (usize, Vec<(String, Outcome)>) {
     let kind = crate::kinds::kind_of(test_kind());
-    let asked = questions(&rules(text), Some(baseline), &[kind]);
+    let asked = questions(&rules(text), Some(baseline), None, &[kind]);
     let keys = keys(&asked);
     let planned: Vec<Planned> = candidate
         .samples
         .iter()
         .map(|s| planned_test_kind(&s.id, "", 5.0, MAX_ITEMS, &keys))
         .collect();
-    let mut decisions = Decisions::new(asked, keys, planned, &[], Some(baseline));
+    let mut decisions = Decisions::new(asked, keys, planned, &[], (Some(baseline), None));
     for sample in &candidate.samples {
         if decisions.all_decided() {
             break;
@@ -99,7 +99,7 @@ fn strata(p: f64, q: f64) -> Vec<Outcome> {
     let candidate = parsed_test_kind_file(&mixed);
     let kind = crate::kinds::kind_of(test_kind());
     let text = format!("[metrics.\"{}\"]\nmin = 0.5\n", metric("f1"));
-    let asked: Vec<_> = questions(&rules(&text), None, &[kind])
+    let asked: Vec<_> = questions(&rules(&text), None, None, &[kind])
         .into_iter()
         .filter(|q| q.metric.name == metric("f1"))
         .collect();
@@ -110,7 +110,7 @@ fn strata(p: f64, q: f64) -> Vec<Outcome> {
         .enumerate()
         .map(|(i, s)| planned_test_kind(&s.id, ["first", "second"][i % 2], 5.0, MAX_ITEMS, &keys))
         .collect();
-    let mut decisions = Decisions::new(asked, keys, planned, &[], None);
+    let mut decisions = Decisions::new(asked, keys, planned, &[], (None, None));
     let mut seen = Vec::new();
     for (i, sample) in candidate.samples.iter().enumerate() {
         decisions.observe(sample);
@@ -130,4 +130,71 @@ fn a_question_across_strata_is_decided_early_only_when_every_stratum_agrees() {
     assert_eq!(strata(0.95, 0.3), [Outcome::Open, Outcome::Holds]);
     // Both below: breaks early.
     assert_eq!(strata(0.15, 0.1), [Outcome::Breaks, Outcome::Breaks]);
+}
+
+/// A drift budget is a question against the pinned reference, on the samples the suite
+/// shares with it: a pipeline far below the reference (though level with its baseline)
+/// breaks it early; one above the reference holds it early; a reference that shares
+/// no sample with the suite leaves it to the full check.
+#[test]
+fn a_drift_budget_is_decided_against_the_reference() {
+    use crate::gate::sequential::questions::DriftBasis;
+    let text = format!(
+        "[drift]\nreference = \"r.json\"\n[metrics.\"{}\"]\nmax_regression = 0.02\n",
+        metric("f1")
+    );
+    let kind = crate::kinds::kind_of(test_kind());
+    let mut rng = Rng::new(21);
+    let reference = parsed_test_kind_file(&counts(&mut rng, 400, 0.8));
+    let suite: std::collections::HashSet<String> =
+        reference.samples.iter().map(|s| s.id.clone()).collect();
+    for (p, expected) in [(0.6, Outcome::Breaks), (0.9, Outcome::Holds)] {
+        let baseline = parsed_test_kind_file(&counts(&mut rng, 400, p));
+        let candidate = parsed_test_kind_file(&counts(&mut rng, 400, p));
+        let drift = Some(DriftBasis {
+            reference: &reference,
+            suite: &suite,
+        });
+        let asked = questions(&rules(&text), Some(&baseline), drift, &[kind]);
+        let keys = keys(&asked);
+        let planned: Vec<Planned> = candidate
+            .samples
+            .iter()
+            .map(|s| planned_test_kind(&s.id, "", 5.0, MAX_ITEMS, &keys))
+            .collect();
+        let partners = (Some(&baseline), Some(&reference));
+        let mut decisions = Decisions::new(asked, keys, planned, &[], partners);
+        for sample in &candidate.samples {
+            if decisions.all_decided() {
+                break;
+            }
+            decisions.observe(sample);
+        }
+        let drift = decisions
+            .tracked()
+            .iter()
+            .find(|t| t.question.describe().contains("drift"))
+            .unwrap();
+        assert_eq!(
+            drift.outcome,
+            expected,
+            "p = {p}: {}",
+            drift.question.describe()
+        );
+        // The budget is decided early; the unchanged baseline's regression takes longer.
+        let at = drift.decided_at.unwrap();
+        assert!(at < 250, "p = {p}: decided after {at}");
+    }
+    // A reference that shares none of the suite's samples cannot decide early: it waits.
+    let other: std::collections::HashSet<String> = ["elsewhere".to_string()].into();
+    let drift = Some(DriftBasis {
+        reference: &reference,
+        suite: &other,
+    });
+    let asked = questions(&rules(&text), Some(&reference), drift, &[kind]);
+    let q = asked
+        .iter()
+        .find(|q| q.describe().contains("drift"))
+        .unwrap();
+    assert!(q.waits.is_some(), "{}", q.describe());
 }

@@ -22,15 +22,33 @@ pub enum Check {
     /// It breaks above `bound`.
     Ceiling { bound: f64 },
     /// It breaks when it is worse than the baseline's value by more than `allowed`.
+    /// Against the pinned reference of `[drift]` (`against: Reference`), `baseline` is the
+    /// reference's value on the samples the suite shares with it, `allowed` the drift
+    /// budget, and only those samples count, as in the full check.
     Regression {
         baseline: f64,
         allowed: f64,
         /// Whether the full check would also need the change to be significant.
         significance: bool,
+        against: Against,
     },
-    /// It breaks when it is worse than the pinned reference's by more than its drift budget
-    /// (`budget`, a share of the reference's value when `relative`): judged on every sample.
-    Drift { budget: f64, relative: bool },
+}
+
+/// What a regression question pairs the candidate's samples with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Against {
+    Baseline,
+    /// The pinned reference of `[drift]`: a drift budget.
+    Reference,
+}
+
+/// The pinned reference as the drift questions read it: its score file, and the ids of the
+/// suite's samples (the full check measures a drift on the samples both have).
+#[derive(Clone, Copy, Debug)]
+pub struct DriftBasis<'a> {
+    pub reference: &'a ScoreFile,
+    pub suite: &'a std::collections::HashSet<String>,
 }
 
 /// One question: a metric (of one kind, for a metric judged per kind) and what is asked
@@ -65,15 +83,14 @@ impl Question {
             Check::Floor { bound } => format!("{name} ≥ {bound}"),
             Check::Ceiling { bound } => format!("{name} ≤ {bound}"),
             Check::Regression {
-                baseline, allowed, ..
+                baseline,
+                allowed,
+                against: Against::Baseline,
+                ..
             } => format!("{name} Δ ≤ {allowed} (baseline {})", v(baseline)),
-            Check::Drift { budget, relative } => {
-                let budget = match relative {
-                    true => format!("{}%", budget * 100.0),
-                    false => budget.to_string(),
-                };
-                format!("{name} drift ≤ {budget} (against the reference)")
-            }
+            Check::Regression {
+                baseline, allowed, ..
+            } => format!("{name} drift ≤ {} (reference {})", v(allowed), v(baseline)),
         }
     }
 
@@ -90,8 +107,6 @@ impl Question {
                 Direction::Lower => (baseline + allowed, false),
                 _ => (baseline - allowed, true),
             },
-            // Never decided early: it waits for every sample.
-            Check::Drift { .. } => (f64::NAN, true),
         }
     }
 }
@@ -101,6 +116,7 @@ impl Question {
 pub fn questions(
     thresholds: &Thresholds,
     baseline: Option<&ScoreFile>,
+    drift: Option<DriftBasis<'_>>,
     kinds: &[Kind],
 ) -> Vec<Question> {
     let names: Vec<&str> = kinds
@@ -114,6 +130,7 @@ pub fn questions(
         .chain(thresholds.rule_names())
         .collect();
     let catalog = crate::kinds::catalog(names.iter().copied());
+    let shared = drift.map(|d| SharedValues::new(d, catalog));
     let mut out = Vec::new();
     for metric in catalog {
         // A metric of a kind the suite does not hold has no data, and the full check says
@@ -157,18 +174,27 @@ pub fn questions(
                 out.push(ask(kind, Check::Ceiling { bound }));
             }
         }
-        // Its drift from the pinned reference is judged by the full check, on every sample.
+        // Its drift from the pinned reference: a regression against the reference's value
+        // on the samples the suite shares with it, within the budget.
         if let Some(budget) = super::super::rule::drift_for(metric, thresholds) {
-            let (budget, relative) = match budget {
-                Regression::Absolute(x) => (x, false),
-                Regression::Relative(p) => (p, true),
+            let decidable = shared
+                .as_ref()
+                .and_then(|s| s.value(metric, rule.confidence));
+            let check = |r: f64| Check::Regression {
+                baseline: r,
+                allowed: match budget {
+                    Regression::Absolute(x) => x,
+                    Regression::Relative(p) => p * r.abs(),
+                },
+                significance: rule.require_significance,
+                against: Against::Reference,
             };
-            out.push(Question {
-                check: Check::Drift { budget, relative },
-                waits: Some(
-                    "a drift from the pinned reference ([drift]) is judged on every sample".into(),
-                ),
-                ..ask(None, Check::Floor { bound: 0.0 })
+            out.push(match decidable {
+                Some(r) => ask(None, check(r)),
+                None => Question {
+                    waits: Some("its drift from the pinned reference is judged on every sample (the reference shares too few samples with the suite, or has no value for it)".into()),
+                    ..ask(None, check(f64::NAN))
+                },
             });
         }
         let base = baseline
@@ -187,11 +213,58 @@ pub fn questions(
                     baseline: b,
                     allowed,
                     significance: rule.require_significance,
+                    against: Against::Baseline,
                 },
             ));
         }
     }
     out
+}
+
+/// The reference's values on the samples the suite shares with it, and how many of them
+/// count towards each metric: what the full check's drift is measured on.
+struct SharedValues {
+    values: Vec<Option<f64>>,
+    shared: Vec<usize>,
+    reference_n: Vec<usize>,
+    catalog: &'static [Metric],
+}
+
+impl SharedValues {
+    fn new(d: DriftBasis<'_>, catalog: &'static [Metric]) -> SharedValues {
+        use crate::metrics::stats::Sums;
+        let kept: Vec<&crate::score::file::SampleScore> = d
+            .reference
+            .samples
+            .iter()
+            .filter(|s| d.suite.contains(&s.id))
+            .collect();
+        let stats: Vec<&crate::metrics::stats::Stats> = kept.iter().map(|s| &s.stats).collect();
+        let latencies = kept.iter().map(|s| s.latency_ms.as_slice()).collect();
+        let prepared = crate::metrics::bootstrap::Prepared::new(catalog, &stats, latencies);
+        let members: Vec<usize> = (0..kept.len()).collect();
+        SharedValues {
+            values: crate::metrics::bootstrap::point_values(&prepared, &members),
+            shared: catalog
+                .iter()
+                .map(|m| kept.iter().filter(|s| s.stats.get(m.support) > 0.0).count())
+                .collect(),
+            reference_n: catalog
+                .iter()
+                .map(|m| d.reference.metrics.get(m.name).map_or(0, |a| a.n))
+                .collect(),
+            catalog,
+        }
+    }
+
+    /// The reference's value of `metric` on the shared samples, when the full check would
+    /// measure a drift on them (enough are shared: see `gate::drift`).
+    fn value(&self, metric: &Metric, confidence: f64) -> Option<f64> {
+        let i = self.catalog.iter().position(|m| m.name == metric.name)?;
+        let needed = crate::gate::evidence::min_paired(confidence);
+        let enough = self.shared[i] >= needed.max(self.reference_n[i].div_ceil(2));
+        self.values[i].filter(|v| enough && v.is_finite())
+    }
 }
 
 /// A question on `metric` that waits for every sample, for `why`.

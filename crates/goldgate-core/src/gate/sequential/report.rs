@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::decide::{Decisions, Outcome};
-use super::questions::Check;
+use super::questions::{Against, Check};
 use crate::gate::decide::decide;
 use crate::gate::verdict::{Status, Verdict};
 
@@ -170,8 +170,11 @@ pub fn apply(verdict: &mut Verdict, decisions: &Decisions, report: SequentialRep
             for t in asked.iter().filter(|t| t.outcome == Outcome::Breaks) {
                 m.status = broken;
                 let what = match t.question.check {
-                    Check::Regression { .. } => "falls further than allowed",
-                    Check::Drift { .. } => "drifts beyond its budget from the reference",
+                    Check::Regression {
+                        against: Against::Baseline,
+                        ..
+                    } => "falls further than allowed",
+                    Check::Regression { .. } => "drifts beyond its budget from the reference",
                     Check::Floor { .. } => "is below the floor",
                     Check::Ceiling { .. } => "is above the ceiling",
                 };
@@ -185,6 +188,7 @@ pub fn apply(verdict: &mut Verdict, decisions: &Decisions, report: SequentialRep
             }
         }
         verdict.metrics.sort_by_key(|m| m.status.rank());
+        drift_decided(verdict, decisions, &report);
     }
     let (outcome, mut summary) = decide(
         &verdict.metrics,
@@ -202,4 +206,45 @@ pub fn apply(verdict: &mut Verdict, decisions: &Decisions, report: SequentialRep
     verdict.exit_code = crate::error::Exit::from(outcome).code();
     verdict.summary = summary;
     verdict.sequential = Some(report);
+}
+
+/// A check that stopped early decided each drift budget as a question about the samples the
+/// suite shares with the reference: the drift report says so, with each budget's status
+/// from its question (its values are those of the samples that ran).
+fn drift_decided(verdict: &mut Verdict, decisions: &Decisions, report: &SequentialReport) {
+    let Some(drift) = verdict.drift.as_mut() else {
+        return;
+    };
+    for d in &mut drift.metrics {
+        let asked: Vec<_> = decisions
+            .tracked()
+            .iter()
+            .filter(|t| t.question.metric.name == d.name)
+            .filter(|t| {
+                matches!(
+                    t.question.check,
+                    Check::Regression {
+                        against: Against::Reference,
+                        ..
+                    }
+                )
+            })
+            .collect();
+        let Some(t) = asked.first() else { continue };
+        let breaks = t.outcome == Outcome::Breaks;
+        d.status = match (breaks, t.question.severity) {
+            (false, _) => Status::Pass,
+            (true, _) if t.question.metric.is_run_health() => Status::Incomplete,
+            (true, crate::gate::thresholds::Severity::Warn) => Status::Warn,
+            (true, crate::gate::thresholds::Severity::Fail) => Status::Fail,
+        };
+        d.reason = Some(format!(
+            "on the samples the suite shares with the reference it is {} its budget ({}): decided after {} of {} samples at {}% confidence",
+            if breaks { "beyond" } else { "within" },
+            t.question.describe(),
+            t.decided_at.unwrap_or(report.answered),
+            report.samples,
+            (t.question.confidence * 1000.0).round() / 10.0,
+        ));
+    }
 }
