@@ -119,25 +119,27 @@ pub fn refresh(
     let mut file = scored.file;
     let mut unmeasured = Vec::new();
     let mut drift_warnings = Vec::new();
-    // A reference scored under another metrics version, similarity or judge cannot measure
-    // this baseline's drift: the refresh says so and goes on (the next step is to pin it).
-    let reference = s.reference.as_ref().filter(|r| {
-        let fits = goldgate_core::gate::drift::comparable(r, &file, false);
-        if let Err(e) = &fits {
-            unmeasured.push(e.to_string());
+    // The new baseline's drift from the pinned reference. A reference scored under another
+    // metrics version, similarity or judge cannot measure it: the refresh says so and goes on
+    // (the next step is to pin it).
+    let measured = s.reference.as_ref().and_then(|reference| {
+        let names = file.metrics.keys().map(String::as_str);
+        let catalog = goldgate_core::kinds::catalog(names.chain(s.thresholds.rule_names()));
+        let against = (reference.as_ref(), None);
+        let options = (&s.bootstrap, false);
+        match goldgate_core::gate::drift::measure(&file, against, &s.thresholds, options, catalog) {
+            Ok(report) => Some((reference, report)),
+            Err(e) => {
+                unmeasured.push(e.to_string());
+                None
+            }
         }
-        fits.is_ok()
     });
-    if let Some(reference) = reference {
-        let options = CompareOptions {
-            reference: Some(reference.clone()),
-            ..options
-        };
-        let drift = compare(&file, None, &s.thresholds, &options)?.drift;
+    if let Some((reference, drift)) = measured {
         let said = |d: &goldgate_core::gate::drift::Drift| {
             format!("{}: {}", d.name, d.reason.as_deref().unwrap_or_default())
         };
-        let report = drift.iter().flat_map(|d| &d.metrics);
+        let report = drift.metrics.iter();
         // A `warn` budget warns; a `fail` budget (and a reference whose samples are gone)
         // refuses.
         let drifts: Vec<String> = report

@@ -16,8 +16,9 @@ pub enum HistoryFormat {
     Html,
 }
 
+/// The baseline, and the rules that name its `[drift]` reference.
 #[derive(Debug, Args)]
-pub struct HistoryArgs {
+pub struct BaselineRules {
     /// The baseline file [default: [check] baseline in goldgate.toml, else baselines/main.json]
     #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
     pub baseline: Option<PathBuf>,
@@ -27,6 +28,12 @@ pub struct HistoryArgs {
     /// goldgate.toml [default: ./goldgate.toml when it exists]
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub files: BaselineRules,
     /// Output format [default: text]
     #[arg(long, value_enum)]
     pub format: Option<HistoryFormat>,
@@ -38,15 +45,10 @@ pub struct HistoryArgs {
     pub last: Option<usize>,
 }
 
+/// `baseline pin`: the baseline to pin, and the rules whose [drift] reference is where the
+/// pinned copy goes.
 #[derive(Debug, Args)]
 pub struct PinArgs {
-    /// The baseline to pin [default: [check] baseline in goldgate.toml, else baselines/main.json]
-    #[arg(long, env = "GOLDGATE_BASELINE", value_name = "FILE")]
-    pub baseline: Option<PathBuf>,
-    /// thresholds.toml: its [drift] reference is where the pinned copy goes
-    #[arg(long, env = "GOLDGATE_THRESHOLDS", value_name = "FILE")]
-    pub thresholds: Option<PathBuf>,
-    /// goldgate.toml [default: ./goldgate.toml when it exists]
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: BaselineRules,
 }

@@ -12,7 +12,7 @@ mod judge;
 mod pipeline;
 mod similarity;
 pub use format::{BaselineFormat, GateFormat, PublishFormat, ScoreFormat, SuiteFormat};
-pub use history::{HistoryArgs, HistoryFormat, PinArgs};
+pub use history::{BaselineRules, HistoryArgs, HistoryFormat, PinArgs};
 pub use init::{InitArgs, PipelineArg};
 pub use judge::JudgeArgs;
 pub use pipeline::{ModeArg, PipelineArgs};

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{config_file, defaults, rules, rules_file, GateSettings};
-use crate::cli::{HistoryArgs, HistoryFormat, PinArgs};
+use crate::cli::{BaselineRules, HistoryArgs, HistoryFormat, PinArgs};
 use goldgate_core::error::Error;
 use goldgate_core::gate::thresholds::Thresholds;
 
@@ -21,14 +21,27 @@ pub struct HistorySettings {
     pub last: Option<usize>,
 }
 
+/// The baseline (`--baseline`, else `[check] baseline`, else the default), the rules file
+/// found as `check` finds it, and its rules.
+fn resolve(files: BaselineRules) -> Result<(PathBuf, Option<PathBuf>, Thresholds), Error> {
+    let file = config_file(files.config.as_deref())?;
+    let path = rules_file(
+        files.thresholds.as_deref(),
+        file.check.thresholds.as_deref(),
+    );
+    let thresholds = rules(path.as_deref())?;
+    let baseline = files
+        .baseline
+        .or(file.check.baseline)
+        .unwrap_or_else(|| defaults::BASELINE.into());
+    Ok((baseline, path, thresholds))
+}
+
 impl TryFrom<HistoryArgs> for HistorySettings {
     type Error = Error;
 
     fn try_from(a: HistoryArgs) -> Result<Self, Error> {
-        let file = config_file(a.config.as_deref())?;
-        let thresholds = rules(
-            rules_file(a.thresholds.as_deref(), file.check.thresholds.as_deref()).as_deref(),
-        )?;
+        let (baseline, _, thresholds) = resolve(a.files)?;
         if a.last == Some(0) {
             return Err(Error::usage(
                 "--last 0 would show no version",
@@ -36,10 +49,7 @@ impl TryFrom<HistoryArgs> for HistorySettings {
             ));
         }
         Ok(HistorySettings {
-            baseline: a
-                .baseline
-                .or(file.check.baseline.clone())
-                .unwrap_or_else(|| defaults::BASELINE.into()),
+            baseline,
             reference: thresholds.reference().map(|(path, _)| path),
             thresholds,
             format: a.format.unwrap_or(HistoryFormat::Text),
@@ -61,9 +71,7 @@ impl TryFrom<PinArgs> for PinSettings {
     type Error = Error;
 
     fn try_from(a: PinArgs) -> Result<Self, Error> {
-        let file = config_file(a.config.as_deref())?;
-        let path = rules_file(a.thresholds.as_deref(), file.check.thresholds.as_deref());
-        let thresholds = rules(path.as_deref())?;
+        let (baseline, path, thresholds) = resolve(a.files)?;
         let Some((reference, _)) = thresholds.reference() else {
             let rules = path.map_or_else(
                 || "there is no thresholds.toml here".to_string(),
@@ -75,10 +83,7 @@ impl TryFrom<PinArgs> for PinSettings {
             ));
         };
         Ok(PinSettings {
-            baseline: a
-                .baseline
-                .or(file.check.baseline.clone())
-                .unwrap_or_else(|| defaults::BASELINE.into()),
+            baseline,
             reference,
         })
     }

@@ -300,3 +300,47 @@ export function historyProject(versions = 10, env = process.env) {
   }
   return dir;
 }
+
+// Text that falls short of WCAG AA contrast on a page (4.5:1, 3:1 for large text), against
+// the nearest opaque background (an SVG text's figure's): the first five, described.
+export function lowContrast(page) {
+  return page.evaluate(() => {
+    const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+    const lum = ([r, g, b]) => {
+      const ch = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * ch(r) + 0.7152 * ch(g) + 0.0722 * ch(b);
+    };
+    const background = (e) => {
+      for (; e; e = e.parentElement) {
+        const c = rgb(getComputedStyle(e).backgroundColor);
+        if (c.length === 3 || c[3] === 1) return c.slice(0, 3);
+      }
+      return [255, 255, 255];
+    };
+    const out = [];
+    for (const e of document.querySelectorAll('body *')) {
+      const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+      if (!own || !e.getClientRects().length || e.closest('title')) continue;
+      const style = getComputedStyle(e);
+      const svg = e instanceof SVGElement;
+      const fg = rgb(svg ? style.fill : style.color).slice(0, 3);
+      const [a, b] = [lum(fg), lum(background(svg ? e.closest('figure') : e))].sort((x, y) => y - x);
+      const ratio = (a + 0.05) / (b + 0.05);
+      const size = parseFloat(style.fontSize);
+      const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+      if (ratio < (large ? 3 : 4.5)) out.push(`${e.tagName}.${e.className.baseVal ?? e.className} ${ratio.toFixed(2)}: ${e.textContent.trim().slice(0, 40)}`);
+    }
+    return [...new Set(out)].slice(0, 5);
+  });
+}
+
+// Elements that reach past the page's right edge, outside a scrolling box: the first three.
+export function pastTheEdge(page) {
+  return page.evaluate(() => {
+    const right = document.documentElement.clientWidth;
+    return [...document.querySelectorAll('body *')]
+      .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > right + 0.5 && !e.parentElement?.closest('.scroll'))
+      .slice(0, 3)
+      .map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 60)}`);
+  });
+}

@@ -12,7 +12,7 @@ import path from 'node:path';
 
 import { chromium } from 'playwright-core';
 
-import { chromiumPath, goldgateBin, historyProject } from './harness.mjs';
+import { chromiumPath, goldgateBin, historyProject, lowContrast, pastTheEdge } from './harness.mjs';
 
 let browser;
 let file;
@@ -52,13 +52,7 @@ describe('the history page in a browser', () => {
       const page = await open(width);
       const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
       assert.ok(scroll <= inner, `the page is ${scroll} px wide at ${width}`);
-      const wide = await page.evaluate(() => {
-        const right = document.documentElement.clientWidth;
-        return [...document.querySelectorAll('body *')]
-          .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > right + 0.5 && !e.parentElement?.closest('.scroll'))
-          .slice(0, 3)
-          .map((e) => `${e.tagName}.${e.className}`);
-      });
+      const wide = await pastTheEdge(page);
       assert.deepEqual(wide, []);
       await page.done();
     });
@@ -93,34 +87,7 @@ describe('the history page in a browser', () => {
 
   test('text has enough contrast', async () => {
     const page = await open(1280);
-    const low = await page.evaluate(() => {
-      const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
-      const lum = ([r, g, b]) => {
-        const ch = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-        return 0.2126 * ch(r) + 0.7152 * ch(g) + 0.0722 * ch(b);
-      };
-      const background = (e) => {
-        for (; e; e = e.parentElement) {
-          const c = rgb(getComputedStyle(e).backgroundColor);
-          if (c.length === 3 || c[3] === 1) return c.slice(0, 3);
-        }
-        return [255, 255, 255];
-      };
-      const out = [];
-      for (const e of document.querySelectorAll('body *')) {
-        const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
-        if (!own || !e.getClientRects().length || e.closest('title')) continue;
-        const style = getComputedStyle(e);
-        const svg = e instanceof SVGElement;
-        const fg = rgb(svg ? style.fill : style.color).slice(0, 3);
-        const [a, b] = [lum(fg), lum(background(svg ? e.closest('figure') : e))].sort((x, y) => y - x);
-        const ratio = (a + 0.05) / (b + 0.05);
-        const size = parseFloat(style.fontSize);
-        const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
-        if (ratio < (large ? 3 : 4.5)) out.push(`${e.tagName} ${ratio.toFixed(2)}: ${e.textContent.trim().slice(0, 40)}`);
-      }
-      return [...new Set(out)].slice(0, 5);
-    });
+    const low = await lowContrast(page);
     assert.deepEqual(low, []);
     await page.done();
   });

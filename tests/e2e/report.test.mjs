@@ -10,7 +10,7 @@ import path from 'node:path';
 
 import { chromium } from 'playwright-core';
 
-import { ROOT, chromiumPath, goldgate, tempDir } from './harness.mjs';
+import { ROOT, chromiumPath, goldgate, lowContrast, pastTheEdge, tempDir } from './harness.mjs';
 
 const WIDTHS = [1280, 1920];
 const HOSTILE = '<img src=x onerror=alert(1)></pre></details><script>alert(2)</script>';
@@ -101,13 +101,7 @@ describe('the HTML report in a browser', () => {
         const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
         assert.ok(scroll <= inner, `${name} at ${width} px: the page is ${scroll} px wide`);
         // No element reaches past the page's right edge (a wide diff line, a long id).
-        const wide = await page.evaluate(() => {
-          const right = document.documentElement.clientWidth;
-          return [...document.querySelectorAll('body *')]
-            .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > right + 0.5 && !e.parentElement?.closest('.scroll'))
-            .slice(0, 3)
-            .map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 60)}`);
-        });
+        const wide = await pastTheEdge(page);
         assert.deepEqual(wide, [], `${name} at ${width} px`);
         // Numbers are right-aligned in tabular figures, their headers with them.
         const numbers = await page.$$eval('td.num, th.num', (cells) => cells.map((c) => [getComputedStyle(c).textAlign, getComputedStyle(c).fontVariantNumeric]));
@@ -123,34 +117,7 @@ describe('the HTML report in a browser', () => {
       const page = await open(file);
       await page.$$eval('details', (ds) => ds.forEach((d) => (d.open = true)));
       // WCAG AA: 4.5:1 for text, 3:1 for large text; the background is the nearest opaque one.
-      const low = await page.evaluate(() => {
-        const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
-        const lum = ([r, g, b]) => {
-          const ch = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-          return 0.2126 * ch(r) + 0.7152 * ch(g) + 0.0722 * ch(b);
-        };
-        const background = (e) => {
-          for (; e; e = e.parentElement) {
-            const c = rgb(getComputedStyle(e).backgroundColor);
-            if (c.length === 3 || c[3] === 1) return c.slice(0, 3);
-          }
-          return [255, 255, 255];
-        };
-        const out = [];
-        for (const e of document.querySelectorAll('body *')) {
-          const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
-          if (!own || !e.getClientRects().length) continue;
-          const style = getComputedStyle(e);
-          const svg = e instanceof SVGElement;
-          const fg = rgb(svg ? style.fill : style.color).slice(0, 3);
-          const [a, b] = [lum(fg), lum(background(svg ? e.closest('figure') : e))].sort((x, y) => y - x);
-          const ratio = (a + 0.05) / (b + 0.05);
-          const size = parseFloat(style.fontSize);
-          const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
-          if (ratio < (large ? 3 : 4.5)) out.push(`${e.tagName}.${e.className.baseVal ?? e.className} ${ratio.toFixed(2)}: ${e.textContent.trim().slice(0, 40)}`);
-        }
-        return [...new Set(out)].slice(0, 5);
-      });
+      const low = await lowContrast(page);
       assert.deepEqual(low, [], `${name}: low contrast`);
       await page.done();
     }

@@ -52,6 +52,16 @@ pub fn planned_test_kind(
     }
 }
 
+/// Samples of the test kind of 5 gold marks each, `found[i]` of sample i's found and no
+/// false positive, scored under metrics version "1".
+pub fn found_marks(found: &[usize]) -> ScoreFile {
+    let samples: Vec<Counts> = found
+        .iter()
+        .map(|&f| (f as f64, 0.0, (5 - f) as f64, false))
+        .collect();
+    test_kind_file(&samples, "1")
+}
+
 /// A score file of samples of the test kind ([`test_kind`]) given as (tp, fp, fn,
 /// flagged?): each sample's marks found, marks named that are not gold, gold marks missed,
 /// and whether its answer named a mark the conversation does not (its `flagged_rate`, a

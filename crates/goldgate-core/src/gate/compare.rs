@@ -138,20 +138,10 @@ mod evidence_tests;
 mod tests {
     use super::*;
     use crate::gate::verdict::{by_name, Outcome, Status};
-    use crate::testkit::{metric, options, rules, test_kind_file};
+    use crate::testkit::{found_marks as run, metric, options, rules, test_kind_file};
 
     fn status(v: &Verdict, metric: &str) -> Status {
         by_name(v)[metric].status
-    }
-
-    /// Samples of the test kind of 5 gold marks each; `found` of them found, no false
-    /// positives.
-    fn run(found: &[usize]) -> ScoreFile {
-        let samples: Vec<(f64, f64, f64, bool)> = found
-            .iter()
-            .map(|&f| (f as f64, 0.0, (5 - f) as f64, false))
-            .collect();
-        test_kind_file(&samples, "1")
     }
 
     #[test]

@@ -109,7 +109,7 @@ pub fn judge(
     // test needs, and half of those the reference was measured on.
     let reference_n = measured.reference_n.unwrap_or(0);
     let measurable = reference_n >= needed;
-    let enough = paired >= needed.max(reference_n.div_ceil(2));
+    let enough = enough_shared(paired, reference_n, rule.confidence);
     let shared = format!(
         "only {paired} of the reference's {reference_n} samples of it are shared with this run"
     );
@@ -204,6 +204,13 @@ pub fn judge(
     Some(drift)
 }
 
+/// Whether a run shares enough of a reference's `reference_n` samples of a metric for a
+/// drift to be measured on them: `paired` at least the pairs a paired test needs at
+/// `confidence`, and at least half of the reference's.
+pub fn enough_shared(paired: usize, reference_n: usize, confidence: f64) -> bool {
+    paired >= min_paired(confidence).max(reference_n.div_ceil(2))
+}
+
 /// A budget in the metric's units against a reference value.
 fn allowed(budget: Regression, reference: f64) -> f64 {
     match budget {
@@ -270,26 +277,36 @@ pub fn measure(
 /// Refuse a reference scored under another metrics version, similarity or judge than the
 /// candidate (unless `allow`), naming it and how to replace it.
 pub fn comparable(reference: &Reference, candidate: &ScoreFile, allow: bool) -> Result<()> {
-    super::comparable::check(
-        &reference.file,
-        &candidate.metrics_version,
+    let scored = (
+        candidate.metrics_version.as_str(),
         &candidate.provenance.scoring,
-        allow,
-        "the candidate",
-    )
-    .map_err(|e| match e {
-        Error::Usage { message, hint } => Error::Usage {
-            message: message.replacen(
-                "the baseline",
-                &format!("the drift reference {}", reference.path),
-                1,
-            ),
-            hint: format!(
-                "{hint}; once the baseline is refreshed, pin it as the new reference (goldgate baseline pin)"
-            ),
+    );
+    comparable_with(reference, scored, allow, "the candidate")
+}
+
+/// [`comparable`], for a candidate scored under `metrics_version` with `scoring` (`what`
+/// names it in the message).
+fn comparable_with(
+    reference: &Reference,
+    (metrics_version, scoring): (&str, &crate::score::file::ScoringSummary),
+    allow: bool,
+    what: &str,
+) -> Result<()> {
+    super::comparable::check(&reference.file, metrics_version, scoring, allow, what).map_err(
+        |e| match e {
+            Error::Usage { message, hint } => Error::Usage {
+                message: message.replacen(
+                    "the baseline",
+                    &format!("the drift reference {}", reference.path),
+                    1,
+                ),
+                hint: format!(
+                    "{hint}; once the baseline is refreshed, pin it as the new reference (goldgate baseline pin)"
+                ),
+            },
+            other => other,
         },
-        other => other,
-    })
+    )
 }
 
 /// A verdict file's drift judged again against the trusted reference (`publish`): the
@@ -305,25 +322,8 @@ pub fn judge_again(
     allow: bool,
 ) -> Result<DriftReport> {
     if let Some(version) = &file.metrics_version {
-        let scoring = &file.provenance.candidate.scoring;
-        super::comparable::check(
-            &reference.file,
-            version,
-            scoring,
-            allow,
-            "the verdict's candidate",
-        )
-        .map_err(|e| match e {
-            Error::Usage { message, hint } => Error::Usage {
-                message: message.replacen(
-                    "the baseline",
-                    &format!("the drift reference {}", reference.path),
-                    1,
-                ),
-                hint,
-            },
-            other => other,
-        })?;
+        let scored = (version.as_str(), &file.provenance.candidate.scoring);
+        comparable_with(reference, scored, allow, "the verdict's candidate")?;
     }
     let claimed: std::collections::HashMap<&str, &MetricResult> =
         file.metrics.iter().map(|m| (m.name.as_str(), m)).collect();
@@ -344,11 +344,7 @@ pub fn judge_again(
         .iter()
         .filter(|s| ids.contains(s.id.as_str()))
         .collect();
-    let stats: Vec<&crate::metrics::stats::Stats> = kept.iter().map(|s| &s.stats).collect();
-    let latencies = kept.iter().map(|s| s.latency_ms.as_slice()).collect();
-    let prepared = crate::metrics::bootstrap::Prepared::new(catalog, &stats, latencies);
-    let members: Vec<usize> = (0..kept.len()).collect();
-    let trusted_values = crate::metrics::bootstrap::point_values(&prepared, &members);
+    let trusted_values = pairs::values_of(&kept, catalog);
     let about = reference.about();
     let metrics = catalog
         .iter()
@@ -364,11 +360,7 @@ pub fn judge_again(
                 .and_then(|d| d.candidate)
                 .filter(|x| x.is_finite() && metric.range.contains(*x))
                 .or_else(|| claim.and_then(|m| m.candidate));
-            let support = metric.support;
-            let paired = kept
-                .iter()
-                .filter(|s| crate::metrics::stats::Sums::get(&s.stats, support) > 0.0)
-                .count();
+            let paired = pairs::supporting(&kept, metric.support);
             let drawn_at = claim
                 .and_then(|m| m.rule.as_ref())
                 .map_or(0.95, |r| r.confidence);

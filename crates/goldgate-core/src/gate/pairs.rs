@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::metrics::bootstrap::{paired_deltas, point_values, BootstrapConfig, Prepared};
 use crate::metrics::registry::Metric;
 use crate::metrics::stats::Stats;
-use crate::score::file::ScoreFile;
+use crate::score::file::{SampleScore, ScoreFile};
 
 /// Indexes (candidate, other) of the samples both runs scored.
 pub fn shared(candidate: &ScoreFile, other: Option<&ScoreFile>) -> Vec<(usize, usize)> {
@@ -43,6 +43,29 @@ pub fn support(
         .count()
 }
 
+/// The sums and latencies of `samples`, in order.
+pub fn prepared<'a>(samples: &[&'a SampleScore], catalog: &'static [Metric]) -> Prepared<'a> {
+    let stats: Vec<&Stats> = samples.iter().map(|s| &s.stats).collect();
+    let latencies = samples.iter().map(|s| s.latency_ms.as_slice()).collect();
+    Prepared::new(catalog, &stats, latencies)
+}
+
+/// Every metric's value (catalog order) on `samples` alone: a reference's values on the
+/// samples a run shares with it.
+pub fn values_of(samples: &[&SampleScore], catalog: &'static [Metric]) -> Vec<Option<f64>> {
+    let members: Vec<usize> = (0..samples.len()).collect();
+    point_values(&prepared(samples, catalog), &members)
+}
+
+/// How many of `samples` count towards a metric (their `support` sum is positive).
+pub fn supporting(samples: &[&SampleScore], support: &str) -> usize {
+    use crate::metrics::stats::Sums;
+    samples
+        .iter()
+        .filter(|s| s.stats.get(support) > 0.0)
+        .count()
+}
+
 /// Each side's sums and latencies over the shared samples, in shared-sample order:
 /// (candidate, other).
 pub fn sides<'a>(
@@ -51,24 +74,11 @@ pub fn sides<'a>(
     shared: &[(usize, usize)],
     catalog: &'static [Metric],
 ) -> (Prepared<'a>, Prepared<'a>) {
-    fn side<'a>(
-        file: &'a ScoreFile,
-        shared: &[(usize, usize)],
-        pick: fn(&(usize, usize)) -> usize,
-        catalog: &'static [Metric],
-    ) -> Prepared<'a> {
-        let samples: Vec<_> = shared.iter().map(|p| &file.samples[pick(p)]).collect();
-        let stats: Vec<&Stats> = samples.iter().map(|s| &s.stats).collect();
-        Prepared::new(
-            catalog,
-            &stats,
-            samples.iter().map(|s| s.latency_ms.as_slice()).collect(),
-        )
-    }
-    (
-        side(candidate, shared, |p| p.0, catalog),
-        side(other, shared, |p| p.1, catalog),
-    )
+    let side = |file: &'a ScoreFile, pick: fn(&(usize, usize)) -> usize| {
+        let samples: Vec<&SampleScore> = shared.iter().map(|p| &file.samples[pick(p)]).collect();
+        prepared(&samples, catalog)
+    };
+    (side(candidate, |p| p.0), side(other, |p| p.1))
 }
 
 /// Every metric's value on the shared samples alone (catalog order): (candidate, other).

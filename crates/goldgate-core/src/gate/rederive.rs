@@ -353,16 +353,8 @@ mod tests {
     use crate::gate::compare::{compare, CompareOptions};
     use crate::gate::verdict::by_name;
     use crate::metrics::bootstrap::BootstrapConfig;
-    use crate::testkit::{metric, test_kind_file};
+    use crate::testkit::{found_marks as run, metric};
     use std::path::Path;
-
-    fn run(found: &[usize]) -> ScoreFile {
-        let samples: Vec<_> = found
-            .iter()
-            .map(|&f| (f as f64, 0.0, (5 - f) as f64, false))
-            .collect();
-        test_kind_file(&samples, "1")
-    }
 
     fn rules(text: &str) -> Thresholds {
         Thresholds::parse(&format!("version = 1\n{text}"), Path::new("t.toml")).unwrap()

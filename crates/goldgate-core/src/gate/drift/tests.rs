@@ -7,16 +7,7 @@ use crate::gate::compare::compare;
 use crate::gate::drift::Reference;
 use crate::gate::verdict::{by_name, Outcome, Status};
 use crate::score::file::ScoreFile;
-use crate::testkit::{metric, options, rules, test_kind_file};
-
-/// Samples of the test kind of 5 gold marks each; `found` of them found.
-fn run(found: &[usize]) -> ScoreFile {
-    let samples: Vec<(f64, f64, f64, bool)> = found
-        .iter()
-        .map(|&f| (f as f64, 0.0, (5 - f) as f64, false))
-        .collect();
-    test_kind_file(&samples, "1")
-}
+use crate::testkit::{found_marks as run, metric, options, rules, test_kind_file};
 
 /// `found` marks found on 40 samples, `fewer` of them one mark short.
 fn recall_run(fewer: usize) -> ScoreFile {

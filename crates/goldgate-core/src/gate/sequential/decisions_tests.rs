@@ -3,7 +3,7 @@
 //! strata is decided early only when every stratum agrees.
 
 use crate::gate::sequential::decide::{Decisions, Outcome, Planned};
-use crate::gate::sequential::questions::{keys, questions};
+use crate::gate::sequential::questions::{keys, questions, DriftBasis};
 use crate::rng::Rng;
 use crate::score::ScoreFile;
 use crate::testkit::{metric, parsed_test_kind_file, planned_test_kind, rules, test_kind};
@@ -30,27 +30,46 @@ fn decide(
     baseline: &ScoreFile,
     candidate: &ScoreFile,
 ) -> (usize, Vec<(String, Outcome)>) {
-    let kind = crate::kinds::kind_of(test_kind());
-    let asked = questions(&rules(text), Some(baseline), None, &[kind]);
-    let keys = keys(&asked);
-    let planned: Vec<Planned> = candidate
-        .samples
-        .iter()
-        .map(|s| planned_test_kind(&s.id, "", 5.0, MAX_ITEMS, &keys))
-        .collect();
-    let mut decisions = Decisions::new(asked, keys, planned, &[], (Some(baseline), None));
-    for sample in &candidate.samples {
-        if decisions.all_decided() {
-            break;
-        }
-        decisions.observe(sample);
-    }
+    let decisions = decided(text, baseline, None, candidate);
     let outcomes = decisions
         .tracked()
         .iter()
         .map(|t| (t.question.describe(), t.outcome.clone()))
         .collect();
     (decisions.answered(), outcomes)
+}
+
+/// The decisions once `candidate`'s samples were fed in order until every question was
+/// decided, against `baseline` and, with a drift budget, the pinned `reference`.
+fn decided(
+    text: &str,
+    baseline: &ScoreFile,
+    reference: Option<&ScoreFile>,
+    candidate: &ScoreFile,
+) -> Decisions {
+    let kind = crate::kinds::kind_of(test_kind());
+    let suite: std::collections::HashSet<String> =
+        candidate.samples.iter().map(|s| s.id.clone()).collect();
+    let drift = reference.map(|reference| DriftBasis {
+        reference,
+        suite: &suite,
+    });
+    let asked = questions(&rules(text), Some(baseline), drift, &[kind]);
+    let keys = keys(&asked);
+    let planned: Vec<Planned> = candidate
+        .samples
+        .iter()
+        .map(|s| planned_test_kind(&s.id, "", 5.0, MAX_ITEMS, &keys))
+        .collect();
+    let partners = (Some(baseline), reference);
+    let mut decisions = Decisions::new(asked, keys, planned, &[], partners);
+    for sample in &candidate.samples {
+        if decisions.all_decided() {
+            break;
+        }
+        decisions.observe(sample);
+    }
+    decisions
 }
 
 fn rule() -> String {
@@ -138,7 +157,6 @@ fn a_question_across_strata_is_decided_early_only_when_every_stratum_agrees() {
 /// no sample with the suite leaves it to the full check.
 #[test]
 fn a_drift_budget_is_decided_against_the_reference() {
-    use crate::gate::sequential::questions::DriftBasis;
     let text = format!(
         "[drift]\nreference = \"r.json\"\n[metrics.\"{}\"]\nmax_regression = 0.02\n",
         metric("f1")
@@ -146,30 +164,10 @@ fn a_drift_budget_is_decided_against_the_reference() {
     let kind = crate::kinds::kind_of(test_kind());
     let mut rng = Rng::new(21);
     let reference = parsed_test_kind_file(&counts(&mut rng, 400, 0.8));
-    let suite: std::collections::HashSet<String> =
-        reference.samples.iter().map(|s| s.id.clone()).collect();
     for (p, expected) in [(0.6, Outcome::Breaks), (0.9, Outcome::Holds)] {
         let baseline = parsed_test_kind_file(&counts(&mut rng, 400, p));
         let candidate = parsed_test_kind_file(&counts(&mut rng, 400, p));
-        let drift = Some(DriftBasis {
-            reference: &reference,
-            suite: &suite,
-        });
-        let asked = questions(&rules(&text), Some(&baseline), drift, &[kind]);
-        let keys = keys(&asked);
-        let planned: Vec<Planned> = candidate
-            .samples
-            .iter()
-            .map(|s| planned_test_kind(&s.id, "", 5.0, MAX_ITEMS, &keys))
-            .collect();
-        let partners = (Some(&baseline), Some(&reference));
-        let mut decisions = Decisions::new(asked, keys, planned, &[], partners);
-        for sample in &candidate.samples {
-            if decisions.all_decided() {
-                break;
-            }
-            decisions.observe(sample);
-        }
+        let decisions = decided(&text, &baseline, Some(&reference), &candidate);
         let drift = decisions
             .tracked()
             .iter()

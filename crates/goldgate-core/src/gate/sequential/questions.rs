@@ -232,22 +232,18 @@ struct SharedValues {
 
 impl SharedValues {
     fn new(d: DriftBasis<'_>, catalog: &'static [Metric]) -> SharedValues {
-        use crate::metrics::stats::Sums;
+        use crate::gate::pairs::{supporting, values_of};
         let kept: Vec<&crate::score::file::SampleScore> = d
             .reference
             .samples
             .iter()
             .filter(|s| d.suite.contains(&s.id))
             .collect();
-        let stats: Vec<&crate::metrics::stats::Stats> = kept.iter().map(|s| &s.stats).collect();
-        let latencies = kept.iter().map(|s| s.latency_ms.as_slice()).collect();
-        let prepared = crate::metrics::bootstrap::Prepared::new(catalog, &stats, latencies);
-        let members: Vec<usize> = (0..kept.len()).collect();
         SharedValues {
-            values: crate::metrics::bootstrap::point_values(&prepared, &members),
+            values: values_of(&kept, catalog),
             shared: catalog
                 .iter()
-                .map(|m| kept.iter().filter(|s| s.stats.get(m.support) > 0.0).count())
+                .map(|m| supporting(&kept, m.support))
                 .collect(),
             reference_n: catalog
                 .iter()
@@ -258,11 +254,11 @@ impl SharedValues {
     }
 
     /// The reference's value of `metric` on the shared samples, when the full check would
-    /// measure a drift on them (enough are shared: see `gate::drift`).
+    /// measure a drift on them (enough are shared: [`crate::gate::drift::enough_shared`]).
     fn value(&self, metric: &Metric, confidence: f64) -> Option<f64> {
         let i = self.catalog.iter().position(|m| m.name == metric.name)?;
-        let needed = crate::gate::evidence::min_paired(confidence);
-        let enough = self.shared[i] >= needed.max(self.reference_n[i].div_ceil(2));
+        let enough =
+            crate::gate::drift::enough_shared(self.shared[i], self.reference_n[i], confidence);
         self.values[i].filter(|v| enough && v.is_finite())
     }
 }

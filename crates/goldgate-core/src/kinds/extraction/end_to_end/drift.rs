@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::scoring::{extraction, req};
+use super::scoring::{extraction, store_requirement, ANSWERING_PIPELINE};
 use crate::support::output::text;
 use crate::support::project::{commit_all, git, git_repo, goldgate};
 use crate::support::scoring::write_jsonl;
@@ -20,42 +20,9 @@ const VERSIONS: usize = 12;
 /// 2026-10-01T00:00:00Z: the first baseline is made then, each later one a day after.
 const FIRST_DAY: u64 = 1_790_812_800;
 
-/// Answers the prepared answer of each request's sample from `$ANSWERS`; its argument only
-/// names the state it answers for (a new name, a new pipeline fingerprint).
-const PIPELINE: &str = r#"import json, os, sys
-answers = json.load(open(os.environ["ANSWERS"]))
-for line in sys.stdin:
-    request = json.loads(line)
-    sys.stdout.write(json.dumps({"id": request["id"], "output": answers[request["id"]]}) + "\n")
-    sys.stdout.flush()
-"#;
-
-const WORDS: &[&str] = &[
-    "invoices",
-    "orders",
-    "reports",
-    "accounts",
-    "refunds",
-    "shipments",
-    "coupons",
-    "reviews",
-];
-
 /// Sample `i` has 4–8 gold requirements, no two alike.
 fn gold(i: usize) -> Vec<Value> {
-    (0..4 + i % 5)
-        .map(|j| {
-            let word = WORDS[j];
-            req(
-                &format!("REQ-{:03}", j + 1),
-                &format!("Manage {word} {i}"),
-                "functional",
-                "admin",
-                &format!("manage the {word} of store {i}"),
-                &[0],
-            )
-        })
-        .collect()
+    (0..4 + i % 5).map(|j| store_requirement(i, j)).collect()
 }
 
 /// The answers that drop `dropped` requirements in all, one per sample in turn (so the
@@ -132,7 +99,7 @@ fn a_slow_leak_within_every_allowance_fails_on_drift() {
         )
         .unwrap();
     }
-    std::fs::write(dir.join("pipeline.py"), PIPELINE).unwrap();
+    std::fs::write(dir.join("pipeline.py"), ANSWERING_PIPELINE).unwrap();
     let rules = "version = 1\n\n[metrics.\"extraction.f1\"]\nmax_regression = 0.02\n";
     std::fs::write(dir.join("thresholds.toml"), rules).unwrap();
     git_repo(dir);

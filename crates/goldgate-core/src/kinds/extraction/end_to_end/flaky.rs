@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::scoring::{extraction, req};
+use super::scoring::{extraction, store_requirement};
 use crate::support::output::text;
 use crate::support::project::goldgate;
 use crate::support::scoring::write_jsonl;
@@ -40,24 +40,8 @@ for line in sys.stdin:
     sys.stdout.flush()
 "#;
 
-const WORDS: &[&str] = &[
-    "invoices", "orders", "reports", "accounts", "refunds", "coupons",
-];
-
 fn gold(i: usize) -> Vec<Value> {
-    (0..3 + i % 4)
-        .map(|j| {
-            let word = WORDS[j];
-            req(
-                &format!("REQ-{:03}", j + 1),
-                &format!("Manage {word} {i}"),
-                "functional",
-                "admin",
-                &format!("manage the {word} of store {i}"),
-                &[0],
-            )
-        })
-        .collect()
+    (0..3 + i % 4).map(|j| store_requirement(i, j)).collect()
 }
 
 /// The flip rate of sample `i`: 0.5 for the first ten, 0.2 for the next ten, else none.

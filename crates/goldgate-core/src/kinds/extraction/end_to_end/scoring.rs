@@ -29,6 +29,48 @@ pub(crate) fn extraction(id: &str, gold: Vec<Value>) -> Value {
     json!({"id": id, "kind": "extraction", "domain": "shop", "conversation": conversation(3), "labels": {"requirements": gold}})
 }
 
+/// A `jsonl` pipeline answering each request with its sample's prepared answer
+/// (`$ANSWERS`, a JSON object of answers by id), and appending a line to `$COUNT_FILE` per
+/// call when that is set. Its arguments only name it (a new name, a new fingerprint).
+pub const ANSWERING_PIPELINE: &str = r#"import json, os, sys
+answers = json.load(open(os.environ["ANSWERS"]))
+count = open(os.environ["COUNT_FILE"], "a") if "COUNT_FILE" in os.environ else None
+for line in sys.stdin:
+    request = json.loads(line)
+    if count:
+        count.write("call\n")
+        count.flush()
+    out = {"id": request["id"], "output": answers[request["id"]]}
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+"#;
+
+/// Words no two requirements of a sample share, so each matches only itself.
+const STORE_WORDS: &[&str] = &[
+    "invoices",
+    "orders",
+    "reports",
+    "accounts",
+    "refunds",
+    "shipments",
+    "coupons",
+    "reviews",
+    "alerts",
+];
+
+/// Gold requirement `j` (below 9) of store sample `i`: "Manage invoices 17", ….
+pub fn store_requirement(i: usize, j: usize) -> Value {
+    let word = STORE_WORDS[j];
+    req(
+        &format!("REQ-{:03}", j + 1),
+        &format!("Manage {word} {i}"),
+        "functional",
+        "admin",
+        &format!("manage the {word} of store {i}"),
+        &[0],
+    )
+}
+
 #[test]
 fn empty_gold_and_empty_prediction_score_one() {
     let file = run(

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::scoring::{extraction, req};
+use super::scoring::{extraction, req, store_requirement, ANSWERING_PIPELINE};
 use crate::support::output::text;
 use crate::support::project::goldgate;
 use crate::support::scoring::write_jsonl;
@@ -16,50 +16,9 @@ use crate::support::TempDir;
 const SAMPLES: usize = 400;
 const SEEDS: usize = 10;
 
-/// Answers the prepared answer of each request's sample (`$ANSWERS`, a JSON object of
-/// answers by id), one JSONL line at a time, and appends a line to `$COUNT_FILE` per
-/// call. Its argument only names it (a new name, a new fingerprint: a new sending order).
-const PIPELINE: &str = r#"import json, os, sys
-answers = json.load(open(os.environ["ANSWERS"]))
-count = open(os.environ["COUNT_FILE"], "a")
-for line in sys.stdin:
-    request = json.loads(line)
-    count.write("call\n")
-    count.flush()
-    out = {"id": request["id"], "output": answers[request["id"]]}
-    sys.stdout.write(json.dumps(out) + "\n")
-    sys.stdout.flush()
-"#;
-
-/// Words no two requirements of a sample share, so each matches only itself.
-const WORDS: &[&str] = &[
-    "invoices",
-    "orders",
-    "reports",
-    "accounts",
-    "refunds",
-    "shipments",
-    "coupons",
-    "reviews",
-    "alerts",
-];
-
-/// Gold requirement `j` of sample `i`.
-fn requirement(i: usize, j: usize) -> Value {
-    let word = WORDS[j];
-    req(
-        &format!("REQ-{:03}", j + 1),
-        &format!("Manage {word} {i}"),
-        "functional",
-        "admin",
-        &format!("manage the {word} of store {i}"),
-        &[0],
-    )
-}
-
 /// Sample `i` has 3–8 gold requirements.
 fn gold(i: usize) -> Vec<Value> {
-    (0..3 + i % 6).map(|j| requirement(i, j)).collect()
+    (0..3 + i % 6).map(|j| store_requirement(i, j)).collect()
 }
 
 /// The pipeline's answer to sample `i`: its gold requirements (a third of them when
@@ -108,7 +67,7 @@ fn project(dir: &Path) {
         "version = 1\n\n[matching]\nmax_items = 12\n\n[metrics.\"extraction.f1\"]\nmax_regression = 0.02\nrequire_significance = true\n",
     )
     .unwrap();
-    std::fs::write(dir.join("pipeline.py"), PIPELINE).unwrap();
+    std::fs::write(dir.join("pipeline.py"), ANSWERING_PIPELINE).unwrap();
     for (name, dropped) in [("full", false), ("dropped", true)] {
         std::fs::write(
             dir.join(format!("{name}.json")),
