@@ -305,7 +305,8 @@ fn described(mut fragment: Value, old: Option<&Value>) -> Value {
 
 /// The extraction answer schema states goldgate's compliance rules: each requirement field
 /// with its rule, all of them required, and the optional `usage` object, made from the
-/// rules themselves (`tests/compliance.rs` runs both on the same answers).
+/// rules themselves (`the_answer_schema_is_the_compliance_rules`, above, runs both on the
+/// same answers).
 #[test]
 fn the_extraction_answer_schema_is_made_from_the_compliance_rules() {
     use goldgate_core::kinds::extraction::compliance::{FIELDS, USAGE_COUNTS};

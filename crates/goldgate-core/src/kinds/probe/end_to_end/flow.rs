@@ -2,9 +2,9 @@
 //! register (`crates/goldgate-core/src/kinds/probe/`), flows through everything a kind
 //! flows through — `init` writes its samples, rules and stub, `suite lint` checks its
 //! labels, `check` runs, scores and gates it, the comment and the verdict name its metrics
-//! and broken samples, and `annotate` serves its form and saves its labels — while nothing
-//! outside its folder names it. Where goldgate lists kinds (init's choices, the published
-//! schemas) it is not listed.
+//! and broken samples — while nothing outside its folder names it. Where goldgate lists
+//! kinds (init's choices, the published schemas) it is not listed. `annotate` queues, saves
+//! and promotes its labels in `annotate::kind_tests` (a unit test of the annotate module).
 
 use crate::support::output::{assert_exit, text};
 use crate::support::project::goldgate;
