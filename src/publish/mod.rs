@@ -1,7 +1,8 @@
 //! Publishing a verdict on GitHub: inside GitHub Actions, the job summary, step outputs
-//! and annotations ([`actions`]); through the REST API ([`api`], with GitHub's rate and
-//! size limits in [`limits`]), the sticky PR comment and the check run; a command's verdict
-//! ([`verdict`]) and a saved one judged again ([`saved`]) posted from plain data. Decisions
+//! and annotations ([`actions`]); through the REST API ([`api`], to the [`target`] that
+//! GitHub Actions' environment names, with GitHub's rate and size limits in [`limits`]),
+//! the sticky PR comment and the check run; a command's verdict ([`verdict`]) and a saved
+//! one judged again ([`saved`]) posted from plain data. Decisions
 //! (whether to post, what a check run concludes) live here; what happened comes back as
 //! [`Event`]s for the caller to show. Failing to publish never changes the gate's exit code.
 
@@ -9,6 +10,7 @@ pub mod actions;
 pub mod api;
 pub mod limits;
 pub mod saved;
+pub mod target;
 pub mod verdict;
 
 use std::path::{Path, PathBuf};
@@ -196,7 +198,8 @@ pub fn post_comment(
     options: &PublishOptions,
     runtime: &tokio::runtime::Runtime,
 ) -> Result<Vec<Event>> {
-    use api::{ApiError, GitHub, Published, Target};
+    use api::{ApiError, GitHub, Published};
+    use target::Target;
     if options.comment_on == CommentOn::Never {
         return Ok(Vec::new());
     }

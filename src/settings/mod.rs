@@ -14,6 +14,7 @@ mod history;
 mod hook;
 mod init;
 pub mod judge;
+mod publish_verdict;
 mod reproduce;
 mod run;
 mod sequential;
@@ -25,6 +26,7 @@ pub use facts::provenance_facts;
 pub use history::{HistorySettings, PinSettings};
 pub use hook::{HookInstallSettings, HookRunSettings};
 pub use init::InitSettings;
+pub use publish_verdict::PublishSettings;
 pub use run::{run_settings, RunCommand};
 pub use suite::{
     flaky_inputs, max_items, min_kappa, named_suite, AgreementSettings, NamedSuite, StatsSettings,
@@ -36,7 +38,7 @@ use std::time::Duration;
 
 use crate::baseline::RefreshSettings;
 use crate::check::{CheckSettings, MissingBaseline, ReportOptions};
-use crate::cli::{self, BaselineFormat, CommentOn, GateFormat, PublishFormat, ScoreFormat};
+use crate::cli::{self, BaselineFormat, CommentOn, GateFormat, ScoreFormat};
 use crate::config::ConfigFile;
 use crate::publish::{self, PublishOptions};
 use goldgate_core::error::Error;
@@ -475,59 +477,6 @@ impl TryFrom<cli::RefreshArgs> for RefreshSettings {
             thresholds,
             bootstrap: bootstrap(None, None)?,
             facts: provenance_facts(),
-        })
-    }
-}
-
-/// `goldgate publish`.
-#[derive(Clone, Debug)]
-pub struct PublishSettings {
-    /// The verdict file to post (untrusted: its values are judged again).
-    pub verdict: PathBuf,
-    /// The trusted baseline its values are compared with; `None`: the file's own baseline
-    /// values.
-    pub baseline: Option<PathBuf>,
-    pub gate: GateSettings,
-    pub format: PublishFormat,
-    /// The commit of the trusted checkout (`GITHUB_SHA`, else git's `HEAD`).
-    pub git_sha: Option<String>,
-}
-
-impl TryFrom<cli::PublishArgs> for PublishSettings {
-    type Error = Error;
-
-    /// The rules as `check` finds them (`--thresholds`, `[check] thresholds`,
-    /// ./thresholds.toml); the baseline from `--baseline` (which must exist), else
-    /// `[check] baseline` or baselines/main.json when it exists.
-    fn try_from(a: cli::PublishArgs) -> Result<Self, Error> {
-        let file = config_file(a.config.as_deref())?;
-        let baseline = match a.baseline {
-            Some(path) if path.is_file() => Some(path),
-            Some(path) => {
-                return Err(Error::usage(
-                    format!("the baseline {} is not a file", path.display()),
-                    "pass the trusted baseline score file (e.g. baselines/main.json from the default branch), or leave --baseline out to use the verdict file's own baseline values",
-                ))
-            }
-            None => Some(
-                file.check
-                    .baseline
-                    .clone()
-                    .unwrap_or_else(|| defaults::BASELINE.into()),
-            )
-            .filter(|p| p.is_file()),
-        };
-        let mut gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
-        let trusted = baseline
-            .clone()
-            .unwrap_or_else(|| defaults::BASELINE.into());
-        gate.with_reference(&trusted, None)?;
-        Ok(PublishSettings {
-            gate,
-            verdict: a.verdict,
-            baseline,
-            format: a.format.unwrap_or(PublishFormat::Text),
-            git_sha: provenance_facts().git_sha,
         })
     }
 }
