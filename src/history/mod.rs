@@ -6,7 +6,7 @@
 pub mod git;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -260,15 +260,15 @@ pub fn trends(baseline: &Path, metrics: &[&str], n: usize) -> Vec<Trend> {
 }
 
 /// The pinned reference the rules' `[drift]` names, read with the refreshes of `baseline`
-/// since it was pinned; `None` when the rules name none. With `base_ref` (the base branch of
-/// a pull request), a reference the change re-pinned is read as it is there, and the
+/// since it was pinned; `None` when the rules name none. With `base` (the base branch of
+/// a pull request and where it keeps its rules), a reference the change re-pinned is read as it is there, and the
 /// finding says so: a change is never measured against a reference it moved itself. A
 /// reference the rules name that is missing, or not a score file, is an error naming where
 /// the rules name it: a missing input is never a quietly weaker gate.
 pub fn reference(
     thresholds: &Thresholds,
     baseline: &Path,
-    base_ref: Option<&str>,
+    base: Option<(&str, &Path)>,
 ) -> Result<(Option<Arc<Reference>>, Option<String>)> {
     let Some((path, at)) = thresholds.reference() else {
         return Ok((None, None));
@@ -289,8 +289,8 @@ pub fn reference(
             "the reference is a pinned copy that only `goldgate baseline pin` moves: name another file, e.g. baselines/reference.json",
         );
     }
-    let moved = match base_ref {
-        Some(rev) => base_reference(rev, thresholds, &path)?,
+    let moved = match base {
+        Some((rev, rules)) => base_reference(rev, rules, &path)?,
         None => None,
     };
     let (file, finding) = match moved {
@@ -316,25 +316,16 @@ pub fn reference(
 /// against the one it left. `None` when the base branch has no reference, or the same one.
 fn base_reference(
     rev: &str,
-    thresholds: &Thresholds,
+    rules: &Path,
     path: &Path,
 ) -> Result<Option<(String, String, String)>> {
-    use goldgate_core::gate::ratchet::{at_revision, reference_at, text_at_revision};
-    use goldgate_core::gate::thresholds::RulesSource;
-    let RulesSource::File(rules) = &thresholds.source else {
-        return Ok(None);
-    };
+    use goldgate_core::gate::ratchet::{at_revision, normal, reference_at, text_at_revision};
     let named = at_revision(rev, rules)?.and_then(|base| {
         let written = base.drift?.into_inner().reference.into_inner();
         Some(rules.parent().unwrap_or(Path::new("")).join(written))
     });
     let Some(was) = named else {
         return Ok(None);
-    };
-    let normal = |p: &Path| -> PathBuf {
-        p.components()
-            .filter(|c| !matches!(c, std::path::Component::CurDir))
-            .collect()
     };
     if normal(&was) == normal(path) {
         return Ok(reference_at(rev, path)?

@@ -97,7 +97,11 @@ impl GateSettings {
         baseline: &Path,
         base_ref: Option<&str>,
     ) -> Result<(), Error> {
-        let (reference, finding) = crate::history::reference(&self.thresholds, baseline, base_ref)?;
+        let (reference, finding) = crate::history::reference(
+            &self.thresholds,
+            baseline,
+            base_ref.zip(self.base_rules.as_deref()),
+        )?;
         self.compare.reference = reference;
         self.compare.ratchet.extend(finding);
         Ok(())

@@ -8,6 +8,7 @@ mod agents;
 mod annotate;
 pub mod chat;
 mod facts;
+mod gate;
 #[cfg(test)]
 mod help_tests;
 mod history;
@@ -23,6 +24,7 @@ mod suite;
 
 pub use annotate::AnnotateSettings;
 pub use facts::provenance_facts;
+pub use gate::GateSettings;
 pub use history::{HistorySettings, PinSettings};
 pub use hook::{HookInstallSettings, HookRunSettings};
 pub use init::InitSettings;
@@ -37,12 +39,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::baseline::RefreshSettings;
-use crate::check::{CheckSettings, MissingBaseline, ReportOptions};
-use crate::cli::{self, BaselineFormat, CommentOn, GateFormat, ScoreFormat};
+use crate::check::{CheckSettings, MissingBaseline};
+use crate::cli::{self, BaselineFormat, GateFormat, ScoreFormat};
 use crate::config::ConfigFile;
-use crate::publish::{self, PublishOptions};
 use goldgate_core::error::Error;
-use goldgate_core::gate::compare::CompareOptions;
 use goldgate_core::gate::thresholds::Thresholds;
 use goldgate_core::metrics::bootstrap::BootstrapConfig;
 use goldgate_core::retry::Backoff;
@@ -229,89 +229,6 @@ impl From<cli::MergeArgs> for MergeSettings {
     }
 }
 
-/// The rules, how to apply them, and how to report and publish the verdict (`compare`,
-/// `check`, `publish`).
-#[derive(Clone, Debug)]
-pub struct GateSettings {
-    pub thresholds: Thresholds,
-    /// The file the rules came from; `None`: the built-in rules.
-    pub thresholds_path: Option<PathBuf>,
-    pub compare: CompareOptions,
-    pub report: ReportOptions,
-    pub publish: PublishOptions,
-}
-
-impl GateSettings {
-    /// `--thresholds`, else `configured`, else ./thresholds.toml when it exists, else the
-    /// built-in rules; and the ratchet against `--base-thresholds` or the file at
-    /// `--base-ref`.
-    pub fn resolve(a: &cli::GateArgs, configured: Option<&Path>) -> Result<Self, Error> {
-        let path = rules_file(a.thresholds.as_deref(), configured);
-        let thresholds = rules(path.as_deref())?;
-        let base = match (&a.base_thresholds, &a.base_ref) {
-            (Some(file), _) => {
-                let text = goldgate_core::io::read(file)?;
-                Some(Thresholds::parse_unchecked(&text, file)?)
-            }
-            (None, Some(rev)) => {
-                let p = path
-                    .clone()
-                    .unwrap_or_else(|| PathBuf::from(defaults::THRESHOLDS_FILE));
-                goldgate_core::gate::ratchet::at_revision(rev, &p)?
-            }
-            (None, None) => None,
-        };
-        let ratchet = base
-            .map(|b| goldgate_core::gate::ratchet::loosened(&b, &thresholds))
-            .unwrap_or_default();
-        if a.resamples == Some(0) {
-            return Err(Error::usage(
-                "--resamples 0 (or GOLDGATE_RESAMPLES=0) would draw no paired interval, and so turn off every rule that requires a significant regression",
-                format!(
-                    "use at least 1 resample (the default, {}, is plenty for a 95% interval); a rule that should fail without significance says require_significance = false in thresholds.toml",
-                    defaults::RESAMPLES
-                ),
-            ));
-        }
-        Ok(GateSettings {
-            thresholds,
-            thresholds_path: path,
-            compare: CompareOptions {
-                bootstrap: bootstrap(a.resamples, a.seed)?,
-                allow_version_change: a.allow_version_change,
-                ratchet,
-                reference: None,
-            },
-            report: ReportOptions {
-                gate_name: a
-                    .gate_name
-                    .clone()
-                    .unwrap_or_else(|| defaults::GATE_NAME.into()),
-                templates: a.templates.clone(),
-                reproduce: Vec::new(),
-            },
-            publish: PublishOptions {
-                gate_name: a
-                    .gate_name
-                    .clone()
-                    .unwrap_or_else(|| defaults::GATE_NAME.into()),
-                comment_on: match a.comment_on.unwrap_or(CommentOn::Always) {
-                    CommentOn::Always => publish::CommentOn::Always,
-                    CommentOn::Regression => publish::CommentOn::Regression,
-                    CommentOn::Never => publish::CommentOn::Never,
-                },
-                pr: a.pr,
-                check_run: a.check_run,
-                backoff: retry_backoff(),
-                rate_limit_wait: Duration::from_secs(
-                    a.github_max_wait.unwrap_or(defaults::GITHUB_MAX_WAIT_SECS),
-                ),
-                secrets: goldgate_core::secrets::Secrets::from_env(defaults::WITHHELD_ENV),
-            },
-        })
-    }
-}
-
 /// Waits between retried calls to GitHub and embedding endpoints; `GOLDGATE_TEST_BACKOFF_MS`
 /// shortens them (tests).
 pub(crate) fn retry_backoff() -> Backoff {
@@ -396,7 +313,7 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
             },
             _ => MissingBaseline::AbsoluteRulesOnly,
         };
-        let mut gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
+        let mut gate = GateSettings::resolve(&a.gate, Some(&file))?;
         gate.with_reference(&baseline, a.gate.base_ref.as_deref())?;
         let compare_again = reproduce::compare(
             &out_dir.join(defaults::SCORE_FILE),

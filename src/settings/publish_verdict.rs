@@ -45,7 +45,7 @@ impl TryFrom<cli::PublishArgs> for PublishSettings {
             )
             .filter(|p| p.is_file()),
         };
-        let mut gate = GateSettings::resolve(&a.gate, file.check.thresholds.as_deref())?;
+        let mut gate = GateSettings::resolve(&a.gate, Some(&file))?;
         let trusted = baseline
             .clone()
             .unwrap_or_else(|| defaults::BASELINE.into());

@@ -62,13 +62,11 @@ pub(super) fn loosened(
     if file.check.sequential != Some(true) {
         return Ok(None);
     }
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let path = path.strip_prefix(&cwd).unwrap_or(path);
-    let before = goldgate_core::gate::ratchet::text_at_revision(rev, path)?;
-    let on_before = before
-        .and_then(|(text, _)| text.parse::<toml::Table>().ok())
+    let on_before = super::gate::config_at(rev, path)?
         .and_then(|t| t.get("check")?.get("sequential")?.as_bool())
         == Some(true);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let path = path.strip_prefix(&cwd).unwrap_or(path);
     Ok((!on_before).then(|| {
         format!(
             "[check] sequential = true in {} is new since {rev}: rules are decided on part of the suite (pass --full to send every sample)",

@@ -145,17 +145,20 @@ pub fn loosened(base: &Thresholds, current: &Thresholds) -> Vec<String> {
     findings
 }
 
+/// A path as written, without its `./` parts: `./baselines/r.json` and `baselines/r.json`
+/// name one file.
+pub fn normal(path: &Path) -> std::path::PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
+}
+
 /// The drift reference removed or pointed elsewhere.
 fn drift_loosened(base: &Thresholds, current: &Thresholds) -> Option<String> {
-    // As a path: `./baselines/r.json` and `baselines/r.json` are one file.
     let named = |t: &Thresholds| {
         t.drift.as_ref().map(|d| {
             let written = d.get_ref().reference.get_ref();
-            let path: std::path::PathBuf = Path::new(written)
-                .components()
-                .filter(|c| !matches!(c, std::path::Component::CurDir))
-                .collect();
-            (written.clone(), path)
+            (written.clone(), normal(Path::new(written)))
         })
     };
     match (named(base), named(current)) {

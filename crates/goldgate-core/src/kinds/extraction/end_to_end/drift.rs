@@ -265,7 +265,38 @@ fn a_slow_leak_within_every_allowance_fails_on_drift() {
     let (code, said) = at(dir, last, VERSIONS + 1, &moved);
     assert_eq!(code, 1, "{said}");
     assert!(said.contains("moved by this change"), "{said}");
-    std::fs::write(dir.join("thresholds.toml"), rules_text).unwrap();
+    std::fs::write(dir.join("thresholds.toml"), &rules_text).unwrap();
+
+    // Nor can it move its rules to a new file through goldgate.toml: the ratchet and the
+    // reference are read where the base branch keeps its rules, and the move is said.
+    std::fs::create_dir_all(dir.join("gate")).unwrap();
+    std::fs::write(
+        dir.join("gate/rules.toml"),
+        rules_text.replace("baselines/reference.json", "../baselines/other.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("goldgate.toml"),
+        "[check]\nthresholds = \"gate/rules.toml\"\n",
+    )
+    .unwrap();
+    let (code, said) = at(dir, last, VERSIONS + 1, &moved);
+    assert_eq!(code, 1, "{said}");
+    assert!(
+        said.contains("rules file moved by this change from thresholds.toml to")
+            && said.contains("below the reference of 2026-10-01"),
+        "{said}"
+    );
+    // Without [drift] in the new file, the removed budget is called out.
+    std::fs::write(dir.join("gate/rules.toml"), rules).unwrap();
+    let (_, said) = at(dir, last, VERSIONS + 1, &moved);
+    assert!(
+        said.contains("rules file moved by this change")
+            && said.contains("the drift budget was removed"),
+        "{said}"
+    );
+    std::fs::remove_dir_all(dir.join("gate")).unwrap();
+    std::fs::remove_file(dir.join("goldgate.toml")).unwrap();
     std::fs::remove_file(dir.join("baselines/other.json")).unwrap();
 
     // Pinned: the reference is the current baseline, and the check passes again, but a pull
