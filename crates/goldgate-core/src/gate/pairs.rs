@@ -10,7 +10,9 @@ use crate::metrics::registry::Metric;
 use crate::metrics::stats::Stats;
 use crate::score::file::{SampleScore, ScoreFile};
 
-/// Indexes (candidate, other) of the samples both runs scored.
+/// Indexes (candidate, other) of the samples both runs scored: the same id of the same
+/// kind. A sample whose kind changed is another sample (its metrics are another kind's),
+/// never a pair, so it cannot stand in for one in a count of shared samples.
 pub fn shared(candidate: &ScoreFile, other: Option<&ScoreFile>) -> Vec<(usize, usize)> {
     let Some(b) = other else { return Vec::new() };
     let index: HashMap<&str, usize> = b
@@ -24,6 +26,7 @@ pub fn shared(candidate: &ScoreFile, other: Option<&ScoreFile>) -> Vec<(usize, u
         .iter()
         .enumerate()
         .filter_map(|(i, s)| index.get(s.id.as_str()).map(|&j| (i, j)))
+        .filter(|&(i, j)| candidate.samples[i].kind == b.samples[j].kind)
         .collect()
 }
 

@@ -237,3 +237,30 @@ fn one_shared_sample_is_not_a_drift_measured() {
     let v = compare(&kept_half, None, &t, &o).unwrap();
     assert_eq!(v.verdict, Outcome::Pass, "{:?}", v.drift);
 }
+
+/// Samples that keep their ids but change kind are other samples: they are not shared with
+/// the reference, so moving most of the suite to another kind leaves too few shared samples
+/// (the run is incomplete), never a drift measured on the few left.
+#[test]
+fn samples_whose_kind_changed_are_not_shared() {
+    let recall = metric("recall");
+    let t = rules(&format!(
+        "[drift]\nreference = \"r.json\"\n[metrics.\"{recall}\"]\nmax_regression = 0.02\n"
+    ));
+    let mut o = options();
+    o.reference = Some(reference(run(&[5; 40]), None));
+    let ours = crate::kinds::kind_of(crate::testkit::test_kind());
+    let other = crate::kinds::ALL
+        .iter()
+        .map(|k| crate::kinds::kind_of(*k))
+        .find(|k| *k != ours)
+        .expect("another kind is registered");
+    let mut moved = run(&[5; 40]);
+    for s in moved.samples.iter_mut().skip(10) {
+        s.kind = other;
+    }
+    let v = compare(&moved, None, &t, &o).unwrap();
+    assert_eq!(v.verdict, Outcome::Incomplete, "{:?}", v.drift);
+    let d = &v.drift.as_ref().expect("a drift report").metrics[0];
+    assert!(d.paired <= 10, "{d:?}");
+}

@@ -108,9 +108,9 @@ pub struct Decisions {
     /// Samples answered before the first call (the cache's).
     known: usize,
     seen: usize,
-    baseline: Option<std::collections::HashMap<String, crate::metrics::stats::Stats>>,
+    baseline: Option<std::collections::HashMap<String, (Kind, crate::metrics::stats::Stats)>>,
     /// The pinned reference's samples, for the drift questions.
-    reference: Option<std::collections::HashMap<String, crate::metrics::stats::Stats>>,
+    reference: Option<std::collections::HashMap<String, (Kind, crate::metrics::stats::Stats)>>,
 }
 
 /// The numerators' and the denominators' sums of `terms`.
@@ -144,7 +144,7 @@ impl Decisions {
         let by_id = |f: &crate::score::ScoreFile| {
             f.samples
                 .iter()
-                .map(|s| (s.id.clone(), s.stats.clone()))
+                .map(|s| (s.id.clone(), (s.kind, s.stats.clone())))
                 .collect::<std::collections::HashMap<_, _>>()
         };
         let (baseline, reference) = (partners.0.map(by_id), partners.1.map(by_id));
@@ -202,7 +202,14 @@ impl Decisions {
                 ..
             }
         );
-        let shared = |id: &str| !drift || partner.is_some_and(|p| p.contains_key(id));
+        // A partner of another kind (the sample's kind changed) is no partner.
+        let partner_of = |id: &str, k: Kind| {
+            partner
+                .and_then(|p| p.get(id))
+                .filter(|(pk, _)| *pk == k)
+                .map(|(_, stats)| stats)
+        };
+        let shared = |id: &str, k: Kind| !drift || partner_of(id, k).is_some();
         let counts = |k: Kind| kind.is_none_or(|only| only == k) && owner.is_none_or(|o| o == k);
         let needs_significance = matches!(
             tracked.question.check,
@@ -227,14 +234,14 @@ impl Decisions {
         };
         for k in known
             .iter()
-            .filter(|k| counts(k.score.kind) && shared(&k.score.id))
+            .filter(|k| counts(k.score.kind) && shared(&k.score.id, k.score.kind))
         {
             let p = part_of(k.stratum, &mut tracked.parts);
             tracked.parts[p].known.push(terms(&ratio, &k.score.stats));
         }
         let index = |key: &str| self.keys.iter().position(|k| *k == key);
         for (i, planned) in self.planned.iter().enumerate() {
-            if !counts(planned.kind) || !shared(&planned.id) {
+            if !counts(planned.kind) || !shared(&planned.id, planned.kind) {
                 continue;
             }
             let side = |parts: &[(&str, f64)]| -> Option<f64> {
@@ -259,7 +266,7 @@ impl Decisions {
                 numerator,
                 denominator,
             });
-            let base = partner.and_then(|b| b.get(&planned.id));
+            let base = partner_of(&planned.id, planned.kind);
             part.has_pair.push(base.is_some());
             part.paired.push(match (&tracked.question.check, base) {
                 (Check::Regression { baseline, .. }, Some(stats)) => {
