@@ -234,12 +234,28 @@ fn echo_check(name: &str, env: &[(&str, &str)]) -> (serde_json::Value, String) {
 fn a_secret_salt_changes_the_order_and_is_written_nowhere() {
     let salt = "salt-4b1d-never-written";
     let (plain, _) = echo_check("sequential-plain", &[]);
-    let (salted, written) = echo_check("sequential-salted", &[("GOLDGATE_SEQUENTIAL_SALT", salt)]);
-    let (plain, salted) = (&plain["sequential"], &salted["sequential"]);
+    let (salted_verdict, written) =
+        echo_check("sequential-salted", &[("GOLDGATE_SEQUENTIAL_SALT", salt)]);
+    let (plain, salted) = (&plain["sequential"], &salted_verdict["sequential"]);
     assert_eq!(plain["salted"], serde_json::Value::Null, "{plain}");
     assert_eq!(salted["salted"], true, "{salted}");
     assert_ne!(plain["seed"], salted["seed"], "the salt goes into the seed");
     assert!(!written.contains(salt), "the salt is written somewhere");
+    // Keyed with HMAC-SHA-256, which no seed seen in a comment lets anyone run backwards
+    // (a hash that can be, once the salt's state is worked out, gives every later order).
+    let fingerprint = salted_verdict["provenance"]["candidate"]["pipeline_fingerprint"]
+        .as_str()
+        .expect("the candidate's fingerprint");
+    let seed = |v: &serde_json::Value| v["seed"].as_str().expect("a seed").to_string();
+    let hex = |n: u64| format!("{n:016x}");
+    assert_eq!(
+        seed(plain),
+        hex(goldgate_core::rng::label_hash(fingerprint))
+    );
+    assert_eq!(
+        seed(salted),
+        hex(goldgate_core::rng::keyed_seed(salt, fingerprint))
+    );
 }
 
 #[test]

@@ -288,12 +288,12 @@ impl Observer for SequentialRun<'_> {
             .iter()
             .map(|id| self.samples.get(*id).map(stratum).unwrap_or_default())
             .collect();
-        // The fingerprint alone is known to the change's author, who could try fingerprints
-        // until one gives a favourable order; a salt kept secret from them (a CI secret)
-        // makes the order theirs to reproduce in CI only.
+        // The fingerprint alone is known to the change's author, whose pipeline can work out
+        // its own order; a salt kept secret from them (a CI secret) keys the seed with
+        // HMAC-SHA-256, which no seed seen in a comment lets them run backwards.
         let seed = match &self.inputs.settings.salt {
             None => goldgate_core::rng::label_hash(fingerprint),
-            Some(salt) => goldgate_core::rng::label_hash(&format!("{salt}\0{fingerprint}")),
+            Some(salt) => goldgate_core::rng::keyed_seed(salt, fingerprint),
         };
         let order: Vec<&str> = known
             .iter()

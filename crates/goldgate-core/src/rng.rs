@@ -123,6 +123,31 @@ pub fn label_hash(label: &str) -> u64 {
     })
 }
 
+/// A seed for `message` under a secret `key`: the first 8 bytes of HMAC-SHA-256 (RFC 2104).
+/// Unlike [`label_hash`], which can be run backwards, neither the key nor the seed of
+/// another message can be worked out from seeds and messages seen, so an order seeded this
+/// way is unknown to whoever does not hold the key.
+pub fn keyed_seed(key: &str, message: &str) -> u64 {
+    use sha2::{Digest, Sha256};
+    const BLOCK: usize = 64;
+    let mut block = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        block[..32].copy_from_slice(&Sha256::digest(key.as_bytes()));
+    } else {
+        block[..key.len()].copy_from_slice(key.as_bytes());
+    }
+    let pad = |byte: u8| block.map(|b| b ^ byte);
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(message.as_bytes())
+        .finalize();
+    let outer = Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize();
+    u64::from_be_bytes(outer[..8].try_into().expect("32 bytes"))
+}
+
 /// `bytes` random bytes from the operating system, as lower-case hex: an access token no
 /// one can guess (`/dev/urandom`; elsewhere the OS-seeded keys of the standard library's
 /// hasher, which come from the same source).
@@ -143,6 +168,21 @@ pub fn secret_hex(bytes: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// HMAC-SHA-256 as RFC 4231 gives it (test case 2) and as Python's `hmac` computes it
+    /// for a key longer than a block.
+    #[test]
+    fn a_keyed_seed_is_hmac_sha256() {
+        assert_eq!(
+            super::keyed_seed("Jefe", "what do ya want for nothing?"),
+            0x5bdc_c146_bf60_754e
+        );
+        assert_eq!(
+            super::keyed_seed(&"k".repeat(100), "fp"),
+            0x7408_1ede_aa72_9c25
+        );
+        assert_ne!(super::keyed_seed("a", "fp"), super::keyed_seed("b", "fp"));
+    }
+
     use super::*;
 
     /// Counting draws in bulk gives the counts, and leaves the state, that drawing one at
