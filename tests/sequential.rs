@@ -299,3 +299,61 @@ fn a_change_that_switches_the_sequential_check_on_for_itself_is_a_loosened_rule(
         verdict["summary"]
     );
 }
+
+/// `[run] max_errors` counts the failed calls of the whole suite: a sequential check sends
+/// every sample with it, and so trips where the full check trips (incomplete), instead of
+/// deciding its rules before the failures past the limit come in.
+#[test]
+fn a_sequential_check_with_max_errors_trips_as_the_full_check_does() {
+    let tmp = crate::support::TempDir::new("sequential-max-errors");
+    let dir = &tmp.0;
+    let suite = crate::support::project::test_suite(dir, 400);
+    let suite = suite.display().to_string();
+    std::fs::write(
+        dir.join("ok.sh"),
+        "cat >/dev/null\necho '{\"marks\": []}'\n",
+    )
+    .unwrap();
+    // Eight of the 400 samples (2%) crash: their ids end in 13 or 57.
+    std::fs::write(
+        dir.join("some.sh"),
+        "request=$(cat)\ncase \"$request\" in\n  *'\"id\":\"s-'*13'\"'*|*'\"id\":\"s-'*57'\"'*) exit 3 ;;\nesac\necho '{\"marks\": []}'\n",
+    )
+    .unwrap();
+    let refresh = [
+        "baseline",
+        "refresh",
+        "--suite",
+        &suite,
+        "--command",
+        "sh ok.sh",
+    ];
+    let out = crate::support::project::goldgate(dir, &refresh, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::support::output::text(&out.stderr)
+    );
+    for mode in ["--full", "--sequential"] {
+        let args = [
+            "check",
+            "--suite",
+            &suite,
+            "--command",
+            "sh some.sh",
+            "--max-errors",
+            "5",
+            "--retries",
+            "0",
+            mode,
+        ];
+        let out = crate::support::project::goldgate(dir, &args, &[]);
+        let said = format!(
+            "{}{}",
+            crate::support::output::text(&out.stdout),
+            crate::support::output::text(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(3), "{mode}: {said}");
+    }
+}

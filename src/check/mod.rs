@@ -223,6 +223,7 @@ pub fn check(
                 embedding,
                 repeats: s.run.repeat,
                 jobs: s.run.jobs,
+                max_errors: s.run.max_errors,
                 settings,
             };
             let mut observer = sequential::SequentialRun::new(observer, inputs, &suite)?;

@@ -204,7 +204,11 @@ fn expected(
         reference,
         suite: &suite,
     });
-    let asked = questions(&s.thresholds, Some(baseline), drift, &kinds(&loaded));
+    let mut asked = questions(&s.thresholds, Some(baseline), drift, &kinds(&loaded));
+    let every_call = loaded.len() * s.run.repeat.max(1) as usize;
+    asked.extend(s.run.max_errors.and_then(|max| {
+        goldgate_core::gate::sequential::questions::max_errors_question(max, every_call)
+    }));
     let waiting: Vec<String> = asked
         .iter()
         .filter_map(|q| Some(format!("{} ({})", q.describe(), q.waits.as_ref()?)))

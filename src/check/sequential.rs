@@ -8,7 +8,9 @@ use std::collections::HashMap;
 use goldgate_core::error::Result;
 use goldgate_core::gate::sequential::decide::{Decisions, Known, Planned};
 use goldgate_core::gate::sequential::order::send_order;
-use goldgate_core::gate::sequential::questions::{keys, questions, DriftBasis, Question};
+use goldgate_core::gate::sequential::questions::{
+    keys, max_errors_question, questions, DriftBasis, Question,
+};
 use goldgate_core::gate::sequential::report::SequentialReport;
 use goldgate_core::gate::thresholds::Thresholds;
 use goldgate_core::metrics::stats::Sums;
@@ -56,6 +58,8 @@ pub struct Inputs<'a> {
     pub embedding: Option<Embedding<'a>>,
     pub repeats: u32,
     pub jobs: usize,
+    /// `[run] max_errors`: a count over the whole suite, so with it every sample is sent.
+    pub max_errors: Option<usize>,
     pub settings: &'a SequentialSettings,
 }
 
@@ -305,11 +309,17 @@ impl Observer for SequentialRun<'_> {
             reference,
             suite: &suite,
         });
-        let asked = questions(
+        let mut asked = questions(
             self.inputs.thresholds,
             self.inputs.baseline,
             drift,
             &kinds(&self.samples),
+        );
+        let calls = jobs.len();
+        asked.extend(
+            self.inputs
+                .max_errors
+                .and_then(|max| max_errors_question(max, calls)),
         );
         let keys = keys(&asked);
         let (scoring, repeats) = (self.inputs.scoring, self.inputs.repeats);

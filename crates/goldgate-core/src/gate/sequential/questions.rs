@@ -64,6 +64,26 @@ pub struct Question {
     pub waits: Option<String>,
 }
 
+/// `[run] max_errors` as a question: the run stops as incomplete once more than
+/// `max_errors` calls fail in the whole suite, a count no part of the suite can bound, so the
+/// question waits for every sample (a sequential check with it sends them all, as the full
+/// check would, and trips where the full check trips).
+pub fn max_errors_question(max_errors: usize, calls: usize) -> Option<Question> {
+    let metric = crate::kinds::find("run.error_rate")?;
+    Some(Question {
+        metric,
+        kind: None,
+        check: Check::Ceiling {
+            bound: max_errors as f64 / calls.max(1) as f64,
+        },
+        confidence: 1.0,
+        severity: Severity::Fail,
+        waits: Some(format!(
+            "[run] max_errors = {max_errors} counts the failed calls of the whole suite"
+        )),
+    })
+}
+
 impl Question {
     /// The ratio the question is decided on (`None`: it waits for every sample).
     pub fn ratio(&self) -> Option<Ratio> {
