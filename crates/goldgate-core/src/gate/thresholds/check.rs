@@ -62,6 +62,18 @@ pub(super) fn check(t: &Thresholds, text: &str, at: &dyn Fn(usize) -> Location) 
 }
 
 const CONFIDENCE_HINT: &str = "a confidence level strictly between 0 and 1, e.g. 0.95";
+
+/// Why `c` is no confidence level: outside (0, 1), or so close to 0 or 1 that its error
+/// rate, 1 − confidence, rounds to 1 or 0 (`1e-20`), which no test can be run at.
+fn confidence_problem(c: f64) -> Option<String> {
+    let alpha = 1.0 - c;
+    if !(c > 0.0 && c < 1.0) {
+        return Some(format!("confidence {c} must be between 0 and 1"));
+    }
+    (!(alpha > 0.0 && alpha < 1.0)).then(|| {
+        format!("confidence {c:e} is too close to 0 or 1: its error rate, 1 − confidence, rounds to {alpha}")
+    })
+}
 const REGRESSION_HINT: &str =
     "the worsening allowed against the baseline: a number >= 0 (e.g. 0.02) or a percentage (\"5%\")";
 
@@ -161,12 +173,11 @@ fn check_rule(
             problems.push(Problem::new(at_max, field("max"), message));
         }
     }
-    if let Some(c) = rule
+    if let Some((c, message)) = rule
         .confidence
         .as_ref()
-        .filter(|c| !(*c.get_ref() > 0.0 && *c.get_ref() < 1.0))
+        .and_then(|c| Some((c, confidence_problem(*c.get_ref())?)))
     {
-        let message = format!("confidence {} must be between 0 and 1", c.get_ref());
         problems.push(
             Problem::new(at(c.span().start), field("confidence"), message)
                 .with_hint(CONFIDENCE_HINT),
@@ -244,12 +255,12 @@ fn check_defaults(
     let span = defaults.span();
     let place = |key: &str| at(value_offset(text, span.clone(), key).unwrap_or(span.start));
     let mut problems = Vec::new();
-    if !(d.confidence > 0.0 && d.confidence < 1.0) {
+    if let Some(message) = confidence_problem(d.confidence) {
         problems.push(
             Problem::new(
                 place("confidence"),
                 Some("defaults.confidence".into()),
-                format!("confidence {} must be between 0 and 1", d.confidence),
+                message,
             )
             .with_hint(CONFIDENCE_HINT),
         );
