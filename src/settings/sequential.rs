@@ -18,6 +18,12 @@ pub(super) fn settings(
     table: &crate::config::CheckTable,
     run: &goldgate_run::plan::RunSettings,
 ) -> Result<Option<SequentialSettings>, Error> {
+    if table.batch == Some(0) {
+        return Err(Error::usage(
+            "[check] batch = 0 in goldgate.toml: the rules are tested after every batch, and a batch of no samples is never complete",
+            "a batch is at least 1 sample; leave it out for the default (the larger of --jobs and 1% of the suite)",
+        ));
+    }
     let on = flag || (table.sequential == Some(true) && !full);
     if !on {
         if batch.is_some() {
