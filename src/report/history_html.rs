@@ -25,7 +25,7 @@ const BOTTOM: f64 = 42.0;
 /// The page.
 pub fn page(history: &History, thresholds: &Thresholds) -> Result<String> {
     let mut env = Environment::new();
-    env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
+    super::html::escape_as_html(&mut env);
     env.add_template("history.html.j2", HISTORY_TEMPLATE)
         .map_err(|e| Error::internal(format!("the history template does not parse: {e}")))?;
     let charts: Vec<Value> = series(history, thresholds)
@@ -204,4 +204,52 @@ fn chart(s: &Series, history: &History) -> String {
     let (ax, ay) = (14.0, TOP + h / 2.0);
     let _ = write!(svg, "<text class=\"axis-label\" x=\"{ax}\" y=\"{ay:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 {ax} {ay:.1})\">{}</text></svg>", escape(s.metric));
     svg
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use goldgate_core::score::file::AcceptedDrift;
+
+    use crate::history::{History, Point};
+
+    /// What git and a committed baseline say (a commit's subject and author, an accepted
+    /// drift's who and why) reaches the page escaped as the HTML report escapes: markup, and
+    /// the bidirectional and control characters that would reorder or hide text.
+    #[test]
+    fn what_git_says_is_escaped_as_the_report_escapes() {
+        let hostile = "a\u{202e}evil\u{1b}[31m <b>x</b>";
+        let point = Point {
+            commit: Some("0123456789abcdef".into()),
+            committed_at: Some("2026-10-01T00:00:00Z".into()),
+            author: Some(hostile.into()),
+            subject: Some(hostile.into()),
+            created_at: "2026-10-01T00:00:00Z".into(),
+            pipeline_fingerprint: None,
+            pinned: false,
+            accepted_drift: Some(AcceptedDrift {
+                by: hostile.into(),
+                reason: hostile.into(),
+                reference: hostile.into(),
+                reference_created_at: "2026-09-01T00:00:00Z".into(),
+                drifts: vec![hostile.into()],
+            }),
+            metrics: BTreeMap::new(),
+        };
+        let history = History {
+            schema: "goldgate.history/1".into(),
+            baseline: "baselines/main.json".into(),
+            reference: None,
+            shallow: false,
+            points: vec![point],
+            skipped: Vec::new(),
+        };
+        let page = super::page(&history, &goldgate_core::testkit::built_in_rules()).unwrap();
+        assert!(page.contains("drift accepted by"), "the accepted drift is shown");
+        for raw in ['\u{202e}', '\u{1b}'] {
+            assert!(!page.contains(raw), "{raw:?} reached the page");
+        }
+        assert!(!page.contains("<b>x</b>"), "markup reached the page");
+    }
 }

@@ -44,6 +44,20 @@ pub fn report(v: &Verdict, candidate: &ScoreFile, templates: Option<&Path>) -> R
 /// How to read a reliability diagram, said once above the charts.
 const RELIABILITY_GUIDE: &str = "A reliability diagram sorts the predictions that state a confidence into ten bins by that confidence (0–0.1 … 0.9–1) and draws each bin as a bar as tall as the share of its predictions that were correct; the number above a bar (and its shade) says how many predictions it holds, the dot marks their mean confidence. On the dashed diagonal confidence equals accuracy: bars below it are overconfident, bars above it underconfident.";
 
+/// Every value a template writes escaped with [`goldgate_core::escape::html`] (markup,
+/// and the bidirectional and control characters that would reorder or hide text), unless
+/// the code marked it safe; an undefined value writes nothing.
+pub(crate) fn escape_as_html(env: &mut Environment) {
+    env.set_formatter(|out, _state, value| {
+        let text = match (value.is_safe(), value.as_str()) {
+            (true, Some(html)) => std::borrow::Cow::Borrowed(html),
+            _ if value.is_undefined() => std::borrow::Cow::Borrowed(""),
+            _ => std::borrow::Cow::Owned(goldgate_core::escape::html(&value.to_string())),
+        };
+        std::fmt::Write::write_str(out, &text).map_err(minijinja::Error::from)
+    });
+}
+
 /// [`report`], with the traces of a multi-step pipeline's records (`srs-agents`): one
 /// collapsed section per record, one per model call inside it.
 pub fn report_with_traces(
@@ -53,14 +67,7 @@ pub fn report_with_traces(
     traces: Option<&Traces>,
 ) -> Result<String> {
     let mut env = Environment::new();
-    env.set_formatter(|out, _state, value| {
-        let text = match (value.is_safe(), value.as_str()) {
-            (true, Some(html)) => std::borrow::Cow::Borrowed(html),
-            _ if value.is_undefined() => std::borrow::Cow::Borrowed(""),
-            _ => std::borrow::Cow::Owned(goldgate_core::escape::html(&value.to_string())),
-        };
-        std::fmt::Write::write_str(out, &text).map_err(minijinja::Error::from)
-    });
+    escape_as_html(&mut env);
     super::add_template(&mut env, templates, "report.html.j2", REPORT_TEMPLATE)?;
     let mut totals = Stats::default();
     for s in &candidate.samples {
