@@ -121,13 +121,19 @@ pub fn file_log(
     }))
 }
 
+/// A version's bytes, or why they were not read (larger than a score file may be).
+pub type Version = std::result::Result<Vec<u8>, String>;
+
 impl FileLog {
     /// The file's text at each version in turn, newest first (`None` where the commit
     /// deleted it), through one `git cat-file --batch`; `each` returns whether to go on.
-    /// Only one version's text is in memory at a time.
+    /// Only one version's text is in memory at a time, and none over `max` bytes (a score
+    /// file's limit, [`goldgate_core::score::file::MAX_BYTES`]): a larger one is passed over
+    /// unread.
     pub fn each_text(
         &self,
-        mut each: impl FnMut(&Committed, Option<Vec<u8>>) -> bool,
+        max: u64,
+        mut each: impl FnMut(&Committed, Option<Version>) -> bool,
     ) -> Result<()> {
         if self.versions.is_empty() {
             return Ok(());
@@ -173,6 +179,18 @@ impl FileLog {
                 let mut fields = header.rsplitn(3, ' ');
                 let size = fields.next().and_then(|s| s.parse::<usize>().ok());
                 match (size, fields.next()) {
+                    (Some(size), Some("blob")) if size as u64 > max => {
+                        // Passed over unread, a piece at a time: a version of any size
+                        // costs no memory.
+                        let mut rest = (&mut reader).take(size as u64 + 1);
+                        if let Err(e) = std::io::copy(&mut rest, &mut std::io::sink()) {
+                            outcome = Err(git_failed(&e.to_string()));
+                            break;
+                        }
+                        Some(Err(format!(
+                            "{size} bytes, more than the {max} a score file may hold: not read"
+                        )))
+                    }
                     (Some(size), Some("blob")) => {
                         let mut text = vec![0; size + 1];
                         if let Err(e) = reader.read_exact(&mut text) {
@@ -180,7 +198,7 @@ impl FileLog {
                             break;
                         }
                         text.pop();
-                        Some(text)
+                        Some(Ok(text))
                     }
                     _ => {
                         outcome = Err(git_failed(header));
@@ -205,4 +223,41 @@ fn git_failed(why: &str) -> Error {
         format!("cannot read the history from git: {why}"),
         "run goldgate inside the repository's work tree, with git installed",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use goldgate_core::testkit::git;
+
+    /// A version over the limit is passed over unread and said, and the versions before and
+    /// after it are read whole: the stream stays in step.
+    #[test]
+    fn a_version_over_the_limit_is_passed_over_unread() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        git(dir, &["init", "-q", "-b", "main"]);
+        let path = dir.join("main.json");
+        for (text, message) in [
+            ("first".to_string(), "one"),
+            ("x".repeat(5000), "huge"),
+            ("third".to_string(), "three"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            git(dir, &["add", "-A"]);
+            git(dir, &["commit", "-q", "-m", message]);
+        }
+        let log = super::file_log(&path, None).unwrap().unwrap();
+        let mut seen = Vec::new();
+        log.each_text(1000, |version, text| {
+            seen.push((version.subject.clone(), text));
+            true
+        })
+        .unwrap();
+        let subjects: Vec<&str> = seen.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(subjects, ["three", "huge", "one"]);
+        assert_eq!(seen[0].1, Some(Ok(b"third".to_vec())));
+        let why = seen[1].1.clone().unwrap().unwrap_err();
+        assert!(why.contains("5000 bytes, more than the 1000"), "{why}");
+        assert_eq!(seen[2].1, Some(Ok(b"first".to_vec())));
+    }
 }

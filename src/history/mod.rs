@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use goldgate_core::error::{Error, Problem, Result};
 use goldgate_core::gate::drift::{Reference, Trend};
 use goldgate_core::gate::thresholds::Thresholds;
-use goldgate_core::score::file::{AcceptedDrift, Provenance};
+use goldgate_core::score::file::{AcceptedDrift, Provenance, MAX_BYTES};
 use goldgate_core::score::rfc3339;
 
 /// The schema of `goldgate history --format json`.
@@ -101,8 +101,18 @@ pub fn read(baseline: &Path, reference: Option<&Path>, limit: Option<usize>) -> 
     let mut points = Vec::new();
     let mut skipped = Vec::new();
     let mut newest: Option<Vec<u8>> = None;
-    log.each_text(|version, text| {
+    log.each_text(MAX_BYTES, |version, text| {
         let Some(text) = text else { return true };
+        let text = match text {
+            Ok(text) => text,
+            Err(why) => {
+                skipped.push(Skipped {
+                    commit: version.commit.clone(),
+                    why,
+                });
+                return true;
+            }
+        };
         match head(&text) {
             Ok(h) => points.push(point(h, Some(version), &pins)),
             Err(why) => skipped.push(Skipped {
@@ -139,9 +149,11 @@ pub fn read(baseline: &Path, reference: Option<&Path>, limit: Option<usize>) -> 
     })
 }
 
-/// The bytes of `path` when it is a regular file (a FIFO or a device is never read).
+/// The bytes of `path` when it is a regular file no larger than a score file may be (a
+/// FIFO or a device is never read).
 fn regular_file(path: &Path) -> Option<Vec<u8>> {
-    path.is_file().then(|| std::fs::read(path).ok()).flatten()
+    let small = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= MAX_BYTES);
+    small.then(|| std::fs::read(path).ok()).flatten()
 }
 
 /// When each committed version of the reference (and its working copy) was made: the
@@ -149,8 +161,8 @@ fn regular_file(path: &Path) -> Option<Vec<u8>> {
 fn pins(reference: &Path) -> Result<Vec<String>> {
     let mut made = Vec::new();
     if let Ok(log) = git::file_log(reference, None)? {
-        log.each_text(|_, text| {
-            if let Some(h) = text.and_then(|t| head(&t).ok()) {
+        log.each_text(MAX_BYTES, |_, text| {
+            if let Some(h) = text.and_then(|t| head(&t.ok()?).ok()) {
                 made.push(h.provenance.created_at);
             }
             true
@@ -199,8 +211,8 @@ pub fn refreshes_since(baseline: &Path, created_at: &str) -> Result<Option<usize
     let mut later: Vec<String> = Vec::new();
     let mut reached = false;
     let mut newest: Option<Vec<u8>> = None;
-    log.each_text(|_, text| {
-        let Some(text) = text else { return true };
+    log.each_text(MAX_BYTES, |_, text| {
+        let Some(Ok(text)) = text else { return true };
         let made = head(&text).ok().map(|h| h.provenance.created_at);
         if newest.is_none() {
             newest = Some(text);

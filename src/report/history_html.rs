@@ -246,7 +246,10 @@ mod tests {
             skipped: Vec::new(),
         };
         let page = super::page(&history, &goldgate_core::testkit::built_in_rules()).unwrap();
-        assert!(page.contains("drift accepted by"), "the accepted drift is shown");
+        assert!(
+            page.contains("drift accepted by"),
+            "the accepted drift is shown"
+        );
         for raw in ['\u{202e}', '\u{1b}'] {
             assert!(!page.contains(raw), "{raw:?} reached the page");
         }

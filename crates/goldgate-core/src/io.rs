@@ -12,6 +12,55 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 
+/// Read a whole text file of at most `max` bytes, refusing a device (a link committed to
+/// the repository can point at `/dev/zero`, which never ends) and a directory. A FIFO is
+/// read, as a shell's process substitution (`<(git show …)`) is one, but never more than
+/// `max` bytes of it.
+pub fn read_capped(path: &Path, max: u64) -> Result<String> {
+    let refuse = |why: String| Error::Read {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(why),
+    };
+    let meta = std::fs::metadata(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    #[cfg(unix)]
+    let device = {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_char_device() || meta.file_type().is_block_device()
+    };
+    #[cfg(not(unix))]
+    let device = false;
+    if device || meta.is_dir() {
+        return Err(refuse("not a file (a device or a directory)".into()));
+    }
+    if meta.is_file() && meta.len() > max {
+        return Err(refuse(format!(
+            "{} bytes, more than the {} this file may hold",
+            meta.len(),
+            max
+        )));
+    }
+    let file = std::fs::File::open(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut text = String::new();
+    file.take(max + 1)
+        .read_to_string(&mut text)
+        .map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if text.len() as u64 > max {
+        return Err(refuse(format!(
+            "more than the {max} bytes this file may hold"
+        )));
+    }
+    Ok(text)
+}
+
 /// Read a whole text file.
 pub fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).map_err(|source| Error::Read {
@@ -287,6 +336,40 @@ fn temporary_beside(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A link to a device (one a repository can hold: `/dev/zero` never ends) and a
+    /// directory are refused before anything is read, a file over the limit by its size, a
+    /// FIFO (a shell's process substitution) is read up to the limit, and a file within it
+    /// whole.
+    #[cfg(unix)]
+    #[test]
+    fn read_capped_reads_files_and_pipes_within_the_limit_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let zero = dir.join("zero.json");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let e = read_capped(&zero, 1 << 30).unwrap_err().to_string();
+        assert!(e.contains("not a file (a device or a directory)"), "{e}");
+        assert!(read_capped(dir, 100).is_err(), "a directory");
+        let big = dir.join("big.json");
+        std::fs::write(&big, "x".repeat(101)).unwrap();
+        let e = read_capped(&big, 100).unwrap_err().to_string();
+        assert!(e.contains("101 bytes, more than the 100"), "{e}");
+        assert_eq!(read_capped(&big, 101).unwrap().len(), 101);
+        let fifo = dir.join("fifo.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut f = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+                let _ = f.write_all("y".repeat(500).as_bytes());
+            })
+        };
+        let e = read_capped(&fifo, 100).unwrap_err().to_string();
+        assert!(e.contains("more than the 100 bytes"), "{e}");
+        writer.join().unwrap();
+    }
 
     #[test]
     fn atomic_write_replaces_whole_files_and_leaves_no_temporaries() {

@@ -298,8 +298,13 @@ pub struct ScoreFile {
 
 /// Read a score (or baseline) file, with the location of any problem.
 pub fn read(path: &Path) -> Result<ScoreFile> {
-    parse(&crate::io::read(path)?, path)
+    parse(&crate::io::read_capped(path, MAX_BYTES)?, path)
 }
+
+/// The most a score file may hold: 512 MiB, some 200,000 samples (10,000 take 23 MB). A
+/// baseline committed as a link to a device, or a version far larger, is refused before
+/// it is read.
+pub const MAX_BYTES: u64 = 512 << 20;
 
 /// A score file's text, checked as [`read`] checks a file (`path` names it in messages: a
 /// file, or `REV:path` for a version read from git).
