@@ -315,6 +315,10 @@ impl TryFrom<cli::CheckArgs> for CheckCommand {
         };
         let mut gate = GateSettings::resolve(&a.gate, Some(&file))?;
         gate.with_reference(&baseline, a.gate.base_ref.as_deref())?;
+        if let (Some(rev), true) = (a.gate.base_ref.as_deref(), baseline.is_file()) {
+            let replaced = goldgate_core::gate::ratchet::baseline_changed(rev, &baseline)?;
+            gate.compare.ratchet.extend(replaced);
+        }
         let compare_again = reproduce::compare(
             &out_dir.join(defaults::SCORE_FILE),
             Some(baseline.as_path()).filter(|b| b.is_file()),

@@ -357,7 +357,10 @@ mod tests {
         assert!(e.contains("101 bytes, more than the 100"), "{e}");
         assert_eq!(read_capped(&big, 101).unwrap().len(), 101);
         let fifo = dir.join("fifo.json");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
         let writer = {
             let fifo = fifo.clone();

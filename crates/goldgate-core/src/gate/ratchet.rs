@@ -176,6 +176,45 @@ fn drift_loosened(base: &Thresholds, current: &Thresholds) -> Option<String> {
 /// count) or did not exist then. A pull request that re-pins its own reference is held to
 /// the base branch's.
 pub fn reference_at(revision: &str, path: &Path) -> Result<Option<(String, String)>> {
+    let Some((was, current)) = changed_at(revision, path)? else {
+        return Ok(None);
+    };
+    let finding = format!(
+        "[drift] reference {} re-pinned by this change (made {}; at {revision} it was made {}): drift is measured against {revision}'s",
+        path.display(),
+        made(&current),
+        made(&was)
+    );
+    Ok(Some((was, finding)))
+}
+
+/// The finding when the change replaced the baseline itself (its blob differs from the one
+/// at `revision`): the gate compares with the change's own baseline, which a reviewer
+/// should see. `None` when it is unchanged or did not exist then.
+pub fn baseline_changed(revision: &str, path: &Path) -> Result<Option<String>> {
+    let Some((was, current)) = changed_at(revision, path)? else {
+        return Ok(None);
+    };
+    Ok(Some(format!(
+        "baseline {} replaced by this change (made {}; at {revision} it was made {}): the change is compared with its own baseline",
+        path.display(),
+        made(&current),
+        made(&was)
+    )))
+}
+
+/// A score file's `provenance.created_at`, or "unknown".
+fn made(text: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v["provenance"]["created_at"].as_str().map(String::from))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The file's text at `revision` and now, when its blob (as git would store the working
+/// copy: line endings and filters do not count) differs; `None` when it is the same or did
+/// not exist then.
+fn changed_at(revision: &str, path: &Path) -> Result<Option<(String, String)>> {
     let Some((was, spec)) = text_at_revision(revision, path)? else {
         return Ok(None);
     };
@@ -192,20 +231,8 @@ pub fn reference_at(revision: &str, path: &Path) -> Result<Option<(String, Strin
     if now.is_some() && now == blob(&["rev-parse", &spec]) {
         return Ok(None);
     }
-    let made = |text: &str| {
-        serde_json::from_str::<serde_json::Value>(text)
-            .ok()
-            .and_then(|v| v["provenance"]["created_at"].as_str().map(String::from))
-            .unwrap_or_else(|| "unknown".into())
-    };
-    let current = crate::io::read(path).unwrap_or_default();
-    let finding = format!(
-        "[drift] reference {} re-pinned by this change (made {}; at {revision} it was made {}): drift is measured against {revision}'s",
-        path.display(),
-        made(&current),
-        made(&was)
-    );
-    Ok(Some((was, finding)))
+    let current = crate::io::read_capped(path, crate::score::file::MAX_BYTES).unwrap_or_default();
+    Ok(Some((was, current)))
 }
 
 /// Matching made more lenient: a lower threshold (as it applies, defaults included), the

@@ -315,4 +315,16 @@ fn a_slow_leak_within_every_allowance_fails_on_drift() {
     commit_all(dir, "pin the reference");
     let (code, said) = at(dir, last, VERSIONS + 1, &against_main);
     assert_eq!(code, 0, "{said}");
+
+    // A change that replaces the baseline itself is compared with it, and says so.
+    let main = dir.join("baselines/main.json");
+    let mut replaced: Value =
+        serde_json::from_str(&std::fs::read_to_string(&main).unwrap()).unwrap();
+    replaced["provenance"]["created_at"] = json!("2026-12-01T00:00:00Z");
+    std::fs::write(&main, serde_json::to_string_pretty(&replaced).unwrap()).unwrap();
+    let (_, said) = at(dir, last, VERSIONS + 1, &against_main);
+    assert!(
+        said.contains("replaced by this change (made 2026-12-01T00:00:00Z"),
+        "{said}"
+    );
 }
