@@ -179,17 +179,20 @@ impl FileLog {
                 let mut fields = header.rsplitn(3, ' ');
                 let size = fields.next().and_then(|s| s.parse::<usize>().ok());
                 match (size, fields.next()) {
-                    (Some(size), Some("blob")) if size as u64 > max => {
-                        // Passed over unread, a piece at a time: a version of any size
-                        // costs no memory.
+                    // Passed over unread, a piece at a time (a version of any size costs no
+                    // memory): one too large, or not a file in that commit (a directory).
+                    (Some(size), Some(kind)) if kind != "blob" || size as u64 > max => {
                         let mut rest = (&mut reader).take(size as u64 + 1);
                         if let Err(e) = std::io::copy(&mut rest, &mut std::io::sink()) {
                             outcome = Err(git_failed(&e.to_string()));
                             break;
                         }
-                        Some(Err(format!(
-                            "{size} bytes, more than the {max} a score file may hold: not read"
-                        )))
+                        Some(Err(match kind {
+                            "blob" => format!(
+                                "{size} bytes, more than the {max} a score file may hold: not read"
+                            ),
+                            _ => format!("not a file in this commit (a {kind})"),
+                        }))
                     }
                     (Some(size), Some("blob")) => {
                         let mut text = vec![0; size + 1];
@@ -229,8 +232,9 @@ fn git_failed(why: &str) -> Error {
 mod tests {
     use goldgate_core::testkit::git;
 
-    /// A version over the limit is passed over unread and said, and the versions before and
-    /// after it are read whole: the stream stays in step.
+    /// A version over the limit, and one where the path was a directory, are passed over
+    /// unread and said, and the versions before and after them are read whole: the stream
+    /// stays in step.
     #[test]
     fn a_version_over_the_limit_is_passed_over_unread() {
         let tmp = tempfile::tempdir().unwrap();
@@ -240,9 +244,19 @@ mod tests {
         for (text, message) in [
             ("first".to_string(), "one"),
             ("x".repeat(5000), "huge"),
+            (String::new(), "a directory"),
             ("third".to_string(), "three"),
         ] {
-            std::fs::write(&path, text).unwrap();
+            if message == "a directory" {
+                std::fs::remove_file(&path).unwrap();
+                std::fs::create_dir(&path).unwrap();
+                std::fs::write(path.join("inside"), "x").unwrap();
+            } else {
+                if path.is_dir() {
+                    std::fs::remove_dir_all(&path).unwrap();
+                }
+                std::fs::write(&path, text).unwrap();
+            }
             git(dir, &["add", "-A"]);
             git(dir, &["commit", "-q", "-m", message]);
         }
@@ -254,10 +268,12 @@ mod tests {
         })
         .unwrap();
         let subjects: Vec<&str> = seen.iter().map(|(s, _)| s.as_str()).collect();
-        assert_eq!(subjects, ["three", "huge", "one"]);
+        assert_eq!(subjects, ["three", "a directory", "huge", "one"]);
         assert_eq!(seen[0].1, Some(Ok(b"third".to_vec())));
         let why = seen[1].1.clone().unwrap().unwrap_err();
+        assert_eq!(why, "not a file in this commit (a tree)");
+        let why = seen[2].1.clone().unwrap().unwrap_err();
         assert!(why.contains("5000 bytes, more than the 1000"), "{why}");
-        assert_eq!(seen[2].1, Some(Ok(b"first".to_vec())));
+        assert_eq!(seen[3].1, Some(Ok(b"first".to_vec())));
     }
 }
