@@ -187,6 +187,9 @@ fn a_sequential_check_stopped_by_its_budget_ends_and_names_what_it_decided() {
     assert_eq!(out.status.code(), Some(3), "{said}");
     assert!(said.contains("budget"), "{said}");
     assert!(said.contains("sequential check stopped after"), "{said}");
+    // A sequential check cannot go on from a partial run: it is not told to.
+    assert!(!said.contains("--resume"), "{said}");
+    assert!(said.contains("a sequential check starts over"), "{said}");
 }
 
 /// `check --sequential` of a fresh project of `n` samples answered by `jsonl_echo.py`, with

@@ -30,7 +30,7 @@ pub fn refresh(s: RefreshSettings, reporter: &mut Reporter<'_>) -> Result<Exit> 
         Refreshed::Missing { .. } | Refreshed::Drifted { .. } => None,
         Refreshed::RunIncomplete | Refreshed::Unhealthy { .. } => Some(run.path.as_path()),
     };
-    let exit = report_run(&run, kept, SummaryTo::Stderr, reporter);
+    let exit = report_run(&run, kept, SummaryTo::Stderr, false, reporter);
     match refreshed {
         Refreshed::RunIncomplete => {
             reporter.note("the baseline was not changed: the run did not complete\n");

@@ -28,7 +28,14 @@ pub fn check(s: CheckCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
         GateFormat::Brief => SummaryTo::Nowhere,
         _ => SummaryTo::Stderr,
     };
-    let exit = report_run(&checked.run, Some(&checked.run.path), summary_to, reporter);
+    let sequential = s.check.sequential.is_some();
+    let exit = report_run(
+        &checked.run,
+        Some(&checked.run.path),
+        summary_to,
+        sequential,
+        reporter,
+    );
     let Some(gated) = checked.gated else {
         if let Some(report) = &checked.undecided {
             reporter.note(&crate::report::sequential::undecided(report));

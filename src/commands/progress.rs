@@ -83,11 +83,13 @@ impl Observer for ShowProgress<'_, '_> {
 /// Say how a run ended: the summary line when it completed (where `to` says), else why it
 /// stopped and where its records are. `kept` is where the records of a complete run stay
 /// (`None`: nowhere, a temporary run already removed); an incomplete run's stay where it
-/// wrote them. Returns the exit code of an incomplete run.
+/// wrote them. `sequential`: the run of a sequential check, which cannot be resumed (it
+/// starts over). Returns the exit code of an incomplete run.
 pub(super) fn report_run(
     run: &RunReport,
     kept: Option<&Path>,
     to: SummaryTo,
+    sequential: bool,
     reporter: &mut Reporter<'_>,
 ) -> Exit {
     let s = &run.summary;
@@ -152,8 +154,12 @@ pub(super) fn report_run(
     }
     reporter.note(&causes);
     reporter.note(&warnings);
+    let again = match sequential {
+        true => "run the check again (a sequential check starts over: it cannot go on from part of a run)",
+        false => "run again with --resume",
+    };
     reporter.note(&format!(
-        "incomplete run: {} {} in {}; fix the cause and run again with --resume\n",
+        "incomplete run: {} {} in {}; fix the cause and {again}\n",
         plural(run.total, "record"),
         if run.total == 1 { "is" } else { "are" },
         run.path.display()

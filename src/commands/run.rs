@@ -14,7 +14,13 @@ use goldgate_run::plan::{run_suite, RunReport};
 pub fn run(s: RunCommand, reporter: &mut Reporter<'_>) -> Result<Exit> {
     let runtime = goldgate_client::runtime::build()?;
     let report = run_suite(&s.run, &runtime, &mut ShowProgress::new(reporter))?;
-    let exit = report_run(&report, Some(&report.path), SummaryTo::Stdout, reporter);
+    let exit = report_run(
+        &report,
+        Some(&report.path),
+        SummaryTo::Stdout,
+        false,
+        reporter,
+    );
     if exit != Exit::Ok {
         return Ok(exit);
     }
