@@ -345,6 +345,7 @@ pub fn judge_again(
         .filter(|s| ids.contains(s.id.as_str()))
         .collect();
     let trusted_values = pairs::values_of(&kept, catalog);
+    let whole_run = kept.len() == ids.len();
     let about = reference.about();
     let metrics = catalog
         .iter()
@@ -353,13 +354,18 @@ pub fn judge_again(
             let claim = claimed.get(metric.name).copied();
             let said = claimed_drift.get(metric.name).copied();
             let trusted = trusted_values[i];
-            // The file's drift value only when it is one the metric can take (a forged
-            // 1e308 would sit "above" any budget); else the metric's claimed value, which
-            // reading the file checked.
-            let candidate = said
-                .and_then(|d| d.candidate)
-                .filter(|x| x.is_finite() && metric.range.contains(*x))
-                .or_else(|| claim.and_then(|m| m.candidate));
+            // When every sample of the file is the reference's, the drift is measured on the
+            // whole run: its value is the metric's claimed value, which reading the file
+            // checked, whatever the drift says. Else the file's drift value only when it is
+            // one the metric can take (a forged 1e308 would sit "above" any budget).
+            let claimed_value = claim.and_then(|m| m.candidate);
+            let candidate = match whole_run {
+                true => claimed_value,
+                false => said
+                    .and_then(|d| d.candidate)
+                    .filter(|x| x.is_finite() && metric.range.contains(*x))
+                    .or(claimed_value),
+            };
             let paired = pairs::supporting(&kept, metric.support);
             let drawn_at = claim
                 .and_then(|m| m.rule.as_ref())

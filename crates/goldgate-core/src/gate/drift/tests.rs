@@ -160,6 +160,15 @@ fn a_forged_verdict_cannot_hide_its_drift() {
         d.delta_ci = Some([1e308, 1e308]);
     }
     assert_eq!(again(&inflated).verdict, Outcome::Fail);
+    // Nor one that contradicts the file's own value of the metric when every sample of the
+    // file is the reference's (the drift is then measured on the whole run): a drift value at
+    // the reference's with an interval around it.
+    let mut contradicted = honest.clone();
+    for d in &mut contradicted.drift.as_mut().unwrap().metrics {
+        d.candidate = d.reference;
+        d.delta_ci = Some([-0.001, 0.001]);
+    }
+    assert_eq!(again(&contradicted).verdict, Outcome::Fail);
 }
 
 /// Both values are taken on the samples the candidate and the reference share: easy samples
