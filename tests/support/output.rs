@@ -29,3 +29,13 @@ pub fn assert_exit(out: &Output, code: i32, what: &str) {
         text(&out.stderr)
     );
 }
+
+/// The row of metric `name` in a verdict's JSON (`metrics[]`), which must be there.
+pub fn metric_row<'a>(verdict: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    verdict["metrics"]
+        .as_array()
+        .expect("a verdict's metrics")
+        .iter()
+        .find(|m| m["name"] == name)
+        .unwrap_or_else(|| panic!("no metric {name} in the verdict"))
+}

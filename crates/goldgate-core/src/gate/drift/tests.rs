@@ -28,6 +28,23 @@ fn reference(file: ScoreFile, refreshes: Option<usize>) -> Arc<Reference> {
     })
 }
 
+/// The rules of a drift budget on the test kind's recall, against `r.json`, the rule's own
+/// lines `rule`: the recall metric's name and the rules.
+fn recall_budget(rule: &str) -> (String, crate::gate::thresholds::Thresholds) {
+    let recall = metric("recall");
+    let t = rules(&format!(
+        "[drift]\nreference = \"r.json\"\n[metrics.\"{recall}\"]\n{rule}"
+    ));
+    (recall, t)
+}
+
+/// The comparison's options with `file` pinned as the reference.
+fn against(file: ScoreFile, refreshes: Option<usize>) -> crate::gate::compare::CompareOptions {
+    let mut o = options();
+    o.reference = Some(reference(file, refreshes));
+    o
+}
+
 /// Each step within the per-PR allowance, the sum beyond the budget: the drift breaks the
 /// rule, naming the reference, its date, the budget and the refreshes since.
 #[test]
@@ -38,8 +55,7 @@ fn a_slow_leak_within_every_allowance_fails_on_drift() {
     ));
     // Reference 1.0, baseline 0.98, candidate 0.97: 0.01 against the baseline (within),
     // 0.03 against the reference (within the 0.05 budget): passes.
-    let mut o = options();
-    o.reference = Some(reference(recall_run(0), Some(3)));
+    let o = against(recall_run(0), Some(3));
     let v = compare(&recall_run(6), Some(&recall_run(4)), &t, &o).unwrap();
     assert_eq!(v.verdict, Outcome::Pass, "{:?}", v.metrics);
     let d = v.drift.as_ref().unwrap();
@@ -73,8 +89,7 @@ fn budgets_severities_directions_and_noise() {
     let own = rules(&format!(
         "[drift]\nreference = \"r.json\"\n[metrics.\"{recall}\"]\nmax_drift = 0.2\nseverity = \"warn\"\n"
     ));
-    let mut o = options();
-    o.reference = Some(reference(recall_run(0), None));
+    let mut o = against(recall_run(0), None);
     let v = compare(&recall_run(26), None, &own, &o).unwrap();
     assert_eq!(v.verdict, Outcome::Pass, "0.13 is within 0.2");
     let v = compare(&run(&[3; 40]), None, &own, &o).unwrap();
@@ -118,10 +133,7 @@ fn budgets_severities_directions_and_noise() {
 #[test]
 fn a_forged_verdict_cannot_hide_its_drift() {
     use crate::gate::rederive::{rederive, RederiveOptions};
-    let recall = metric("recall");
-    let t = rules(&format!(
-        "[drift]\nreference = \"r.json\"\n[metrics.\"{recall}\"]\nmax_regression = 0.02\n"
-    ));
+    let (recall, t) = recall_budget("max_regression = 0.02\n");
     let trusted = reference(recall_run(0), Some(7));
     let mut o = options();
     o.reference = Some(trusted.clone());
@@ -175,12 +187,8 @@ fn a_forged_verdict_cannot_hide_its_drift() {
 /// added since the pin cannot lift a drift back inside the budget.
 #[test]
 fn samples_added_since_the_pin_do_not_hide_a_drift() {
-    let recall = metric("recall");
-    let t = rules(&format!(
-        "[drift]\nreference = \"r.json\"\n[metrics.\"{recall}\"]\nmax_regression = 0.02\n"
-    ));
-    let mut o = options();
-    o.reference = Some(reference(run(&[5; 40]), None));
+    let (_, t) = recall_budget("max_regression = 0.02\n");
+    let o = against(run(&[5; 40]), None);
     // The 40 pinned samples lose one mark in 26 (recall 0.87 on them); 200 easy new ones
     // lift the whole suite's recall to about 0.98.
     let mut found = vec![5; 240];
@@ -202,12 +210,8 @@ fn samples_added_since_the_pin_do_not_hide_a_drift() {
 /// budget is not switched off by renaming the samples.
 #[test]
 fn renamed_samples_do_not_switch_the_budget_off() {
-    let recall = metric("recall");
-    let t = rules(&format!(
-        "[drift]\nreference = \"r.json\"\n[metrics.\"{recall}\"]\nmax_regression = 0.02\n"
-    ));
-    let mut o = options();
-    o.reference = Some(reference(run(&[5; 40]), None));
+    let (recall, t) = recall_budget("max_regression = 0.02\n");
+    let o = against(run(&[5; 40]), None);
     let mut renamed = run(&[3; 40]);
     for s in &mut renamed.samples {
         s.id = format!("renamed-{}", s.id);
@@ -226,12 +230,8 @@ fn renamed_samples_do_not_switch_the_budget_off() {
 /// significance pass on that sample: fewer than half of the reference's samples are shared.
 #[test]
 fn one_shared_sample_is_not_a_drift_measured() {
-    let recall = metric("recall");
-    let t = rules(&format!(
-        "[drift]\nreference = \"r.json\"\n[metrics.\"{recall}\"]\nmax_regression = 0.02\nrequire_significance = false\n"
-    ));
-    let mut o = options();
-    o.reference = Some(reference(run(&[5; 40]), None));
+    let (_, t) = recall_budget("max_regression = 0.02\nrequire_significance = false\n");
+    let o = against(run(&[5; 40]), None);
     let mut kept_one = run(&[5; 40]);
     for s in kept_one.samples.iter_mut().skip(1) {
         s.id = format!("renamed-{}", s.id);
@@ -252,12 +252,8 @@ fn one_shared_sample_is_not_a_drift_measured() {
 /// (the run is incomplete), never a drift measured on the few left.
 #[test]
 fn samples_whose_kind_changed_are_not_shared() {
-    let recall = metric("recall");
-    let t = rules(&format!(
-        "[drift]\nreference = \"r.json\"\n[metrics.\"{recall}\"]\nmax_regression = 0.02\n"
-    ));
-    let mut o = options();
-    o.reference = Some(reference(run(&[5; 40]), None));
+    let (_, t) = recall_budget("max_regression = 0.02\n");
+    let o = against(run(&[5; 40]), None);
     let ours = crate::kinds::kind_of(crate::testkit::test_kind());
     let other = crate::kinds::ALL
         .iter()

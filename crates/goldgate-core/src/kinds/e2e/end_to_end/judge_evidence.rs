@@ -56,12 +56,7 @@ fn a_judge_rule_whose_judge_fails_every_call_makes_the_run_incomplete() {
         &std::fs::read_to_string(dir.0.join(".goldgate/out/verdict.json")).unwrap(),
     )
     .unwrap();
-    let metric = verdict["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "judge.comprehensive_weighted")
-        .unwrap();
+    let metric = crate::support::output::metric_row(&verdict, "judge.comprehensive_weighted");
     assert_eq!(metric["status"], "incomplete", "{metric}");
     assert!(
         metric["no_data"]

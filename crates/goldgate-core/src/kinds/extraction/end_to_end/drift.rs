@@ -158,12 +158,7 @@ fn a_slow_leak_within_every_allowance_fails_on_drift() {
     let verdict: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("out/verdict.json")).unwrap())
             .unwrap();
-    let f1 = verdict["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "extraction.f1")
-        .unwrap();
+    let f1 = crate::support::output::metric_row(&verdict, "extraction.f1");
     assert_eq!(f1["status"], "fail", "{f1}");
     assert_eq!(
         f1["delta"].as_f64(),

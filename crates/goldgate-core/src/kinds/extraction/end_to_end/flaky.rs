@@ -216,11 +216,6 @@ fn flaky_samples_are_named_and_never_counted_as_broken() {
     let (code, said) = run(dir, "pr-3", &check("out/later"), &[("LATER", "1")]);
     assert_eq!(code, 1, "{said}");
     let later = verdict(dir, "out/later");
-    let f1 = later["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "extraction.f1")
-        .unwrap();
+    let f1 = crate::support::output::metric_row(&later, "extraction.f1");
     assert_eq!(f1["status"], "fail", "{f1}");
 }

@@ -230,12 +230,7 @@ fn a_small_suite_says_the_smallest_drop_it_can_see() {
         "{comment}"
     );
     let json: Value = serde_json::to_value(&verdict).unwrap();
-    let row = json["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "extraction.recall")
-        .unwrap();
+    let row = crate::support::output::metric_row(&json, "extraction.recall");
     assert_eq!(row["detectable"]["samples"], 7, "{row}");
     assert_eq!(row["detectable"]["confidence"], 0.95);
     assert!(row["detectable"]["change"].as_f64().unwrap() > 0.0);
