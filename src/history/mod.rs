@@ -273,8 +273,9 @@ pub fn trends(baseline: &Path, metrics: &[&str], n: usize) -> Vec<Trend> {
 
 /// The pinned reference the rules' `[drift]` names, read with the refreshes of `baseline`
 /// since it was pinned; `None` when the rules name none. With `base` (the base branch of
-/// a pull request and where it keeps its rules), a reference the change re-pinned is read as it is there, and the
-/// finding says so: a change is never measured against a reference it moved itself. A
+/// a pull request, and the reference its rules name), a reference the change re-pinned or
+/// moved is read as it is there, and the finding says so: a change is never measured
+/// against a reference it moved itself. A
 /// reference the rules name that is missing, or not a score file, is an error naming where
 /// the rules name it: a missing input is never a quietly weaker gate.
 pub fn reference(
@@ -302,7 +303,7 @@ pub fn reference(
         );
     }
     let moved = match base {
-        Some((rev, rules)) => base_reference(rev, rules, &path)?,
+        Some((rev, was)) => base_reference(rev, was, &path)?,
         None => None,
     };
     let (file, finding) = match moved {
@@ -322,28 +323,17 @@ pub fn reference(
     Ok((Some(Arc::new(reference)), finding))
 }
 
-/// The base branch's reference when the change moved or re-pinned it: where it was read
-/// from (`REV:path`), its text, and the finding that says so. The base branch's rules say
-/// where its reference is: a change that points `[drift]` at another file is measured
-/// against the one it left. `None` when the base branch has no reference, or the same one.
-fn base_reference(
-    rev: &str,
-    rules: &Path,
-    path: &Path,
-) -> Result<Option<(String, String, String)>> {
-    use goldgate_core::gate::ratchet::{at_revision, normal, reference_at, text_at_revision};
-    let named = at_revision(rev, rules)?.and_then(|base| {
-        let written = base.drift?.into_inner().reference.into_inner();
-        Some(rules.parent().unwrap_or(Path::new("")).join(written))
-    });
-    let Some(was) = named else {
-        return Ok(None);
-    };
-    if normal(&was) == normal(path) {
+/// The base branch's reference `was` (where its rules name it) when the change moved or
+/// re-pinned it: where it was read from (`REV:path`), its text, and the finding that says
+/// so. A change that points `[drift]` at another file is measured against the one it left.
+/// `None` when the base branch has the same reference, unchanged.
+fn base_reference(rev: &str, was: &Path, path: &Path) -> Result<Option<(String, String, String)>> {
+    use goldgate_core::gate::ratchet::{normal, reference_at, text_at_revision};
+    if normal(was) == normal(path) {
         return Ok(reference_at(rev, path)?
             .map(|(text, finding)| (format!("{rev}:{}", path.display()), text, finding)));
     }
-    let Some((text, spec)) = text_at_revision(rev, &was)? else {
+    let Some((text, spec)) = text_at_revision(rev, was)? else {
         return Ok(None);
     };
     let finding = format!(

@@ -21,9 +21,9 @@ pub struct GateSettings {
     pub thresholds: Thresholds,
     /// The file the rules came from; `None`: the built-in rules.
     pub thresholds_path: Option<PathBuf>,
-    /// With `--base-ref`: where the base branch keeps its rules (the ratchet's and the drift
-    /// reference's comparison reads them there, wherever this change moved them).
-    pub base_rules: Option<PathBuf>,
+    /// With `--base-ref`: the drift reference the base branch's rules name (read where the
+    /// base branch keeps them, wherever this change moved them), as a path from here.
+    pub base_reference: Option<PathBuf>,
     pub compare: CompareOptions,
     pub report: ReportOptions,
     pub publish: PublishOptions,
@@ -38,7 +38,7 @@ impl GateSettings {
         let path = rules_file(a.thresholds.as_deref(), configured);
         let thresholds = rules(path.as_deref())?;
         let mut ratchet = Vec::new();
-        let mut base_rules = None;
+        let mut base_reference = None;
         let base = match (&a.base_thresholds, &a.base_ref) {
             (Some(file), _) => {
                 let text = goldgate_core::io::read(file)?;
@@ -59,7 +59,10 @@ impl GateSettings {
                         was.display()
                     ));
                 }
-                base_rules = Some(was);
+                base_reference = base.as_ref().and_then(|b| {
+                    let written = b.drift.as_ref()?.get_ref().reference.get_ref();
+                    Some(was.parent().unwrap_or(Path::new("")).join(written))
+                });
                 base
             }
             (None, None) => None,
@@ -80,7 +83,7 @@ impl GateSettings {
         Ok(GateSettings {
             thresholds,
             thresholds_path: path,
-            base_rules,
+            base_reference,
             compare: CompareOptions {
                 bootstrap: bootstrap(a.resamples, a.seed)?,
                 allow_version_change: a.allow_version_change,

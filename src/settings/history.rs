@@ -100,7 +100,7 @@ impl GateSettings {
         let (reference, finding) = crate::history::reference(
             &self.thresholds,
             baseline,
-            base_ref.zip(self.base_rules.as_deref()),
+            base_ref.zip(self.base_reference.as_deref()),
         )?;
         self.compare.reference = reference;
         self.compare.ratchet.extend(finding);
