@@ -9,12 +9,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::sequential::{kinds, load, planned, stratum, SequentialSettings};
+use super::sequential::{asked, load, planned, stratum, SequentialSettings};
 use super::CheckSettings;
 use goldgate_core::error::Result;
 use goldgate_core::gate::sequential::decide::{Decisions, Planned};
 use goldgate_core::gate::sequential::order::send_order;
-use goldgate_core::gate::sequential::questions::{keys, questions, DriftBasis};
+use goldgate_core::gate::sequential::questions::keys;
 use goldgate_core::metrics::stats::Sums;
 use goldgate_core::score::ScoreFile;
 use goldgate_core::suite::Suite;
@@ -198,17 +198,14 @@ fn expected(
         .iter()
         .map(|b| (b.id.as_str(), b))
         .collect();
-    let suite: std::collections::HashSet<String> = loaded.keys().cloned().collect();
     let reference = s.compare.reference.as_deref().map(|r| &r.file);
-    let drift = reference.map(|reference| DriftBasis {
-        reference,
-        suite: &suite,
-    });
-    let mut asked = questions(&s.thresholds, Some(baseline), drift, &kinds(&loaded));
-    let every_call = loaded.len() * s.run.repeat.max(1) as usize;
-    asked.extend(s.run.max_errors.and_then(|max| {
-        goldgate_core::gate::sequential::questions::max_errors_question(max, every_call)
-    }));
+    let asked = asked(
+        &s.thresholds,
+        (Some(baseline), reference),
+        &loaded,
+        s.run.max_errors,
+        loaded.len() * s.run.repeat.max(1) as usize,
+    );
     let waiting: Vec<String> = asked
         .iter()
         .filter_map(|q| Some(format!("{} ({})", q.describe(), q.waits.as_ref()?)))

@@ -215,6 +215,27 @@ pub(super) fn load(suite: &goldgate_core::suite::Suite) -> Result<HashMap<String
 }
 
 /// The kinds `samples` hold, each once.
+/// Every question a sequential check of `samples` asks: each rule's, against the baseline
+/// of `partners`; each drift budget's, on the samples the suite shares with the reference;
+/// and `[run] max_errors` over all `calls`, which waits for every sample.
+pub(super) fn asked(
+    thresholds: &Thresholds,
+    partners: (Option<&ScoreFile>, Option<&ScoreFile>),
+    samples: &HashMap<String, Sample>,
+    max_errors: Option<usize>,
+    calls: usize,
+) -> Vec<Question> {
+    let (baseline, reference) = partners;
+    let suite: std::collections::HashSet<String> = samples.keys().cloned().collect();
+    let drift = reference.map(|reference| DriftBasis {
+        reference,
+        suite: &suite,
+    });
+    let mut asked = questions(thresholds, baseline, drift, &kinds(samples));
+    asked.extend(max_errors.and_then(|max| max_errors_question(max, calls)));
+    asked
+}
+
 pub(super) fn kinds(samples: &HashMap<String, Sample>) -> Vec<goldgate_core::sample::Kind> {
     let mut kinds: Vec<_> = samples.values().map(|s| s.kind).collect();
     kinds.sort();
@@ -304,22 +325,12 @@ impl Observer for SequentialRun<'_> {
             .copied()
             .chain(send_order(&strata, seed).into_iter().map(|i| sent[i]))
             .collect();
-        let suite: std::collections::HashSet<String> = self.samples.keys().cloned().collect();
-        let drift = self.inputs.reference.map(|reference| DriftBasis {
-            reference,
-            suite: &suite,
-        });
-        let mut asked = questions(
+        let asked = asked(
             self.inputs.thresholds,
-            self.inputs.baseline,
-            drift,
-            &kinds(&self.samples),
-        );
-        let calls = jobs.len();
-        asked.extend(
-            self.inputs
-                .max_errors
-                .and_then(|max| max_errors_question(max, calls)),
+            (self.inputs.baseline, self.inputs.reference),
+            &self.samples,
+            self.inputs.max_errors,
+            jobs.len(),
         );
         let keys = keys(&asked);
         let (scoring, repeats) = (self.inputs.scoring, self.inputs.repeats);
